@@ -1,0 +1,221 @@
+//! The resolved configuration: plain serde types with their defaults written down once.
+//!
+//! A config file is parsed into a [`Layer`](super::Layer) (every field optional); layers are
+//! merged into one [`Config`] by [`super::load`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything warden reads from configuration, after layering.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Config {
+    /// The model provider.
+    pub model: ModelConfig,
+    /// `@path` references.
+    pub fileref: FileRefConfig,
+    /// The turn loop.
+    pub worker: WorkerConfig,
+    /// Interceptor and hook plugins, in chain order.
+    pub plugins: Vec<PluginEntry>,
+    /// Managed policy (only the managed layer may set it).
+    pub policy: PolicyConfig,
+}
+
+/// Which model answers, and how requests are made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelConfig {
+    /// `echo` (offline), `anthropic` or `openai`.
+    pub provider: ProviderKind,
+    /// Model name as the provider knows it; each provider has a default.
+    pub name: Option<String>,
+    /// Cap on answer tokens.
+    pub max_tokens: u32,
+    /// Timeout of one HTTP request, in seconds.
+    pub timeout_s: u64,
+    /// Retries after a retryable failure (429, 5xx, reset, timeout).
+    pub max_retries: u32,
+    /// Stream answers as they arrive.
+    pub stream: bool,
+    /// System prompt sent with every request.
+    pub system_prompt: Option<String>,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        Self {
+            provider: ProviderKind::Echo,
+            name: None,
+            max_tokens: 4096,
+            timeout_s: 120,
+            max_retries: 4,
+            stream: true,
+            system_prompt: None,
+        }
+    }
+}
+
+/// Model providers warden speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// Offline provider that summarises what it received.
+    Echo,
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI-compatible Chat Completions.
+    Openai,
+}
+
+/// How resolved files are placed into history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// One `System` item per reference, `[File: <path>]\n<body>`.
+    #[default]
+    SystemMessage,
+    /// One `System` item `<system-reminder>` holding `<file>` blocks.
+    Reminder,
+    /// A synthesized `read_file` / `list_files` call and its result.
+    ToolResult,
+}
+
+/// `@path` reference settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRefConfig {
+    /// Placement policy.
+    pub placement: Placement,
+    /// Per-file cap, cut at a UTF-8 boundary and marked.
+    pub max_bytes: u64,
+    /// Budget across all references of one prompt.
+    pub max_total_bytes: u64,
+    /// Entries listed for a directory reference.
+    pub max_entries: u32,
+    /// Deny globs (the defaults plus any added; a managed layer can only add).
+    pub deny: Vec<String>,
+    /// Replace a file shown before with unchanged content by a short note.
+    pub dedup: bool,
+    /// Resolver component; `None` is the built-in one.
+    pub resolver: Option<PathBuf>,
+    /// Required sha256 of the resolver component.
+    pub resolver_sha256: Option<String>,
+    /// Config map handed to the resolver's `init`.
+    pub resolver_config: BTreeMap<String, String>,
+}
+
+/// Deny globs that apply unless a layer adds more; they can never be removed.
+pub const DEFAULT_DENY: &[&str] = &[
+    ".git/**",
+    ".env",
+    ".env.*",
+    "**/*.pem",
+    "**/*.key",
+    "**/id_rsa*",
+];
+
+impl Default for FileRefConfig {
+    fn default() -> Self {
+        Self {
+            placement: Placement::SystemMessage,
+            max_bytes: 16384,
+            max_total_bytes: 65536,
+            max_entries: 200,
+            deny: DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect(),
+            dedup: true,
+            resolver: None,
+            resolver_sha256: None,
+            resolver_config: BTreeMap::new(),
+        }
+    }
+}
+
+/// Turn loop settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerConfig {
+    /// `on-turn-end` continuations allowed per turn.
+    pub max_continuations: u32,
+    /// Model requests allowed per turn (tool round trips included).
+    pub max_steps: u32,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            max_continuations: 4,
+            max_steps: 16,
+        }
+    }
+}
+
+/// The kind of a configured plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PluginKind {
+    /// May continue, cancel or extend a turn.
+    Interceptor,
+    /// Observes only.
+    Hook,
+}
+
+/// What happens when a plugin fails (trap, deadline, bad output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailurePolicy {
+    /// Cancel the turn with an alert (default for interceptors).
+    Closed,
+    /// Carry on without the plugin's contribution, with an alert.
+    Open,
+}
+
+/// One `[[plugins]]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PluginEntry {
+    /// Name used in alerts, logs and item sources (`plugin:<name>`).
+    pub name: String,
+    /// Interceptor or hook.
+    pub kind: PluginKind,
+    /// Component file; relative paths are relative to the config file that named it.
+    pub path: PathBuf,
+    /// Required sha256 of the component bytes (hex).
+    pub sha256: Option<String>,
+    /// Failure policy; hooks are always `open`.
+    pub failure: FailurePolicy,
+    /// Deadline of one call, in milliseconds.
+    pub timeout_ms: u64,
+    /// Linear memory cap, in MiB.
+    pub memory_mb: u64,
+    /// Cap on items one call may return.
+    pub max_items: u32,
+    /// Cap on the total bytes of items one call may return.
+    pub max_output_bytes: u64,
+    /// Config map handed to `init`.
+    pub config: BTreeMap<String, String>,
+    /// Which layer declared it (`user`, `project`, `managed`).
+    pub origin: String,
+}
+
+/// Per-plugin defaults.
+pub mod plugin_defaults {
+    /// Interceptor call deadline.
+    pub const INTERCEPTOR_TIMEOUT_MS: u64 = 1000;
+    /// Hook call deadline.
+    pub const HOOK_TIMEOUT_MS: u64 = 100;
+    /// Memory cap.
+    pub const MEMORY_MB: u64 = 64;
+    /// Items per call.
+    pub const MAX_ITEMS: u32 = 64;
+    /// Bytes per call.
+    pub const MAX_OUTPUT_BYTES: u64 = 256 * 1024;
+}
+
+/// Managed policy for locked-down deployments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PolicyConfig {
+    /// Every plugin (and a custom resolver) must carry a sha256 pin.
+    pub require_sha256: bool,
+    /// Only plugins declared by the managed layer load.
+    pub managed_plugins_only: bool,
+    /// Dotted keys the user and project layers may not change (`model.provider`).
+    pub locked: Vec<String>,
+}

@@ -1,0 +1,304 @@
+//! Domain types of a conversation: what a person submits ([`Segment`]), what history holds
+//! ([`Item`], with its host-assigned [`Source`]) and what only the person sees ([`Alert`]).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// An inclusive, 1-based line range (`#L10-20`; `#L10` is `10..=10`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineRange {
+    /// First line, 1-based.
+    pub start: u32,
+    /// Last line, inclusive.
+    pub end: u32,
+}
+
+impl fmt::Display for LineRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.start == self.end {
+            write!(f, "#L{}", self.start)
+        } else {
+            write!(f, "#L{}-{}", self.start, self.end)
+        }
+    }
+}
+
+/// One piece of a submitted prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Segment {
+    /// Plain text, sent as typed.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A reference to a file or directory in the workspace.
+    FileRef {
+        /// The mention exactly as typed (`@"my notes.md"#L3`).
+        raw: String,
+        /// The path it names, unquoted and unescaped.
+        path: String,
+        /// Optional line range.
+        range: Option<LineRange>,
+    },
+}
+
+/// A tool invocation requested by the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Provider-assigned id that the result refers back to.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Arguments (a JSON object).
+    pub arguments: serde_json::Value,
+}
+
+/// One history entry. Serialized with a `role` tag: `user`, `system`, `assistant`, `tool`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Item {
+    /// What the person typed.
+    User {
+        /// The prompt text.
+        text: String,
+    },
+    /// Context injected by the host: file content, notifications, plugin additions.
+    System {
+        /// The text.
+        text: String,
+    },
+    /// An answer of the model.
+    Assistant {
+        /// Answer text.
+        text: String,
+        /// Tool calls requested with the answer.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    #[serde(rename = "tool")]
+    ToolResult {
+        /// The id of the call this answers.
+        call_id: String,
+        /// Tool output.
+        #[serde(rename = "text")]
+        content: String,
+        /// True when the tool failed; `content` says why.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+impl Item {
+    /// A user item.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::User { text: text.into() }
+    }
+
+    /// A system item.
+    pub fn system(text: impl Into<String>) -> Self {
+        Self::System { text: text.into() }
+    }
+
+    /// An assistant item without tool calls.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self::Assistant {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// The item's role name as serialized.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Self::User { .. } => "user",
+            Self::System { .. } => "system",
+            Self::Assistant { .. } => "assistant",
+            Self::ToolResult { .. } => "tool",
+        }
+    }
+
+    /// The item's main text (the tool output for a tool result).
+    pub fn text(&self) -> &str {
+        match self {
+            Self::User { text } | Self::System { text } | Self::Assistant { text, .. } => text,
+            Self::ToolResult { content, .. } => content,
+        }
+    }
+
+    /// Approximate size in bytes of what this item contributes to a request.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Self::Assistant { text, tool_calls } => {
+                text.len()
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.id.len() + c.name.len() + c.arguments.to_string().len())
+                        .sum::<usize>()
+            }
+            Self::ToolResult {
+                call_id, content, ..
+            } => call_id.len() + content.len(),
+            Self::User { text } | Self::System { text } => text.len(),
+        }
+    }
+}
+
+/// Who produced a committed item. Assigned by the host; a plugin cannot choose or spoof it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Typed by the person.
+    User,
+    /// Content of a referenced file.
+    FileRef,
+    /// Added by the named plugin.
+    Plugin(String),
+    /// A queued notification.
+    Notify,
+    /// Produced by the model provider.
+    Provider,
+    /// Output of a tool the host ran.
+    Tool,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::User => f.write_str("user"),
+            Self::FileRef => f.write_str("fileref"),
+            Self::Plugin(name) => write!(f, "plugin:{name}"),
+            Self::Notify => f.write_str("notify"),
+            Self::Provider => f.write_str("provider"),
+            Self::Tool => f.write_str("tool"),
+        }
+    }
+}
+
+/// A source string that is not one the host assigns.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown item source {0:?}")]
+pub struct UnknownSource(pub String);
+
+impl std::str::FromStr for Source {
+    type Err = UnknownSource;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "user" => Ok(Self::User),
+            "fileref" => Ok(Self::FileRef),
+            "notify" => Ok(Self::Notify),
+            "provider" => Ok(Self::Provider),
+            "tool" => Ok(Self::Tool),
+            other => match other.strip_prefix("plugin:") {
+                Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
+                _ => Err(UnknownSource(other.to_owned())),
+            },
+        }
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Severity of an [`Alert`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertLevel {
+    /// For information.
+    Info,
+    /// Something did not happen as asked (a file ref failed, a plugin failed open).
+    Warn,
+    /// The turn could not complete.
+    Error,
+}
+
+/// A message for the person, never sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alert {
+    /// Severity.
+    pub level: AlertLevel,
+    /// What happened, for a person.
+    pub message: String,
+    /// Who raised it (`fileref`, `plugin:<name>`, `provider`, `host`).
+    pub source: String,
+}
+
+impl Alert {
+    /// A warning from `source`.
+    pub fn warn(source: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: AlertLevel::Warn,
+            message: message.into(),
+            source: source.into(),
+        }
+    }
+
+    /// An error from `source`.
+    pub fn error(source: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: AlertLevel::Error,
+            message: message.into(),
+            source: source.into(),
+        }
+    }
+
+    /// Information from `source`.
+    pub fn info(source: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            level: AlertLevel::Info,
+            message: message.into(),
+            source: source.into(),
+        }
+    }
+}
+
+impl fmt::Display for Alert {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            AlertLevel::Info => "info",
+            AlertLevel::Warn => "warning",
+            AlertLevel::Error => "error",
+        };
+        write!(f, "{level} [{}]: {}", self.source, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_result_serializes_with_tool_role_and_text() {
+        let item = Item::ToolResult {
+            call_id: "c1".into(),
+            content: "body".into(),
+            is_error: false,
+        };
+        let json = serde_json::to_value(&item).unwrap_or_default();
+        assert_eq!(
+            json,
+            serde_json::json!({"role": "tool", "call_id": "c1", "text": "body"})
+        );
+    }
+
+    #[test]
+    fn source_round_trips_and_rejects_unknown() {
+        for s in [Source::User, Source::Plugin("a-b".into()), Source::Notify] {
+            assert_eq!(s.to_string().parse::<Source>().ok(), Some(s));
+        }
+        assert!("plugin:".parse::<Source>().is_err());
+        assert!("root".parse::<Source>().is_err());
+    }
+}
