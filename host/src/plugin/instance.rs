@@ -162,7 +162,8 @@ impl<B: WorldBindings> Managed<B> {
         }
         let mut message = match err.downcast_ref::<Trap>() {
             Some(trap) => trap.to_string(),
-            None => first_line(&format!("{err:#}")),
+            // Limits (memory growth refused) surface as the root cause behind a backtrace.
+            None => first_line(&err.root_cause().to_string()),
         };
         if let Some(panic) = last_panic_line(&stderr.contents()) {
             message = format!("{message} ({panic})");
