@@ -131,6 +131,11 @@ impl<B: WorldBindings> Managed<B> {
         }
     }
 
+    /// Drop the live instance; the next call creates and initialises a fresh one.
+    pub(crate) fn reset(&mut self) {
+        self.live = None;
+    }
+
     /// Run `f` against a live instance under the plugin's deadline. A trap or deadline drops
     /// the instance; the next call gets a fresh one.
     pub(crate) fn call<R>(

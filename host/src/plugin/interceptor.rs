@@ -81,6 +81,12 @@ impl InterceptorPlugin {
         })
     }
 
+    /// Drop the current instance; the next call runs on a fresh one (instantiated from the
+    /// pre-linked component and initialised with the same config).
+    pub fn reset(&mut self) {
+        self.managed.reset();
+    }
+
     /// The plugin's failure policy.
     pub fn failure_policy(&self) -> FailurePolicy {
         self.failure
