@@ -91,7 +91,8 @@ pub fn summary(items: &[Item]) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     let total: usize = counts.iter().sum();
-    let mut out = format!("{LABEL} received {total} items");
+    let noun = if total == 1 { "item" } else { "items" };
+    let mut out = format!("{LABEL} received {total} {noun}");
     if !roles.is_empty() {
         out.push_str(&format!(" ({roles})"));
     }
