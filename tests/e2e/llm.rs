@@ -65,7 +65,8 @@ pub fn settings(kind: ProviderKind, server: &MockServer) -> ProviderSettings {
 
 /// The file tools offered in every request.
 pub fn tools() -> Vec<ToolSpec> {
-    let path = json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]});
+    let path =
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]});
     vec![
         ToolSpec {
             name: "read_file".into(),

@@ -145,7 +145,11 @@ async fn handle(mut stream: TcpStream, state: Shared) {
         s.replies.pop_front()
     };
     let reply = match (format, reply) {
-        (None, _) => Reply::error(404, "not_found_error", &format!("mock server: no route for {path}")),
+        (None, _) => Reply::error(
+            404,
+            "not_found_error",
+            &format!("mock server: no route for {path}"),
+        ),
         (Some(_), None) => Reply::error(400, "mock_error", "mock server: no scripted reply left"),
         (Some(_), Some(reply)) => reply,
     };
@@ -174,7 +178,13 @@ async fn respond(
             send_events(stream, &events, events.len(), true).await
         }
         Reply::Cut { answer, events } => {
-            send_events(stream, &render::events(format, &answer, model), events, true).await
+            send_events(
+                stream,
+                &render::events(format, &answer, model),
+                events,
+                true,
+            )
+            .await
         }
         Reply::Malformed { answer, at } => {
             let mut events = render::events(format, &answer, model);
@@ -187,7 +197,13 @@ async fn respond(
             send_events(stream, &events, events.len(), true).await
         }
         Reply::Stall { answer, events } => {
-            send_events(stream, &render::events(format, &answer, model), events, false).await?;
+            send_events(
+                stream,
+                &render::events(format, &answer, model),
+                events,
+                false,
+            )
+            .await?;
             std::future::pending::<()>().await;
             Ok(())
         }
@@ -195,7 +211,16 @@ async fn respond(
             status,
             headers,
             body,
-        } => http::write_fixed(stream, status, "application/json", &headers, body.as_bytes()).await,
+        } => {
+            http::write_fixed(
+                stream,
+                status,
+                "application/json",
+                &headers,
+                body.as_bytes(),
+            )
+            .await
+        }
         Reply::Reset => stream.set_zero_linger(),
         Reply::Hang => {
             std::future::pending::<()>().await;

@@ -6,9 +6,7 @@
 //! Files are recognised in system items starting `[File: <path>]`, in `<file path="…">` blocks
 //! (reminder placement), and in the `path` argument of `read_file` / `list_files` tool calls.
 
-use super::{
-    CancelToken, Item, LlmError, Provider, Request, Response, StopReason, StreamEvent,
-};
+use super::{CancelToken, Item, LlmError, Provider, Request, Response, StopReason, StreamEvent};
 
 /// How every echo answer begins.
 pub const LABEL: &str = "[echo provider]";
@@ -73,10 +71,10 @@ pub fn summary(items: &[Item]) -> String {
             Item::Assistant { tool_calls, .. } => {
                 counts[2] += 1;
                 for call in tool_calls {
-                    if matches!(call.name.as_str(), "read_file" | "list_files") {
-                        if let Some(path) = call.arguments.get("path").and_then(|p| p.as_str()) {
-                            add(&mut files, path);
-                        }
+                    if matches!(call.name.as_str(), "read_file" | "list_files")
+                        && let Some(path) = call.arguments.get("path").and_then(|p| p.as_str())
+                    {
+                        add(&mut files, path);
                     }
                 }
             }

@@ -128,7 +128,10 @@ impl LlmError {
             } => should_retry.unwrap_or(matches!(status, 408 | 409 | 429 | 500..=599)),
             Self::Provider { kind, .. } => matches!(
                 kind.as_str(),
-                "overloaded_error" | "api_error" | "rate_limit_error" | "timeout_error"
+                "overloaded_error"
+                    | "api_error"
+                    | "rate_limit_error"
+                    | "timeout_error"
                     | "server_error"
             ),
             Self::Connection { .. }

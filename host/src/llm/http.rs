@@ -42,8 +42,11 @@ pub(crate) enum Flow {
 /// Turns the SSE events of one answer into [`StreamEvent`]s and, at the end, a [`Response`].
 pub(crate) trait StreamDecode {
     /// Handles one event.
-    fn event(&mut self, ev: &SseEvent, emit: &mut dyn FnMut(&StreamEvent))
-    -> Result<Flow, LlmError>;
+    fn event(
+        &mut self,
+        ev: &SseEvent,
+        emit: &mut dyn FnMut(&StreamEvent),
+    ) -> Result<Flow, LlmError>;
     /// The stream is over: `terminal` tells whether its terminal event arrived.
     fn finish(self, terminal: bool) -> Result<Response, LlmError>;
 }
@@ -123,7 +126,11 @@ impl HttpClient {
                 }
             });
             let err = match result {
-                None => return Err(LlmError::Cancelled { partial_text: partial }),
+                None => {
+                    return Err(LlmError::Cancelled {
+                        partial_text: partial,
+                    });
+                }
                 Some(Ok(response)) => return Ok(response),
                 Some(Err(e)) => e,
             };
@@ -188,7 +195,10 @@ impl HttpClient {
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             let headers = resp.headers().clone();
-            let body = self.read_body(provider, &mut resp).await.unwrap_or_default();
+            let body = self
+                .read_body(provider, &mut resp)
+                .await
+                .unwrap_or_default();
             return Err(status_error(provider, status, &headers, &body));
         }
         let is_sse = resp
@@ -363,7 +373,10 @@ mod tests {
             error_message(401, openai),
             "Incorrect API key provided (invalid_request_error)"
         );
-        assert_eq!(error_message(502, b"<html>bad gateway</html>"), "<html>bad gateway</html>");
+        assert_eq!(
+            error_message(502, b"<html>bad gateway</html>"),
+            "<html>bad gateway</html>"
+        );
         assert_eq!(error_message(503, b""), "Service Unavailable");
     }
 }

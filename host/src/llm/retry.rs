@@ -51,7 +51,12 @@ impl RetryPolicy {
 /// an HTTP date) and, for a 429 without either, the rate-limit reset headers
 /// (`anthropic-ratelimit-*-reset` as RFC 3339 times, `x-ratelimit-reset-*` as `1m30s`).
 pub fn wait_from_headers(headers: &HeaderMap, status: u16) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         return duration_from_secs(ms / 1000.0);
     }
@@ -68,12 +73,12 @@ pub fn wait_from_headers(headers: &HeaderMap, status: u16) -> Option<Duration> {
         "anthropic-ratelimit-output-tokens-reset",
     ]
     .into_iter()
-    .filter_map(|name| get(name))
+    .filter_map(&get)
     .filter_map(|v| humantime::parse_rfc3339_weak(v).ok())
     .filter_map(|at| at.duration_since(SystemTime::now()).ok());
     let openai = ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"]
         .into_iter()
-        .filter_map(|name| get(name))
+        .filter_map(get)
         .filter_map(parse_go_duration);
     anthropic.chain(openai).max()
 }

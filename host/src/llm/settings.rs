@@ -135,7 +135,9 @@ mod tests {
                 .map(|e| e.to_string());
             assert_eq!(
                 err.as_deref(),
-                Some("OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> to use the openai provider")
+                Some(
+                    "OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> to use the openai provider"
+                )
             );
         }
     }
@@ -167,6 +169,8 @@ mod tests {
             _ => None,
         };
         let err = ProviderSettings::from_config(&cfg(ProviderKind::Openai), &env).err();
-        assert!(err.is_some_and(|e| e.is_config_error() && e.to_string().contains("OPENAI_BASE_URL")));
+        assert!(
+            err.is_some_and(|e| e.is_config_error() && e.to_string().contains("OPENAI_BASE_URL"))
+        );
     }
 }

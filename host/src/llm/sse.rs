@@ -207,10 +207,7 @@ mod tests {
 
     fn events_strategy() -> impl Strategy<Value = Vec<(String, Vec<String>)>> {
         let text = "[a-zA-Z0-9 {}\":,é→]{0,12}";
-        prop::collection::vec(
-            ("[a-z_]{0,8}", prop::collection::vec(text, 1..4)),
-            0..6,
-        )
+        prop::collection::vec(("[a-z_]{0,8}", prop::collection::vec(text, 1..4)), 0..6)
     }
 
     proptest! {

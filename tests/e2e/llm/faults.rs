@@ -21,7 +21,9 @@ fn retrying(events: &[StreamEvent]) -> Vec<(u32, String)> {
     events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::Retrying { attempt, reason, .. } => Some((*attempt, reason.clone())),
+            StreamEvent::Retrying {
+                attempt, reason, ..
+            } => Some((*attempt, reason.clone())),
             _ => None,
         })
         .collect()
@@ -38,7 +40,10 @@ fn assert_same_bodies(server: &MockServer, count: usize) {
 fn rate_limit_with_retry_after_is_honoured_then_succeeds() {
     for kind in KINDS {
         let s = server();
-        s.push(api_error(kind, 429, "rate_limit_error", "slow down").with_header("retry-after-ms", "3"));
+        s.push(
+            api_error(kind, 429, "rate_limit_error", "slow down")
+                .with_header("retry-after-ms", "3"),
+        );
         s.push(Reply::text("ok"));
         let (r, events) = run(provider(kind, &s).as_mut(), &ask());
         assert_eq!(r.ok().map(|r| r.text), Some("ok".into()));
@@ -66,7 +71,10 @@ fn server_error_then_success() {
         assert_eq!(r.ok().map(|r| r.text), Some("ok".into()));
         assert_eq!(
             retrying(&events),
-            vec![(1, format!("{}: HTTP 500: internal (api_error)", kind_name(kind)))]
+            vec![(
+                1,
+                format!("{}: HTTP 500: internal (api_error)", kind_name(kind))
+            )]
         );
         assert_same_bodies(&s, 2);
     }
@@ -124,7 +132,10 @@ fn timeout_is_retried() {
         let (r, events) = run(p.as_mut(), &ask());
         assert_eq!(r.ok().map(|r| r.text), Some("ok".into()));
         let expected = format!("{}: no response within 0.05s", kind_name(kind));
-        assert_eq!(retrying(&events), vec![(1, expected.clone()), (2, expected)]);
+        assert_eq!(
+            retrying(&events),
+            vec![(1, expected.clone()), (2, expected)]
+        );
     }
 }
 
@@ -138,8 +149,12 @@ fn stream_cut_before_any_content_is_retried() {
         assert_eq!(r.ok().map(|r| r.text), Some("Hello there".into()));
         let name = kind_name(kind);
         let reason = match kind {
-            ProviderKind::Anthropic => format!("{name}: stream ended early: the connection closed after 1 events without message_stop"),
-            _ => format!("{name}: stream ended early: the connection closed after 1 events without finish_reason or [DONE]"),
+            ProviderKind::Anthropic => format!(
+                "{name}: stream ended early: the connection closed after 1 events without message_stop"
+            ),
+            _ => format!(
+                "{name}: stream ended early: the connection closed after 1 events without finish_reason or [DONE]"
+            ),
         };
         assert_eq!(retrying(&events), vec![(1, reason)]);
     }
@@ -174,8 +189,12 @@ fn malformed_stream_names_what_was_wrong() {
         let (r, _) = run(provider(kind, &s).as_mut(), &ask());
         let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
         let expected = match kind {
-            ProviderKind::Anthropic => "anthropic: malformed stream: data of the content_block_delta event is not a valid event: EOF while parsing",
-            _ => "openai: malformed stream: chunk 3 is not a chat.completion.chunk: EOF while parsing",
+            ProviderKind::Anthropic => {
+                "anthropic: malformed stream: data of the content_block_delta event is not a valid event: EOF while parsing"
+            }
+            _ => {
+                "openai: malformed stream: chunk 3 is not a chat.completion.chunk: EOF while parsing"
+            }
         };
         assert!(msg.starts_with(expected), "{msg}");
         assert_eq!(s.requests().len(), 1);
@@ -186,7 +205,11 @@ fn malformed_stream_names_what_was_wrong() {
 fn client_errors_show_the_providers_message_and_are_not_retried() {
     for kind in KINDS {
         for (status, error_type, message) in [
-            (400, "invalid_request_error", "messages: text content blocks must be non-empty"),
+            (
+                400,
+                "invalid_request_error",
+                "messages: text content blocks must be non-empty",
+            ),
             (401, "authentication_error", "invalid x-api-key"),
         ] {
             let s = server();
@@ -196,7 +219,10 @@ fn client_errors_show_the_providers_message_and_are_not_retried() {
             let err = r.err().map(|e| e.to_string());
             assert_eq!(
                 err,
-                Some(format!("{}: HTTP {status}: {message} ({error_type})", kind_name(kind)))
+                Some(format!(
+                    "{}: HTTP {status}: {message} ({error_type})",
+                    kind_name(kind)
+                ))
             );
             assert!(events.is_empty());
             assert_eq!(s.requests().len(), 1);
@@ -208,7 +234,10 @@ fn client_errors_show_the_providers_message_and_are_not_retried() {
 fn cancel_mid_stream_returns_partial_text_as_an_error() {
     for kind in KINDS {
         let s = server();
-        s.push(Reply::stall("Hello there friend", through_first_delta(kind)));
+        s.push(Reply::stall(
+            "Hello there friend",
+            through_first_delta(kind),
+        ));
         let mut p = provider(kind, &s);
         let cancel = CancelToken::new();
         let mut events = Vec::new();
@@ -222,7 +251,10 @@ fn cancel_mid_stream_returns_partial_text_as_an_error() {
         );
         match r {
             Err(LlmError::Cancelled { partial_text }) => assert_eq!(partial_text, "Hello "),
-            other => panic!("{}: expected a cancellation, got {other:?}", kind_name(kind)),
+            other => panic!(
+                "{}: expected a cancellation, got {other:?}",
+                kind_name(kind)
+            ),
         }
         assert_eq!(events, vec![StreamEvent::TextDelta("Hello ".into())]);
     }

@@ -22,11 +22,17 @@ fn snapshot_turn(case: &str, items: &[Item], reply: &Reply) {
     for kind in KINDS {
         let server = MockServer::start().unwrap_or_else(|e| panic!("{e}"));
         server.push(reply.clone());
-        let (r, _) = run(provider(kind, &server).as_mut(), &request(items.to_vec(), true));
+        let (r, _) = run(
+            provider(kind, &server).as_mut(),
+            &request(items.to_vec(), true),
+        );
         assert!(r.is_ok(), "{case} {}: {r:?}", kind_name(kind));
         let reqs = server.requests();
         assert_eq!(reqs.len(), 1);
-        assert_json_snapshot(&format!("llm/{case}.{}", kind_name(kind)), &recorded_json(&reqs[0]));
+        assert_json_snapshot(
+            &format!("llm/{case}.{}", kind_name(kind)),
+            &recorded_json(&reqs[0]),
+        );
     }
 }
 
@@ -49,7 +55,10 @@ fn plain_turn_streamed_and_not() {
                 })
             );
             let expected: Vec<StreamEvent> = if stream {
-                words(answer).into_iter().map(|w| StreamEvent::TextDelta(w.into())).collect()
+                words(answer)
+                    .into_iter()
+                    .map(|w| StreamEvent::TextDelta(w.into()))
+                    .collect()
             } else {
                 vec![StreamEvent::TextDelta(answer.into())]
             };
@@ -135,7 +144,10 @@ fn tool_round_trip() {
     for kind in KINDS {
         let server = MockServer::start().unwrap_or_else(|e| panic!("{e}"));
         let args = json!({"path": "src/main.rs"});
-        server.push(Reply::tool_calls("Let me read it.", &[("call_1", "read_file", args.clone())]));
+        server.push(Reply::tool_calls(
+            "Let me read it.",
+            &[("call_1", "read_file", args.clone())],
+        ));
         server.push(Reply::text("It prints hello."));
         let mut p = provider(kind, &server);
         let mut items = vec![Item::user("What does main do?")];
@@ -164,7 +176,10 @@ fn tool_round_trip() {
         assert_eq!(r.ok().map(|r| r.text), Some("It prints hello.".into()));
 
         let reqs: Vec<Value> = server.requests().iter().map(recorded_json).collect();
-        assert_json_snapshot(&format!("llm/tool_round_trip.{}", kind_name(kind)), &json!(reqs));
+        assert_json_snapshot(
+            &format!("llm/tool_round_trip.{}", kind_name(kind)),
+            &json!(reqs),
+        );
     }
 }
 
@@ -178,7 +193,10 @@ fn next_turn_extends_the_previous_request_across_a_resume() {
             Item::user("Read @a.txt"),
             Item::system("[File: a.txt]\nalpha"),
         ];
-        let (r, _) = run(provider(kind, &server).as_mut(), &request(items.clone(), true));
+        let (r, _) = run(
+            provider(kind, &server).as_mut(),
+            &request(items.clone(), true),
+        );
         items.push(r.unwrap_or_else(|e| panic!("{e}")).to_item());
 
         // Resume: history goes through its serialized form and a new provider is built.
@@ -194,7 +212,10 @@ fn next_turn_extends_the_previous_request_across_a_resume() {
         strip_cache_control(&mut a);
         strip_cache_control(&mut b);
         let (ma, mb) = (a["messages"].take(), b["messages"].take());
-        let (ma, mb) = (ma.as_array().cloned().unwrap_or_default(), mb.as_array().cloned().unwrap_or_default());
+        let (ma, mb) = (
+            ma.as_array().cloned().unwrap_or_default(),
+            mb.as_array().cloned().unwrap_or_default(),
+        );
         assert!(mb.len() > ma.len(), "{}", kind_name(kind));
         assert_eq!(&mb[..ma.len()], &ma[..], "{}", kind_name(kind));
         assert_eq!(a, b, "everything but the messages is unchanged");

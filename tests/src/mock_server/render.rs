@@ -28,7 +28,9 @@ pub fn body(format: Format, answer: &Answer, model: &str) -> Value {
                 content.push(json!({"type": "text", "text": answer.text}));
             }
             for c in &answer.tool_calls {
-                content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+                content.push(
+                    json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}),
+                );
             }
             json!({
                 "id": "msg_mock", "type": "message", "role": "assistant", "model": model,
@@ -42,8 +44,10 @@ pub fn body(format: Format, answer: &Answer, model: &str) -> Value {
                 message["tool_calls"] = answer
                     .tool_calls
                     .iter()
-                    .map(|c| json!({"id": c.id, "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments.to_string()}}))
+                    .map(|c| {
+                        json!({"id": c.id, "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments.to_string()}})
+                    })
                     .collect();
             }
             json!({
@@ -67,36 +71,60 @@ pub fn events(format: Format, answer: &Answer, model: &str) -> Vec<String> {
 fn anthropic_events(answer: &Answer, model: &str) -> Vec<String> {
     let ev = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
     let mut out = vec![
-        ev("message_start", json!({"type": "message_start", "message": {
+        ev(
+            "message_start",
+            json!({"type": "message_start", "message": {
             "id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1}}})),
+            "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": 1}}}),
+        ),
         ev("ping", json!({"type": "ping"})),
     ];
     let mut index = 0;
     if !answer.text.is_empty() {
-        out.push(ev("content_block_start", json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "text", "text": ""}})));
+        out.push(ev(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "text", "text": ""}}),
+        ));
         for piece in words(&answer.text) {
-            out.push(ev("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "text_delta", "text": piece}})));
+            out.push(ev(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": piece}}),
+            ));
         }
-        out.push(ev("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        out.push(ev(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         index += 1;
     }
     for c in &answer.tool_calls {
-        out.push(ev("content_block_start", json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "tool_use", "id": c.id, "name": c.name, "input": {}}})));
+        out.push(ev(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": c.id, "name": c.name, "input": {}}}),
+        ));
         for half in halves(&c.arguments.to_string()) {
-            out.push(ev("content_block_delta", json!({"type": "content_block_delta", "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": half}})));
+            out.push(ev(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": half}}),
+            ));
         }
-        out.push(ev("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        out.push(ev(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
         index += 1;
     }
-    out.push(ev("message_delta", json!({"type": "message_delta",
+    out.push(ev(
+        "message_delta",
+        json!({"type": "message_delta",
         "delta": {"stop_reason": anthropic_stop(answer), "stop_sequence": null},
-        "usage": {"output_tokens": OUTPUT_TOKENS}})));
+        "usage": {"output_tokens": OUTPUT_TOKENS}}),
+    ));
     out.push(ev("message_stop", json!({"type": "message_stop"})));
     out
 }
@@ -107,7 +135,10 @@ fn openai_events(answer: &Answer, model: &str) -> Vec<String> {
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
         format!("data: {data}\n\n")
     };
-    let mut out = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let mut out = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
     for piece in words(&answer.text) {
         out.push(chunk(json!({"content": piece}), Value::Null));
     }

@@ -70,8 +70,10 @@ enum BlockStart {
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Delta {
-    TextDelta { text: String },
-    InputJsonDelta { partial_json: String },
+    #[serde(rename = "text_delta")]
+    Text { text: String },
+    #[serde(rename = "input_json_delta")]
+    InputJson { partial_json: String },
     #[serde(other)]
     Other,
 }
@@ -115,7 +117,11 @@ struct WireError {
 
 enum Block {
     Text,
-    Tool { id: String, name: String, json: String },
+    Tool {
+        id: String,
+        name: String,
+        json: String,
+    },
     Other,
 }
 
@@ -169,8 +175,8 @@ impl StreamDecode for AnthropicStream {
                 self.open.insert(index, block);
             }
             Event::ContentBlockDelta { index, delta } => match (self.open.get_mut(&index), delta) {
-                (Some(Block::Text), Delta::TextDelta { text }) => self.push_text(text, emit),
-                (Some(Block::Tool { id, json, .. }), Delta::InputJsonDelta { partial_json }) => {
+                (Some(Block::Text), Delta::Text { text }) => self.push_text(text, emit),
+                (Some(Block::Tool { id, json, .. }), Delta::InputJson { partial_json }) => {
                     json.push_str(&partial_json);
                     emit(&StreamEvent::ToolCallArgumentsDelta {
                         id: id.clone(),
@@ -178,9 +184,11 @@ impl StreamDecode for AnthropicStream {
                     });
                 }
                 (Some(_), _) => {}
-                (None, _) => return Err(stream_error(format!(
-                    "content_block_delta for block {index}, which was never started"
-                ))),
+                (None, _) => {
+                    return Err(stream_error(format!(
+                        "content_block_delta for block {index}, which was never started"
+                    )));
+                }
             },
             Event::ContentBlockStop { index } => {
                 if let Some(Block::Tool { id, name, json }) = self.open.remove(&index) {
@@ -316,8 +324,14 @@ fn stop_reason(s: Option<String>) -> StopReason {
 }
 
 fn malformed(ev: &SseEvent, e: &serde_json::Error) -> LlmError {
-    let name = if ev.event.is_empty() { "unnamed" } else { &ev.event };
-    stream_error(format!("data of the {name} event is not a valid event: {e}"))
+    let name = if ev.event.is_empty() {
+        "unnamed"
+    } else {
+        &ev.event
+    };
+    stream_error(format!(
+        "data of the {name} event is not a valid event: {e}"
+    ))
 }
 
 fn stream_error(detail: String) -> LlmError {

@@ -1,7 +1,9 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::llm::{LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream};
+use crate::llm::{
+    LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream,
+};
 
 const STREAM: &str = "event: message_start\n\
 data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":12,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":7,\"output_tokens\":1}}}\n\n\
@@ -37,7 +39,9 @@ fn expected() -> Response {
 
 fn replay(text: &str) -> (Result<Response, LlmError>, Vec<StreamEvent>) {
     let mut events = Vec::new();
-    let r = replay_stream(Wire::Anthropic, [text.as_bytes()], &mut |e| events.push(e.clone()));
+    let r = replay_stream(Wire::Anthropic, [text.as_bytes()], &mut |e| {
+        events.push(e.clone())
+    });
     (r, events)
 }
 
@@ -89,7 +93,9 @@ fn stream_without_message_stop_is_truncated() {
 
 #[test]
 fn malformed_event_names_what_was_wrong() {
-    let (r, _) = replay("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n");
+    let (r, _) = replay(
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\n\n",
+    );
     let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(
         msg.starts_with("anthropic: malformed stream: data of the content_block_delta event is not a valid event: EOF"),
@@ -101,7 +107,10 @@ fn malformed_event_names_what_was_wrong() {
          event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
     );
     let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(msg.contains("input of tool_use block 0 (n, t) is not JSON"), "{msg}");
+    assert!(
+        msg.contains("input of tool_use block 0 (n, t) is not JSON"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -130,6 +139,10 @@ fn whole_body_decodes() {
     });
     let r = super::decode_body(body.to_string().as_bytes());
     assert_eq!(r.ok(), Some(expected()));
-    let bad = super::decode_body(b"{\"content\": 3}").err().map(|e| e.to_string());
-    assert!(bad.is_some_and(|m| m.starts_with("anthropic: malformed response: the body is not a Messages response")));
+    let bad = super::decode_body(b"{\"content\": 3}")
+        .err()
+        .map(|e| e.to_string());
+    assert!(bad.is_some_and(|m| {
+        m.starts_with("anthropic: malformed response: the body is not a Messages response")
+    }));
 }

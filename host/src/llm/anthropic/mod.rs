@@ -52,13 +52,17 @@ impl AnthropicProvider {
     /// A provider for `settings` (base URL without `/v1`, API key, timeout, retries).
     pub fn new(settings: &ProviderSettings) -> Result<Self, LlmError> {
         let mut headers = HeaderMap::new();
-        let key = HeaderValue::from_str(&settings.api_key).map_err(|_| LlmError::InvalidConfig {
-            reason: "ANTHROPIC_API_KEY holds characters not allowed in an HTTP header".into(),
-        })?;
+        let key =
+            HeaderValue::from_str(&settings.api_key).map_err(|_| LlmError::InvalidConfig {
+                reason: "ANTHROPIC_API_KEY holds characters not allowed in an HTTP header".into(),
+            })?;
         let mut key = key;
         key.set_sensitive(true);
         headers.insert("x-api-key", key);
-        headers.insert("anthropic-version", HeaderValue::from_static(wire::API_VERSION));
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(wire::API_VERSION),
+        );
         Ok(Self {
             model: settings.model.clone(),
             url: format!("{}/v1/messages", settings.base_url.trim_end_matches('/')),

@@ -64,7 +64,9 @@ pub fn messages(items: &[Item]) -> Vec<Value> {
                     push(
                         &mut turns,
                         "assistant",
-                        Some(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})),
+                        Some(
+                            json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}),
+                        ),
                     );
                 }
             }
@@ -73,7 +75,8 @@ pub fn messages(items: &[Item]) -> Vec<Value> {
                 content,
                 is_error,
             } => {
-                let mut block = json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                let mut block =
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
                 if *is_error {
                     block["is_error"] = Value::Bool(true);
                 }

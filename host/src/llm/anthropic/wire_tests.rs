@@ -159,7 +159,9 @@ fn user_side_item() -> impl Strategy<Value = Item> {
 
 fn assistant_item() -> impl Strategy<Value = Item> {
     ("[a-z ]{0,8}", prop::collection::vec("[a-z]{1,3}", 0..3))
-        .prop_filter("an answer has text or calls", |(t, c)| !t.is_empty() || !c.is_empty())
+        .prop_filter("an answer has text or calls", |(t, c)| {
+            !t.is_empty() || !c.is_empty()
+        })
         .prop_map(|(text, ids)| Item::Assistant {
             text,
             tool_calls: ids.iter().map(|id| call(id, "p")).collect(),
@@ -169,7 +171,10 @@ fn assistant_item() -> impl Strategy<Value = Item> {
 /// History as the worker builds it: rounds of user-side items, each answered by the model.
 fn history() -> impl Strategy<Value = Vec<Item>> {
     prop::collection::vec(
-        (prop::collection::vec(user_side_item(), 1..4), assistant_item()),
+        (
+            prop::collection::vec(user_side_item(), 1..4),
+            assistant_item(),
+        ),
         0..4,
     )
     .prop_map(|rounds| {

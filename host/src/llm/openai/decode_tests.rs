@@ -1,7 +1,9 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::llm::{LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream};
+use crate::llm::{
+    LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream,
+};
 
 const STREAM: &str = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}],\"usage\":null}\n\n\
 data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Let me \"},\"finish_reason\":null}]}\n\n\
@@ -33,7 +35,9 @@ fn expected() -> Response {
 
 fn replay(text: &str) -> (Result<Response, LlmError>, Vec<StreamEvent>) {
     let mut events = Vec::new();
-    let r = replay_stream(Wire::OpenAi, [text.as_bytes()], &mut |e| events.push(e.clone()));
+    let r = replay_stream(Wire::OpenAi, [text.as_bytes()], &mut |e| {
+        events.push(e.clone())
+    });
     (r, events)
 }
 
@@ -67,7 +71,9 @@ fn stream_decodes_content_tool_calls_and_usage() {
 
 #[test]
 fn truncation_before_finish_reason_is_an_error_after_it_is_not() {
-    let cut = STREAM.find("data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},").unwrap_or(0);
+    let cut = STREAM
+        .find("data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},")
+        .unwrap_or(0);
     let (r, _) = replay(&STREAM[..cut]);
     assert_eq!(
         r.err().map(|e| e.to_string()),
@@ -80,13 +86,19 @@ fn truncation_before_finish_reason_is_an_error_after_it_is_not() {
 
 #[test]
 fn malformed_chunk_and_error_chunk() {
-    let (r, _) = replay("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {nope\n\n");
+    let (r, _) = replay(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {nope\n\n",
+    );
     let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(
-        msg.starts_with("openai: malformed stream: chunk 2 is not a chat.completion.chunk: key must be a string"),
+        msg.starts_with(
+            "openai: malformed stream: chunk 2 is not a chat.completion.chunk: key must be a string"
+        ),
         "{msg}"
     );
-    let (r, _) = replay("data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\"}}\n\n");
+    let (r, _) = replay(
+        "data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\"}}\n\n",
+    );
     let err = r.err();
     assert_eq!(
         err.as_ref().map(|e| e.to_string()),
@@ -105,7 +117,15 @@ fn whole_body_decodes() {
                             "function": {"name": "read_file", "arguments": "{\"path\":\"a.rs\"}"}}]}}],
         "usage": {"prompt_tokens": 20, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 16}},
     });
-    assert_eq!(super::decode_body(body.to_string().as_bytes()).ok(), Some(expected()));
-    let none = super::decode_body(b"{\"choices\": []}").err().map(|e| e.to_string());
-    assert_eq!(none, Some("openai: malformed response: the completion has no choices".into()));
+    assert_eq!(
+        super::decode_body(body.to_string().as_bytes()).ok(),
+        Some(expected())
+    );
+    let none = super::decode_body(b"{\"choices\": []}")
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        none,
+        Some("openai: malformed response: the completion has no choices".into())
+    );
 }

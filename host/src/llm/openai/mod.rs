@@ -53,15 +53,20 @@ impl OpenAiProvider {
     /// A provider for `settings` (base URL with `/v1`, API key, timeout, retries).
     pub fn new(settings: &ProviderSettings) -> Result<Self, LlmError> {
         let mut headers = HeaderMap::new();
-        let mut auth = HeaderValue::from_str(&format!("Bearer {}", settings.api_key))
-            .map_err(|_| LlmError::InvalidConfig {
-                reason: "OPENAI_API_KEY holds characters not allowed in an HTTP header".into(),
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", settings.api_key)).map_err(|_| {
+                LlmError::InvalidConfig {
+                    reason: "OPENAI_API_KEY holds characters not allowed in an HTTP header".into(),
+                }
             })?;
         auth.set_sensitive(true);
         headers.insert(AUTHORIZATION, auth);
         Ok(Self {
             model: settings.model.clone(),
-            url: format!("{}/chat/completions", settings.base_url.trim_end_matches('/')),
+            url: format!(
+                "{}/chat/completions",
+                settings.base_url.trim_end_matches('/')
+            ),
             headers,
             http: HttpClient::new(settings.timeout, settings.retry)?,
         })
