@@ -6,8 +6,11 @@ use proptest::prelude::*;
 
 use super::*;
 
-/// (path, range) of every mention, and the raw mentions.
-fn refs(input: &str) -> Vec<(String, Option<(u32, u32)>, String)> {
+/// Path, range and raw text of a mention.
+type Ref = (String, Option<(u32, u32)>, String);
+
+/// Every mention of `input`.
+fn refs(input: &str) -> Vec<Ref> {
     let parsed = parse(input);
     parsed
         .mentions
