@@ -1,1 +1,7 @@
-//! End-to-end tests.
+//! End-to-end tests: one test binary, one module per concern.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+mod plugin_check;
+mod plugins_hostile;
+mod support;
