@@ -4,12 +4,14 @@
 //! - [`parser`]: typed text → [`Segment`](crate::worker::Segment)s with exact spans.
 //! - [`types`]: domain types of the resolver contract.
 //! - [`resolve`]: the [`Resolve`] trait the stage and the tools call a resolver through.
+//! - [`component`]: the resolver component (built-in or configured) as a [`Resolve`]r.
 //! - [`stage`]: [`resolve_prompt`], the submit-time stage: refs → items, alerts, reports.
 //! - [`report`]: [`RefReport`] (the `refs` entries of `preview --json`) and [`FileAudit`].
 //! - [`placement`]: the three placement policies and their inverses.
 //! - [`dedup`]: [`ShownFiles`], what was already shown in a session.
 //! - [`tools`]: the model's `read_file` and `list_files` tools.
 
+pub mod component;
 pub mod dedup;
 pub mod parser;
 pub mod placement;
@@ -22,6 +24,7 @@ mod types;
 #[cfg(test)]
 mod testing;
 
+pub use component::{init_config, load_resolver};
 pub use dedup::ShownFiles;
 pub use parser::{Mention, Parsed, parse};
 pub use report::{FileAudit, RefReport};

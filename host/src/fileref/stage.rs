@@ -79,7 +79,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         } else {
             resolve_one(resolver, raw, path, range, config.max_bytes.min(left))
         };
-        match outcome {
+        match outcome.map(|(resolved, range)| (enforce_cap(resolved, config.max_bytes.min(left)), range)) {
             Ok((resolved, range)) => {
                 user_text.push_str(raw);
                 if resolved.truncated && left < config.max_bytes && resolved.total_bytes > left {
@@ -147,6 +147,25 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         refs,
         audit,
     }
+}
+
+/// Hold a resolver to its cap: content longer than `max_bytes` plus room for the marker is
+/// cut here (a resolver component is not trusted to honour the cap).
+fn enforce_cap(mut resolved: Resolved, max_bytes: u64) -> Resolved {
+    let allowed = usize::try_from(max_bytes.saturating_add(MARKER_RESERVE)).unwrap_or(usize::MAX);
+    if resolved.content.len() > allowed {
+        let mut end = usize::try_from(max_bytes).unwrap_or(usize::MAX).min(resolved.content.len());
+        while !resolved.content.is_char_boundary(end) {
+            end -= 1;
+        }
+        resolved.content.truncate(end);
+        let total = resolved.total_bytes.max(end as u64);
+        resolved
+            .content
+            .push_str(&format!("\n[...truncated, {total} bytes total — use read_file for the rest]"));
+        resolved.truncated = true;
+    }
+    resolved
 }
 
 /// Resolve one mention; a file literally named with the `#L…` suffix wins over the range.

@@ -157,3 +157,33 @@ fn control_characters_in_unresolved_paths_are_escaped() {
     let out = run("@\"a\nb\"", &mut r, &FileRefConfig::default(), &ShownFiles::new());
     assert_eq!(out.user_text, "[unresolved file ref: a\\nb]");
 }
+
+/// A resolver that ignores the cap it is given.
+struct Greedy;
+
+impl Resolve for Greedy {
+    fn resolve(&mut self, request: &ResolveRequest) -> Result<Resolved, ResolveError> {
+        Ok(Resolved {
+            path: request.path.clone(),
+            kind: crate::fileref::EntryKind::File,
+            content: "é".repeat(100_000),
+            total_bytes: 200_000,
+            truncated: false,
+        })
+    }
+    fn read_file(&mut self, _: &str, _: u32, _: u32, _: u64) -> Result<crate::fileref::FileChunk, ResolveError> {
+        Err(ResolveError::Io("unused".into()))
+    }
+    fn list_files(&mut self, _: &str, _: u32) -> Result<crate::fileref::Listing, ResolveError> {
+        Err(ResolveError::Io("unused".into()))
+    }
+}
+
+#[test]
+fn a_resolver_over_its_cap_is_cut() {
+    let config = FileRefConfig { max_bytes: 1001, ..FileRefConfig::default() };
+    let out = resolve_prompt(&parse("@x").segments, &mut Greedy, &config, &ShownFiles::new());
+    assert!(out.refs[0].truncated);
+    assert!(out.refs[0].bytes <= 1001 + MARKER_RESERVE);
+    assert!(out.items[1].1.text().ends_with("[...truncated, 200000 bytes total — use read_file for the rest]"));
+}

@@ -145,6 +145,15 @@ fn list_files<R: Resolve + ?Sized>(args: &Value, resolver: &mut R, config: &File
 /// a line saying which lines were shown and where to continue.
 pub fn format_chunk(chunk: &FileChunk, max_bytes: u64) -> String {
     let mut out = chunk.content.clone();
+    // A resolver component is not trusted to honour the cap.
+    let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    if out.len() > cap {
+        let mut end = cap;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+    }
     if chunk.lines == 0 {
         return if chunk.total_lines == 0 { "(empty file)".to_owned() } else { out };
     }
