@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{Config, PluginKind};
-use crate::fileref::Resolve;
+use crate::fileref::{self, Resolve};
 use crate::llm::{self, LlmError};
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, ResolverSource,
+    ResolverPlugin,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::worker::chain::ChainEntry;
@@ -80,33 +80,10 @@ pub fn resolver(
     config: &Config,
     workspace: &Path,
 ) -> Result<ResolverPlugin, SetupError> {
-    let fr = &config.fileref;
-    let source = match &fr.resolver {
-        Some(path) => ResolverSource::File {
-            path,
-            pin: fr.resolver_sha256.as_deref(),
-        },
-        None => ResolverSource::Builtin,
-    };
-    let mut init: Vec<(String, String)> = fr
-        .resolver_config
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    init.retain(|(k, _)| k != "deny" && k != "max_entries");
-    init.push(("deny".into(), fr.deny.join("\n")));
-    init.push(("max_entries".into(), fr.max_entries.to_string()));
-    let limits = Limits {
-        memory_bytes: 256 << 20,
-        timeout: std::time::Duration::from_secs(10),
-        ..Limits::default()
-    };
-    Ok(ResolverPlugin::load(
+    Ok(fileref::component::load_resolver(
         engine,
-        source,
         &[workspace.to_owned()],
-        limits,
-        init,
+        &config.fileref,
     )?)
 }
 

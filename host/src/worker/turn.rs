@@ -96,7 +96,14 @@ impl Worker {
             chain: parts.chain,
             hooks: parts.hooks,
             config: parts.config,
-            tools: fileref::tools::specs(),
+            tools: fileref::tools::specs()
+                .into_iter()
+                .map(|spec| ToolSpec {
+                    name: spec.name.to_owned(),
+                    description: spec.description.to_owned(),
+                    input_schema: spec.parameters,
+                })
+                .collect(),
             cancel: CancelToken::new(),
         }
     }
@@ -315,7 +322,8 @@ impl Worker {
                 let mut results = Vec::with_capacity(calls.len());
                 for call in &calls {
                     sink.tool_started(&call.name, &call.arguments);
-                    let (content, is_error) = fileref::tools::run(self.resolver.as_mut(), call);
+                    let result = fileref::tools::run(call, self.resolver.as_mut(), &self.config.fileref);
+                    let is_error = matches!(result, Item::ToolResult { is_error: true, .. });
                     self.emit(
                         sink,
                         Event::ToolRan {
@@ -324,14 +332,7 @@ impl Worker {
                             is_error,
                         },
                     );
-                    results.push(Entry::new(
-                        Source::Tool,
-                        Item::ToolResult {
-                            call_id: call.id.clone(),
-                            content,
-                            is_error,
-                        },
-                    ));
+                    results.push(Entry::new(Source::Tool, result));
                 }
                 self.commit(sink, results)?;
                 continue;
