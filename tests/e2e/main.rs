@@ -6,3 +6,4 @@ mod llm;
 mod plugin_check;
 mod plugins_hostile;
 mod support;
+mod worker;

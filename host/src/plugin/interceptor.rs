@@ -64,7 +64,7 @@ impl InterceptorPlugin {
         let (info, component) = load_file(engine, name, path, pin, World::Interceptor)?;
         let managed = Managed::new(
             name,
-            engine.engine(),
+            engine,
             &component,
             limits,
             config,
