@@ -1,1 +1,3 @@
 //! End-to-end tests.
+
+mod store;
