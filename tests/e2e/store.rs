@@ -388,7 +388,7 @@ fn unknown_format_version_is_refused_with_file_and_line() -> Result<()> {
 }
 
 #[test]
-fn notifications_from_other_processes_are_never_lost() -> Result<()> {
+fn notifications_pushed_concurrently_and_while_busy_are_committed_once() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let home = Home::new(dir.path());
     drop(SessionWriter::create(&home, Some("s1"), Path::new("/ws"))?);
