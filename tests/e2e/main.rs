@@ -5,5 +5,6 @@
 mod llm;
 mod plugin_check;
 mod plugins_hostile;
+mod store;
 mod support;
 mod worker;

@@ -18,8 +18,7 @@ pub(crate) fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
 /// Writes `bytes` to `dir/name` atomically: a reader sees the whole file or none. The temp file
 /// (`dir/.tmp-<unique>`) is fsynced before the rename and the directory after it.
 ///
-/// Fails with `AlreadyExists`-kind [`StoreError::Io`] only if the rename target cannot be
-/// replaced; callers choose unique names.
+/// The rename replaces an existing `dir/name`; callers choose unique names.
 pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
     let tmp = dir.join(format!(".tmp-{}", uuid::Uuid::now_v7()));
     let result = (|| {

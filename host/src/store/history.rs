@@ -72,10 +72,16 @@ impl SessionWriter {
         if target.exists() {
             return Err(StoreError::Exists { id, path: target });
         }
-        let sessions_is_new = !sessions.is_dir();
+        let created: Vec<PathBuf> = sessions
+            .ancestors()
+            .take_while(|d| !d.exists())
+            .map(Path::to_owned)
+            .collect();
         fs::create_dir_all(&sessions).map_err(StoreError::io("create", &sessions))?;
-        if sessions_is_new {
-            fsio::fsync_dir(home.root())?;
+        for dir in created {
+            if let Some(parent) = dir.parent() {
+                fsio::fsync_dir(parent)?;
+            }
         }
 
         // Build the session in a temp directory, then rename it into place.
@@ -177,20 +183,31 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        let entries: Vec<Entry> = group.iter().cloned().map(Entry::from).collect();
-        self.commit_entries(&entries)
+        self.commit_parts(group.iter().map(|(s, i)| (s, i, None)))
     }
 
     /// [`SessionWriter::commit`] for entries that may carry an origin (a notification id).
     /// Inbox files of committed origins are deleted afterwards.
     pub fn commit_entries(&mut self, group: &[Entry]) -> Result<CommitReceipt, StoreError> {
+        self.commit_parts(
+            group
+                .iter()
+                .map(|e| (&e.source, &e.item, e.origin.as_deref())),
+        )
+    }
+
+    fn commit_parts<'a, I>(&mut self, group: I) -> Result<CommitReceipt, StoreError>
+    where
+        I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>)> + Clone,
+    {
         if self.poisoned {
             return Err(StoreError::Poisoned {
                 path: self.path.clone(),
             });
         }
         let first_seq = self.records.last().map_or(1, |r| r.seq + 1);
-        if group.is_empty() {
+        let n = group.len();
+        if n == 0 {
             return Ok(CommitReceipt {
                 group: 0,
                 seqs: first_seq..first_seq,
@@ -200,16 +217,16 @@ impl SessionWriter {
         let group_id = self.records.last().map_or(1, |r| r.group + 1);
         let now = fsio::now();
         let ts = format_ts(now);
-        let mut buf = Vec::with_capacity(256 * group.len());
-        for (i, e) in group.iter().enumerate() {
+        let mut buf = Vec::with_capacity(256 * n);
+        for (i, (source, item, origin)) in group.clone().enumerate() {
             let line = RecordOut {
                 seq: first_seq + i as u64,
                 group: group_id,
-                source: &e.source,
+                source,
                 ts: &ts,
-                item: &e.item,
-                origin: e.origin.as_deref(),
-                end: i + 1 == group.len(),
+                item,
+                origin,
+                end: i + 1 == n,
             };
             serde_json::to_writer(&mut buf, &line).map_err(|source| StoreError::Encode {
                 path: self.path.clone(),
@@ -219,27 +236,29 @@ impl SessionWriter {
         }
         self.append(&buf)?;
 
-        for (i, e) in group.iter().enumerate() {
-            if let Some(origin) = &e.origin {
-                self.origins.insert(origin.clone());
+        self.records.reserve(n);
+        for (i, (source, item, origin)) in group.enumerate() {
+            if let Some(origin) = origin {
+                self.origins.insert(origin.to_owned());
+                // Origins that cannot name an inbox file are not notifications.
+                if validate_id(origin).is_ok()
+                    && let Err(e) = self.inbox.remove(origin)
+                {
+                    tracing::warn!(session = self.id, "{e}");
+                }
             }
             self.records.push(Record {
                 seq: first_seq + i as u64,
                 group: group_id,
-                source: e.source.clone(),
+                source: source.clone(),
                 ts: now,
-                item: e.item.clone(),
-                origin: e.origin.clone(),
+                item: item.clone(),
+                origin: origin.map(str::to_owned),
             });
-        }
-        for origin in group.iter().filter_map(|e| e.origin.as_deref()) {
-            if let Err(e) = self.inbox.remove(origin) {
-                tracing::warn!(session = self.id, "{e}");
-            }
         }
         Ok(CommitReceipt {
             group: group_id,
-            seqs: first_seq..first_seq + group.len() as u64,
+            seqs: first_seq..first_seq + n as u64,
             bytes: buf.len() as u64,
         })
     }

@@ -3,7 +3,8 @@
 //!
 //! Each notification is one file `<uuid-v7>.json`, written to a temp file in the same directory,
 //! fsynced and renamed into place, so a reader sees a whole notification or none and nothing is
-//! lost whether the session is busy, idle or not running. Names sort by arrival time. The
+//! lost whether the session is busy, idle or not running. Names sort by arrival time (UUID v7:
+//! to the millisecond between processes, strictly within one). The
 //! writer commits a notification with its id as the record's `origin` and deletes the file
 //! afterwards; a file whose id is already in history (a crash between the two steps) is skipped
 //! and removed, so each notification is committed exactly once.
@@ -20,7 +21,7 @@ use crate::worker::{Item, Source};
 
 use super::fsio::{self, rfc3339};
 use super::record::Entry;
-use super::{Home, LoadWarning, StoreError};
+use super::{Home, LoadWarning, StoreError, validate_id};
 
 /// One queued notification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +133,7 @@ impl Inbox {
 
     /// Deletes the file of notification `id` if it is there.
     pub fn remove(&self, id: &str) -> Result<(), StoreError> {
+        validate_id(id)?;
         let path = self.dir.join(format!("{id}.json"));
         match fs::remove_file(&path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => {
