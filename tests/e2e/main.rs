@@ -1,3 +1,8 @@
-//! End-to-end tests.
+//! End-to-end tests: one test binary, one module per concern.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 mod llm;
+mod plugin_check;
+mod plugins_hostile;
+mod support;

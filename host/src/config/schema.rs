@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 /// Everything warden reads from configuration, after layering.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Config {
     /// The model provider.
     pub model: ModelConfig,
@@ -25,6 +25,7 @@ pub struct Config {
 
 /// Which model answers, and how requests are made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
     /// `echo` (offline), `anthropic` or `openai`.
     pub provider: ProviderKind,
@@ -100,6 +101,7 @@ pub enum Placement {
 
 /// `@path` reference settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct FileRefConfig {
     /// Placement policy.
     pub placement: Placement,
@@ -149,6 +151,7 @@ impl Default for FileRefConfig {
 
 /// Turn loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct WorkerConfig {
     /// `on-turn-end` continuations allowed per turn.
     pub max_continuations: u32,
@@ -185,8 +188,65 @@ pub enum FailurePolicy {
     Open,
 }
 
-/// One `[[plugins]]` entry.
+/// One `[[plugins]]` entry as written in a file; defaults are applied by [`PluginSpec::resolve`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSpec {
+    /// Name used in alerts, logs and item sources.
+    pub name: String,
+    /// Interceptor or hook.
+    pub kind: PluginKind,
+    /// Component file.
+    pub path: PathBuf,
+    /// Required sha256 of the component bytes (hex).
+    pub sha256: Option<String>,
+    /// Failure policy.
+    pub failure: Option<FailurePolicy>,
+    /// Deadline of one call, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Linear memory cap, in MiB.
+    pub memory_mb: Option<u64>,
+    /// Cap on items one call may return.
+    pub max_items: Option<u32>,
+    /// Cap on the total bytes of items one call may return.
+    pub max_output_bytes: Option<u64>,
+    /// Config map handed to `init`.
+    #[serde(default)]
+    pub config: BTreeMap<String, String>,
+}
+
+impl PluginSpec {
+    /// The entry with every default applied; `origin` names the layer that declared it.
+    pub fn resolve(self, origin: &str) -> PluginEntry {
+        let (failure, timeout_ms) = match self.kind {
+            PluginKind::Interceptor => (
+                self.failure.unwrap_or(FailurePolicy::Closed),
+                self.timeout_ms.unwrap_or(plugin_defaults::INTERCEPTOR_TIMEOUT_MS),
+            ),
+            // Hooks only observe: they always fail open.
+            PluginKind::Hook => (
+                FailurePolicy::Open,
+                self.timeout_ms.unwrap_or(plugin_defaults::HOOK_TIMEOUT_MS),
+            ),
+        };
+        PluginEntry {
+            name: self.name,
+            kind: self.kind,
+            path: self.path,
+            sha256: self.sha256,
+            failure,
+            timeout_ms,
+            memory_mb: self.memory_mb.unwrap_or(plugin_defaults::MEMORY_MB),
+            max_items: self.max_items.unwrap_or(plugin_defaults::MAX_ITEMS),
+            max_output_bytes: self.max_output_bytes.unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
+            config: self.config,
+            origin: origin.to_owned(),
+        }
+    }
+}
+
+/// One plugin with every default applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PluginEntry {
     /// Name used in alerts, logs and item sources (`plugin:<name>`).
     pub name: String,
@@ -228,6 +288,7 @@ pub mod plugin_defaults {
 
 /// Managed policy for locked-down deployments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Every plugin (and a custom resolver) must carry a sha256 pin.
     pub require_sha256: bool,

@@ -1,0 +1,37 @@
+//! Exit codes and the error type every command returns.
+
+/// Success.
+pub const EXIT_OK: u8 = 0;
+/// Runtime failure.
+pub const EXIT_FAILURE: u8 = 1;
+/// Usage or configuration error.
+pub const EXIT_USAGE: u8 = 2;
+/// The turn was cancelled by an interceptor.
+pub const EXIT_CANCELLED: u8 = 3;
+
+/// A command's failure: the message printed and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// Exit status.
+    pub code: u8,
+    /// One line (or a few) for the person.
+    pub message: String,
+}
+
+impl CliError {
+    /// A usage or configuration error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+
+    /// A runtime failure (exit 1).
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            code: EXIT_FAILURE,
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! `warden plugin check FILE.wasm`.
+
+use std::path::Path;
+
+use super::exit::{CliError, EXIT_OK};
+use crate::plugin::{EngineOptions, PluginEngine, inspect};
+
+/// Print the component's world, API version, sha256, imports and exports; exit 2 with one
+/// line saying why when it is not a plugin warden can run.
+pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
+    let bytes = std::fs::read(file)
+        .map_err(|err| CliError::usage(format!("{}: cannot read: {err}", file.display())))?;
+    let engine = PluginEngine::new(EngineOptions::default())
+        .map_err(|err| CliError::failure(err.to_string()))?;
+    let what = file.display().to_string();
+    let (info, _) = inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
+    if json {
+        let value = serde_json::json!({
+            "file": what,
+            "world": info.world.as_str(),
+            "api_version": info.version,
+            "sha256": info.sha256,
+            "size": info.size,
+            "imports": info.imports,
+            "exports": info.exports,
+        });
+        println!("{value}");
+    } else {
+        println!("file:     {what}");
+        println!("world:    {}", info.world);
+        println!("api:      warden:plugin@{}", info.version);
+        println!("sha256:   {}", info.sha256);
+        println!("size:     {} bytes", info.size);
+        println!("exports:  {}", info.exports.join(", "));
+        println!("imports:");
+        for import in &info.imports {
+            println!("  {import}");
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,353 @@
+//! Placement policies: how resolved references become history items, and the inverse (which
+//! files a history shows, for deduplication after a resume).
+//!
+//! - `system-message`: one `System` item per reference, `[File: <label>]\n<body>`
+//!   (`[Directory: <label>/]` for a directory).
+//! - `reminder`: one `System` item, `<system-reminder>` holding one `<file path="…">` (or
+//!   `<directory path="…">`) block per reference. Content is escaped so that it can never close
+//!   or open a block: see [`escape_content`].
+//! - `tool-result`: one `Assistant` item with a `read_file` / `list_files` call per reference,
+//!   then one `ToolResult` per call, with ids `fileref-<n>` numbered across the session.
+//!
+//! A reference already shown with the same content is placed as a note,
+//! `[File: <label> unchanged since it was last shown]`, instead of its body.
+
+use serde_json::{Map, Value};
+
+use super::types::EntryKind;
+use crate::config::Placement;
+use crate::worker::{Item, LineRange, Source, ToolCall};
+
+/// What a reference contributes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// The content (file text, selected lines, or listing).
+    Content(String),
+    /// Shown before with the same content.
+    Unchanged,
+}
+
+/// A resolved reference, ready to be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedRef {
+    /// Normalised path from the resolver.
+    pub path: String,
+    /// Line range, if any.
+    pub range: Option<LineRange>,
+    /// File or directory.
+    pub kind: EntryKind,
+    /// Content or the unchanged note.
+    pub body: Body,
+}
+
+impl PlacedRef {
+    /// The name shown for it: the path with control characters escaped, a `/` after a
+    /// directory, the line range after a file (`src/a.rs#L3-5`).
+    pub fn label(&self) -> String {
+        label(&self.path, self.kind, self.range)
+    }
+}
+
+/// See [`PlacedRef::label`].
+pub fn label(path: &str, kind: EntryKind, range: Option<LineRange>) -> String {
+    let mut out = printable(path);
+    match kind {
+        EntryKind::Directory if !out.ends_with('/') => out.push('/'),
+        EntryKind::Directory => {}
+        EntryKind::File => {
+            if let Some(range) = range {
+                out.push_str(&range.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `path` with control characters escaped (`\n`, `\u{1b}`), so a file name cannot break a line.
+pub fn printable(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The note that replaces an unchanged body.
+pub fn unchanged_note(kind: EntryKind, label: &str) -> String {
+    format!("[{} {label} unchanged since it was last shown]", heading(kind))
+}
+
+fn heading(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::File => "File:",
+        EntryKind::Directory => "Directory:",
+    }
+}
+
+/// The id of the `n`-th synthesized tool call of a session.
+pub fn call_id(n: u64) -> String {
+    format!("fileref-{n}")
+}
+
+/// Items for `refs` under `placement`, in mention order. `next_call` numbers synthesized tool
+/// calls (see [`ShownFiles::next_call`](super::ShownFiles::next_call)).
+pub fn place(placement: Placement, refs: &[PlacedRef], next_call: u64) -> Vec<Item> {
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    match placement {
+        Placement::SystemMessage => refs.iter().map(system_message).collect(),
+        Placement::Reminder => vec![reminder(refs)],
+        Placement::ToolResult => tool_result(refs, next_call),
+    }
+}
+
+fn system_message(r: &PlacedRef) -> Item {
+    let label = r.label();
+    match &r.body {
+        Body::Content(body) => Item::system(format!("[{} {label}]\n{body}", heading(r.kind))),
+        Body::Unchanged => Item::system(unchanged_note(r.kind, &label)),
+    }
+}
+
+const REMINDER_OPEN: &str = "<system-reminder>\n";
+const REMINDER_CLOSE: &str = "</system-reminder>";
+
+fn tag(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::File => "file",
+        EntryKind::Directory => "directory",
+    }
+}
+
+fn reminder(refs: &[PlacedRef]) -> Item {
+    let mut out = String::from(REMINDER_OPEN);
+    out.push_str("Files the user referenced, in the order mentioned:\n");
+    for r in refs {
+        let tag = tag(r.kind);
+        let path = escape_attr(&r.label());
+        match &r.body {
+            Body::Content(body) => {
+                out.push_str(&format!("<{tag} path=\"{path}\">\n"));
+                out.push_str(&escape_content(body));
+                out.push_str(&format!("\n</{tag}>\n"));
+            }
+            Body::Unchanged => {
+                out.push_str(&format!("<{tag} path=\"{path}\" unchanged=\"since it was last shown\"/>\n"));
+            }
+        }
+    }
+    out.push_str(REMINDER_CLOSE);
+    Item::system(out)
+}
+
+fn tool_result(refs: &[PlacedRef], next_call: u64) -> Vec<Item> {
+    let mut calls = Vec::with_capacity(refs.len());
+    let mut results = Vec::with_capacity(refs.len());
+    for (i, r) in refs.iter().enumerate() {
+        let id = call_id(next_call + i as u64);
+        let mut args = Map::new();
+        args.insert("path".into(), Value::String(r.path.clone()));
+        let name = match r.kind {
+            EntryKind::File => {
+                if let Some(range) = r.range {
+                    args.insert("offset".into(), range.start.into());
+                    args.insert("limit".into(), (range.end.saturating_sub(range.start) + 1).into());
+                }
+                "read_file"
+            }
+            EntryKind::Directory => "list_files",
+        };
+        calls.push(ToolCall {
+            id: id.clone(),
+            name: name.to_owned(),
+            arguments: Value::Object(args),
+        });
+        let content = match &r.body {
+            Body::Content(body) => body.clone(),
+            Body::Unchanged => unchanged_note(r.kind, &r.label()),
+        };
+        results.push(Item::ToolResult {
+            call_id: id,
+            content,
+            is_error: false,
+        });
+    }
+    let mut items = vec![Item::Assistant {
+        text: String::new(),
+        tool_calls: calls,
+    }];
+    items.extend(results);
+    items
+}
+
+const KEYWORDS: &[&str] = &["system-reminder", "directory", "file"];
+
+/// Length of a tag-like sequence at `s` (which starts with `<`): `<`, backslashes, an optional
+/// `/`, then a keyword not followed by a name character. Returns the number of backslashes.
+fn tag_like(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix('<')?;
+    let slashes = rest.bytes().take_while(|&b| b == b'\\').count();
+    let rest = &rest[slashes..];
+    let rest = rest.strip_prefix('/').unwrap_or(rest);
+    KEYWORDS.iter().find_map(|k| {
+        let head = rest.get(..k.len())?;
+        let next = rest[k.len()..].chars().next();
+        let ends = next.is_none_or(|c| !(c.is_alphanumeric() || c == '-' || c == '_'));
+        (head.eq_ignore_ascii_case(k) && ends).then_some(slashes)
+    })
+}
+
+/// Escape file content for a reminder block: in every `<` + backslashes + optional `/` +
+/// `file` | `directory` | `system-reminder` (any case), one more backslash goes after the `<`.
+/// Escaped content therefore never holds `<file`, `</file`, `<system-reminder`, … with no
+/// backslash, so it can neither close nor open a block; [`unescape_content`] undoes it exactly.
+pub fn escape_content(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    for (i, c) in content.char_indices() {
+        out.push(c);
+        if c == '<' && tag_like(&content[i..]).is_some() {
+            out.push('\\');
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape_content`].
+pub fn unescape_content(escaped: &str) -> String {
+    let mut out = String::with_capacity(escaped.len());
+    let mut skip_backslash = false;
+    for (i, c) in escaped.char_indices() {
+        if skip_backslash {
+            skip_backslash = false;
+            if c == '\\' {
+                continue;
+            }
+        }
+        out.push(c);
+        if c == '<' && tag_like(&escaped[i..]).is_some_and(|n| n >= 1) {
+            skip_backslash = true;
+        }
+    }
+    out
+}
+
+fn escape_attr(value: &str) -> String {
+    value
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn unescape_attr(value: &str) -> String {
+    value
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A file shown in history: its label and the body placed for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// See [`PlacedRef::label`].
+    pub label: String,
+    /// The content placed (never an unchanged note).
+    pub body: String,
+}
+
+/// Files shown by `fileref` items of a history, in order, and the highest synthesized call
+/// number seen (for [`call_id`]). Recognises all three placements.
+pub fn shown_in(items: &[(Source, Item)]) -> (Vec<Shown>, Option<u64>) {
+    let mut shown = Vec::new();
+    let mut max_call: Option<u64> = None;
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for (source, item) in items {
+        if *source != Source::FileRef {
+            continue;
+        }
+        match item {
+            Item::System { text } if text.starts_with(REMINDER_OPEN) => shown.extend(parse_reminder(text)),
+            Item::System { text } => shown.extend(parse_system_message(text)),
+            Item::Assistant { tool_calls, .. } => {
+                for call in tool_calls {
+                    let Some(n) = call.id.strip_prefix("fileref-").and_then(|n| n.parse::<u64>().ok()) else {
+                        continue;
+                    };
+                    max_call = Some(max_call.map_or(n, |m| m.max(n)));
+                    if let Some(label) = label_of_call(call) {
+                        calls.push((call.id.clone(), label));
+                    }
+                }
+            }
+            Item::ToolResult { call_id, content, is_error: false } => {
+                if let Some((_, label)) = calls.iter().find(|(id, _)| id == call_id) {
+                    let kind = if label.ends_with('/') { EntryKind::Directory } else { EntryKind::File };
+                    if *content != unchanged_note(kind, label) {
+                        shown.push(Shown { label: label.clone(), body: content.clone() });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (shown, max_call)
+}
+
+fn parse_system_message(text: &str) -> Option<Shown> {
+    let (header, body) = text.split_once('\n')?;
+    let label = header
+        .strip_prefix("[File: ")
+        .or_else(|| header.strip_prefix("[Directory: "))?
+        .strip_suffix(']')?;
+    Some(Shown { label: label.to_owned(), body: body.to_owned() })
+}
+
+fn parse_reminder(text: &str) -> Vec<Shown> {
+    let mut shown = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("\n<") {
+        rest = &rest[start + 1..];
+        let Some((open, after)) = rest.split_once('\n') else { break };
+        let Some((tag, attr)) = ["file", "directory"].iter().find_map(|t| {
+            let a = open.strip_prefix(&format!("<{t} path=\""))?.strip_suffix("\">")?;
+            Some((*t, a))
+        }) else {
+            continue;
+        };
+        let close = format!("\n</{tag}>\n");
+        let Some(end) = after.find(&close) else { break };
+        shown.push(Shown { label: unescape_attr(attr), body: unescape_content(&after[..end]) });
+        rest = &after[end + close.len() - 1..];
+    }
+    shown
+}
+
+fn label_of_call(call: &ToolCall) -> Option<String> {
+    let path = call.arguments.get("path")?.as_str()?;
+    match call.name.as_str() {
+        "list_files" => Some(label(path, EntryKind::Directory, None)),
+        "read_file" => {
+            let offset = call.arguments.get("offset").and_then(Value::as_u64);
+            let limit = call.arguments.get("limit").and_then(Value::as_u64);
+            let range = match (offset, limit) {
+                (Some(start), Some(limit)) if limit > 0 => Some(LineRange {
+                    start: u32::try_from(start).ok()?,
+                    end: u32::try_from(start + limit - 1).ok()?,
+                }),
+                _ => None,
+            };
+            Some(label(path, EntryKind::File, range))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "placement_tests.rs"]
+mod tests;

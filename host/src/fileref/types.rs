@@ -1,0 +1,110 @@
+//! Domain types of the resolver contract, independent of the WIT bindings.
+
+use serde::Serialize;
+
+use crate::worker::LineRange;
+
+/// What one reference asks the resolver for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolveRequest {
+    /// The path as written after `@`.
+    pub path: String,
+    /// Optional line range.
+    pub range: Option<LineRange>,
+    /// Cap on the bytes of the content before the truncation marker.
+    pub max_bytes: u64,
+}
+
+/// File or directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory (content is a listing).
+    Directory,
+}
+
+/// A resolved reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Normalised path relative to the workspace root.
+    pub path: String,
+    /// File or directory.
+    pub kind: EntryKind,
+    /// The text (or selected lines), or the listing.
+    pub content: String,
+    /// Size of the whole file in bytes (for a directory: entries listed).
+    pub total_bytes: u64,
+    /// True when `content` was cut and ends with the truncation marker.
+    pub truncated: bool,
+}
+
+/// Why a reference or a file tool call could not be served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// Outside the workspace roots (`..`, absolute path, symlink leading out).
+    #[error("out of scope: {0}")]
+    OutOfScope(String),
+    /// No such file or directory.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// Matches a deny glob.
+    #[error("denied: {0}")]
+    Denied(String),
+    /// Not UTF-8 text, or contains NUL bytes.
+    #[error("binary: {0}")]
+    Binary(String),
+    /// A FIFO, socket or device.
+    #[error("special file: {0}")]
+    Special(String),
+    /// Over a hard size limit or the prompt's budget.
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// Any other I/O failure.
+    #[error("i/o error: {0}")]
+    Io(String),
+}
+
+impl ResolveError {
+    /// The status name used in `preview --json` (`not-found`, `out-of-scope`, …).
+    pub fn status(&self) -> &'static str {
+        match self {
+            Self::OutOfScope(_) => "out-of-scope",
+            Self::NotFound(_) => "not-found",
+            Self::Denied(_) => "denied",
+            Self::Binary(_) => "binary",
+            Self::Special(_) => "special",
+            Self::TooLarge(_) => "too-large",
+            Self::Io(_) => "error",
+        }
+    }
+}
+
+/// A slice of a file served to the model's `read_file` tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChunk {
+    /// Normalised path.
+    pub path: String,
+    /// Text of the lines served.
+    pub content: String,
+    /// 1-based first line served.
+    pub first_line: u32,
+    /// Lines served.
+    pub lines: u32,
+    /// Lines in the file.
+    pub total_lines: u32,
+    /// More lines follow.
+    pub more: bool,
+}
+
+/// A directory listing served to the model's `list_files` tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// Normalised path.
+    pub path: String,
+    /// Entries; directories end with `/`.
+    pub entries: Vec<String>,
+    /// The listing stopped at its cap.
+    pub truncated: bool,
+}

@@ -1,0 +1,168 @@
+//! The process-wide wasmtime engine: configuration, the epoch ticker that enforces call
+//! deadlines, and compilation through the on-disk cache.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use wasmtime::component::Component;
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
+
+use super::cache::CompileCache;
+use super::error::PluginError;
+
+/// How often the epoch advances; call deadlines are rounded up to this.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(1);
+
+/// Largest linear memory any plugin may have; per-plugin caps are clamped to it.
+pub const MAX_PLUGIN_MEMORY: usize = 1 << 30;
+
+/// Options of the [`PluginEngine`].
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Directory of the compiled-code cache; `None` disables it.
+    pub cache_dir: Option<PathBuf>,
+    /// Use the on-demand allocator instead of the pooling allocator.
+    pub on_demand_allocator: bool,
+}
+
+/// One wasmtime engine shared by every plugin of the process.
+pub struct PluginEngine {
+    engine: Engine,
+    cache: Option<CompileCache>,
+    stop: Arc<AtomicBool>,
+    ticker: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for PluginEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginEngine")
+            .field("cache", &self.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+fn base_config() -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .epoch_interruption(true)
+        .cranelift_opt_level(OptLevel::Speed)
+        .max_wasm_stack(512 << 10);
+    config
+}
+
+fn pooling() -> PoolingAllocationConfig {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_component_instances(256)
+        .total_core_instances(1024)
+        .total_memories(256)
+        .total_tables(512)
+        .max_memories_per_component(8)
+        .max_core_instances_per_component(32)
+        .max_tables_per_component(32)
+        .max_memory_size(MAX_PLUGIN_MEMORY)
+        .max_unused_warm_slots(32);
+    pool
+}
+
+impl PluginEngine {
+    /// An engine with the given options. Falls back to the on-demand allocator when the
+    /// pooling allocator cannot reserve its memory (e.g. under a tight `ulimit -v`).
+    pub fn new(options: EngineOptions) -> Result<Self, PluginError> {
+        let engine = if options.on_demand_allocator {
+            Engine::new(&base_config())
+        } else {
+            let mut config = base_config();
+            config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling()));
+            Engine::new(&config).or_else(|err| {
+                tracing::warn!("pooling allocator unavailable ({err:#}); using on-demand allocation");
+                Engine::new(&base_config())
+            })
+        }
+        .map_err(|err| PluginError::Load {
+            plugin: "(engine)".into(),
+            stage: "configure",
+            message: format!("{err:#}"),
+        })?;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let ticker = {
+            let engine = engine.clone();
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new()
+                .name("warden-epoch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(EPOCH_TICK);
+                        engine.increment_epoch();
+                    }
+                })
+                .map_err(|err| PluginError::Load {
+                    plugin: "(engine)".into(),
+                    stage: "start epoch ticker",
+                    message: err.to_string(),
+                })?
+        };
+        let cache = options
+            .cache_dir
+            .map(|dir| CompileCache::new(dir, &engine));
+        Ok(Self {
+            engine,
+            cache,
+            stop,
+            ticker: Some(ticker),
+        })
+    }
+
+    /// The wasmtime engine.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Compile `bytes` (whose sha256 is `sha256`), through the cache when there is one.
+    pub(crate) fn compile(
+        &self,
+        plugin: &str,
+        bytes: &[u8],
+        sha256: &str,
+    ) -> Result<Component, PluginError> {
+        let compile_err = |err: wasmtime::Error| PluginError::Load {
+            plugin: plugin.to_owned(),
+            stage: "compile",
+            message: format!("{err:#}"),
+        };
+        let Some(cache) = &self.cache else {
+            return Component::new(&self.engine, bytes).map_err(compile_err);
+        };
+        if let Some(component) = cache.load(&self.engine, sha256) {
+            tracing::debug!(plugin, "compiled code loaded from cache");
+            return Ok(component);
+        }
+        let artifact = self
+            .engine
+            .precompile_component(bytes)
+            .map_err(compile_err)?;
+        if let Err(err) = cache.store(sha256, &artifact) {
+            tracing::warn!(plugin, "cannot write compiled-code cache: {err}");
+        }
+        super::cache::from_fresh_artifact(&self.engine, &artifact).map_err(compile_err)
+    }
+}
+
+impl Drop for PluginEngine {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
+        }
+    }
+}
+
+/// Epoch ticks that cover `timeout`, plus one so a call always gets at least its full time.
+pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
+    let tick = EPOCH_TICK.as_micros().max(1);
+    u64::try_from(timeout.as_micros().div_ceil(tick)).unwrap_or(u64::MAX).saturating_add(1)
+}

@@ -1,0 +1,98 @@
+//! Errors of the plugin host. Each names the plugin (or file) and what failed.
+
+use std::path::PathBuf;
+
+/// Why a plugin could not be loaded or a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    /// The component file could not be read.
+    #[error("{path}: cannot read plugin: {source}")]
+    Read {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The bytes are not a component warden can run (core module, garbage, other world,
+    /// other API version, unknown imports).
+    #[error("{what}: {reason}")]
+    Refused {
+        /// File or plugin name.
+        what: String,
+        /// One line saying why.
+        reason: String,
+    },
+    /// The sha256 of the component does not match the configured pin.
+    #[error("plugin {plugin}: sha256 mismatch: expected {expected}, found {found}")]
+    DigestMismatch {
+        /// Plugin name.
+        plugin: String,
+        /// Configured pin.
+        expected: String,
+        /// Digest of the file.
+        found: String,
+    },
+    /// Compilation or instantiation failed.
+    #[error("plugin {plugin}: {stage} failed: {message}")]
+    Load {
+        /// Plugin name.
+        plugin: String,
+        /// `compile`, `link`, `instantiate`.
+        stage: &'static str,
+        /// Cause.
+        message: String,
+    },
+    /// The plugin's `init` refused its config.
+    #[error("plugin {plugin}: init refused its config: {message}")]
+    InitRefused {
+        /// Plugin name.
+        plugin: String,
+        /// The plugin's message.
+        message: String,
+    },
+    /// The call ran past its deadline and was interrupted.
+    #[error("plugin {plugin}: {call} ran past its {timeout_ms} ms deadline")]
+    Deadline {
+        /// Plugin name.
+        plugin: String,
+        /// Export called.
+        call: &'static str,
+        /// Deadline.
+        timeout_ms: u64,
+    },
+    /// The call trapped (panic, memory cap, stack overflow, …).
+    #[error("plugin {plugin}: {call} trapped: {message}")]
+    Trap {
+        /// Plugin name.
+        plugin: String,
+        /// Export called.
+        call: &'static str,
+        /// Trap message.
+        message: String,
+    },
+    /// The call returned more than the plugin's output caps allow, or invalid items.
+    #[error("plugin {plugin}: {call} returned invalid output: {message}")]
+    BadOutput {
+        /// Plugin name.
+        plugin: String,
+        /// Export called.
+        call: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl PluginError {
+    /// True when the instance that produced this error must not be used again.
+    pub fn poisons_instance(&self) -> bool {
+        match self {
+            Self::Deadline { .. } | Self::Trap { .. } => true,
+            Self::Read { .. }
+            | Self::Refused { .. }
+            | Self::DigestMismatch { .. }
+            | Self::Load { .. }
+            | Self::InitRefused { .. }
+            | Self::BadOutput { .. } => false,
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! One plugin's live instance: created on demand from an `InstancePre`, initialised with the
+//! plugin's config, called under a deadline, and replaced by a fresh one after a trap.
+
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store, Trap};
+use wasmtime_wasi::WasiCtx;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+
+use super::engine::deadline_ticks;
+use super::error::PluginError;
+use super::limits::Limits;
+use super::state::PluginState;
+
+/// Captured guest stderr per instance (panic messages end up here).
+const STDERR_CAPTURE: usize = 16 << 10;
+
+/// The generated bindings of one world, as the instance manager needs them.
+pub(crate) trait WorldBindings: Sized + 'static {
+    /// The generated `…Pre` type.
+    type Pre: Clone;
+
+    /// Link the world's imports (WASI is linked by the caller).
+    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()>;
+    /// Pre-instantiate `component`.
+    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre>;
+    /// Instantiate into `store`.
+    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self>;
+    /// Call the world's `init`.
+    fn init(
+        &self,
+        store: &mut Store<PluginState>,
+        config: &super::bindings::types::Config,
+    ) -> wasmtime::Result<Result<(), String>>;
+}
+
+/// Makes the WASI context of each fresh instance.
+pub(crate) type WasiFactory = Box<dyn Fn(MemoryOutputPipe) -> WasiCtx + Send>;
+
+/// A plugin instance manager.
+pub(crate) struct Managed<B: WorldBindings> {
+    pub(crate) name: String,
+    engine: Engine,
+    pre: B::Pre,
+    pub(crate) limits: Limits,
+    config: Vec<(String, String)>,
+    wasi: WasiFactory,
+    live: Option<Live<B>>,
+}
+
+struct Live<B> {
+    store: Store<PluginState>,
+    bindings: B,
+    stderr: MemoryOutputPipe,
+}
+
+impl<B: WorldBindings> Managed<B> {
+    /// Link and pre-instantiate `component`, then create and initialise a first instance so
+    /// that a bad config or a broken component is reported at load time.
+    pub(crate) fn new(
+        name: &str,
+        engine: &Engine,
+        component: &Component,
+        limits: Limits,
+        config: Vec<(String, String)>,
+        wasi: WasiFactory,
+    ) -> Result<Self, PluginError> {
+        let load = |stage: &'static str| {
+            let plugin = name.to_owned();
+            move |err: wasmtime::Error| PluginError::Load {
+                plugin,
+                stage,
+                message: format!("{err:#}"),
+            }
+        };
+        let mut linker = Linker::new(engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(load("link"))?;
+        B::add_to_linker(&mut linker).map_err(load("link"))?;
+        let pre = B::pre(&linker, component).map_err(load("link"))?;
+        let mut managed = Self {
+            name: name.to_owned(),
+            engine: engine.clone(),
+            pre,
+            limits,
+            config,
+            wasi,
+            live: None,
+        };
+        managed.ensure_live()?;
+        Ok(managed)
+    }
+
+    fn ensure_live(&mut self) -> Result<&mut Live<B>, PluginError> {
+        if self.live.is_none() {
+            let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
+            let wasi = (self.wasi)(stderr.clone());
+            let state = PluginState::new(&self.name, wasi, &self.limits);
+            let mut store = Store::new(&self.engine, state);
+            store.limiter(|state| &mut state.limits);
+            store.epoch_deadline_trap();
+            store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
+            let instantiated = B::instantiate(&self.pre, &mut store);
+            let bindings = match instantiated {
+                Ok(bindings) => bindings,
+                Err(err) => return Err(self.failure("instantiate", err, &stderr)),
+            };
+            store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
+            match bindings.init(&mut store, &self.config) {
+                Ok(Ok(())) => {}
+                Ok(Err(message)) => {
+                    return Err(PluginError::InitRefused {
+                        plugin: self.name.clone(),
+                        message,
+                    });
+                }
+                Err(err) => return Err(self.failure("init", err, &stderr)),
+            }
+            tracing::debug!(plugin = %self.name, "fresh instance initialised");
+            self.live = Some(Live {
+                store,
+                bindings,
+                stderr,
+            });
+        }
+        match self.live.as_mut() {
+            Some(live) => Ok(live),
+            None => Err(PluginError::Load {
+                plugin: self.name.clone(),
+                stage: "instantiate",
+                message: "no instance".into(),
+            }),
+        }
+    }
+
+    /// Drop the live instance; the next call creates and initialises a fresh one.
+    pub(crate) fn reset(&mut self) {
+        self.live = None;
+    }
+
+    /// Run `f` against a live instance under the plugin's deadline. A trap or deadline drops
+    /// the instance; the next call gets a fresh one.
+    pub(crate) fn call<R>(
+        &mut self,
+        call: &'static str,
+        f: impl FnOnce(&B, &mut Store<PluginState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
+        let ticks = deadline_ticks(self.limits.timeout);
+        let live = self.ensure_live()?;
+        live.store.set_epoch_deadline(ticks);
+        let result = f(&live.bindings, &mut live.store);
+        match result {
+            Ok(value) => Ok(value),
+            Err(err) => {
+                let stderr = live.stderr.clone();
+                self.live = None;
+                Err(self.failure(call, err, &stderr))
+            }
+        }
+    }
+
+    fn failure(&self, call: &'static str, err: wasmtime::Error, stderr: &MemoryOutputPipe) -> PluginError {
+        if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
+            return PluginError::Deadline {
+                plugin: self.name.clone(),
+                call,
+                timeout_ms: u64::try_from(self.limits.timeout.as_millis()).unwrap_or(u64::MAX),
+            };
+        }
+        let mut message = match err.downcast_ref::<Trap>() {
+            Some(trap) => trap.to_string(),
+            // Limits (memory growth refused) surface as the root cause behind a backtrace.
+            None => first_line(&err.root_cause().to_string()),
+        };
+        if let Some(panic) = last_panic_line(&stderr.contents()) {
+            message = format!("{message} ({panic})");
+        }
+        tracing::warn!(plugin = %self.name, call, "plugin failed: {message}");
+        PluginError::Trap {
+            plugin: self.name.clone(),
+            call,
+            message,
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    let mut out: String = line.chars().take(300).collect();
+    if out.len() < line.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The guest's panic message, if its stderr holds one.
+fn last_panic_line(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let start = text.rfind("panicked at")?;
+    let mut lines = text[start..].lines();
+    let location = lines.next().unwrap_or("").trim_end_matches(':');
+    let message = lines.next().unwrap_or("").trim();
+    Some(first_line(&format!("{location}: {message}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panic_line_is_extracted_from_captured_stderr() {
+        let stderr = b"noise\n\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom here\nnote: run with RUST_BACKTRACE\n";
+        assert_eq!(
+            last_panic_line(stderr).as_deref(),
+            Some("panicked at src/lib.rs:10:5: boom here")
+        );
+        assert_eq!(last_panic_line(b"all fine"), None);
+    }
+}

@@ -1,0 +1,171 @@
+//! Interceptor plugins: `on-prompt-submit`, `pre-llm-request`, `on-turn-end`, under the
+//! plugin's deadline, memory cap and output caps.
+
+use std::path::Path;
+
+use wasmtime::Store;
+use wasmtime::component::{Component, HasSelf, Linker};
+
+use super::bindings::interceptor::{Interceptor as Bindings, InterceptorPre};
+use super::convert;
+use super::engine::PluginEngine;
+use super::error::PluginError;
+use super::inspect::{ComponentInfo, World};
+use super::instance::{Managed, WorldBindings};
+use super::limits::Limits;
+use super::loader::load_file;
+use super::state::{PluginState, closed_wasi};
+use crate::config::FailurePolicy;
+use crate::worker::{self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo};
+
+impl WorldBindings for Bindings {
+    type Pre = InterceptorPre<PluginState>;
+
+    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
+        Bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
+    }
+
+    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre> {
+        InterceptorPre::new(linker.instantiate_pre(component)?)
+    }
+
+    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self> {
+        pre.instantiate(store)
+    }
+
+    fn init(
+        &self,
+        store: &mut Store<PluginState>,
+        config: &super::bindings::types::Config,
+    ) -> wasmtime::Result<Result<(), String>> {
+        self.warden_plugin_intercept().call_init(store, config)
+    }
+}
+
+/// A loaded interceptor plugin.
+pub struct InterceptorPlugin {
+    managed: Managed<Bindings>,
+    failure: FailurePolicy,
+    info: ComponentInfo,
+}
+
+impl InterceptorPlugin {
+    /// Load the component at `path` (checked against `pin`), instantiate it and call `init`
+    /// with `config`. Interceptors get no filesystem, network, environment or stdio.
+    pub fn load(
+        engine: &PluginEngine,
+        name: &str,
+        path: &Path,
+        pin: Option<&str>,
+        limits: Limits,
+        failure: FailurePolicy,
+        config: Vec<(String, String)>,
+    ) -> Result<Self, PluginError> {
+        let (info, component) = load_file(engine, name, path, pin, World::Interceptor)?;
+        let managed = Managed::new(
+            name,
+            engine.engine(),
+            &component,
+            limits,
+            config,
+            Box::new(|stderr| {
+                let mut wasi = closed_wasi();
+                wasi.stderr(stderr);
+                wasi.build()
+            }),
+        )?;
+        Ok(Self {
+            managed,
+            failure,
+            info,
+        })
+    }
+
+    /// Drop the current instance; the next call runs on a fresh one (instantiated from the
+    /// pre-linked component and initialised with the same config).
+    pub fn reset(&mut self) {
+        self.managed.reset();
+    }
+
+    /// The plugin's failure policy.
+    pub fn failure_policy(&self) -> FailurePolicy {
+        self.failure
+    }
+
+    /// What the component is.
+    pub fn info(&self) -> &ComponentInfo {
+        &self.info
+    }
+
+    fn check_items(&self, call: &'static str, items: &[Item]) -> Result<(), PluginError> {
+        let limits = &self.managed.limits;
+        let bad = |message: String| PluginError::BadOutput {
+            plugin: self.managed.name.clone(),
+            call,
+            message,
+        };
+        if items.len() > limits.max_items {
+            return Err(bad(format!(
+                "{} items, over the cap of {}",
+                items.len(),
+                limits.max_items
+            )));
+        }
+        let bytes: usize = items.iter().map(Item::byte_len).sum();
+        if bytes > limits.max_output_bytes {
+            return Err(bad(format!(
+                "{bytes} bytes of items, over the cap of {}",
+                limits.max_output_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl worker::Interceptor for InterceptorPlugin {
+    fn name(&self) -> &str {
+        &self.managed.name
+    }
+
+    fn on_prompt_submit(&mut self, prompt: &SubmittedPrompt) -> Result<PromptDecision, PluginError> {
+        let arg = convert::prompt_to_wit(prompt);
+        let action = self.managed.call("on-prompt-submit", |b, store| {
+            b.warden_plugin_intercept().call_on_prompt_submit(store, &arg)
+        })?;
+        let decision = convert::prompt_action_from_wit(action);
+        match &decision {
+            PromptDecision::ContinueWith(items) => self.check_items("on-prompt-submit", items)?,
+            PromptDecision::Cancel(reason) if reason.len() > self.managed.limits.max_output_bytes => {
+                return Err(PluginError::BadOutput {
+                    plugin: self.managed.name.clone(),
+                    call: "on-prompt-submit",
+                    message: format!("cancel reason of {} bytes", reason.len()),
+                });
+            }
+            _ => {}
+        }
+        Ok(decision)
+    }
+
+    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
+        let arg = convert::request_to_wit(request);
+        let items = self.managed.call("pre-llm-request", |b, store| {
+            b.warden_plugin_intercept().call_pre_llm_request(store, &arg)
+        })?;
+        let items: Vec<Item> = items.into_iter().map(convert::item_from_wit).collect();
+        self.check_items("pre-llm-request", &items)?;
+        Ok(items)
+    }
+
+    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
+        let arg = convert::turn_to_wit(turn);
+        let action = self.managed.call("on-turn-end", |b, store| {
+            b.warden_plugin_intercept().call_on_turn_end(store, &arg)
+        })?;
+        let decision = convert::turn_end_from_wit(action);
+        if let TurnEndDecision::ContinueWith(items) = &decision {
+            self.check_items("on-turn-end", items)?;
+        }
+        Ok(decision)
+    }
+}

@@ -1,0 +1,184 @@
+//! Resolver plugins: the built-in `file-ref` component (embedded at build time) or one an
+//! operator configures. A resolver sees each workspace root read-only, preopened at a guest
+//! path equal to its absolute host path, and nothing else.
+
+use std::path::{Path, PathBuf};
+
+use wasmtime::Store;
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime_wasi::FsPerms;
+
+use super::bindings::resolver::{Resolver as Bindings, ResolverPre};
+use super::convert;
+use super::engine::PluginEngine;
+use super::error::PluginError;
+use super::inspect::{ComponentInfo, World};
+use super::instance::{Managed, WorldBindings};
+use super::limits::Limits;
+use super::loader::{load_bytes, load_file};
+use super::state::{PluginState, closed_wasi};
+use crate::fileref::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
+
+/// The built-in resolver component, compiled from `plugins/file-ref` at build time.
+pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
+
+impl WorldBindings for Bindings {
+    type Pre = ResolverPre<PluginState>;
+
+    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
+        Bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
+    }
+
+    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre> {
+        ResolverPre::new(linker.instantiate_pre(component)?)
+    }
+
+    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self> {
+        pre.instantiate(store)
+    }
+
+    fn init(
+        &self,
+        store: &mut Store<PluginState>,
+        config: &super::bindings::types::Config,
+    ) -> wasmtime::Result<Result<(), String>> {
+        self.warden_plugin_resolve().call_init(store, config)
+    }
+}
+
+/// Where a resolver component comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum ResolverSource<'a> {
+    /// The built-in `file-ref` component.
+    Builtin,
+    /// A component file, with an optional sha256 pin.
+    File {
+        /// Component file.
+        path: &'a Path,
+        /// Required sha256.
+        pin: Option<&'a str>,
+    },
+}
+
+/// A loaded resolver plugin.
+pub struct ResolverPlugin {
+    managed: Managed<Bindings>,
+    info: ComponentInfo,
+    roots: Vec<PathBuf>,
+}
+
+impl ResolverPlugin {
+    /// Load a resolver that sees `roots` (absolute, canonical directories) read-only. The
+    /// `init` config gets `roots` (newline-separated) in addition to `config`.
+    pub fn load(
+        engine: &PluginEngine,
+        source: ResolverSource<'_>,
+        roots: &[PathBuf],
+        limits: Limits,
+        config: Vec<(String, String)>,
+    ) -> Result<Self, PluginError> {
+        let name = "resolver";
+        let (info, component) = match source {
+            ResolverSource::Builtin => load_bytes(engine, name, BUILTIN_RESOLVER, None, World::Resolver)?,
+            ResolverSource::File { path, pin } => load_file(engine, name, path, pin, World::Resolver)?,
+        };
+        let mut preopens = Vec::with_capacity(roots.len());
+        for root in roots {
+            let guest = root.to_str().ok_or_else(|| PluginError::Load {
+                plugin: name.to_owned(),
+                stage: "preopen",
+                message: format!("{}: workspace root is not valid UTF-8", root.display()),
+            })?;
+            // Fail early with a clear message if a root cannot be opened.
+            if !root.is_dir() {
+                return Err(PluginError::Load {
+                    plugin: name.to_owned(),
+                    stage: "preopen",
+                    message: format!("{}: workspace root is not a directory", root.display()),
+                });
+            }
+            preopens.push((root.clone(), guest.to_owned()));
+        }
+        let mut full_config = config;
+        full_config.retain(|(k, _)| k != "roots");
+        full_config.push(("roots".into(), preopens.iter().map(|(_, g)| g.as_str()).collect::<Vec<_>>().join("\n")));
+        let managed = Managed::new(
+            name,
+            engine.engine(),
+            &component,
+            limits,
+            full_config,
+            Box::new(move |stderr| {
+                let mut wasi = closed_wasi();
+                wasi.stderr(stderr).allow_blocking_current_thread(true);
+                for (host, guest) in &preopens {
+                    if let Err(err) = wasi.preopened_dir(host, guest, FsPerms::ReadOnly) {
+                        tracing::warn!(root = %host.display(), "cannot preopen workspace root: {err:#}");
+                    }
+                }
+                wasi.build()
+            }),
+        )?;
+        Ok(Self {
+            managed,
+            info,
+            roots: roots.to_vec(),
+        })
+    }
+
+    /// What the component is.
+    pub fn info(&self) -> &ComponentInfo {
+        &self.info
+    }
+
+    /// The workspace roots it sees.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Resolve one reference. The outer error is a plugin failure; the inner one the
+    /// resolver's answer.
+    pub fn resolve(
+        &mut self,
+        request: &ResolveRequest,
+    ) -> Result<Result<Resolved, ResolveError>, PluginError> {
+        let arg = convert::file_ref_to_wit(request);
+        let answer = self
+            .managed
+            .call("resolve", |b, store| b.warden_plugin_resolve().call_resolve(store, &arg))?;
+        Ok(answer
+            .map(convert::resolved_from_wit)
+            .map_err(convert::resolve_error_from_wit))
+    }
+
+    /// The model's `read_file` tool.
+    pub fn read_file(
+        &mut self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<Result<FileChunk, ResolveError>, PluginError> {
+        let answer = self.managed.call("read-file", |b, store| {
+            b.warden_plugin_resolve()
+                .call_read_file(store, path, offset, limit, max_bytes)
+        })?;
+        Ok(answer
+            .map(convert::chunk_from_wit)
+            .map_err(convert::resolve_error_from_wit))
+    }
+
+    /// The model's `list_files` tool.
+    pub fn list_files(
+        &mut self,
+        path: &str,
+        max_entries: u32,
+    ) -> Result<Result<Listing, ResolveError>, PluginError> {
+        let answer = self.managed.call("list-files", |b, store| {
+            b.warden_plugin_resolve().call_list_files(store, path, max_entries)
+        })?;
+        Ok(answer
+            .map(convert::listing_from_wit)
+            .map_err(convert::resolve_error_from_wit))
+    }
+}

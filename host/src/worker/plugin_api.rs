@@ -1,0 +1,133 @@
+//! What the worker asks of plugins, in domain terms: one small trait per world and the values
+//! that cross it. The wasm side lives in [`crate::plugin`]; nothing here knows about wasmtime.
+
+use crate::worker::{Alert, Item, Source};
+
+/// A prompt about to be committed, as shown to interceptors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmittedPrompt {
+    /// Session id.
+    pub session: String,
+    /// The prompt as typed.
+    pub text: String,
+    /// Items about to be committed: the user item, then file items.
+    pub items: Vec<Item>,
+}
+
+/// An interceptor's decision on a submitted prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptDecision {
+    /// Let it through.
+    Continue,
+    /// Stop the turn with this reason.
+    Cancel(String),
+    /// Let it through and append these items.
+    ContinueWith(Vec<Item>),
+}
+
+/// What `pre-llm-request` is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestInfo {
+    /// Session id.
+    pub session: String,
+    /// The turn's prompt as typed.
+    pub prompt: String,
+    /// 0 for the turn's first request, then 1, 2, …
+    pub step: u32,
+    /// Items in history before this request's pending items.
+    pub history_items: u32,
+}
+
+/// What `on-turn-end` is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnInfo {
+    /// Session id.
+    pub session: String,
+    /// The turn's prompt as typed.
+    pub prompt: String,
+    /// The model's last answer.
+    pub answer: String,
+    /// Continuations already made this turn.
+    pub continuations: u32,
+}
+
+/// An interceptor's decision at the end of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnEndDecision {
+    /// End the turn.
+    Finish,
+    /// Commit these items and ask the model again.
+    ContinueWith(Vec<Item>),
+}
+
+/// Everything a hook observes, by value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A prompt was submitted (its text).
+    PromptSubmitted(String),
+    /// A commit group was written.
+    ItemsCommitted(Vec<(Source, Item)>),
+    /// A model request was sent.
+    RequestSent {
+        /// Items in the request.
+        items: u32,
+        /// Approximate bytes of the items.
+        bytes: u64,
+    },
+    /// A model answer arrived.
+    ResponseReceived {
+        /// Answer text.
+        text: String,
+        /// Tool calls requested.
+        tool_calls: u32,
+    },
+    /// A tool ran.
+    ToolRan {
+        /// Tool name.
+        name: String,
+        /// Call id.
+        call_id: String,
+        /// It failed.
+        is_error: bool,
+    },
+    /// An alert was raised.
+    AlertRaised(Alert),
+    /// A notification was committed (its text).
+    Notification(String),
+    /// The turn ended (why).
+    TurnEnded(String),
+    /// A plugin failed.
+    PluginFailed {
+        /// Plugin name.
+        plugin: String,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// An interceptor as the worker sees it.
+pub trait Interceptor {
+    /// Configured name.
+    fn name(&self) -> &str;
+    /// `on-prompt-submit`.
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, crate::plugin::PluginError>;
+    /// `pre-llm-request`.
+    fn pre_llm_request(
+        &mut self,
+        request: &RequestInfo,
+    ) -> Result<Vec<Item>, crate::plugin::PluginError>;
+    /// `on-turn-end`.
+    fn on_turn_end(&mut self, turn: &TurnInfo)
+    -> Result<TurnEndDecision, crate::plugin::PluginError>;
+}
+
+/// A hook as the worker sees it.
+pub trait Hook {
+    /// Configured name.
+    fn name(&self) -> &str;
+    /// Deliver one event.
+    fn on_event(&mut self, event: &Event) -> Result<(), crate::plugin::PluginError>;
+}

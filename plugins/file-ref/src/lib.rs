@@ -1,0 +1,57 @@
+//! warden's built-in resolver of `@path` references, a `resolver` world component.
+//!
+//! It sees the workspace only through read-only WASI preopens, one per root, each at a guest
+//! path equal to the root's absolute host path. The contract with the host is described in
+//! `docs/resolver.md`.
+//!
+//! - [`settings`]: the `init` config (`roots`, `deny`, `max_entries`, `max_scan_bytes`).
+//! - [`scope`]: component-by-component path resolution with symlinks followed by hand.
+//! - [`deny`]: deny globs.
+//! - [`text`]: UTF-8 / NUL checks, cuts and the truncation marker.
+//! - [`lines`]: bounded line selection.
+//! - [`gitignore`] and [`listing`]: bounded, gitignore-aware directory listings.
+//! - [`workspace`]: the three operations, built from the above.
+//!
+//! The logic is plain `std` and is tested natively; only the export is wasm-specific.
+
+pub mod deny;
+pub mod gitignore;
+pub mod lines;
+pub mod listing;
+pub mod scope;
+pub mod settings;
+pub mod text;
+pub mod workspace;
+
+use warden_plugin::resolver::{FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver};
+use warden_plugin::Config;
+
+pub use settings::Settings;
+pub use workspace::Workspace;
+
+/// The component: a [`Workspace`] built from the `init` config.
+pub struct FileRefResolver {
+    workspace: Workspace,
+}
+
+impl Resolver for FileRefResolver {
+    fn init(config: Config) -> Result<Self, String> {
+        let workspace = Workspace::new(Settings::from_config(&config)?)?;
+        Ok(Self { workspace })
+    }
+
+    fn resolve(&mut self, request: FileRef) -> Result<Resolved, ResolveError> {
+        self.workspace.resolve(&request.path, request.range, request.max_bytes)
+    }
+
+    fn read_file(&mut self, path: String, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+        self.workspace.read_file(&path, offset, limit, max_bytes)
+    }
+
+    fn list_files(&mut self, path: String, max_entries: u32) -> Result<Listing, ResolveError> {
+        self.workspace.list_files(&path, max_entries)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+warden_plugin::export_resolver!(FileRefResolver);

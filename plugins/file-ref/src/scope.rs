@@ -1,0 +1,220 @@
+//! Where a reference points: resolves a path against the workspace roots one component at a
+//! time, following symlinks by hand so that an escape is classified (`out-of-scope`) rather than
+//! merely failing, and a loop is cut off.
+//!
+//! Relative paths start at the primary root; absolute paths must lie inside a root. `..` may
+//! not climb above the root it is applied in; a symlink whose target leaves every root is
+//! out of scope, whether it points at a file or a directory.
+
+use std::collections::VecDeque;
+use std::fs::{self, Metadata};
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
+
+use warden_plugin::ResolveError;
+
+/// Symlinks followed while resolving one path before it is reported as a loop.
+pub const MAX_SYMLINK_HOPS: u32 = 40;
+
+/// A path resolved inside a root, with symlinks followed.
+#[derive(Debug)]
+pub struct Located {
+    /// Index of the root the real path lies in.
+    pub root: usize,
+    /// The real path relative to that root, components joined by `/` (empty for the root).
+    pub real: String,
+    /// The path as written, lexically normalised, relative to the root it was written in
+    /// (`None` when it climbs out lexically).
+    pub lexical: Option<String>,
+    /// Index of the root the path was written against.
+    pub written_root: usize,
+    /// Absolute path of the target on the (guest) file system.
+    pub full: PathBuf,
+    /// Metadata of the target (never a symlink).
+    pub metadata: Metadata,
+}
+
+impl Located {
+    /// The path to show: the written path relative to the primary root, or absolute for a
+    /// secondary root; `.` for the primary root itself.
+    pub fn display(&self, roots: &[PathBuf]) -> String {
+        let lexical = self.lexical.clone().unwrap_or_else(|| self.real.clone());
+        if self.written_root == 0 {
+            if lexical.is_empty() { ".".to_owned() } else { lexical }
+        } else {
+            let root = roots.get(self.written_root).map(|r| r.display().to_string());
+            let root = root.unwrap_or_default();
+            if lexical.is_empty() { root } else { format!("{root}/{lexical}") }
+        }
+    }
+}
+
+/// Resolve `input` against `roots`.
+pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
+    let shown = printable(input);
+    if input.contains('\0') {
+        return Err(ResolveError::NotFound(format!("{shown}: invalid file name (NUL byte)")));
+    }
+    let (written_root, rest) = split_root(roots, input)
+        .ok_or_else(|| ResolveError::OutOfScope(format!("{shown}: outside the workspace")))?;
+    let lexical = lexical_normalise(&rest);
+
+    let mut root = written_root;
+    let mut stack: Vec<String> = Vec::new();
+    let mut queue: VecDeque<String> = rest.into();
+    let mut hops = 0u32;
+    let mut metadata = None;
+
+    while let Some(component) = queue.pop_front() {
+        match component.as_str() {
+            "" | "." => continue,
+            ".." => {
+                if stack.pop().is_none() {
+                    return Err(ResolveError::OutOfScope(format!(
+                        "{shown}: `..` leads outside the workspace"
+                    )));
+                }
+                metadata = None;
+                continue;
+            }
+            _ => {}
+        }
+        stack.push(component);
+        let path = join(&roots[root], &stack);
+        let meta = match fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) => return Err(io_error(&shown, &e)),
+        };
+        if meta.file_type().is_symlink() {
+            hops += 1;
+            if hops > MAX_SYMLINK_HOPS {
+                return Err(ResolveError::Io(format!(
+                    "{shown}: too many levels of symbolic links (a symlink loop?)"
+                )));
+            }
+            let target = fs::read_link(&path).map_err(|e| io_error(&shown, &e))?;
+            stack.pop();
+            let target_str = target.to_string_lossy().into_owned();
+            let mut target_parts = if target.is_absolute() {
+                let (target_root, parts) = split_root(roots, &target_str).ok_or_else(|| {
+                    ResolveError::OutOfScope(format!(
+                        "{shown}: a symbolic link leads outside the workspace"
+                    ))
+                })?;
+                root = target_root;
+                stack.clear();
+                parts
+            } else {
+                components(&target_str)
+            };
+            target_parts.extend(queue.drain(..));
+            queue = target_parts.into();
+            metadata = None;
+            continue;
+        }
+        if !queue.iter().all(|c| c.is_empty() || c == ".") && !meta.is_dir() {
+            // More components follow a non-directory; `..` after a file is not allowed either.
+            return Err(ResolveError::NotFound(format!("{shown}: not a directory on the way")));
+        }
+        metadata = Some(meta);
+    }
+
+    let full = join(&roots[root], &stack);
+    let metadata = match metadata {
+        Some(m) => m,
+        None => fs::symlink_metadata(&full).map_err(|e| io_error(&shown, &e))?,
+    };
+    Ok(Located {
+        root,
+        real: stack.join("/"),
+        lexical,
+        written_root,
+        full,
+        metadata,
+    })
+}
+
+/// The root an input path is written against and its components below that root.
+fn split_root(roots: &[PathBuf], input: &str) -> Option<(usize, Vec<String>)> {
+    if !input.starts_with('/') {
+        return Some((0, components(input)));
+    }
+    let parts: Vec<String> = components(input)
+        .into_iter()
+        .filter(|c| !c.is_empty() && c != ".")
+        .collect();
+    let mut best: Option<(usize, usize)> = None;
+    for (index, root) in roots.iter().enumerate() {
+        let root_parts: Vec<String> = root
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        let matches = parts.len() >= root_parts.len()
+            && parts.iter().zip(&root_parts).all(|(a, b)| a == b);
+        if matches && best.is_none_or(|(_, len)| root_parts.len() > len) {
+            best = Some((index, root_parts.len()));
+        }
+    }
+    best.map(|(index, len)| (index, parts[len..].to_vec()))
+}
+
+fn components(path: &str) -> Vec<String> {
+    path.split('/').map(str::to_owned).collect()
+}
+
+fn join(root: &Path, parts: &[String]) -> PathBuf {
+    let mut path = root.to_path_buf();
+    for part in parts {
+        path.push(part);
+    }
+    path
+}
+
+/// `a/./b/../c` → `a/c`; `None` when `..` climbs above the start.
+fn lexical_normalise(parts: &[String]) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for part in parts {
+        match part.as_str() {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            name => out.push(name),
+        }
+    }
+    Some(out.join("/"))
+}
+
+fn io_error(shown: &str, e: &std::io::Error) -> ResolveError {
+    match e.kind() {
+        ErrorKind::NotFound | ErrorKind::NotADirectory => {
+            ResolveError::NotFound(format!("{shown}: no such file or directory"))
+        }
+        ErrorKind::InvalidFilename | ErrorKind::InvalidInput => ResolveError::NotFound(format!("{shown}: invalid file name")),
+        ErrorKind::PermissionDenied => {
+            ResolveError::Io(format!("{shown}: permission denied"))
+        }
+        _ => ResolveError::Io(format!("{shown}: {e}")),
+    }
+}
+
+/// A path as shown in messages: control characters escaped, long paths shortened.
+pub fn printable(path: &str) -> String {
+    const MAX_SHOWN: usize = 200;
+    let mut out = String::new();
+    for (count, c) in path.chars().enumerate() {
+        if count >= MAX_SHOWN {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

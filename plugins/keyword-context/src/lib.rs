@@ -1,0 +1,37 @@
+//! Sample interceptor: when the prompt mentions a configured word, add a system item with
+//! configured context.
+//!
+//! Config: `word` (required), `context` (the text to add; default names the word).
+
+use warden_plugin::interceptor::{Interceptor, PromptAction, SubmittedPrompt};
+use warden_plugin::{Config, Item};
+
+struct KeywordContext {
+    word: String,
+    context: String,
+}
+
+impl Interceptor for KeywordContext {
+    fn init(config: Config) -> Result<Self, String> {
+        let word = config.require("word")?.to_owned();
+        if word.is_empty() {
+            return Err("config key `word` must not be empty".to_owned());
+        }
+        let context = config
+            .get("context")
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("The prompt mentions {word}."));
+        Ok(Self { word, context })
+    }
+
+    fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
+        if prompt.text.contains(&self.word) {
+            warden_plugin::debug!("found {:?}", self.word);
+            PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
+        } else {
+            PromptAction::Continue
+        }
+    }
+}
+
+warden_plugin::export_interceptor!(KeywordContext);

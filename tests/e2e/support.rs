@@ -1,0 +1,100 @@
+//! An isolated environment for running the real `warden` binary: a temporary workspace, state
+//! home and config home, and no managed policy unless a test writes one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temporary workspace plus everything warden reads from the environment.
+pub struct TestEnv {
+    root: tempfile::TempDir,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    /// A fresh environment with an empty workspace.
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().expect("tempdir");
+        for dir in ["workspace", "home", "state", "config"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+        }
+        Self { root }
+    }
+
+    /// The workspace directory (`-C`), canonical.
+    pub fn workspace(&self) -> PathBuf {
+        std::fs::canonicalize(self.root.path().join("workspace")).expect("canonical workspace")
+    }
+
+    /// `$WARDEN_HOME`.
+    pub fn state_home(&self) -> PathBuf {
+        self.root.path().join("state")
+    }
+
+    /// Path of the managed policy file (absent unless written).
+    pub fn managed_path(&self) -> PathBuf {
+        self.root.path().join("managed.toml")
+    }
+
+    /// Write `text` to `rel` inside the workspace, creating directories.
+    pub fn write(&self, rel: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.workspace().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    /// Write the project config `.warden/config.toml`.
+    pub fn project_config(&self, text: &str) -> PathBuf {
+        self.write(".warden/config.toml", text)
+    }
+
+    /// Write the managed policy.
+    pub fn managed_config(&self, text: &str) -> PathBuf {
+        let path = self.managed_path();
+        std::fs::write(&path, text).expect("write managed");
+        path
+    }
+
+    /// A `warden` command in this environment (cwd = workspace), with model credentials
+    /// removed so nothing reaches a real provider.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(warden_bin());
+        cmd.current_dir(self.workspace())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("XDG_CONFIG_HOME", self.root.path().join("config"))
+            .env("WARDEN_HOME", self.state_home())
+            .env("WARDEN_MANAGED_CONFIG", self.managed_path())
+            .env("WARDEN_LOG", "warn")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Run `warden ARGS` to completion.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("run warden")
+    }
+}
+
+/// The `warden` binary under test.
+pub fn warden_bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_warden-under-test"))
+}
+
+/// Standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
