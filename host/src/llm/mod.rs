@@ -34,7 +34,7 @@ pub use crate::worker::{Item, ToolCall};
 pub use cancel::CancelToken;
 pub use error::LlmError;
 pub use replay::{Wire, replay_stream};
-pub use retry::RetryPolicy;
+pub use retry::{MAX_HONOURED_WAIT, RetryPolicy};
 pub use settings::{ProviderSettings, default_model, from_config};
 
 /// A tool the model may call.
