@@ -11,6 +11,7 @@
 #![allow(missing_docs)]
 
 use std::hint::black_box;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -85,14 +86,13 @@ fn bench_wire(c: &mut Criterion, name: &str, wire: Wire, stream: &str) {
     group.bench_function("sse_parse", |b| {
         b.iter(|| {
             let mut parser = SseParser::new();
-            let mut out = Vec::with_capacity(64);
             let mut n = 0usize;
             for chunk in &chunks {
-                parser.feed(black_box(chunk), &mut out);
-                n += out.len();
-                for ev in out.drain(..) {
+                let _: ControlFlow<()> = parser.feed_with(black_box(chunk), |ev| {
                     black_box(ev);
-                }
+                    n += 1;
+                    ControlFlow::Continue(())
+                });
             }
             n
         });

@@ -3,7 +3,9 @@
 //!
 //! - `turns`: what is sent (whole requests compared with snapshots) and what comes back.
 //! - `faults`: retries, errors, timeouts, broken streams, cancellation.
+//! - `cli`: the real `warden run` against the mock server.
 
+mod cli;
 mod faults;
 mod turns;
 

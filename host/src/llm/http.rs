@@ -9,6 +9,7 @@
 //! request is sent again. Content already shown cannot be taken back, so after it a failure
 //! ends the request with that error.
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
@@ -215,13 +216,9 @@ impl HttpClient {
         }
         let mut parser = SseParser::new();
         let mut decoder = wire.stream_decoder();
-        let mut events = Vec::new();
         while let Some(chunk) = self.next_chunk(provider, &mut resp).await? {
-            parser.feed(chunk.as_ref(), &mut events);
-            for ev in events.drain(..) {
-                if decoder.event(&ev, emit)? == Flow::Done {
-                    return decoder.finish(true);
-                }
+            if decode_chunk(&mut parser, &mut decoder, chunk.as_ref(), emit)? {
+                return decoder.finish(true);
             }
         }
         decoder.finish(false)
@@ -255,6 +252,26 @@ impl HttpClient {
             provider,
             after: self.timeout,
         }
+    }
+}
+
+/// Feeds one chunk through `parser` into `decoder`; true once the terminal event arrived (the
+/// rest of the chunk is then ignored).
+pub(crate) fn decode_chunk<D: StreamDecode>(
+    parser: &mut SseParser,
+    decoder: &mut D,
+    chunk: &[u8],
+    emit: &mut dyn FnMut(&StreamEvent),
+) -> Result<bool, LlmError> {
+    let flow = parser.feed_with(chunk, |ev| match decoder.event(ev, emit) {
+        Ok(Flow::Continue) => ControlFlow::Continue(()),
+        Ok(Flow::Done) => ControlFlow::Break(None),
+        Err(e) => ControlFlow::Break(Some(e)),
+    });
+    match flow {
+        ControlFlow::Continue(()) => Ok(false),
+        ControlFlow::Break(None) => Ok(true),
+        ControlFlow::Break(Some(e)) => Err(e),
     }
 }
 

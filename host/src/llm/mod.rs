@@ -34,7 +34,7 @@ pub use crate::worker::{Item, ToolCall};
 pub use cancel::CancelToken;
 pub use error::LlmError;
 pub use replay::{Wire, replay_stream};
-pub use retry::RetryPolicy;
+pub use retry::{MAX_HONOURED_WAIT, RetryPolicy};
 pub use settings::{ProviderSettings, default_model, from_config};
 
 /// A tool the model may call.
@@ -176,7 +176,11 @@ pub trait Provider: Send {
     /// Sends `req` and blocks until the answer is complete, reporting pieces to `on_event` as
     /// they arrive. Retryable failures are retried per the provider's [`RetryPolicy`] while no
     /// answer content has been reported; once content has been reported, a failure ends the
-    /// request. `cancel` stops it at once with [`LlmError::Cancelled`].
+    /// request. `cancel` stops it at once with [`LlmError::Cancelled`] (a Ctrl-C handler calls
+    /// [`CancelToken::cancel`] from its own thread).
+    ///
+    /// HTTP providers block on their own runtime: call this from a plain thread, not from
+    /// inside an async task.
     fn complete(
         &mut self,
         req: &Request,

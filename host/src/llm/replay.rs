@@ -2,7 +2,7 @@
 //! decoder and accumulation into a [`Response`]. For tests, tools and benchmarks.
 
 use super::anthropic::AnthropicStream;
-use super::http::{Flow, StreamDecode};
+use super::http::{StreamDecode, decode_chunk};
 use super::openai::OpenAiStream;
 use super::sse::SseParser;
 use super::{LlmError, Response, StreamEvent};
@@ -34,13 +34,9 @@ fn drive<'a, D: StreamDecode>(
     on_event: &mut dyn FnMut(&StreamEvent),
 ) -> Result<Response, LlmError> {
     let mut parser = SseParser::new();
-    let mut events = Vec::new();
     for chunk in chunks {
-        parser.feed(chunk, &mut events);
-        for ev in events.drain(..) {
-            if decoder.event(&ev, on_event)? == Flow::Done {
-                return decoder.finish(true);
-            }
+        if decode_chunk(&mut parser, &mut decoder, chunk, on_event)? {
+            return decoder.finish(true);
         }
     }
     decoder.finish(false)

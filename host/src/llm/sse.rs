@@ -7,6 +7,8 @@
 //! event at end of input is discarded. Input may be split at any byte, including inside a
 //! UTF-8 sequence or between `\r` and `\n`.
 
+use std::ops::ControlFlow;
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
@@ -17,11 +19,13 @@ pub struct SseEvent {
 }
 
 /// Incremental parser; feed it chunks as they arrive.
+///
+/// [`feed_with`](Self::feed_with) lends each event to a callback from buffers the parser
+/// reuses, so parsing allocates nothing per event; [`feed`](Self::feed) collects owned copies.
 #[derive(Debug, Default)]
 pub struct SseParser {
     line: Vec<u8>,
-    event: String,
-    data: String,
+    current: SseEvent,
     has_data: bool,
     /// The previous chunk ended with `\r`: a `\n` at the start of the next one is part of it.
     after_cr: bool,
@@ -43,26 +47,38 @@ impl SseParser {
     }
 
     /// Parses `chunk`, appending completed events to `out`.
-    pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) {
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) {
+        let _: ControlFlow<()> = self.feed_with(chunk, |ev| {
+            out.push(ev.clone());
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Parses `chunk`, handing each completed event to `on_event`. Stops at the first
+    /// `Break`, which it returns; the rest of the chunk is then left unparsed.
+    pub fn feed_with<B>(
+        &mut self,
+        mut chunk: &[u8],
+        mut on_event: impl FnMut(&SseEvent) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         if self.at_start {
             // Wait until three bytes are known before deciding on a BOM.
             self.line.extend_from_slice(chunk);
             if self.line.len() < BOM.len() && BOM.starts_with(&self.line) {
-                return;
+                return ControlFlow::Continue(());
             }
             self.at_start = false;
             let buffered = std::mem::take(&mut self.line);
             let rest = buffered.strip_prefix(BOM).unwrap_or(&buffered);
-            self.feed_lines(rest, out);
-            return;
+            return self.feed_lines(rest, &mut on_event);
         }
-        if self.after_cr {
+        if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
             if let Some(rest) = chunk.strip_prefix(b"\n") {
                 chunk = rest;
             }
         }
-        self.feed_lines(chunk, out);
+        self.feed_lines(chunk, &mut on_event)
     }
 
     /// True when input ended in the middle of an event (its data is discarded).
@@ -70,18 +86,12 @@ impl SseParser {
         self.in_event || !self.line.is_empty()
     }
 
-    fn feed_lines(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) {
+    fn feed_lines<B, F>(&mut self, mut chunk: &[u8], on_event: &mut F) -> ControlFlow<B>
+    where
+        F: FnMut(&SseEvent) -> ControlFlow<B>,
+    {
         while let Some(pos) = chunk.iter().position(|b| *b == b'\n' || *b == b'\r') {
             let (head, tail) = chunk.split_at(pos);
-            let owned;
-            let line: &[u8] = if self.line.is_empty() {
-                head
-            } else {
-                self.line.extend_from_slice(head);
-                owned = std::mem::take(&mut self.line);
-                &owned
-            };
-            self.process_line(line, out);
             let rest = &tail[1..];
             chunk = if tail[0] == b'\r' {
                 match rest.first() {
@@ -95,27 +105,42 @@ impl SseParser {
             } else {
                 rest
             };
+            let flow = if self.line.is_empty() {
+                self.process_line(head, on_event)
+            } else {
+                // The line began in an earlier chunk; reuse its buffer afterwards.
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(head);
+                let flow = self.process_line(&line, on_event);
+                line.clear();
+                self.line = line;
+                flow
+            };
+            flow?;
         }
         self.line.extend_from_slice(chunk);
+        ControlFlow::Continue(())
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+    fn process_line<B, F>(&mut self, line: &[u8], on_event: &mut F) -> ControlFlow<B>
+    where
+        F: FnMut(&SseEvent) -> ControlFlow<B>,
+    {
         if line.is_empty() {
-            if self.has_data {
-                out.push(SseEvent {
-                    event: std::mem::take(&mut self.event),
-                    data: std::mem::take(&mut self.data),
-                });
-            }
-            self.event.clear();
-            self.data.clear();
+            let flow = if self.has_data {
+                on_event(&self.current)
+            } else {
+                ControlFlow::Continue(())
+            };
+            self.current.event.clear();
+            self.current.data.clear();
             self.has_data = false;
             self.in_event = false;
-            return;
+            return flow;
         }
         self.in_event = true;
         if line[0] == b':' {
-            return;
+            return ControlFlow::Continue(());
         }
         let (name, value) = match line.iter().position(|b| *b == b':') {
             Some(i) => {
@@ -127,15 +152,19 @@ impl SseParser {
         match name {
             b"data" => {
                 if self.has_data {
-                    self.data.push('\n');
+                    self.current.data.push('\n');
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                self.current.data.push_str(&String::from_utf8_lossy(value));
                 self.has_data = true;
             }
-            b"event" => self.event = String::from_utf8_lossy(value).into_owned(),
+            b"event" => {
+                self.current.event.clear();
+                self.current.event.push_str(&String::from_utf8_lossy(value));
+            }
             // `id` and `retry` steer browser reconnection, which model APIs do not use.
             _ => {}
         }
+        ControlFlow::Continue(())
     }
 }
 
@@ -181,10 +210,26 @@ mod tests {
     fn cr_split_from_lf_is_one_line_end() {
         let mut p = SseParser::new();
         let mut out = Vec::new();
-        for chunk in [&b"data: a\r"[..], b"\n", b"\r", b"\ndata: b\r\n\r\n"] {
+        for chunk in [&b"data: a\r"[..], b"", b"\n", b"\r", b"\ndata: b\r\n\r\n"] {
             p.feed(chunk, &mut out);
         }
         assert_eq!(out, vec![ev("", "a"), ev("", "b")]);
+    }
+
+    #[test]
+    fn feed_with_lends_events_and_stops_at_break() {
+        let mut p = SseParser::new();
+        let mut seen = Vec::new();
+        let flow = p.feed_with(b"data: 1\n\ndata: 2\n\ndata: 3\n\n", |ev| {
+            seen.push(ev.data.clone());
+            if ev.data == "2" {
+                ControlFlow::Break("stopped")
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(flow, ControlFlow::Break("stopped"));
+        assert_eq!(seen, vec!["1", "2"]);
     }
 
     fn render(events: &[(String, Vec<String>)], eol: &str, comments: bool) -> String {

@@ -62,20 +62,37 @@ enum BlockStart {
     ToolUse {
         id: String,
         name: String,
+        #[serde(default)]
+        input: Option<serde_json::Value>,
     },
     #[serde(other)]
     Other,
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Delta {
-    #[serde(rename = "text_delta")]
-    Text { text: String },
-    #[serde(rename = "input_json_delta")]
-    InputJson { partial_json: String },
+#[serde(rename_all = "snake_case")]
+enum DeltaKind {
+    TextDelta,
+    InputJsonDelta,
     #[serde(other)]
     Other,
+}
+
+/// A block delta, read as a plain struct (no tag buffering): it is the hot event.
+#[derive(Deserialize)]
+struct Delta {
+    #[serde(rename = "type")]
+    kind: DeltaKind,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    partial_json: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DeltaEvent {
+    index: usize,
+    delta: Delta,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +138,8 @@ enum Block {
         id: String,
         name: String,
         json: String,
+        /// `input` given whole at the start (used when no deltas follow).
+        start_input: Option<serde_json::Value>,
     },
     Other,
 }
@@ -143,6 +162,11 @@ impl StreamDecode for AnthropicStream {
         emit: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Flow, LlmError> {
         self.events += 1;
+        if ev.event == "content_block_delta" {
+            let d: DeltaEvent = serde_json::from_str(&ev.data).map_err(|e| malformed(ev, &e))?;
+            self.delta(d.index, d.delta, emit)?;
+            return Ok(Flow::Continue);
+        }
         let parsed: Event = serde_json::from_str(&ev.data).map_err(|e| malformed(ev, &e))?;
         match parsed {
             Event::MessageStart { message } => {
@@ -159,7 +183,7 @@ impl StreamDecode for AnthropicStream {
                         self.push_text(text, emit);
                         Block::Text
                     }
-                    BlockStart::ToolUse { id, name } => {
+                    BlockStart::ToolUse { id, name, input } => {
                         emit(&StreamEvent::ToolCallStarted {
                             id: id.clone(),
                             name: name.clone(),
@@ -168,31 +192,28 @@ impl StreamDecode for AnthropicStream {
                             id,
                             name,
                             json: String::new(),
+                            start_input: input
+                                .filter(|v| v.as_object().is_some_and(|o| !o.is_empty())),
                         }
                     }
                     BlockStart::Other => Block::Other,
                 };
                 self.open.insert(index, block);
             }
-            Event::ContentBlockDelta { index, delta } => match (self.open.get_mut(&index), delta) {
-                (Some(Block::Text), Delta::Text { text }) => self.push_text(text, emit),
-                (Some(Block::Tool { id, json, .. }), Delta::InputJson { partial_json }) => {
-                    json.push_str(&partial_json);
-                    emit(&StreamEvent::ToolCallArgumentsDelta {
-                        id: id.clone(),
-                        delta: partial_json,
-                    });
-                }
-                (Some(_), _) => {}
-                (None, _) => {
-                    return Err(stream_error(format!(
-                        "content_block_delta for block {index}, which was never started"
-                    )));
-                }
-            },
+            Event::ContentBlockDelta { index, delta } => self.delta(index, delta, emit)?,
             Event::ContentBlockStop { index } => {
-                if let Some(Block::Tool { id, name, json }) = self.open.remove(&index) {
-                    let arguments = parse_arguments(&json).map_err(|e| {
+                if let Some(Block::Tool {
+                    id,
+                    name,
+                    json,
+                    start_input,
+                }) = self.open.remove(&index)
+                {
+                    let parsed = match start_input {
+                        Some(input) if json.trim().is_empty() => Ok(input),
+                        _ => parse_arguments(&json),
+                    };
+                    let arguments = parsed.map_err(|e| {
                         stream_error(format!(
                             "input of tool_use block {index} ({name}, {id}) is not JSON: {e}"
                         ))
@@ -250,6 +271,34 @@ impl StreamDecode for AnthropicStream {
 }
 
 impl AnthropicStream {
+    fn delta(
+        &mut self,
+        index: usize,
+        delta: Delta,
+        emit: &mut dyn FnMut(&StreamEvent),
+    ) -> Result<(), LlmError> {
+        match (self.open.get_mut(&index), delta.kind) {
+            (Some(Block::Text), DeltaKind::TextDelta) => {
+                self.push_text(delta.text.unwrap_or_default(), emit);
+            }
+            (Some(Block::Tool { id, json, .. }), DeltaKind::InputJsonDelta) => {
+                let partial = delta.partial_json.unwrap_or_default();
+                json.push_str(&partial);
+                emit(&StreamEvent::ToolCallArgumentsDelta {
+                    id: id.clone(),
+                    delta: partial,
+                });
+            }
+            (Some(_), _) => {}
+            (None, _) => {
+                return Err(stream_error(format!(
+                    "content_block_delta for block {index}, which was never started"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn push_text(&mut self, text: String, emit: &mut dyn FnMut(&StreamEvent)) {
         if !text.is_empty() {
             self.text.push_str(&text);

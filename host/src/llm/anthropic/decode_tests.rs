@@ -146,3 +146,17 @@ fn whole_body_decodes() {
         m.starts_with("anthropic: malformed response: the body is not a Messages response")
     }));
 }
+
+#[test]
+fn tool_input_given_whole_at_the_start_is_kept() {
+    let (r, _) = replay(
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"list_files\",\"input\":{\"path\":\".\"}}}\n\n\
+         event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+         event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    );
+    let calls = r.map(|r| r.tool_calls).unwrap_or_default();
+    assert_eq!(
+        calls.first().map(|c| c.arguments.clone()),
+        Some(json!({"path": "."}))
+    );
+}
