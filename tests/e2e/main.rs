@@ -5,6 +5,8 @@
 mod llm;
 mod plugin_check;
 mod plugins_hostile;
+mod policy;
 mod store;
 mod support;
+mod wit;
 mod worker;
