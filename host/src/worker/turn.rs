@@ -108,6 +108,19 @@ impl Worker {
         }
     }
 
+    /// Continue with another session (same plugins, provider and configuration); what was
+    /// shown is taken from the new session's history.
+    pub fn switch_session(&mut self, writer: SessionWriter, audit: AuditLog) {
+        let history: Vec<(Source, Item)> = writer
+            .records()
+            .iter()
+            .map(|r| (r.source.clone(), r.item.clone()))
+            .collect();
+        self.shown = ShownFiles::from_history(&history);
+        self.writer = writer;
+        self.audit = audit;
+    }
+
     /// The session id.
     pub fn session_id(&self) -> &str {
         self.writer.id()
