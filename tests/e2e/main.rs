@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod interrupt;
 mod llm;
 mod plugin_check;
 mod plugins_hostile;
