@@ -51,6 +51,9 @@ pub struct Outcome {
     pub truncated: bool,
 }
 
+/// A further check of an outcome.
+pub type Check = fn(&Outcome) -> Result<(), String>;
+
 /// One case.
 pub struct Case {
     /// Short name, as in the table of `docs/security.md`.
@@ -60,7 +63,7 @@ pub struct Case {
     /// Expected status.
     pub status: &'static str,
     /// Further check of the outcome.
-    pub check: Option<fn(&Outcome) -> Result<(), String>>,
+    pub check: Option<Check>,
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -202,7 +205,7 @@ pub fn cases(f: &Fixture, with_big_dir: bool) -> Vec<Case> {
         Case { name: "self-referencing symlink", op: r("self"), status: "error", check: None },
         Case { name: "symlink to /dev/zero", op: r("zero"), status: "out-of-scope", check: None },
         Case { name: "symlink to /dev/stdin", op: r("stdin"), status: "out-of-scope", check: None },
-        Case { name: "symlink to the second root", op: r("to-root2"), status: "resolved", check: Some(|o| contains("second root")(o)) },
+        Case { name: "absolute symlink into the second root", op: r("to-root2"), status: "out-of-scope", check: None },
         Case { name: "symlink inside the root", op: r("alias.txt"), status: "resolved", check: Some(|o| contains("three")(o)) },
         Case { name: "FIFO", op: r("fifo"), status: "special", check: None },
         Case { name: "unix socket", op: r("sock"), status: "special", check: None },

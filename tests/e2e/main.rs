@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod fileref_cases;
+mod fileref_hostile;
 mod plugin_check;
 mod plugins_hostile;
 mod support;

@@ -3,8 +3,10 @@
 //! merely failing, and a loop is cut off.
 //!
 //! Relative paths start at the primary root; absolute paths must lie inside a root. `..` may
-//! not climb above the root it is applied in; a symlink whose target leaves every root is
-//! out of scope, whether it points at a file or a directory.
+//! not climb above the root it is applied in; a symlink whose relative target climbs out of
+//! its root, and any symlink with an absolute target, is out of scope, whether it points at a
+//! file or a directory. (The WASI sandbox refuses to read absolute link targets; treating them
+//! all alike keeps native and sandboxed behaviour identical.)
 
 use std::collections::VecDeque;
 use std::fs::{self, Metadata};
@@ -59,7 +61,7 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         .ok_or_else(|| ResolveError::OutOfScope(format!("{shown}: outside the workspace")))?;
     let lexical = lexical_normalise(&rest);
 
-    let mut root = written_root;
+    let root = written_root;
     let mut stack: Vec<String> = Vec::new();
     let mut queue: VecDeque<String> = rest.into();
     let mut hops = 0u32;
@@ -92,21 +94,17 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
                     "{shown}: too many levels of symbolic links (a symlink loop?)"
                 )));
             }
-            let target = fs::read_link(&path).map_err(|e| io_error(&shown, &e))?;
-            stack.pop();
-            let target_str = target.to_string_lossy().into_owned();
-            let mut target_parts = if target.is_absolute() {
-                let (target_root, parts) = split_root(roots, &target_str).ok_or_else(|| {
-                    ResolveError::OutOfScope(format!(
-                        "{shown}: a symbolic link leads outside the workspace"
-                    ))
-                })?;
-                root = target_root;
-                stack.clear();
-                parts
-            } else {
-                components(&target_str)
+            // The sandbox refuses to read a link with an absolute target (it could point
+            // anywhere); natively it can be read. Either way such a link is out of scope, so
+            // both behave alike.
+            let target = match fs::read_link(&path) {
+                Ok(target) if !target.is_absolute() => target,
+                Ok(_) => return Err(absolute_link(&shown)),
+                Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
+                Err(e) => return Err(io_error(&shown, &e)),
             };
+            stack.pop();
+            let mut target_parts = components(&target.to_string_lossy());
             target_parts.extend(queue.drain(..));
             queue = target_parts.into();
             metadata = None;
@@ -159,6 +157,12 @@ fn split_root(roots: &[PathBuf], input: &str) -> Option<(usize, Vec<String>)> {
         }
     }
     best.map(|(index, len)| (index, parts[len..].to_vec()))
+}
+
+fn absolute_link(shown: &str) -> ResolveError {
+    ResolveError::OutOfScope(format!(
+        "{shown}: a symbolic link with an absolute target leads outside the workspace"
+    ))
 }
 
 fn components(path: &str) -> Vec<String> {
