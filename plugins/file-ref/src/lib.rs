@@ -12,7 +12,8 @@
 //! - [`gitignore`] and [`listing`]: bounded, gitignore-aware directory listings.
 //! - [`workspace`]: the three operations, built from the above.
 //!
-//! The logic is plain `std` and is tested natively; only the export is wasm-specific.
+//! The logic is plain `std` and is tested natively; only the export is wasm-specific. Another
+//! resolver can reuse it as a library with `default-features = false` (no export).
 
 pub mod deny;
 pub mod gitignore;
@@ -53,5 +54,5 @@ impl Resolver for FileRefResolver {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "component"))]
 warden_plugin::export_resolver!(FileRefResolver);
