@@ -4,12 +4,12 @@
 //! A directory that is ignored is not entered, so nothing below it can be re-included (as in
 //! git). `.git/info/exclude` and global excludes are not read.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 use std::rc::Rc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::fsys;
 
 /// Largest `.gitignore` read; a longer one is ignored as a whole.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
@@ -59,17 +59,16 @@ impl IgnoreFile {
     /// Read the `.gitignore` in `dir` (root-relative `base`), if there is a readable one.
     pub fn load(dir: &Path, base: &str) -> Option<Self> {
         let path = dir.join(".gitignore");
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        if !meta.is_file() || meta.len() > MAX_GITIGNORE_BYTES {
+        let known = fsys::lstat(&path).ok()?;
+        if !known.is_file() || known.len > MAX_GITIGNORE_BYTES {
             return None;
         }
-        let mut text = String::new();
-        File::open(&path)
-            .ok()?
-            .take(MAX_GITIGNORE_BYTES)
-            .read_to_string(&mut text)
-            .ok()?;
-        Some(Self::parse(base, &text))
+        let (mut file, meta) = fsys::open(&path, known).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let bytes = fsys::read_prefix(&mut file, MAX_GITIGNORE_BYTES as usize, meta.len).ok()?;
+        Some(Self::parse(base, &String::from_utf8_lossy(&bytes)))
     }
 
     /// `Some(true)` ignored, `Some(false)` re-included, `None` no rule matches.

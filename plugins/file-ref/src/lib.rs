@@ -6,6 +6,7 @@
 //!
 //! - [`settings`]: the `init` config (`roots`, `deny`, `max_entries`, `max_scan_bytes`).
 //! - [`scope`]: component-by-component path resolution with symlinks followed by hand.
+//! - [`fsys`]: the file-system calls (std natively, WASI p2 directly in the component).
 //! - [`deny`]: deny globs.
 //! - [`text`]: UTF-8 / NUL checks, cuts and the truncation marker.
 //! - [`lines`]: bounded line selection.
@@ -16,6 +17,7 @@
 //! resolver can reuse it as a library with `default-features = false` (no export).
 
 pub mod deny;
+pub mod fsys;
 pub mod gitignore;
 pub mod lines;
 pub mod listing;

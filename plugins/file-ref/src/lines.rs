@@ -92,6 +92,7 @@ pub fn select_lines<R: Read>(
         };
         let chunk = &buf[..n];
         if sel.nul_at.is_none()
+            && chunk.contains(&0)
             && let Some(at) = chunk.iter().position(|&b| b == 0)
         {
             sel.nul_at = Some(sel.scanned + at as u64);

@@ -11,6 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::deny::Deny;
+use crate::fsys;
 use crate::gitignore::{IgnoreFile, IgnoreStack};
 
 /// Entries examined beyond a full listing, only to count what was omitted.
@@ -142,12 +143,10 @@ pub fn list(root: &Path, real: &str, full: &Path, deny: &Deny, max_entries: usiz
 
 /// Names in `dir` with "is a directory (not through a symlink)", sorted byte-wise.
 fn read_sorted(dir: &Path) -> io::Result<Vec<(String, bool)>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        names.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
-    }
+    let mut names: Vec<(String, bool)> = fsys::read_dir(dir)?
+        .into_iter()
+        .map(|(name, kind)| (name, kind == fsys::Kind::Dir))
+        .collect();
     names.sort_unstable();
     Ok(names)
 }

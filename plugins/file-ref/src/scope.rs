@@ -9,11 +9,13 @@
 //! all alike keeps native and sandboxed behaviour identical.)
 
 use std::collections::VecDeque;
-use std::fs::{self, Metadata};
+use std::fs;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use warden_plugin::ResolveError;
+
+use crate::fsys::{self, Meta};
 
 /// Symlinks followed while resolving one path before it is reported as a loop.
 pub const MAX_SYMLINK_HOPS: u32 = 40;
@@ -33,7 +35,7 @@ pub struct Located {
     /// Absolute path of the target on the (guest) file system.
     pub full: PathBuf,
     /// Metadata of the target (never a symlink).
-    pub metadata: Metadata,
+    pub metadata: Meta,
 }
 
 impl Located {
@@ -83,11 +85,13 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         }
         stack.push(component);
         let path = join(&roots[root], &stack);
-        let meta = match fs::symlink_metadata(&path) {
+        let meta = match fsys::lstat(&path) {
             Ok(meta) => meta,
+            // The sandbox refuses even to `stat` a link with an absolute target.
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
             Err(e) => return Err(io_error(&shown, &e)),
         };
-        if meta.file_type().is_symlink() {
+        if meta.kind == fsys::Kind::Symlink {
             hops += 1;
             if hops > MAX_SYMLINK_HOPS {
                 return Err(ResolveError::Io(format!(
@@ -120,7 +124,7 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let full = join(&roots[root], &stack);
     let metadata = match metadata {
         Some(m) => m,
-        None => fs::symlink_metadata(&full).map_err(|e| io_error(&shown, &e))?,
+        None => fsys::lstat(&full).map_err(|e| io_error(&shown, &e))?,
     };
     Ok(Located {
         root,

@@ -41,8 +41,9 @@ impl NotText {
 /// `more_follows` says that `bytes` is a prefix of something longer: an incomplete character
 /// at its very end is then a cut, not an error. Returns the text and whether it was cut.
 pub fn checked_prefix(bytes: &[u8], cap: usize, more_follows: bool) -> Result<(String, bool), NotText> {
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        return Err(NotText::Nul(at));
+    // `contains` scans a word at a time; find the offset only when there is one.
+    if bytes.contains(&0) {
+        return Err(NotText::Nul(bytes.iter().position(|&b| b == 0).unwrap_or(0)));
     }
     let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text,

@@ -2,12 +2,11 @@
 //! and `list_files`. Every operation goes through [`Workspace::locate`]: scope, deny globs and
 //! the file type are checked before anything is opened, so a FIFO or a device is never opened.
 
-use std::fs::{File, Metadata};
-use std::io::Read;
 
 use warden_plugin::{EntryKind, FileChunk, LineRange, Listing, ResolveError, Resolved};
 
 use crate::deny::Deny;
+use crate::fsys::{self, Meta, OpenFile};
 use crate::lines::{select_lines, SelectError};
 use crate::listing::{self, Listed};
 use crate::scope::{self, Located};
@@ -65,17 +64,17 @@ impl Workspace {
         }
         let (file, meta) = open_regular(&target)?;
         let (mut content, truncated) = match range {
-            None => read_head(&target.shown, file, max_bytes)?,
+            None => read_head(&target.shown, file, max_bytes, meta.len)?,
             Some(range) => self.read_range(&target.shown, file, range, max_bytes)?,
         };
         if truncated {
-            text::append_marker(&mut content, meta.len());
+            text::append_marker(&mut content, meta.len);
         }
         Ok(Resolved {
             path: target.shown,
             kind: EntryKind::File,
             content,
-            total_bytes: meta.len(),
+            total_bytes: meta.len,
             truncated,
         })
     }
@@ -150,8 +149,7 @@ impl Workspace {
                 scope::printable(&shown)
             )));
         }
-        let kind = located.metadata.file_type();
-        if !kind.is_file() && !kind.is_dir() {
+        if !located.metadata.is_file() && !located.metadata.is_dir() {
             return Err(ResolveError::Special(format!(
                 "{} is not a regular file or directory (FIFO, socket or device)",
                 scope::printable(&shown)
@@ -174,7 +172,7 @@ impl Workspace {
         .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(&target.shown))))
     }
 
-    fn read_range(&self, shown: &str, file: File, range: LineRange, max_bytes: u64) -> Result<(String, bool), ResolveError> {
+    fn read_range(&self, shown: &str, file: OpenFile, range: LineRange, max_bytes: u64) -> Result<(String, bool), ResolveError> {
         let keep = usize::try_from(max_bytes).unwrap_or(usize::MAX).saturating_add(MARGIN);
         let count = u64::from(range.end - range.start) + 1;
         let sel = select_lines(file, u64::from(range.start), Some(count), keep, self.settings.max_scan_bytes, false)
@@ -212,10 +210,9 @@ fn check_range(shown: &str, range: LineRange) -> Result<(), ResolveError> {
 }
 
 /// Open a file that was checked to be regular, and check again on the open handle.
-fn open_regular(target: &Target) -> Result<(File, Metadata), ResolveError> {
+fn open_regular(target: &Target) -> Result<(OpenFile, Meta), ResolveError> {
     let shown = scope::printable(&target.shown);
-    let file = File::open(&target.located.full).map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
-    let meta = file.metadata().map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
+    let (file, meta) = fsys::open(&target.located.full, target.located.metadata).map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
     if !meta.is_file() {
         return Err(ResolveError::Special(format!("{shown} is not a regular file")));
     }
@@ -223,12 +220,10 @@ fn open_regular(target: &Target) -> Result<(File, Metadata), ResolveError> {
 }
 
 /// The first `max_bytes` of a file as text, and whether it was cut.
-fn read_head(shown: &str, file: File, max_bytes: u64) -> Result<(String, bool), ResolveError> {
-    let mut bytes = Vec::new();
-    file.take(max_bytes.saturating_add(MARGIN as u64))
-        .read_to_end(&mut bytes)
-        .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(shown))))?;
+fn read_head(shown: &str, mut file: OpenFile, max_bytes: u64, size: u64) -> Result<(String, bool), ResolveError> {
     let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let bytes = fsys::read_prefix(&mut file, cap.saturating_add(MARGIN), size)
+        .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(shown))))?;
     let more = bytes.len() > cap;
     checked_prefix(&bytes, cap, more).map_err(|e| binary(shown, e))
 }
