@@ -11,7 +11,11 @@ pub const GUEST_TARGET: &str = "wasm32-wasip2";
 
 /// Build `crates` of the guest workspace at `workspace` in release mode into
 /// `<target_root>/guests`; returns (crate name, component path) pairs.
-pub fn build_guests(workspace: &Path, crates: &[&str], target_root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+pub fn build_guests(
+    workspace: &Path,
+    crates: &[&str],
+    target_root: &Path,
+) -> Result<Vec<(String, PathBuf)>, String> {
     println!("cargo:rerun-if-changed={}", workspace.display());
     let target_dir = target_root.join("guests");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -19,7 +23,15 @@ pub fn build_guests(workspace: &Path, crates: &[&str], target_root: &Path) -> Re
     for name in crates {
         let mut cmd = Command::new(&cargo);
         cmd.current_dir(workspace)
-            .args(["build", "--release", "--quiet", "--target", GUEST_TARGET, "-p", name])
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "--target",
+                GUEST_TARGET,
+                "-p",
+                name,
+            ])
             .arg("--target-dir")
             .arg(&target_dir);
         // The outer build's settings must not leak into the guest build.
@@ -53,7 +65,10 @@ pub fn build_guests(workspace: &Path, crates: &[&str], target_root: &Path) -> Re
             .join("release")
             .join(format!("{}.wasm", name.replace('-', "_")));
         if !file.is_file() {
-            return Err(format!("guest `{name}` built but {} is missing", file.display()));
+            return Err(format!(
+                "guest `{name}` built but {} is missing",
+                file.display()
+            ));
         }
         built.push(((*name).to_owned(), file));
     }

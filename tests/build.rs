@@ -9,19 +9,33 @@ use std::path::PathBuf;
 mod guest_build;
 
 const GUESTS: &[&str] = &["hostile", "hostile-hook", "future-version", "other-world"];
-const SAMPLES: &[&str] = &["keyword-context", "pattern-guard", "event-counter", "file-ref"];
+const SAMPLES: &[&str] = &[
+    "keyword-context",
+    "pattern-guard",
+    "event-counter",
+    "file-ref",
+];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = manifest.parent().map(PathBuf::from).unwrap_or_default();
-    println!("cargo:rerun-if-changed={}", root.join("plugins").join("sdk").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("plugins").join("sdk").display()
+    );
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
     let guests = manifest.join("fixtures").join("guests");
-    let built = guest_build::build_guests(&guests, GUESTS, &guest_build::target_root()).and_then(|mut built| {
-        // The samples are built by the host's build script too; this reuses its output.
-        built.extend(guest_build::build_guests(&root.join("plugins"), SAMPLES, &guest_build::target_root())?);
-        Ok(built)
-    });
+    let built = guest_build::build_guests(&guests, GUESTS, &guest_build::target_root()).and_then(
+        |mut built| {
+            // The samples are built by the host's build script too; this reuses its output.
+            built.extend(guest_build::build_guests(
+                &root.join("plugins"),
+                SAMPLES,
+                &guest_build::target_root(),
+            )?);
+            Ok(built)
+        },
+    );
     match built {
         Ok(built) => {
             for (name, path) in built {

@@ -4,6 +4,9 @@
 
 mod fileref_cases;
 mod fileref_hostile;
+mod llm;
 mod plugin_check;
 mod plugins_hostile;
+mod store;
 mod support;
+mod worker;

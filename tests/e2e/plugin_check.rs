@@ -15,15 +15,34 @@ fn check_reports_world_version_digest_and_imports() {
     assert_eq!(json["api_version"], "0.1.0");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(json["sha256"], warden::plugin::sha256_hex(&bytes));
-    let imports: Vec<&str> = json["imports"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    let imports: Vec<&str> = json["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
     assert!(imports.contains(&"warden:plugin/host@0.1.0"), "{imports:?}");
-    assert!(imports.iter().all(|i| i.starts_with("wasi:") || i.starts_with("warden:plugin/")));
-    assert_eq!(json["exports"], serde_json::json!(["warden:plugin/intercept@0.1.0"]));
+    assert!(
+        imports
+            .iter()
+            .all(|i| i.starts_with("wasi:") || i.starts_with("warden:plugin/"))
+    );
+    assert_eq!(
+        json["exports"],
+        serde_json::json!(["warden:plugin/intercept@0.1.0"])
+    );
 
-    for (path, world) in [(fixtures::event_counter(), "hook"), (fixtures::file_ref(), "resolver")] {
+    for (path, world) in [
+        (fixtures::event_counter(), "hook"),
+        (fixtures::file_ref(), "resolver"),
+    ] {
         let out = env.run(&["plugin", "check", path.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0));
-        assert!(stdout(&out).contains(&format!("world:    {world}")), "{}", stdout(&out));
+        assert!(
+            stdout(&out).contains(&format!("world:    {world}")),
+            "{}",
+            stdout(&out)
+        );
     }
 }
 
@@ -44,7 +63,10 @@ fn check_refuses_bad_components_with_one_line() {
         (core, "core WebAssembly module"),
         (empty, "not a WebAssembly binary"),
         (truncated, "invalid component"),
-        (fixtures::future_version(), "this host supports warden:plugin@0.1.0"),
+        (
+            fixtures::future_version(),
+            "this host supports warden:plugin@0.1.0",
+        ),
         (fixtures::other_world(), "exports no warden world"),
         (env.workspace().join("missing.wasm"), "cannot read"),
     ];
@@ -52,9 +74,21 @@ fn check_refuses_bad_components_with_one_line() {
         let out = env.run(&["plugin", "check", path.to_str().unwrap()]);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
-        assert_eq!(err.trim_end().lines().count(), 1, "one line for {}: {err}", path.display());
-        assert!(err.contains(reason), "{}: expected {reason:?} in {err}", path.display());
-        assert!(err.contains(path.file_name().unwrap().to_str().unwrap()), "names the file: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "one line for {}: {err}",
+            path.display()
+        );
+        assert!(
+            err.contains(reason),
+            "{}: expected {reason:?} in {err}",
+            path.display()
+        );
+        assert!(
+            err.contains(path.file_name().unwrap().to_str().unwrap()),
+            "names the file: {err}"
+        );
         assert!(stdout(&out).is_empty());
     }
 }

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use warden::config::FailurePolicy;
-use warden::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError};
+use warden::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
+};
 use warden::worker::{Event, Hook, Interceptor, Item, PromptDecision, SubmittedPrompt};
 use warden_tests::fixtures;
 
@@ -21,7 +23,11 @@ fn limits(timeout_ms: u64, memory_mb: usize) -> Limits {
     }
 }
 
-fn hostile(engine: &PluginEngine, mode: &str, limits: Limits) -> Result<InterceptorPlugin, PluginError> {
+fn hostile(
+    engine: &PluginEngine,
+    mode: &str,
+    limits: Limits,
+) -> Result<InterceptorPlugin, PluginError> {
     load(engine, &fixtures::hostile(), mode, limits, &[])
 }
 
@@ -33,8 +39,20 @@ fn load(
     extra: &[(&str, &str)],
 ) -> Result<InterceptorPlugin, PluginError> {
     let mut config = vec![("mode".to_owned(), mode.to_owned())];
-    config.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    InterceptorPlugin::load(engine, mode, path, None, limits, FailurePolicy::Closed, config)
+    config.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    InterceptorPlugin::load(
+        engine,
+        mode,
+        path,
+        None,
+        limits,
+        FailurePolicy::Closed,
+        config,
+    )
 }
 
 fn prompt(text: &str) -> SubmittedPrompt {
@@ -59,7 +77,16 @@ fn infinite_loop_is_stopped_at_its_deadline_every_time() {
     for _ in 0..2 {
         let start = Instant::now();
         let err = plugin.on_prompt_submit(&prompt("hi")).unwrap_err();
-        assert!(matches!(err, PluginError::Deadline { timeout_ms: 100, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                PluginError::Deadline {
+                    timeout_ms: 100,
+                    ..
+                }
+            ),
+            "{err}"
+        );
         assert!(err.to_string().contains("deadline"), "{err}");
         // Generous sanity bound: the call came back instead of hanging.
         assert!(start.elapsed() < Duration::from_secs(10));
@@ -69,12 +96,29 @@ fn infinite_loop_is_stopped_at_its_deadline_every_time() {
 #[test]
 fn a_call_past_its_deadline_fails_and_one_within_it_succeeds() {
     let engine = engine();
-    let mut slow = load(&engine, &fixtures::hostile(), "slow", limits(50, 64), &[("ms", "2000")]).unwrap();
+    let mut slow = load(
+        &engine,
+        &fixtures::hostile(),
+        "slow",
+        limits(50, 64),
+        &[("ms", "2000")],
+    )
+    .unwrap();
     let err = slow.on_prompt_submit(&prompt("x")).unwrap_err();
     assert!(matches!(err, PluginError::Deadline { .. }), "{err}");
 
-    let mut quick = load(&engine, &fixtures::hostile(), "slow", limits(5000, 64), &[("ms", "1")]).unwrap();
-    assert_eq!(reported(quick.on_prompt_submit(&prompt("x")).unwrap()), "slept 1 ms");
+    let mut quick = load(
+        &engine,
+        &fixtures::hostile(),
+        "slow",
+        limits(5000, 64),
+        &[("ms", "1")],
+    )
+    .unwrap();
+    assert_eq!(
+        reported(quick.on_prompt_submit(&prompt("x")).unwrap()),
+        "slept 1 ms"
+    );
 }
 
 #[test]
@@ -85,7 +129,10 @@ fn memory_bomb_hits_the_memory_cap() {
     let PluginError::Trap { message, .. } = &err else {
         panic!("expected a trap, got {err}");
     };
-    assert!(message.contains("memory") || message.contains("alloc"), "{message}");
+    assert!(
+        message.contains("memory") || message.contains("alloc"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -105,7 +152,10 @@ fn deep_recursion_exhausts_the_stack_and_traps() {
 fn panic_is_a_trap_that_carries_the_panic_message() {
     let engine = engine();
     let mut plugin = hostile(&engine, "panic", limits(1000, 64)).unwrap();
-    let err = plugin.on_prompt_submit(&prompt("hi")).unwrap_err().to_string();
+    let err = plugin
+        .on_prompt_submit(&prompt("hi"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("hostile plugin panics on purpose"), "{err}");
     assert!(err.contains("plugin panic"), "names the plugin: {err}");
 }
@@ -114,12 +164,24 @@ fn panic_is_a_trap_that_carries_the_panic_message() {
 fn a_trapped_instance_is_replaced_by_a_fresh_one() {
     let engine = engine();
     let mut plugin = hostile(&engine, "count", limits(1000, 64)).unwrap();
-    assert_eq!(reported(plugin.on_prompt_submit(&prompt("a")).unwrap()), "calls=1");
-    assert_eq!(reported(plugin.on_prompt_submit(&prompt("b")).unwrap()), "calls=2");
-    let err = plugin.on_prompt_submit(&prompt("boom")).unwrap_err().to_string();
+    assert_eq!(
+        reported(plugin.on_prompt_submit(&prompt("a")).unwrap()),
+        "calls=1"
+    );
+    assert_eq!(
+        reported(plugin.on_prompt_submit(&prompt("b")).unwrap()),
+        "calls=2"
+    );
+    let err = plugin
+        .on_prompt_submit(&prompt("boom"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("boom on call 3"), "{err}");
     // Fresh instance: state starts over, init ran again.
-    assert_eq!(reported(plugin.on_prompt_submit(&prompt("c")).unwrap()), "calls=1");
+    assert_eq!(
+        reported(plugin.on_prompt_submit(&prompt("c")).unwrap()),
+        "calls=1"
+    );
 }
 
 #[test]
@@ -151,7 +213,10 @@ fn no_filesystem_for_interceptors() {
     let mut plugin = hostile(&engine, "fs", limits(2000, 64)).unwrap();
     let report = reported(plugin.on_prompt_submit(&prompt("hi")).unwrap());
     assert!(report.starts_with("fs: "), "{report}");
-    assert!(!report.contains("Ok("), "no file operation may succeed: {report}");
+    assert!(
+        !report.contains("Ok("),
+        "no file operation may succeed: {report}"
+    );
     assert!(!Path::new("/tmp/warden-hostile").exists());
 }
 
@@ -164,7 +229,10 @@ fn no_network_for_interceptors() {
     let mut plugin = hostile(&engine, "net", limits(2000, 64)).unwrap();
     let report = reported(plugin.on_prompt_submit(&prompt(&addr)).unwrap());
     assert!(report.starts_with("net: "), "{report}");
-    assert!(!report.contains("Ok("), "no socket operation may succeed: {report}");
+    assert!(
+        !report.contains("Ok("),
+        "no socket operation may succeed: {report}"
+    );
     assert_eq!(
         listener.accept().map(|_| ()).unwrap_err().kind(),
         std::io::ErrorKind::WouldBlock,
@@ -178,7 +246,10 @@ fn no_environment_arguments_or_stdin_for_interceptors() {
     let mut plugin = hostile(&engine, "env", limits(2000, 64)).unwrap();
     let report = reported(plugin.on_prompt_submit(&prompt("hi")).unwrap());
     assert!(report.starts_with("env: vars=[] args=[]"), "{report}");
-    assert!(!report.contains("PATH") && !report.contains("HOME"), "{report}");
+    assert!(
+        !report.contains("PATH") && !report.contains("HOME"),
+        "{report}"
+    );
     assert!(report.contains("stdin=Ok(0)"), "stdin is empty: {report}");
 }
 
@@ -186,13 +257,24 @@ fn no_environment_arguments_or_stdin_for_interceptors() {
 fn init_refusal_and_wrong_pins_and_kinds_are_refused_at_load() {
     let engine = engine();
     let err = hostile(&engine, "refuse", Limits::default()).err().unwrap();
-    assert!(matches!(&err, PluginError::InitRefused { message, .. } if message.contains("refuses")), "{err}");
+    assert!(
+        matches!(&err, PluginError::InitRefused { message, .. } if message.contains("refuses")),
+        "{err}"
+    );
 
     let path = fixtures::keyword_context();
     let wrong = "0".repeat(64);
-    let err = InterceptorPlugin::load(&engine, "kw", &path, Some(&wrong), Limits::default(), FailurePolicy::Closed, vec![])
-        .err()
-        .unwrap();
+    let err = InterceptorPlugin::load(
+        &engine,
+        "kw",
+        &path,
+        Some(&wrong),
+        Limits::default(),
+        FailurePolicy::Closed,
+        vec![],
+    )
+    .err()
+    .unwrap();
     assert!(matches!(err, PluginError::DigestMismatch { .. }), "{err}");
     let right = warden::plugin::sha256_hex(&std::fs::read(&path).unwrap());
     let ok = InterceptorPlugin::load(
@@ -206,8 +288,15 @@ fn init_refusal_and_wrong_pins_and_kinds_are_refused_at_load() {
     );
     assert!(ok.is_ok(), "{:?}", ok.err());
 
-    let err = HookPlugin::load(&engine, "kw", &path, None, Limits::default(), vec![]).err().unwrap();
-    assert!(err.to_string().contains("is a interceptor component but is configured as a hook") || err.to_string().contains("configured as a hook"), "{err}");
+    let err = HookPlugin::load(&engine, "kw", &path, None, Limits::default(), vec![])
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("is a interceptor component but is configured as a hook")
+            || err.to_string().contains("configured as a hook"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -224,11 +313,21 @@ fn hostile_hooks_fail_within_their_deadline_and_recover() {
         )
         .unwrap();
         for _ in 0..2 {
-            let err = hook.on_event(&Event::PromptSubmitted("hi".into())).unwrap_err();
+            let err = hook
+                .on_event(&Event::PromptSubmitted("hi".into()))
+                .unwrap_err();
             assert!(err.poisons_instance(), "{mode}: {err}");
         }
     }
-    let mut quiet = HookPlugin::load(&engine, "fs", &fixtures::hostile_hook(), None, limits(500, 32), vec![("mode".into(), "fs".into())]).unwrap();
+    let mut quiet = HookPlugin::load(
+        &engine,
+        "fs",
+        &fixtures::hostile_hook(),
+        None,
+        limits(500, 32),
+        vec![("mode".into(), "fs".into())],
+    )
+    .unwrap();
     quiet.on_event(&Event::TurnEnded("done".into())).unwrap();
     assert!(!Path::new("/tmp/warden-hostile-hook").exists());
 }
@@ -243,10 +342,16 @@ fn samples_behave_as_documented() {
         None,
         Limits::default(),
         FailurePolicy::Closed,
-        vec![("word".into(), "deploy".into()), ("context".into(), "Deploys go through CI.".into())],
+        vec![
+            ("word".into(), "deploy".into()),
+            ("context".into(), "Deploys go through CI.".into()),
+        ],
     )
     .unwrap();
-    assert_eq!(kw.on_prompt_submit(&prompt("hello")).unwrap(), PromptDecision::Continue);
+    assert_eq!(
+        kw.on_prompt_submit(&prompt("hello")).unwrap(),
+        PromptDecision::Continue
+    );
     assert_eq!(
         kw.on_prompt_submit(&prompt("how do I deploy?")).unwrap(),
         PromptDecision::ContinueWith(vec![Item::system("Deploys go through CI.")])
@@ -259,16 +364,35 @@ fn samples_behave_as_documented() {
         None,
         Limits::default(),
         FailurePolicy::Closed,
-        vec![("pattern".into(), "DROP TABLE".into()), ("reason".into(), "no SQL drops".into())],
+        vec![
+            ("pattern".into(), "DROP TABLE".into()),
+            ("reason".into(), "no SQL drops".into()),
+        ],
     )
     .unwrap();
-    assert_eq!(guard.on_prompt_submit(&prompt("select 1")).unwrap(), PromptDecision::Continue);
     assert_eq!(
-        guard.on_prompt_submit(&prompt("please drop table users")).unwrap(),
+        guard.on_prompt_submit(&prompt("select 1")).unwrap(),
+        PromptDecision::Continue
+    );
+    assert_eq!(
+        guard
+            .on_prompt_submit(&prompt("please drop table users"))
+            .unwrap(),
         PromptDecision::Cancel("no SQL drops".into())
     );
-    let err = InterceptorPlugin::load(&engine, "guard", &fixtures::pattern_guard(), None, Limits::default(), FailurePolicy::Closed, vec![])
-        .err()
-        .unwrap();
-    assert!(err.to_string().contains("missing config key `pattern`"), "{err}");
+    let err = InterceptorPlugin::load(
+        &engine,
+        "guard",
+        &fixtures::pattern_guard(),
+        None,
+        Limits::default(),
+        FailurePolicy::Closed,
+        vec![],
+    )
+    .err()
+    .unwrap();
+    assert!(
+        err.to_string().contains("missing config key `pattern`"),
+        "{err}"
+    );
 }

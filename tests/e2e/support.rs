@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// A temporary workspace plus everything warden reads from the environment.
 pub struct TestEnv {
@@ -78,9 +79,59 @@ impl TestEnv {
         cmd
     }
 
-    /// Run `warden ARGS` to completion.
+    /// Run `warden ARGS` to completion (killed, and the test failed, after two minutes).
     pub fn run(&self, args: &[&str]) -> Output {
-        self.command().args(args).output().expect("run warden")
+        let mut cmd = self.command();
+        cmd.args(args);
+        output_within(cmd, HANG_LIMIT)
+    }
+}
+
+/// A `warden` process that runs longer than this is hung: the test fails instead of blocking.
+pub const HANG_LIMIT: Duration = Duration::from_secs(120);
+
+/// Run `cmd` to completion, killing it and failing the test if it outlives `limit`.
+pub fn output_within(mut cmd: Command, limit: Duration) -> Output {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn warden");
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let read = |pipe: Option<std::process::ChildStdout>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = std::io::Read::read_to_end(&mut pipe, &mut buf);
+            }
+            buf
+        })
+    };
+    let out_thread = read(stdout);
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(mut pipe) = stderr {
+            let _ = std::io::Read::read_to_end(&mut pipe, &mut buf);
+        }
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = err_thread.join().unwrap_or_default();
+            panic!(
+                "warden hung for more than {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&err)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
     }
 }
 

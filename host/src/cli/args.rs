@@ -14,10 +14,51 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run one turn: the answer goes to stdout, alerts to stderr.
+    Run {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Continue this session (created when it does not exist).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The prompt; `@path` mentions pull in files.
+        #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
+        prompt: Vec<String>,
+    },
+    /// Show what a prompt would commit: no model call, nothing written.
+    Preview {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print one JSON object (`items`, `alerts`, `refs`).
+        #[arg(long)]
+        json: bool,
+        /// The prompt.
+        #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
+        prompt: Vec<String>,
+    },
     /// Inspect plugin components.
     Plugin {
         #[command(subcommand)]
         command: PluginCommand,
+    },
+    /// List, show and export sessions.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
+    /// Queue a notification; it is committed before that session's next model request.
+    Notify {
+        /// The session.
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// The text.
+        #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+        text: Vec<String>,
     },
 }
 
@@ -30,5 +71,25 @@ pub(crate) enum PluginCommand {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SessionCommand {
+    /// List sessions, oldest first.
+    List {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a session's history for a person.
+    Show {
+        /// Session id.
+        id: String,
+    },
+    /// Print a session's history as `history.json` (an array of items).
+    Export {
+        /// Session id.
+        id: String,
     },
 }

@@ -4,27 +4,32 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod common;
 mod exit;
+mod notify;
 mod plugin;
+mod preview;
+mod run;
+mod session;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_USAGE};
+pub use exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { EXIT_USAGE } else { 0 };
+            let code = if err.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = err.print();
             return ExitCode::from(code);
         }
     };
     init_tracing();
-    match run(cli) {
+    match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             eprintln!("warden: {}", err.message);
@@ -33,11 +38,27 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: args::Cli) -> Result<u8, CliError> {
+fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
+    use args::{Command, PluginCommand, SessionCommand};
     match cli.command {
-        args::Command::Plugin {
-            command: args::PluginCommand::Check { file, json },
+        Command::Run {
+            dir,
+            session,
+            json,
+            prompt,
+        } => run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" ")),
+        Command::Preview { dir, json, prompt } => {
+            preview::preview(dir.as_deref(), json, &prompt.join(" "))
+        }
+        Command::Plugin {
+            command: PluginCommand::Check { file, json },
         } => plugin::check(&file, json),
+        Command::Session { command } => match command {
+            SessionCommand::List { json } => session::list(json),
+            SessionCommand::Show { id } => session::show(&id),
+            SessionCommand::Export { id } => session::export(&id),
+        },
+        Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
 }
 

@@ -37,6 +37,13 @@ pub struct ModelConfig {
     pub timeout_s: u64,
     /// Retries after a retryable failure (429, 5xx, reset, timeout).
     pub max_retries: u32,
+    /// Wait before the first retry, in milliseconds; doubled for each further retry (with
+    /// jitter) unless the provider asks for a specific wait (`retry-after`).
+    #[serde(default = "default_retry_base_ms")]
+    pub retry_base_ms: u64,
+    /// Cap on one computed retry wait, in milliseconds.
+    #[serde(default = "default_retry_max_ms")]
+    pub retry_max_ms: u64,
     /// Stream answers as they arrive.
     pub stream: bool,
     /// System prompt sent with every request.
@@ -51,10 +58,20 @@ impl Default for ModelConfig {
             max_tokens: 4096,
             timeout_s: 120,
             max_retries: 4,
+            retry_base_ms: default_retry_base_ms(),
+            retry_max_ms: default_retry_max_ms(),
             stream: true,
             system_prompt: None,
         }
     }
+}
+
+fn default_retry_base_ms() -> u64 {
+    500
+}
+
+fn default_retry_max_ms() -> u64 {
+    30_000
 }
 
 /// Model providers warden speaks to.

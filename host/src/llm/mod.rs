@@ -1,1 +1,190 @@
-//! llm
+//! Model providers: the [`Provider`] contract the worker calls, and its implementations —
+//! [`echo`] (offline, deterministic), Anthropic Messages ([`anthropic`]) and OpenAI-compatible
+//! Chat Completions ([`openai`]).
+//!
+//! - [`Request`] is built from history alone; each provider turns [`Item`]s into its wire format
+//!   so that an append-only history yields requests whose messages extend the previous
+//!   request's messages exactly (provider prompt caches hit).
+//! - [`Provider::complete`] is synchronous: HTTP providers own a current-thread tokio runtime
+//!   and block on the request. Every piece of the answer is reported to `on_event` as it
+//!   arrives (streamed or not); the [`Response`] is returned only when the answer is complete.
+//!   A failed or cancelled request never yields a `Response`, so no half-written assistant item
+//!   can be committed.
+//! - Failures are [`LlmError`]s; [`LlmError::is_retryable`] is the retry policy, applied by the
+//!   providers themselves with backoff ([`RetryPolicy`]).
+//!
+//! Modules: [`sse`] (server-sent events parser), `http` (transport, retries, cancellation),
+//! `retry`, `error`, `cancel`, [`echo`], [`anthropic`], [`openai`], `settings` (config and
+//! environment → [`ProviderSettings`]), `replay` (decoding recorded streams).
+
+pub mod anthropic;
+mod cancel;
+pub mod echo;
+mod error;
+mod http;
+pub mod openai;
+mod replay;
+mod retry;
+mod settings;
+pub mod sse;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::worker::{Item, ToolCall};
+pub use cancel::CancelToken;
+pub use error::LlmError;
+pub use replay::{Wire, replay_stream};
+pub use retry::{MAX_HONOURED_WAIT, RetryPolicy};
+pub use settings::{ProviderSettings, default_model, from_config};
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Tool name (`read_file`).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub input_schema: serde_json::Value,
+}
+
+/// One model request, built from history alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Model name as the provider knows it (usually [`Provider::model`]).
+    pub model: String,
+    /// System prompt, sent apart from history.
+    pub system: Option<String>,
+    /// The whole history, oldest first.
+    pub items: Vec<Item>,
+    /// Tools offered to the model.
+    pub tools: Vec<ToolSpec>,
+    /// Cap on answer tokens.
+    pub max_tokens: u32,
+    /// Ask the provider to stream the answer.
+    pub stream: bool,
+}
+
+/// Something that arrived while a request runs, reported to the caller as it happens.
+///
+/// Streamed answers report text and tool calls piece by piece; non-streamed answers report
+/// each text and each tool call once, whole. `Retrying` is informational and is only ever
+/// sent before any answer content.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// A piece of answer text.
+    TextDelta(String),
+    /// The model started a tool call.
+    ToolCallStarted {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A piece of a tool call's arguments (partial JSON text).
+    ToolCallArgumentsDelta {
+        /// Call id.
+        id: String,
+        /// The piece.
+        delta: String,
+    },
+    /// The previous attempt failed with a retryable error; the request is sent again after
+    /// `delay`.
+    Retrying {
+        /// Retry number, from 1.
+        attempt: u32,
+        /// Wait before the retry.
+        delay: std::time::Duration,
+        /// What failed.
+        reason: String,
+    },
+}
+
+impl StreamEvent {
+    /// True for events carrying answer content (text or tool calls).
+    pub fn is_content(&self) -> bool {
+        match self {
+            Self::TextDelta(_)
+            | Self::ToolCallStarted { .. }
+            | Self::ToolCallArgumentsDelta { .. } => true,
+            Self::Retrying { .. } => false,
+        }
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The answer is complete.
+    EndTurn,
+    /// The model wants tool results.
+    ToolUse,
+    /// `max_tokens` was reached.
+    MaxTokens,
+    /// A stop sequence was produced.
+    StopSequence,
+    /// Anything else the provider said, verbatim.
+    Other(String),
+}
+
+/// Token counts reported by the provider.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens (for Anthropic, those not read from or written to the cache).
+    pub input_tokens: u64,
+    /// Answer tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens read from the provider's cache.
+    pub cache_read_tokens: u64,
+    /// Prompt tokens written to the provider's cache.
+    pub cache_write_tokens: u64,
+}
+
+/// A complete answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// Answer text (all text blocks, concatenated).
+    pub text: String,
+    /// Tool calls, in the order the model made them.
+    pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped.
+    pub stop_reason: StopReason,
+    /// Token counts, when the provider reported them.
+    pub usage: Option<Usage>,
+}
+
+impl Response {
+    /// The assistant item to commit for this answer.
+    pub fn to_item(&self) -> Item {
+        Item::Assistant {
+            text: self.text.clone(),
+            tool_calls: self.tool_calls.clone(),
+        }
+    }
+}
+
+/// A model provider.
+pub trait Provider: Send {
+    /// `echo`, `anthropic` or `openai`.
+    fn name(&self) -> &str;
+
+    /// The model requests go to by default.
+    fn model(&self) -> &str;
+
+    /// Sends `req` and blocks until the answer is complete, reporting pieces to `on_event` as
+    /// they arrive. Retryable failures are retried per the provider's [`RetryPolicy`] while no
+    /// answer content has been reported; once content has been reported, a failure ends the
+    /// request. `cancel` stops it at once with [`LlmError::Cancelled`] (a Ctrl-C handler calls
+    /// [`CancelToken::cancel`] from its own thread).
+    ///
+    /// HTTP providers block on their own runtime: call this from a plain thread, not from
+    /// inside an async task.
+    fn complete(
+        &mut self,
+        req: &Request,
+        on_event: &mut dyn FnMut(&StreamEvent),
+        cancel: &CancelToken,
+    ) -> Result<Response, LlmError>;
+}

@@ -28,12 +28,28 @@ pub struct EngineOptions {
     pub on_demand_allocator: bool,
 }
 
+/// The thread that advances the engine's epoch, enforcing call deadlines. Every loaded plugin
+/// holds a reference, so deadlines keep working after the [`PluginEngine`] that loaded it is
+/// dropped; the thread stops with the last reference.
+pub(crate) struct EpochTicker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// One wasmtime engine shared by every plugin of the process.
 pub struct PluginEngine {
     engine: Engine,
     cache: Option<CompileCache>,
-    stop: Arc<AtomicBool>,
-    ticker: Option<JoinHandle<()>>,
+    ticker: Arc<EpochTicker>,
 }
 
 impl std::fmt::Debug for PluginEngine {
@@ -89,7 +105,7 @@ impl PluginEngine {
         })?;
 
         let stop = Arc::new(AtomicBool::new(false));
-        let ticker = {
+        let thread = {
             let engine = engine.clone();
             let stop = Arc::clone(&stop);
             std::thread::Builder::new()
@@ -112,9 +128,16 @@ impl PluginEngine {
         Ok(Self {
             engine,
             cache,
-            stop,
-            ticker: Some(ticker),
+            ticker: Arc::new(EpochTicker {
+                stop,
+                thread: Some(thread),
+            }),
         })
+    }
+
+    /// A reference that keeps the epoch ticker running.
+    pub(crate) fn ticker(&self) -> Arc<EpochTicker> {
+        Arc::clone(&self.ticker)
     }
 
     /// The wasmtime engine.
@@ -149,15 +172,6 @@ impl PluginEngine {
             tracing::warn!(plugin, "cannot write compiled-code cache: {err}");
         }
         super::cache::from_fresh_artifact(&self.engine, &artifact).map_err(compile_err)
-    }
-}
-
-impl Drop for PluginEngine {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(ticker) = self.ticker.take() {
-            let _ = ticker.join();
-        }
     }
 }
 

@@ -61,7 +61,7 @@ impl HookPlugin {
         let (info, component) = load_file(engine, name, path, pin, World::Hook)?;
         let managed = Managed::new(
             name,
-            engine.engine(),
+            engine,
             &component,
             limits,
             config,

@@ -6,7 +6,7 @@ use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtx;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
-use super::engine::deadline_ticks;
+use super::engine::{EpochTicker, PluginEngine, deadline_ticks};
 use super::error::PluginError;
 use super::limits::Limits;
 use super::state::PluginState;
@@ -45,6 +45,8 @@ pub(crate) struct Managed<B: WorldBindings> {
     config: Vec<(String, String)>,
     wasi: WasiFactory,
     live: Option<Live<B>>,
+    /// Keeps deadlines enforced for as long as this plugin lives.
+    _ticker: std::sync::Arc<EpochTicker>,
 }
 
 struct Live<B> {
@@ -58,7 +60,7 @@ impl<B: WorldBindings> Managed<B> {
     /// that a bad config or a broken component is reported at load time.
     pub(crate) fn new(
         name: &str,
-        engine: &Engine,
+        plugin_engine: &PluginEngine,
         component: &Component,
         limits: Limits,
         config: Vec<(String, String)>,
@@ -72,6 +74,7 @@ impl<B: WorldBindings> Managed<B> {
                 message: format!("{err:#}"),
             }
         };
+        let engine = plugin_engine.engine();
         let mut linker = Linker::new(engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(load("link"))?;
         B::add_to_linker(&mut linker).map_err(load("link"))?;
@@ -84,6 +87,7 @@ impl<B: WorldBindings> Managed<B> {
             config,
             wasi,
             live: None,
+            _ticker: plugin_engine.ticker(),
         };
         managed.ensure_live()?;
         Ok(managed)
@@ -129,6 +133,11 @@ impl<B: WorldBindings> Managed<B> {
                 message: "no instance".into(),
             }),
         }
+    }
+
+    /// Drop the live instance; the next call creates and initialises a fresh one.
+    pub(crate) fn reset(&mut self) {
+        self.live = None;
     }
 
     /// Run `f` against a live instance under the plugin's deadline. A trap or deadline drops

@@ -64,7 +64,7 @@ impl InterceptorPlugin {
         let (info, component) = load_file(engine, name, path, pin, World::Interceptor)?;
         let managed = Managed::new(
             name,
-            engine.engine(),
+            engine,
             &component,
             limits,
             config,
@@ -79,6 +79,12 @@ impl InterceptorPlugin {
             failure,
             info,
         })
+    }
+
+    /// Drop the current instance; the next call runs on a fresh one (instantiated from the
+    /// pre-linked component and initialised with the same config).
+    pub fn reset(&mut self) {
+        self.managed.reset();
     }
 
     /// The plugin's failure policy.

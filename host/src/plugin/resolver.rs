@@ -104,7 +104,7 @@ impl ResolverPlugin {
         full_config.push(("roots".into(), preopens.iter().map(|(_, g)| g.as_str()).collect::<Vec<_>>().join("\n")));
         let managed = Managed::new(
             name,
-            engine.engine(),
+            engine,
             &component,
             limits,
             full_config,

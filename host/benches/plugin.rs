@@ -1,0 +1,146 @@
+//! Plugin call costs, side by side with the same logic as a native trait object.
+//!
+//! `cargo bench -p warden --bench plugin`
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use warden::config::FailurePolicy;
+use warden::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError};
+use warden::worker::{
+    Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
+};
+
+const KEYWORD: &str = env!("WARDEN_KEYWORD_CONTEXT_WASM");
+const GUARD: &str = env!("WARDEN_PATTERN_GUARD_WASM");
+const COUNTER: &str = env!("WARDEN_EVENT_COUNTER_WASM");
+
+/// The keyword-context sample's logic, natively: the floor.
+struct NativeKeyword {
+    word: String,
+    context: String,
+}
+
+impl Interceptor for NativeKeyword {
+    fn name(&self) -> &str {
+        "native"
+    }
+    fn on_prompt_submit(&mut self, p: &SubmittedPrompt) -> Result<PromptDecision, PluginError> {
+        Ok(if p.text.contains(&self.word) {
+            PromptDecision::ContinueWith(vec![Item::system(self.context.clone())])
+        } else {
+            PromptDecision::Continue
+        })
+    }
+    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginError> {
+        Ok(Vec::new())
+    }
+    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
+        Ok(TurnEndDecision::Finish)
+    }
+}
+
+fn prompt_1k() -> SubmittedPrompt {
+    let mut text = "lorem ipsum dolor sit amet ".repeat(37);
+    text.truncate(1000);
+    text.push_str(" deploy");
+    SubmittedPrompt {
+        session: "bench".into(),
+        items: vec![Item::user(text.clone())],
+        text,
+    }
+}
+
+fn keyword(engine: &PluginEngine, name: &str) -> InterceptorPlugin {
+    InterceptorPlugin::load(
+        engine,
+        name,
+        Path::new(KEYWORD),
+        None,
+        Limits::default(),
+        FailurePolicy::Closed,
+        vec![("word".into(), "deploy".into()), ("context".into(), "Deploys go through CI.".into())],
+    )
+    .unwrap()
+}
+
+fn calls(c: &mut Criterion) {
+    let engine = PluginEngine::new(EngineOptions::default()).unwrap();
+    let prompt = prompt_1k();
+    let mut group = c.benchmark_group("on-prompt-submit 1KB -> continue-with 1 item");
+    let mut native: Box<dyn Interceptor> = Box::new(NativeKeyword {
+        word: "deploy".into(),
+        context: "Deploys go through CI.".into(),
+    });
+    group.bench_function("native trait object", |b| {
+        b.iter(|| black_box(native.on_prompt_submit(black_box(&prompt)).unwrap()))
+    });
+    let mut warm = keyword(&engine, "warm");
+    group.bench_function("wasm warm instance", |b| {
+        b.iter(|| black_box(warm.on_prompt_submit(black_box(&prompt)).unwrap()))
+    });
+    let mut fresh = keyword(&engine, "fresh");
+    group.bench_function("wasm fresh instance (pooling + instance-pre) + init + call", |b| {
+        b.iter(|| {
+            fresh.reset();
+            black_box(fresh.on_prompt_submit(black_box(&prompt)).unwrap())
+        })
+    });
+    group.finish();
+}
+
+fn entries() -> Vec<(String, PathBuf, bool)> {
+    (0..10)
+        .map(|i| match i % 3 {
+            0 => (format!("kw{i}"), PathBuf::from(KEYWORD), false),
+            1 => (format!("guard{i}"), PathBuf::from(GUARD), false),
+            _ => (format!("count{i}"), PathBuf::from(COUNTER), true),
+        })
+        .collect()
+}
+
+fn start_all(engine: &PluginEngine) -> usize {
+    let mut loaded = 0;
+    for (name, path, is_hook) in entries() {
+        if is_hook {
+            HookPlugin::load(engine, &name, &path, None, Limits::default(), vec![]).unwrap();
+        } else {
+            let config = vec![
+                ("word".into(), "x".into()),
+                ("pattern".into(), "x".into()),
+            ];
+            InterceptorPlugin::load(engine, &name, &path, None, Limits::default(), FailurePolicy::Closed, config)
+                .unwrap();
+        }
+        loaded += 1;
+    }
+    loaded
+}
+
+fn startup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("start 10 plugins");
+    group.sample_size(10);
+    let cache = tempfile::tempdir().unwrap();
+    let warm_engine = PluginEngine::new(EngineOptions {
+        cache_dir: Some(cache.path().to_owned()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    start_all(&warm_engine);
+    group.bench_function("warm compiled cache", |b| {
+        b.iter(|| black_box(start_all(&warm_engine)))
+    });
+    group.bench_function("cold (no cache)", |b| {
+        b.iter(|| {
+            let engine = PluginEngine::new(EngineOptions::default()).unwrap();
+            black_box(start_all(&engine))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, calls, startup);
+criterion_main!(benches);

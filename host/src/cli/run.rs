@@ -1,0 +1,117 @@
+//! `warden run [-C DIR] [--session ID] [--json] PROMPT`: one turn.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::common::{env, home, load_config, print_alert, setup_error, workspace};
+use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use crate::fileref;
+use crate::llm::StreamEvent;
+use crate::worker::{Alert, TurnOutcome, TurnSink, setup};
+
+/// Exit status after Ctrl-C (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Prints the answer as it streams (unless JSON output was asked for) and alerts as they come.
+struct CliSink {
+    stream: bool,
+    streamed: bool,
+    alerts: Vec<Alert>,
+}
+
+impl TurnSink for CliSink {
+    fn alert(&mut self, alert: &Alert) {
+        print_alert(alert);
+        self.alerts.push(alert.clone());
+    }
+
+    fn model_event(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta(text) if self.stream => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+                self.streamed = true;
+            }
+            StreamEvent::Retrying { attempt, delay, reason } => {
+                eprintln!("warden: {reason}; retry {attempt} in {:.1}s", delay.as_secs_f64());
+            }
+            _ => {}
+        }
+    }
+
+    fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
+        if self.stream {
+            if self.streamed {
+                println!();
+                self.streamed = false;
+            }
+            eprintln!("warden: tool {name} {arguments}");
+        }
+    }
+}
+
+/// Run one turn and print its answer.
+pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt: &str) -> Result<u8, CliError> {
+    if prompt.trim().is_empty() {
+        return Err(CliError::usage("the prompt is empty"));
+    }
+    let workspace = workspace(dir)?;
+    let loaded = load_config(&workspace)?;
+    let home = home()?;
+    let mut worker = setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
+    let cancel = worker.cancel_token();
+    if let Err(err) = ctrlc::set_handler(move || cancel.cancel()) {
+        tracing::debug!("no Ctrl-C handler: {err}");
+    }
+    let segments = fileref::parse(prompt).segments;
+    let mut sink = CliSink {
+        stream: !json,
+        streamed: false,
+        alerts: Vec::new(),
+    };
+    let result = worker.submit(&segments, &mut sink);
+    let session_id = worker.session_id().to_owned();
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            if json {
+                print_json(&session_id, "failed", None, Some(&err.to_string()), &sink.alerts);
+            }
+            return Err(CliError::failure(format!("{err} (session {session_id})")));
+        }
+    };
+    let (code, name, answer, reason) = match &outcome {
+        TurnOutcome::Answered { text } => (EXIT_OK, "answered", Some(text.as_str()), None),
+        TurnOutcome::Cancelled { reason, .. } => (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str())),
+        TurnOutcome::Stopped { reason } => {
+            let code = if reason.starts_with("cancelled while") { EXIT_INTERRUPTED } else { EXIT_FAILURE };
+            (code, "stopped", None, Some(reason.as_str()))
+        }
+    };
+    if json {
+        print_json(&session_id, name, answer, reason, &sink.alerts);
+    } else {
+        if let Some(text) = answer
+            && !sink.streamed
+        {
+            print!("{text}");
+        }
+        if answer.is_some() || sink.streamed {
+            println!();
+        }
+        eprintln!("warden: session {session_id}");
+    }
+    Ok(code)
+}
+
+fn print_json(session: &str, outcome: &str, answer: Option<&str>, reason: Option<&str>, alerts: &[Alert]) {
+    let value = serde_json::json!({
+        "session": session,
+        "outcome": outcome,
+        "answer": answer,
+        "reason": reason,
+        "alerts": alerts,
+    });
+    println!("{value}");
+}

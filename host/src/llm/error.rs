@@ -1,0 +1,206 @@
+//! [`LlmError`]: every way a model request can fail, and which of them are worth retrying.
+
+use std::time::Duration;
+
+/// A failed model request.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LlmError {
+    /// The provider needs an API key and the variable holding it is unset or empty.
+    #[error("{var} is not set: export {var}=<your key> to use the {provider} provider")]
+    MissingKey {
+        /// Provider name.
+        provider: &'static str,
+        /// The environment variable to set.
+        var: &'static str,
+    },
+
+    /// The configuration or environment cannot produce a working provider.
+    #[error("invalid model configuration: {reason}")]
+    InvalidConfig {
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// The provider answered with an HTTP error status.
+    #[error("{provider}: HTTP {status}: {message}")]
+    Status {
+        /// Provider name.
+        provider: &'static str,
+        /// HTTP status code.
+        status: u16,
+        /// The provider's own error message (or the start of the body when it has none).
+        message: String,
+        /// How long the provider asked to wait before retrying.
+        retry_after: Option<Duration>,
+        /// The provider's `x-should-retry` header, when present.
+        should_retry: Option<bool>,
+    },
+
+    /// The provider reported an error inside a successful response (an SSE `error` event).
+    #[error("{provider}: {kind}: {message}")]
+    Provider {
+        /// Provider name.
+        provider: &'static str,
+        /// Error type (`overloaded_error`).
+        kind: String,
+        /// The provider's message.
+        message: String,
+    },
+
+    /// The connection failed, was refused or reset, or the body could not be read.
+    #[error("{provider}: connection failed: {detail}")]
+    Connection {
+        /// Provider name.
+        provider: &'static str,
+        /// The transport's description.
+        detail: String,
+    },
+
+    /// No response, or no streamed data, within the configured timeout.
+    #[error("{provider}: no response within {}s", after.as_secs_f64())]
+    Timeout {
+        /// Provider name.
+        provider: &'static str,
+        /// The timeout that elapsed.
+        after: Duration,
+    },
+
+    /// The stream ended before its terminal event.
+    #[error("{provider}: stream ended early: {detail}")]
+    TruncatedStream {
+        /// Provider name.
+        provider: &'static str,
+        /// What was missing.
+        detail: String,
+    },
+
+    /// A streamed event could not be understood.
+    #[error("{provider}: malformed stream: {detail}")]
+    MalformedStream {
+        /// Provider name.
+        provider: &'static str,
+        /// What was wrong, and where.
+        detail: String,
+    },
+
+    /// A non-streamed response body could not be understood.
+    #[error("{provider}: malformed response: {detail}")]
+    MalformedResponse {
+        /// Provider name.
+        provider: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+
+    /// Retryable failures kept happening until the retry budget was spent.
+    #[error("gave up after {attempts} attempts: {last}")]
+    RetriesExhausted {
+        /// Requests sent.
+        attempts: u32,
+        /// The last failure.
+        last: Box<LlmError>,
+    },
+
+    /// The request was cancelled. Whatever text had arrived is kept here, never as a response.
+    #[error("request cancelled")]
+    Cancelled {
+        /// Text received before the cancellation.
+        partial_text: String,
+    },
+}
+
+impl LlmError {
+    /// Whether sending the same request again may succeed.
+    ///
+    /// Retryable: HTTP 408, 409, 429 and 5xx (unless the provider says `x-should-retry:
+    /// false`), connection failures, timeouts, truncated or malformed streams and bodies (the
+    /// whole request is sent again), and the provider's overload/rate-limit/server errors
+    /// reported inside a stream. Not retryable: other 4xx (400, 401, 403, 404, 413, 422 …),
+    /// configuration errors, cancellation, and an exhausted retry budget.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::MissingKey { .. } | Self::InvalidConfig { .. } => false,
+            Self::Status {
+                status,
+                should_retry,
+                ..
+            } => should_retry.unwrap_or(matches!(status, 408 | 409 | 429 | 500..=599)),
+            Self::Provider { kind, .. } => matches!(
+                kind.as_str(),
+                "overloaded_error"
+                    | "api_error"
+                    | "rate_limit_error"
+                    | "timeout_error"
+                    | "server_error"
+            ),
+            Self::Connection { .. }
+            | Self::Timeout { .. }
+            | Self::TruncatedStream { .. }
+            | Self::MalformedStream { .. }
+            | Self::MalformedResponse { .. } => true,
+            Self::RetriesExhausted { .. } | Self::Cancelled { .. } => false,
+        }
+    }
+
+    /// True for a configuration problem the person must fix (the CLI exits with 2).
+    pub fn is_config_error(&self) -> bool {
+        matches!(self, Self::MissingKey { .. } | Self::InvalidConfig { .. })
+    }
+
+    /// The provider's requested wait, if it gave one.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16) -> LlmError {
+        LlmError::Status {
+            provider: "anthropic",
+            status: code,
+            message: "m".into(),
+            retry_after: None,
+            should_retry: None,
+        }
+    }
+
+    #[test]
+    fn retryable_statuses() {
+        for code in [408, 409, 429, 500, 502, 503, 529] {
+            assert!(status(code).is_retryable(), "{code}");
+        }
+        for code in [400, 401, 403, 404, 413, 422] {
+            assert!(!status(code).is_retryable(), "{code}");
+        }
+    }
+
+    #[test]
+    fn should_retry_header_wins() {
+        let e = LlmError::Status {
+            provider: "openai",
+            status: 500,
+            message: "m".into(),
+            retry_after: None,
+            should_retry: Some(false),
+        };
+        assert!(!e.is_retryable());
+    }
+
+    #[test]
+    fn missing_key_names_the_variable() {
+        let e = LlmError::MissingKey {
+            provider: "anthropic",
+            var: "ANTHROPIC_API_KEY",
+        };
+        assert!(e.to_string().contains("export ANTHROPIC_API_KEY="));
+        assert!(e.is_config_error());
+        assert!(!e.is_retryable());
+    }
+}

@@ -1,0 +1,399 @@
+//! Transport shared by the HTTP providers: one POST with timeouts, streaming through the
+//! [`sse`](super::sse) parser, cancellation, error statuses, and the retry loop.
+//!
+//! Timeouts: `timeout` bounds the wait for the response headers and every wait for more body
+//! data, so a long answer that keeps streaming is never cut, and a stalled one is.
+//!
+//! Retries: a retryable failure ([`LlmError::is_retryable`]) is retried per the
+//! [`RetryPolicy`] only while no answer content has been reported to the caller; the whole
+//! request is sent again. Content already shown cannot be taken back, so after it a failure
+//! ends the request with that error.
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
+use tokio::runtime::Runtime;
+
+use super::retry::{RetryPolicy, wait_from_headers};
+use super::sse::{SseEvent, SseParser};
+use super::{CancelToken, LlmError, Response, StreamEvent};
+
+/// What one wire format must provide to the transport.
+pub(crate) trait WireFormat {
+    /// Stream decoder of this format.
+    type Stream: StreamDecode;
+    /// Provider name for errors.
+    fn provider(&self) -> &'static str;
+    /// A decoder for a new stream.
+    fn stream_decoder(&self) -> Self::Stream;
+    /// Decodes a whole (non-streamed) response body.
+    fn decode_body(&self, body: &[u8]) -> Result<Response, LlmError>;
+}
+
+/// Whether a stream goes on after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Keep reading.
+    Continue,
+    /// The terminal event arrived.
+    Done,
+}
+
+/// Turns the SSE events of one answer into [`StreamEvent`]s and, at the end, a [`Response`].
+pub(crate) trait StreamDecode {
+    /// Handles one event.
+    fn event(
+        &mut self,
+        ev: &SseEvent,
+        emit: &mut dyn FnMut(&StreamEvent),
+    ) -> Result<Flow, LlmError>;
+    /// The stream is over: `terminal` tells whether its terminal event arrived.
+    fn finish(self, terminal: bool) -> Result<Response, LlmError>;
+}
+
+/// One prepared POST.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    /// Full URL.
+    pub url: String,
+    /// Headers besides `content-type`.
+    pub headers: HeaderMap,
+    /// JSON body.
+    pub body: Vec<u8>,
+    /// The body asks for a stream.
+    pub stream: bool,
+}
+
+/// A reqwest client with its own current-thread runtime.
+#[derive(Debug)]
+pub(crate) struct HttpClient {
+    rt: Runtime,
+    client: reqwest::Client,
+    timeout: Duration,
+    retry: RetryPolicy,
+}
+
+impl HttpClient {
+    /// A client with the given timeout and retry policy.
+    pub fn new(timeout: Duration, retry: RetryPolicy) -> Result<Self, LlmError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| LlmError::InvalidConfig {
+                reason: format!("cannot start the HTTP runtime: {e}"),
+            })?;
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(timeout)
+            .build()
+            .map_err(|e| LlmError::InvalidConfig {
+                reason: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            rt,
+            client,
+            timeout,
+            retry,
+        })
+    }
+
+    /// Sends `call` with retries, reporting content to `on_event`.
+    pub fn execute<W: WireFormat>(
+        &self,
+        call: &Call,
+        wire: &W,
+        on_event: &mut dyn FnMut(&StreamEvent),
+        cancel: &CancelToken,
+    ) -> Result<Response, LlmError> {
+        let provider = wire.provider();
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            let mut emitted = false;
+            let mut partial = String::new();
+            let mut sink = |ev: &StreamEvent| {
+                if let StreamEvent::TextDelta(t) = ev {
+                    partial.push_str(t);
+                }
+                emitted |= ev.is_content();
+                on_event(ev);
+            };
+            let result = self.rt.block_on(async {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => None,
+                    r = self.attempt(call, wire, &mut sink) => Some(r),
+                }
+            });
+            let err = match result {
+                None => {
+                    return Err(LlmError::Cancelled {
+                        partial_text: partial,
+                    });
+                }
+                Some(Ok(response)) => return Ok(response),
+                Some(Err(e)) => e,
+            };
+            if !err.is_retryable() {
+                return Err(err);
+            }
+            if emitted {
+                tracing::warn!(provider, error = %err, "stream failed after content was shown; not retried");
+                return Err(err);
+            }
+            if attempt > self.retry.max_retries {
+                return Err(if attempt > 1 {
+                    LlmError::RetriesExhausted {
+                        attempts: attempt,
+                        last: Box::new(err),
+                    }
+                } else {
+                    err
+                });
+            }
+            let delay = self.retry.delay(attempt, err.retry_after());
+            tracing::warn!(provider, attempt, ?delay, error = %err, "retrying model request");
+            on_event(&StreamEvent::Retrying {
+                attempt,
+                delay,
+                reason: err.to_string(),
+            });
+            let waited = self.rt.block_on(async {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => false,
+                    () = tokio::time::sleep(delay) => true,
+                }
+            });
+            if !waited {
+                return Err(LlmError::Cancelled {
+                    partial_text: String::new(),
+                });
+            }
+        }
+    }
+
+    async fn attempt<W: WireFormat>(
+        &self,
+        call: &Call,
+        wire: &W,
+        emit: &mut dyn FnMut(&StreamEvent),
+    ) -> Result<Response, LlmError> {
+        let provider = wire.provider();
+        tracing::debug!(provider, url = %call.url, bytes = call.body.len(), stream = call.stream, "model request");
+        let send = self
+            .client
+            .post(&call.url)
+            .headers(call.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(call.body.clone())
+            .send();
+        let mut resp = tokio::time::timeout(self.timeout, send)
+            .await
+            .map_err(|_| self.timed_out(provider))?
+            .map_err(|e| transport_error(provider, &e, self.timeout))?;
+        let status = resp.status().as_u16();
+        if !resp.status().is_success() {
+            let headers = resp.headers().clone();
+            let body = self
+                .read_body(provider, &mut resp)
+                .await
+                .unwrap_or_default();
+            return Err(status_error(provider, status, &headers, &body));
+        }
+        let is_sse = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !(call.stream && is_sse) {
+            // Some compatible servers answer a stream request with a plain body.
+            let body = self.read_body(provider, &mut resp).await?;
+            let response = wire.decode_body(&body)?;
+            emit_whole(&response, emit);
+            return Ok(response);
+        }
+        let mut parser = SseParser::new();
+        let mut decoder = wire.stream_decoder();
+        while let Some(chunk) = self.next_chunk(provider, &mut resp).await? {
+            if decode_chunk(&mut parser, &mut decoder, chunk.as_ref(), emit)? {
+                return decoder.finish(true);
+            }
+        }
+        decoder.finish(false)
+    }
+
+    async fn next_chunk(
+        &self,
+        provider: &'static str,
+        resp: &mut reqwest::Response,
+    ) -> Result<Option<impl AsRef<[u8]> + use<>>, LlmError> {
+        tokio::time::timeout(self.timeout, resp.chunk())
+            .await
+            .map_err(|_| self.timed_out(provider))?
+            .map_err(|e| transport_error(provider, &e, self.timeout))
+    }
+
+    async fn read_body(
+        &self,
+        provider: &'static str,
+        resp: &mut reqwest::Response,
+    ) -> Result<Vec<u8>, LlmError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = self.next_chunk(provider, resp).await? {
+            body.extend_from_slice(chunk.as_ref());
+        }
+        Ok(body)
+    }
+
+    fn timed_out(&self, provider: &'static str) -> LlmError {
+        LlmError::Timeout {
+            provider,
+            after: self.timeout,
+        }
+    }
+}
+
+/// Feeds one chunk through `parser` into `decoder`; true once the terminal event arrived (the
+/// rest of the chunk is then ignored).
+pub(crate) fn decode_chunk<D: StreamDecode>(
+    parser: &mut SseParser,
+    decoder: &mut D,
+    chunk: &[u8],
+    emit: &mut dyn FnMut(&StreamEvent),
+) -> Result<bool, LlmError> {
+    let flow = parser.feed_with(chunk, |ev| match decoder.event(ev, emit) {
+        Ok(Flow::Continue) => ControlFlow::Continue(()),
+        Ok(Flow::Done) => ControlFlow::Break(None),
+        Err(e) => ControlFlow::Break(Some(e)),
+    });
+    match flow {
+        ControlFlow::Continue(()) => Ok(false),
+        ControlFlow::Break(None) => Ok(true),
+        ControlFlow::Break(Some(e)) => Err(e),
+    }
+}
+
+/// Reports a non-streamed answer the way a stream would, one piece per text and tool call.
+pub(crate) fn emit_whole(response: &Response, emit: &mut dyn FnMut(&StreamEvent)) {
+    if !response.text.is_empty() {
+        emit(&StreamEvent::TextDelta(response.text.clone()));
+    }
+    for call in &response.tool_calls {
+        emit(&StreamEvent::ToolCallStarted {
+            id: call.id.clone(),
+            name: call.name.clone(),
+        });
+        emit(&StreamEvent::ToolCallArgumentsDelta {
+            id: call.id.clone(),
+            delta: call.arguments.to_string(),
+        });
+    }
+}
+
+/// Parses accumulated tool arguments; an empty string is an empty object.
+pub(crate) fn parse_arguments(json: &str) -> Result<serde_json::Value, serde_json::Error> {
+    if json.trim().is_empty() {
+        Ok(serde_json::Value::Object(serde_json::Map::new()))
+    } else {
+        serde_json::from_str(json)
+    }
+}
+
+fn transport_error(provider: &'static str, e: &reqwest::Error, timeout: Duration) -> LlmError {
+    if e.is_timeout() {
+        return LlmError::Timeout {
+            provider,
+            after: timeout,
+        };
+    }
+    let mut detail = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        detail.push_str(": ");
+        detail.push_str(&s.to_string());
+        source = s.source();
+    }
+    LlmError::Connection { provider, detail }
+}
+
+/// The error for a non-2xx answer, carrying the provider's own message.
+pub(crate) fn status_error(
+    provider: &'static str,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> LlmError {
+    let should_retry = headers
+        .get("x-should-retry")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| match v {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        });
+    LlmError::Status {
+        provider,
+        status,
+        message: error_message(status, body),
+        retry_after: wait_from_headers(headers, status),
+        should_retry,
+    }
+}
+
+/// The provider's message from an error body: `error.message` (with `error.type`) for both
+/// APIs, else the start of the body, else the status's reason phrase.
+pub(crate) fn error_message(status: u16, body: &[u8]) -> String {
+    if let Ok(json) = serde_json::from_slice::<serde_json::Value>(body) {
+        let err = json.get("error").unwrap_or(&json);
+        let message = err
+            .get("message")
+            .and_then(|m| m.as_str())
+            .or_else(|| err.as_str());
+        let kind = err.get("type").and_then(|t| t.as_str());
+        match (message, kind) {
+            (Some(m), Some(k)) => return format!("{m} ({k})"),
+            (Some(m), None) => return m.to_owned(),
+            _ => {}
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return reqwest::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("no message")
+            .to_owned();
+    }
+    let mut cut = text.len().min(500);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text[..cut].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_messages_of_both_apis() {
+        let anthropic = br#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+        assert_eq!(
+            error_message(401, anthropic),
+            "invalid x-api-key (authentication_error)"
+        );
+        let openai = br#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+        assert_eq!(
+            error_message(401, openai),
+            "Incorrect API key provided (invalid_request_error)"
+        );
+        assert_eq!(
+            error_message(502, b"<html>bad gateway</html>"),
+            "<html>bad gateway</html>"
+        );
+        assert_eq!(error_message(503, b""), "Service Unavailable");
+    }
+}

@@ -1,0 +1,188 @@
+//! The audit log of a session (`sessions/<id>/audit.jsonl`): an append-only record of what left
+//! the machine and what plugins decided, one JSON object per line (`ts`, tagged `event`), fsynced
+//! once per appended batch.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use super::fsio::{self, format_ts, rfc3339};
+use super::{Home, LoadWarning, StoreError};
+
+/// Something worth auditing. Serialized with a `type` tag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AuditEvent {
+    /// File content was placed where the model will see it.
+    FileSent {
+        /// The path as referenced, relative to the workspace.
+        path: String,
+        /// Bytes sent.
+        bytes: u64,
+        /// sha256 of the bytes sent, lowercase hex.
+        sha256: String,
+        /// True when the file was cut at the size cap.
+        truncated: bool,
+    },
+    /// An interceptor decided something about a turn.
+    PluginDecision {
+        /// Plugin name.
+        plugin: String,
+        /// Hook point (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`).
+        hook: String,
+        /// `continue`, `cancel`, `continue-with`, `finish`, or `failed`.
+        decision: String,
+        /// The plugin's reason or the failure, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A request was sent to a model provider.
+    ModelRequest {
+        /// Provider name.
+        provider: String,
+        /// Items in the request.
+        items: u64,
+        /// Approximate request size in bytes.
+        bytes: u64,
+    },
+    /// Any other event.
+    Other {
+        /// What kind of event.
+        kind: String,
+        /// Its details.
+        #[serde(default)]
+        detail: serde_json::Value,
+    },
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// When the event was appended.
+    #[serde(with = "rfc3339")]
+    pub ts: SystemTime,
+    /// The event.
+    pub event: AuditEvent,
+}
+
+#[derive(Serialize)]
+struct AuditOut<'a> {
+    ts: &'a str,
+    event: &'a AuditEvent,
+}
+
+/// An open audit log, appending.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    file: File,
+    /// Set when the file may end in a partial line, which the next append must terminate.
+    needs_newline: bool,
+}
+
+impl AuditLog {
+    /// Opens the audit log of existing session `id` for appending.
+    pub fn open(home: &Home, id: &str) -> Result<Self, StoreError> {
+        home.existing_history(id)?;
+        let path = home.audit_path(id)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(StoreError::io("open", &path))?;
+        let needs_newline =
+            ends_in_partial_line(&mut file).map_err(StoreError::io("read", &path))?;
+        Ok(Self {
+            path,
+            file,
+            needs_newline,
+        })
+    }
+
+    /// Appends one event and fsyncs.
+    pub fn append(&mut self, event: &AuditEvent) -> Result<(), StoreError> {
+        self.append_batch(std::slice::from_ref(event))
+    }
+
+    /// Appends events with one write and one fsync.
+    pub fn append_batch(&mut self, events: &[AuditEvent]) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let ts = format_ts(fsio::now());
+        let mut buf = Vec::new();
+        if self.needs_newline {
+            // A line cut short by a crash stays on its own line, where readers skip it.
+            buf.push(b'\n');
+        }
+        for event in events {
+            serde_json::to_writer(&mut buf, &AuditOut { ts: &ts, event }).map_err(|source| {
+                StoreError::Encode {
+                    path: self.path.clone(),
+                    source,
+                }
+            })?;
+            buf.push(b'\n');
+        }
+        if let Err(e) = self.file.write_all(&buf) {
+            self.needs_newline = true;
+            return Err(StoreError::io("write", &self.path)(e));
+        }
+        self.needs_newline = false;
+        self.file
+            .sync_data()
+            .map_err(StoreError::io("fsync", &self.path))
+    }
+
+    /// The audit log file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Reads the audit log of session `id`; lines that are not records (a line cut short by a
+/// crash) are skipped and reported.
+pub fn read_audit(
+    home: &Home,
+    id: &str,
+) -> Result<(Vec<AuditRecord>, Vec<LoadWarning>), StoreError> {
+    home.existing_history(id)?;
+    let path = home.audit_path(id)?;
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(StoreError::io("read", &path)(e)),
+    };
+    let mut records = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<AuditRecord>(line) {
+            Ok(r) => records.push(r),
+            Err(e) => warnings.push(LoadWarning::SkippedLine {
+                path: path.clone(),
+                line: i as u64 + 1,
+                reason: format!("not an audit record ({e})"),
+            }),
+        }
+    }
+    Ok((records, warnings))
+}
+
+fn ends_in_partial_line(file: &mut File) -> std::io::Result<bool> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}

@@ -1,0 +1,200 @@
+//! The lines of `history.jsonl`: the [`Header`], one [`Record`] per committed item, and the
+//! serde shapes they take on disk.
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use crate::worker::{Item, Source};
+
+use super::fsio::rfc3339;
+
+/// The `format` value of a history header.
+pub const HISTORY_FORMAT: &str = "warden-history";
+/// The history format version this build reads and writes.
+pub const HISTORY_VERSION: u32 = 1;
+
+/// First line of `history.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always [`HISTORY_FORMAT`].
+    pub format: String,
+    /// Always [`HISTORY_VERSION`] for files this build accepts.
+    pub version: u64,
+    /// The session id.
+    pub session: String,
+    /// The workspace the session was started in.
+    pub workspace: PathBuf,
+    /// When the session was created.
+    #[serde(with = "rfc3339")]
+    pub created: SystemTime,
+}
+
+/// Just enough of a header to decide whether this build reads the file.
+#[derive(Deserialize)]
+pub(crate) struct HeaderProbe {
+    pub(crate) format: String,
+    pub(crate) version: u64,
+}
+
+/// What a caller commits: an item, who produced it and, for a notification, its inbox id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Who produced the item.
+    pub source: Source,
+    /// The item.
+    pub item: Item,
+    /// Id of what this item was made from (a notification id), recorded so that it is
+    /// committed at most once.
+    pub origin: Option<String>,
+}
+
+impl Entry {
+    /// An entry without origin.
+    pub fn new(source: Source, item: Item) -> Self {
+        Self {
+            source,
+            item,
+            origin: None,
+        }
+    }
+}
+
+impl From<(Source, Item)> for Entry {
+    fn from((source, item): (Source, Item)) -> Self {
+        Self::new(source, item)
+    }
+}
+
+/// One committed item as read back from history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Position in the session, from 1, contiguous.
+    pub seq: u64,
+    /// Commit group, from 1, contiguous; all items of one commit share it.
+    pub group: u64,
+    /// Who produced the item.
+    pub source: Source,
+    /// When its group was committed.
+    pub ts: SystemTime,
+    /// The item.
+    pub item: Item,
+    /// Id of what the item was made from (a notification id), if any.
+    pub origin: Option<String>,
+}
+
+/// A record line as written.
+#[derive(Serialize)]
+pub(crate) struct RecordOut<'a> {
+    pub(crate) seq: u64,
+    pub(crate) group: u64,
+    pub(crate) source: &'a Source,
+    pub(crate) ts: &'a str,
+    pub(crate) item: &'a Item,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) origin: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) end: bool,
+}
+
+/// The fields of a record line that the group and sequence checks need.
+pub(crate) trait Framing {
+    /// Sequence number.
+    fn seq(&self) -> u64;
+    /// Commit group id.
+    fn group(&self) -> u64;
+    /// True on the last record of a group.
+    fn end(&self) -> bool;
+}
+
+/// A full record line as read.
+#[derive(Deserialize)]
+pub(crate) struct RecordIn {
+    seq: u64,
+    group: u64,
+    source: Source,
+    #[serde(with = "rfc3339")]
+    ts: SystemTime,
+    item: Item,
+    #[serde(default)]
+    origin: Option<String>,
+    #[serde(default)]
+    end: bool,
+}
+
+impl Framing for RecordIn {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn group(&self) -> u64 {
+        self.group
+    }
+    fn end(&self) -> bool {
+        self.end
+    }
+}
+
+impl From<RecordIn> for Record {
+    fn from(r: RecordIn) -> Self {
+        Self {
+            seq: r.seq,
+            group: r.group,
+            source: r.source,
+            ts: r.ts,
+            item: r.item,
+            origin: r.origin,
+        }
+    }
+}
+
+/// A record line read for counting only: the item is checked to be JSON but not decoded.
+#[derive(Deserialize)]
+pub(crate) struct RecordSkim {
+    seq: u64,
+    group: u64,
+    #[serde(rename = "item")]
+    _item: serde::de::IgnoredAny,
+    #[serde(default)]
+    end: bool,
+}
+
+impl Framing for RecordSkim {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+    fn group(&self) -> u64 {
+        self.group
+    }
+    fn end(&self) -> bool {
+        self.end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_line_shape_is_stable() -> Result<(), serde_json::Error> {
+        let item = Item::system("hi");
+        let line = serde_json::to_string(&RecordOut {
+            seq: 3,
+            group: 2,
+            source: &Source::Notify,
+            ts: "2025-01-02T03:04:05.678Z",
+            item: &item,
+            origin: Some("n1"),
+            end: true,
+        })?;
+        assert_eq!(
+            line,
+            r#"{"seq":3,"group":2,"source":"notify","ts":"2025-01-02T03:04:05.678Z","item":{"role":"system","text":"hi"},"origin":"n1","end":true}"#
+        );
+        let back: RecordIn = serde_json::from_str(&line)?;
+        let back = Record::from(back);
+        assert_eq!(back.item, item);
+        assert_eq!(back.origin.as_deref(), Some("n1"));
+        Ok(())
+    }
+}

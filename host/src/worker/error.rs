@@ -1,0 +1,19 @@
+//! Errors that end a turn without an answer.
+
+use crate::llm::LlmError;
+use crate::plugin::PluginError;
+use crate::store::StoreError;
+
+/// Why a turn could not run to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// Writing history or the audit log failed; nothing after the last commit happened.
+    #[error("session store: {0}")]
+    Store(#[from] StoreError),
+    /// The model request failed after its retries.
+    #[error("model: {0}")]
+    Model(#[from] LlmError),
+    /// A plugin could not be loaded.
+    #[error("{0}")]
+    Plugin(#[from] PluginError),
+}

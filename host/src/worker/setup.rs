@@ -1,0 +1,161 @@
+//! The standard assembly of a [`Worker`] from configuration: the plugin engine (with its
+//! compiled-code cache under `$WARDEN_HOME/cache`), the resolver, interceptors, hooks, the
+//! model provider, and the session.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Config, PluginKind};
+use crate::fileref::{self, Resolve};
+use crate::llm::{self, LlmError};
+use crate::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
+    ResolverPlugin,
+};
+use crate::store::{AuditLog, Home, SessionWriter, StoreError};
+use crate::worker::chain::ChainEntry;
+use crate::worker::hooks::Hooks;
+use crate::worker::turn::{Worker, WorkerParts};
+use crate::worker::Hook;
+
+/// Why a worker could not be assembled.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A plugin or the resolver could not be loaded.
+    #[error("{0}")]
+    Plugin(#[from] PluginError),
+    /// The model provider is misconfigured (e.g. a missing API key).
+    #[error("{0}")]
+    Provider(#[from] LlmError),
+    /// The session could not be opened.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// The workspace directory is unusable.
+    #[error("{}: {message}", path.display())]
+    Workspace {
+        /// Directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl SetupError {
+    /// True when the person must fix configuration or usage (exit 2) rather than a runtime
+    /// failure (exit 1).
+    pub fn is_usage(&self) -> bool {
+        match self {
+            Self::Plugin(_) | Self::Workspace { .. } => true,
+            Self::Provider(err) => err.is_config_error(),
+            Self::Store(_) => false,
+        }
+    }
+}
+
+/// The canonical workspace root for `dir`.
+pub fn workspace_root(dir: &Path) -> Result<PathBuf, SetupError> {
+    let path = std::fs::canonicalize(dir).map_err(|err| SetupError::Workspace {
+        path: dir.to_owned(),
+        message: err.to_string(),
+    })?;
+    if !path.is_dir() {
+        return Err(SetupError::Workspace {
+            path,
+            message: "not a directory".into(),
+        });
+    }
+    Ok(path)
+}
+
+/// The plugin engine, caching compiled code under `home`.
+pub fn engine(home: Option<&Home>) -> Result<PluginEngine, SetupError> {
+    Ok(PluginEngine::new(EngineOptions {
+        cache_dir: home.map(|h| h.root().join("cache").join("compiled")),
+        ..EngineOptions::default()
+    })?)
+}
+
+/// The configured resolver, seeing `workspace` read-only.
+pub fn resolver(
+    engine: &PluginEngine,
+    config: &Config,
+    workspace: &Path,
+) -> Result<ResolverPlugin, SetupError> {
+    Ok(fileref::component::load_resolver(
+        engine,
+        &[workspace.to_owned()],
+        &config.fileref,
+    )?)
+}
+
+/// Interceptors (chain order) and hooks from `config.plugins`.
+pub fn plugins(
+    engine: &PluginEngine,
+    config: &Config,
+) -> Result<(Vec<ChainEntry>, Vec<Box<dyn Hook>>), SetupError> {
+    let mut chain = Vec::new();
+    let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
+    for entry in &config.plugins {
+        let limits = Limits::from_entry(entry);
+        let init: Vec<(String, String)> = entry
+            .config
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let pin = entry.sha256.as_deref();
+        match entry.kind {
+            PluginKind::Interceptor => chain.push(ChainEntry {
+                plugin: Box::new(InterceptorPlugin::load(
+                    engine,
+                    &entry.name,
+                    &entry.path,
+                    pin,
+                    limits,
+                    entry.failure,
+                    init,
+                )?),
+                failure: entry.failure,
+            }),
+            PluginKind::Hook => hooks.push(Box::new(HookPlugin::load(
+                engine,
+                &entry.name,
+                &entry.path,
+                pin,
+                limits,
+                init,
+            )?)),
+        }
+    }
+    Ok((chain, hooks))
+}
+
+/// A worker for `workspace` on the session `session` (created when absent; a new id when
+/// `None`).
+pub fn open(
+    config: &Config,
+    workspace: &Path,
+    session: Option<&str>,
+    home: &Home,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Worker, SetupError> {
+    let provider = llm::from_config(&config.model, env)?;
+    let engine = engine(Some(home))?;
+    let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
+    let (chain, hooks) = plugins(&engine, config)?;
+    let writer = match session {
+        Some(id) => SessionWriter::open_or_create(home, id, workspace)?,
+        None => SessionWriter::create(home, None, workspace)?,
+    };
+    for warning in writer.warnings() {
+        tracing::warn!("{warning}");
+    }
+    let audit = AuditLog::open(home, writer.id())?;
+    Ok(Worker::new(WorkerParts {
+        writer,
+        audit,
+        provider,
+        resolver,
+        chain,
+        hooks: Hooks::new(hooks),
+        config: config.clone(),
+    }))
+}

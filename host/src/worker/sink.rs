@@ -1,0 +1,38 @@
+//! What a front end receives while a turn runs.
+
+use crate::llm::StreamEvent;
+use crate::worker::Alert;
+
+/// Receives what the person should see during a turn: alerts (never sent to the model) and the
+/// answer as it streams in.
+pub trait TurnSink {
+    /// An alert was raised.
+    fn alert(&mut self, alert: &Alert);
+    /// Something arrived from the model while it answers.
+    fn model_event(&mut self, event: &StreamEvent);
+    /// A tool is about to run.
+    fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
+        let _ = (name, arguments);
+    }
+}
+
+/// A sink that only collects alerts (for `preview`, tests and embedding).
+#[derive(Debug, Default)]
+pub struct CollectingSink {
+    /// Alerts raised, in order.
+    pub alerts: Vec<Alert>,
+    /// Answer text streamed, concatenated.
+    pub streamed: String,
+}
+
+impl TurnSink for CollectingSink {
+    fn alert(&mut self, alert: &Alert) {
+        self.alerts.push(alert.clone());
+    }
+
+    fn model_event(&mut self, event: &StreamEvent) {
+        if let StreamEvent::TextDelta(text) = event {
+            self.streamed.push_str(text);
+        }
+    }
+}
