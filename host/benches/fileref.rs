@@ -41,7 +41,11 @@ fn resolver(engine: &PluginEngine, root: &Path) -> ResolverPlugin {
 /// check for NUL and UTF-8, cut at a character boundary.
 fn native_read(path: &Path, cap: usize) -> String {
     let mut bytes = Vec::with_capacity(cap + 4);
-    std::fs::File::open(path).unwrap().take(cap as u64 + 4).read_to_end(&mut bytes).unwrap();
+    std::fs::File::open(path)
+        .unwrap()
+        .take(cap as u64 + 4)
+        .read_to_end(&mut bytes)
+        .unwrap();
     assert!(!bytes.contains(&0));
     let text = std::str::from_utf8(&bytes).unwrap();
     let mut end = text.len().min(cap);
@@ -57,7 +61,11 @@ fn cap_std_read(dir: &cap_std::fs::Dir, path: &str, cap: usize) -> String {
     let meta = dir.symlink_metadata(path).unwrap();
     assert!(meta.is_file());
     let mut bytes = Vec::with_capacity(cap + 4);
-    dir.open(path).unwrap().take(cap as u64 + 4).read_to_end(&mut bytes).unwrap();
+    dir.open(path)
+        .unwrap()
+        .take(cap as u64 + 4)
+        .read_to_end(&mut bytes)
+        .unwrap();
     assert!(!bytes.contains(&0));
     let text = std::str::from_utf8(&bytes).unwrap();
     let mut end = text.len().min(cap);
@@ -83,7 +91,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(plugin.resolve(&request("16k.rs")).unwrap().unwrap()))
     });
     let path = root.join("16k.rs");
-    group.bench_function("native-std", |b| b.iter(|| black_box(native_read(&path, 16384))));
+    group.bench_function("native-std", |b| {
+        b.iter(|| black_box(native_read(&path, 16384)))
+    });
     let dir = cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority()).unwrap();
     group.bench_function("native-cap-std", |b| {
         b.iter(|| black_box(cap_std_read(&dir, "16k.rs", 16384)))
@@ -125,7 +135,9 @@ fn benches(c: &mut Criterion) {
         .collect();
     let mut group = c.benchmark_group("fileref/parser");
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("parse", |b| b.iter(|| black_box(fileref::parse(black_box(&text)))));
+    group.bench_function("parse", |b| {
+        b.iter(|| black_box(fileref::parse(black_box(&text))))
+    });
     group.finish();
 }
 

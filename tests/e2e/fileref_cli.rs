@@ -56,30 +56,60 @@ fn placement_is_chosen_by_config() {
 
     env.project_config("[fileref]\nplacement = \"tool-result\"\n");
     let value = preview(&env, "@a.txt");
-    let roles: Vec<&str> = value["items"].as_array().unwrap().iter().map(|i| i["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = value["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, vec!["user", "assistant", "tool"]);
     assert_eq!(value["items"][1]["tool_calls"][0]["name"], "read_file");
-    assert_eq!(value["items"][2]["call_id"], value["items"][1]["tool_calls"][0]["id"]);
+    assert_eq!(
+        value["items"][2]["call_id"],
+        value["items"][1]["tool_calls"][0]["id"]
+    );
 }
 
-/// The redacting example, built once per test run into the shared guest target directory.
+/// The redacting example, built once per test run. Its own target directory: it builds the
+/// `file-ref` crate without its export, and that artifact must not replace the built-in one.
 fn redacting_resolver() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().join("guests");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .unwrap()
+            .join("redacting-resolver");
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cmd.current_dir(repo.join("examples/redacting-resolver"))
-            .args(["build", "--release", "--quiet", "--target", "wasm32-wasip2", "--target-dir"])
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "--target",
+                "wasm32-wasip2",
+                "--target-dir",
+            ])
             .arg(&target);
         for (key, _) in std::env::vars_os() {
             let Some(key) = key.to_str() else { continue };
-            if key == "RUSTFLAGS" || key == "CARGO_ENCODED_RUSTFLAGS" || key.starts_with("CARGO_BUILD_") || key == "CARGO_TARGET_DIR" {
+            if key == "RUSTFLAGS"
+                || key == "CARGO_ENCODED_RUSTFLAGS"
+                || key.starts_with("CARGO_BUILD_")
+                || key == "CARGO_TARGET_DIR"
+            {
                 cmd.env_remove(key);
             }
         }
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "building the redacting resolver failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "building the redacting resolver failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         target.join("wasm32-wasip2/release/redacting_resolver.wasm")
     })
 }
@@ -87,9 +117,17 @@ fn redacting_resolver() -> &'static Path {
 #[test]
 fn a_resolver_is_swapped_by_config_alone() {
     let env = TestEnv::new();
-    env.write("app.env.txt", "host = example.org\npassword = hunter2\nport = 8080\n");
+    env.write(
+        "app.env.txt",
+        "host = example.org\npassword = hunter2\nport = 8080\n",
+    );
     let plain = preview(&env, "@app.env.txt");
-    assert!(plain["items"][1]["text"].as_str().unwrap().contains("hunter2"));
+    assert!(
+        plain["items"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hunter2")
+    );
 
     let wasm = redacting_resolver();
     env.project_config(&format!(

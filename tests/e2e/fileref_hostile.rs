@@ -38,7 +38,11 @@ fn run(resolver: &mut dyn Resolve, op: &Op) -> Outcome {
                 max_bytes: cases::MAX_BYTES,
             };
             outcome(resolver.resolve(&request), |r| {
-                resolved("resolved", format!("{}\n{}", r.path, r.content), r.truncated)
+                resolved(
+                    "resolved",
+                    format!("{}\n{}", r.path, r.content),
+                    r.truncated,
+                )
             })
         }
         Op::ReadFile(path, offset, limit, max) => {
@@ -47,7 +51,11 @@ fn run(resolver: &mut dyn Resolve, op: &Op) -> Outcome {
             })
         }
         Op::ListFiles(path, max) => outcome(resolver.list_files(path, *max), |l| {
-            resolved("resolved", format!("{}\n{}", l.path, l.entries.join("\n")), l.truncated)
+            resolved(
+                "resolved",
+                format!("{}\n{}", l.path, l.entries.join("\n")),
+                l.truncated,
+            )
         }),
     }
 }
@@ -74,12 +82,20 @@ fn spawn_resolver(roots: Vec<PathBuf>) -> (mpsc::Sender<Request>, mpsc::Receiver
                         ..FileRefConfig::default()
                     };
                     let parsed = fileref::parse(&prompt);
-                    let r = fileref::resolve_prompt(&parsed.segments, &mut resolver, &config, &ShownFiles::new());
+                    let r = fileref::resolve_prompt(
+                        &parsed.segments,
+                        &mut resolver,
+                        &config,
+                        &ShownFiles::new(),
+                    );
                     Outcome {
                         status: "resolved".into(),
                         text: format!(
                             "{}\n{}\n{}",
-                            serde_json::to_string(&r.items.iter().map(|(_, i)| i).collect::<Vec<_>>()).unwrap(),
+                            serde_json::to_string(
+                                &r.items.iter().map(|(_, i)| i).collect::<Vec<_>>()
+                            )
+                            .unwrap(),
                             serde_json::to_string(&r.alerts).unwrap(),
                             serde_json::to_string(&r.refs).unwrap()
                         ),
@@ -136,24 +152,49 @@ fn hostile_inputs_through_the_component() {
         "@../outside/secret.txt @{outside} @link-out @dir-out/secret.txt @sneaky/secret.txt \
          @rel-out @zero @stdin @fifo @sock @.env @innocent @small.txt#L0 @small.txt#L3-1 @a#L1 @."
     );
-    for placement in [Placement::SystemMessage, Placement::Reminder, Placement::ToolResult] {
+    for placement in [
+        Placement::SystemMessage,
+        Placement::Reminder,
+        Placement::ToolResult,
+    ] {
         tx.send(Request::Prompt(prompt.clone(), placement)).unwrap();
         let out = wait(&rx).unwrap();
         assert!(!out.text.contains(SECRET), "{placement:?}: secret leaked");
-        assert!(out.text.contains("literal hash name"), "{placement:?}: {}", out.text);
-        assert_eq!(out.text.matches("\"level\":\"warn\"").count(), 14, "{placement:?}: {}", out.text);
+        assert!(
+            out.text.contains("literal hash name"),
+            "{placement:?}: {}",
+            out.text
+        );
+        assert_eq!(
+            out.text.matches("\"level\":\"warn\"").count(),
+            14,
+            "{placement:?}: {}",
+            out.text
+        );
     }
 
     // The model's tools go through the same rules.
     for (name, args) in [
-        ("read_file", serde_json::json!({"path": "../outside/secret.txt"})),
+        (
+            "read_file",
+            serde_json::json!({"path": "../outside/secret.txt"}),
+        ),
         ("read_file", serde_json::json!({"path": "link-out"})),
         ("list_files", serde_json::json!({"path": "dir-out"})),
         ("read_file", serde_json::json!({"path": ".env"})),
     ] {
-        tx.send(Request::Tool(ToolCall { id: "c".into(), name: name.into(), arguments: args.clone() })).unwrap();
+        tx.send(Request::Tool(ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments: args.clone(),
+        }))
+        .unwrap();
         let out = wait(&rx).unwrap();
         assert!(!out.text.contains(SECRET), "{args}");
-        assert!(out.text.contains("\"is_error\":true"), "{args}: {}", out.text);
+        assert!(
+            out.text.contains("\"is_error\":true"),
+            "{args}: {}",
+            out.text
+        );
     }
 }

@@ -66,18 +66,30 @@ impl Resolver for Redacting {
         }
         let marker = config.get("marker").unwrap_or("[REDACTED]").to_owned();
         warden_plugin::info!("redacting {} pattern(s)", patterns.len());
-        Ok(Self { workspace, patterns, marker })
+        Ok(Self {
+            workspace,
+            patterns,
+            marker,
+        })
     }
 
     fn resolve(&mut self, request: FileRef) -> Result<Resolved, ResolveError> {
-        let mut resolved = self.workspace.resolve(&request.path, request.range, request.max_bytes)?;
+        let mut resolved =
+            self.workspace
+                .resolve(&request.path, request.range, request.max_bytes)?;
         if resolved.kind == warden_plugin::EntryKind::File {
             resolved.content = self.mask(&resolved.content);
         }
         Ok(resolved)
     }
 
-    fn read_file(&mut self, path: String, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        path: String,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         let mut chunk = self.workspace.read_file(&path, offset, limit, max_bytes)?;
         chunk.content = self.mask(&chunk.content);
         Ok(chunk)

@@ -135,7 +135,10 @@ mod imp {
 
     /// Run `f` with the preopen holding `path` and the path relative to it (`.` for the
     /// preopen itself).
-    fn with_preopen<R>(path: &Path, f: impl FnOnce(&Descriptor, &str) -> io::Result<R>) -> io::Result<R> {
+    fn with_preopen<R>(
+        path: &Path,
+        f: impl FnOnce(&Descriptor, &str) -> io::Result<R>,
+    ) -> io::Result<R> {
         PREOPENS.with(|cell| {
             let preopens = cell.get_or_init(|| {
                 get_directories()
@@ -149,7 +152,10 @@ mod imp {
                 .filter(|(_, root)| wanted.len() >= root.len() && wanted[..root.len()] == root[..])
                 .max_by_key(|(_, root)| root.len());
             let Some((dir, root)) = best else {
-                return Err(io::Error::new(ErrorKind::PermissionDenied, "outside every preopened directory"));
+                return Err(io::Error::new(
+                    ErrorKind::PermissionDenied,
+                    "outside every preopened directory",
+                ));
             };
             let rel = wanted[root.len()..].join("/");
             f(dir, if rel.is_empty() { "." } else { &rel })
@@ -161,7 +167,9 @@ mod imp {
             ErrorCode::NoEntry => ErrorKind::NotFound,
             ErrorCode::NotDirectory => ErrorKind::NotADirectory,
             ErrorCode::IsDirectory => ErrorKind::IsADirectory,
-            ErrorCode::Access | ErrorCode::NotPermitted | ErrorCode::ReadOnly => ErrorKind::PermissionDenied,
+            ErrorCode::Access | ErrorCode::NotPermitted | ErrorCode::ReadOnly => {
+                ErrorKind::PermissionDenied
+            }
             ErrorCode::NameTooLong => ErrorKind::InvalidFilename,
             ErrorCode::Invalid | ErrorCode::IllegalByteSequence => ErrorKind::InvalidInput,
             ErrorCode::WouldBlock => ErrorKind::WouldBlock,
@@ -183,9 +191,16 @@ mod imp {
     /// Type and size of `path`, not following a final symlink.
     pub fn lstat(path: &Path) -> io::Result<Meta> {
         with_preopen(path, |dir, rel| {
-            let stat = if rel == "." { dir.stat() } else { dir.stat_at(PathFlags::empty(), rel) };
+            let stat = if rel == "." {
+                dir.stat()
+            } else {
+                dir.stat_at(PathFlags::empty(), rel)
+            };
             let stat = stat.map_err(error)?;
-            Ok(Meta { kind: kind(stat.type_), len: stat.size })
+            Ok(Meta {
+                kind: kind(stat.type_),
+                len: stat.size,
+            })
         })
     }
 
@@ -217,9 +232,20 @@ mod imp {
     pub fn open(path: &Path, known: Meta) -> io::Result<(OpenFile, Meta)> {
         with_preopen(path, |dir, rel| {
             let descriptor = dir
-                .open_at(PathFlags::empty(), rel, OpenFlags::empty(), DescriptorFlags::READ)
+                .open_at(
+                    PathFlags::empty(),
+                    rel,
+                    OpenFlags::empty(),
+                    DescriptorFlags::READ,
+                )
                 .map_err(error)?;
-            Ok((OpenFile { descriptor, offset: 0 }, known))
+            Ok((
+                OpenFile {
+                    descriptor,
+                    offset: 0,
+                },
+                known,
+            ))
         })
     }
 
@@ -231,7 +257,12 @@ mod imp {
                 dir
             } else {
                 opened = dir
-                    .open_at(PathFlags::empty(), rel, OpenFlags::DIRECTORY, DescriptorFlags::READ)
+                    .open_at(
+                        PathFlags::empty(),
+                        rel,
+                        OpenFlags::DIRECTORY,
+                        DescriptorFlags::READ,
+                    )
                     .map_err(error)?;
                 &opened
             };
@@ -249,7 +280,11 @@ mod imp {
 /// the file's size as last seen (the buffer never exceeds it by more than a little).
 pub fn read_prefix(file: &mut OpenFile, limit: usize, size: u64) -> io::Result<Vec<u8>> {
     use std::io::Read;
-    let limit = limit.min(usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1));
+    let limit = limit.min(
+        usize::try_from(size)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    );
     let mut buf = vec![0u8; limit];
     let mut filled = 0;
     // Stop at the known size too: one read call for a whole small file.

@@ -48,7 +48,11 @@ impl IgnoreFile {
             }
         }
         let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
-        let rules = if set.len() == rules.len() { rules } else { Vec::new() };
+        let rules = if set.len() == rules.len() {
+            rules
+        } else {
+            Vec::new()
+        };
         Self {
             base: base.to_owned(),
             set,
@@ -150,12 +154,17 @@ mod tests {
     fn stack(files: &[(&str, &str)]) -> IgnoreStack {
         files
             .iter()
-            .fold(IgnoreStack::default(), |s, (base, text)| s.with(IgnoreFile::parse(base, text)))
+            .fold(IgnoreStack::default(), |s, (base, text)| {
+                s.with(IgnoreFile::parse(base, text))
+            })
     }
 
     #[test]
     fn globs_negation_dirs_and_anchors() {
-        let s = stack(&[("", "*.log\n!keep.log\nbuild/\n/top\ndoc/*.txt\n# comment\n\\#hash\n")]);
+        let s = stack(&[(
+            "",
+            "*.log\n!keep.log\nbuild/\n/top\ndoc/*.txt\n# comment\n\\#hash\n",
+        )]);
         assert!(s.is_ignored("a.log", false));
         assert!(s.is_ignored("x/y/a.log", false));
         assert!(!s.is_ignored("keep.log", false));
@@ -164,7 +173,10 @@ mod tests {
         assert!(s.is_ignored("x/build", true));
         assert!(!s.is_ignored("build", false), "dir-only rule skips files");
         assert!(s.is_ignored("top", false));
-        assert!(!s.is_ignored("x/top", false), "anchored at the file's directory");
+        assert!(
+            !s.is_ignored("x/top", false),
+            "anchored at the file's directory"
+        );
         assert!(s.is_ignored("doc/a.txt", false));
         assert!(!s.is_ignored("doc/x/a.txt", false));
         assert!(!s.is_ignored("# comment", false));

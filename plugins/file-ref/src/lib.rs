@@ -26,8 +26,8 @@ pub mod settings;
 pub mod text;
 pub mod workspace;
 
-use warden_plugin::resolver::{FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver};
 use warden_plugin::Config;
+use warden_plugin::resolver::{FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver};
 
 pub use settings::Settings;
 pub use workspace::Workspace;
@@ -44,10 +44,17 @@ impl Resolver for FileRefResolver {
     }
 
     fn resolve(&mut self, request: FileRef) -> Result<Resolved, ResolveError> {
-        self.workspace.resolve(&request.path, request.range, request.max_bytes)
+        self.workspace
+            .resolve(&request.path, request.range, request.max_bytes)
     }
 
-    fn read_file(&mut self, path: String, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        path: String,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         self.workspace.read_file(&path, offset, limit, max_bytes)
     }
 

@@ -44,11 +44,21 @@ impl Located {
     pub fn display(&self, roots: &[PathBuf]) -> String {
         let lexical = self.lexical.clone().unwrap_or_else(|| self.real.clone());
         if self.written_root == 0 {
-            if lexical.is_empty() { ".".to_owned() } else { lexical }
+            if lexical.is_empty() {
+                ".".to_owned()
+            } else {
+                lexical
+            }
         } else {
-            let root = roots.get(self.written_root).map(|r| r.display().to_string());
+            let root = roots
+                .get(self.written_root)
+                .map(|r| r.display().to_string());
             let root = root.unwrap_or_default();
-            if lexical.is_empty() { root } else { format!("{root}/{lexical}") }
+            if lexical.is_empty() {
+                root
+            } else {
+                format!("{root}/{lexical}")
+            }
         }
     }
 }
@@ -57,7 +67,9 @@ impl Located {
 pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let shown = printable(input);
     if input.contains('\0') {
-        return Err(ResolveError::NotFound(format!("{shown}: invalid file name (NUL byte)")));
+        return Err(ResolveError::NotFound(format!(
+            "{shown}: invalid file name (NUL byte)"
+        )));
     }
     let (written_root, rest) = split_root(roots, input)
         .ok_or_else(|| ResolveError::OutOfScope(format!("{shown}: outside the workspace")))?;
@@ -104,7 +116,9 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
             let target = match fs::read_link(&path) {
                 Ok(target) if !target.is_absolute() => target,
                 Ok(_) => return Err(absolute_link(&shown)),
-                Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
+                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                    return Err(absolute_link(&shown));
+                }
                 Err(e) => return Err(io_error(&shown, &e)),
             };
             stack.pop();
@@ -116,7 +130,9 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         }
         if !queue.iter().all(|c| c.is_empty() || c == ".") && !meta.is_dir() {
             // More components follow a non-directory; `..` after a file is not allowed either.
-            return Err(ResolveError::NotFound(format!("{shown}: not a directory on the way")));
+            return Err(ResolveError::NotFound(format!(
+                "{shown}: not a directory on the way"
+            )));
         }
         metadata = Some(meta);
     }
@@ -154,8 +170,8 @@ fn split_root(roots: &[PathBuf], input: &str) -> Option<(usize, Vec<String>)> {
                 _ => None,
             })
             .collect();
-        let matches = parts.len() >= root_parts.len()
-            && parts.iter().zip(&root_parts).all(|(a, b)| a == b);
+        let matches =
+            parts.len() >= root_parts.len() && parts.iter().zip(&root_parts).all(|(a, b)| a == b);
         if matches && best.is_none_or(|(_, len)| root_parts.len() > len) {
             best = Some((index, root_parts.len()));
         }
@@ -201,10 +217,10 @@ fn io_error(shown: &str, e: &std::io::Error) -> ResolveError {
         ErrorKind::NotFound | ErrorKind::NotADirectory => {
             ResolveError::NotFound(format!("{shown}: no such file or directory"))
         }
-        ErrorKind::InvalidFilename | ErrorKind::InvalidInput => ResolveError::NotFound(format!("{shown}: invalid file name")),
-        ErrorKind::PermissionDenied => {
-            ResolveError::Io(format!("{shown}: permission denied"))
+        ErrorKind::InvalidFilename | ErrorKind::InvalidInput => {
+            ResolveError::NotFound(format!("{shown}: invalid file name"))
         }
+        ErrorKind::PermissionDenied => ResolveError::Io(format!("{shown}: permission denied")),
         _ => ResolveError::Io(format!("{shown}: {e}")),
     }
 }
