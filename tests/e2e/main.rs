@@ -5,9 +5,12 @@
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
+mod interrupt;
 mod llm;
 mod plugin_check;
 mod plugins_hostile;
+mod policy;
 mod store;
 mod support;
+mod wit;
 mod worker;

@@ -366,3 +366,26 @@ fn bad_config_exits_2_naming_file_line_and_key() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("sha256 mismatch"), "{}", stderr(&out));
 }
+
+#[test]
+fn the_tool_loop_is_bounded_by_max_steps() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    env.project_config(&openai_config("[worker]\nmax_steps = 2\n"));
+    let server = MockServer::start().unwrap();
+    for i in 0..3 {
+        server.push(Reply::tool_calls(
+            "again",
+            &[(&format!("call_{i}"), "read_file", json!({"path": "a.txt"}))],
+        ));
+    }
+    let (code, value, err) = json_run(&env, Some(&server), &["run", "--json", "loop forever"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(value["outcome"], "stopped");
+    assert!(err.contains("limit of 2 model requests"), "{err}");
+    assert_eq!(server.requests().len(), 2);
+    // Every call made was answered: the history stays well-formed for the next turn.
+    let history = export(&env, value["session"].as_str().unwrap());
+    let roles: Vec<&str> = history.as_array().unwrap().iter().map(|i| i["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool"]);
+}

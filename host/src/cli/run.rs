@@ -61,7 +61,15 @@ pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt:
     let home = home()?;
     let mut worker = setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
     let cancel = worker.cancel_token();
-    if let Err(err) = ctrlc::set_handler(move || cancel.cancel()) {
+    // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
+    // once; every commit group already written is durable.
+    let pressed = std::sync::atomic::AtomicBool::new(false);
+    if let Err(err) = ctrlc::set_handler(move || {
+        if pressed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+        cancel.cancel();
+    }) {
         tracing::debug!("no Ctrl-C handler: {err}");
     }
     let segments = fileref::parse(prompt).segments;
@@ -84,10 +92,8 @@ pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt:
     let (code, name, answer, reason) = match &outcome {
         TurnOutcome::Answered { text } => (EXIT_OK, "answered", Some(text.as_str()), None),
         TurnOutcome::Cancelled { reason, .. } => (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str())),
-        TurnOutcome::Stopped { reason } => {
-            let code = if reason.starts_with("cancelled while") { EXIT_INTERRUPTED } else { EXIT_FAILURE };
-            (code, "stopped", None, Some(reason.as_str()))
-        }
+        TurnOutcome::Stopped { reason } => (EXIT_FAILURE, "stopped", None, Some(reason.as_str())),
+        TurnOutcome::Interrupted { reason } => (EXIT_INTERRUPTED, "interrupted", None, Some(reason.as_str())),
     };
     if json {
         print_json(&session_id, name, answer, reason, &sink.alerts);

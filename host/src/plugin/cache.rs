@@ -1,10 +1,12 @@
 //! The on-disk cache of compiled plugin code.
 //!
-//! An entry is keyed by the engine's `precompile_compatibility_hash()` and the sha256 of the
-//! component bytes, and holds the artifact with its own sha256 in front. Entries are written
-//! atomically (temporary file, then rename). Only artifacts this cache wrote are ever
-//! deserialized: the key is derived, never taken from outside, and a damaged entry (wrong
-//! digest) is discarded and recompiled.
+//! An entry is keyed by the engine's `precompile_compatibility_hash()` (the directory) and the
+//! sha256 of the component bytes (the file name), and written atomically (temporary file,
+//! fsync, rename), so a reader sees a whole entry or none. Only files this cache wrote are ever
+//! deserialized: the path is derived from the two keys, never taken from outside. wasmtime
+//! checks each artifact's header (engine version and configuration) and refuses a foreign or
+//! damaged one, which is then deleted and recompiled. The cache is trusted exactly as much as
+//! the state directory that holds it (see docs/security.md).
 
 #![allow(unsafe_code)]
 
@@ -15,9 +17,6 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
-
-/// Bytes of the sha256 header in front of an artifact.
-const DIGEST_LEN: usize = 32;
 
 /// The compiled-code cache of one engine configuration.
 #[derive(Debug)]
@@ -55,24 +54,17 @@ impl CompileCache {
         valid.then(|| self.dir.join(format!("{sha256}.cwasm")))
     }
 
-    /// The cached compiled code of the component with this digest, if present and intact.
+    /// The cached compiled code of the component with this digest, if present and accepted.
     pub(crate) fn load(&self, engine: &Engine, sha256: &str) -> Option<Component> {
         let path = self.entry(sha256)?;
-        let bytes = std::fs::read(&path).ok()?;
-        if bytes.len() < DIGEST_LEN {
-            discard(&path, "short entry");
+        if !path.is_file() {
             return None;
         }
-        let (digest, artifact) = bytes.split_at(DIGEST_LEN);
-        if Sha256::digest(artifact).as_slice() != digest {
-            discard(&path, "digest mismatch");
-            return None;
-        }
-        // SAFETY: the artifact was produced by `Engine::precompile_component` of an engine with
-        // the same compatibility hash (the directory key) and written by `store` below; its
-        // digest was just verified, so it is byte-for-byte what this cache wrote. wasmtime
-        // additionally checks the engine configuration and version recorded in the artifact.
-        match unsafe { Component::deserialize(engine, artifact) } {
+        // SAFETY: the file was produced by `Engine::precompile_component` of an engine with the
+        // same compatibility hash (the directory key) and written whole by `store` below (atomic
+        // rename); it is mapped, not copied. wasmtime checks the engine version and
+        // configuration recorded in the artifact and refuses anything else.
+        match unsafe { Component::deserialize_file(engine, &path) } {
             Ok(component) => Some(component),
             Err(err) => {
                 discard(&path, &format!("{err:#}"));
@@ -87,12 +79,11 @@ impl CompileCache {
             return Ok(());
         };
         std::fs::create_dir_all(&self.dir)?;
-        let mut tmp = tempfile_in(&self.dir)?;
-        tmp.1.write_all(&Sha256::digest(artifact))?;
-        tmp.1.write_all(artifact)?;
-        tmp.1.sync_data()?;
-        drop(tmp.1);
-        std::fs::rename(&tmp.0, &path)
+        let (tmp_path, mut tmp) = tempfile_in(&self.dir)?;
+        tmp.write_all(artifact)?;
+        tmp.sync_data()?;
+        drop(tmp);
+        std::fs::rename(&tmp_path, &path)
     }
 }
 

@@ -2,16 +2,18 @@
 //! deadlines, and compilation through the on-disk cache.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::component::Component;
+use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
 
 use super::cache::CompileCache;
 use super::error::PluginError;
+use super::inspect::World;
+use super::state::PluginState;
 
 /// How often the epoch advances; call deadlines are rounded up to this.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(1);
@@ -50,6 +52,9 @@ pub struct PluginEngine {
     engine: Engine,
     cache: Option<CompileCache>,
     ticker: Arc<EpochTicker>,
+    /// One linker per world (interceptor, hook, resolver), built on first use and shared by
+    /// every plugin of that world.
+    linkers: [OnceLock<Linker<PluginState>>; 3],
 }
 
 impl std::fmt::Debug for PluginEngine {
@@ -80,7 +85,11 @@ fn pooling() -> PoolingAllocationConfig {
         .max_core_instances_per_component(32)
         .max_tables_per_component(32)
         .max_memory_size(MAX_PLUGIN_MEMORY)
-        .max_unused_warm_slots(32);
+        .max_unused_warm_slots(32)
+        // Reset the first pages of a reused slot with memset instead of decommitting them, so
+        // a fresh instance does not page-fault its stack and early heap back in.
+        .linear_memory_keep_resident(2 << 20)
+        .table_keep_resident(64 << 10);
     pool
 }
 
@@ -132,7 +141,22 @@ impl PluginEngine {
                 stop,
                 thread: Some(thread),
             }),
+            linkers: Default::default(),
         })
+    }
+
+    /// The shared linker of `world`, built by `build` the first time.
+    pub(crate) fn linker(
+        &self,
+        world: World,
+        build: impl FnOnce(&Engine) -> wasmtime::Result<Linker<PluginState>>,
+    ) -> wasmtime::Result<&Linker<PluginState>> {
+        let slot = &self.linkers[world as usize];
+        if let Some(linker) = slot.get() {
+            return Ok(linker);
+        }
+        let linker = build(&self.engine)?;
+        Ok(slot.get_or_init(|| linker))
     }
 
     /// A reference that keeps the epoch ticker running.

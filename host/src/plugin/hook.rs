@@ -18,6 +18,7 @@ use super::state::{PluginState, closed_wasi};
 use crate::worker::{self, Event};
 
 impl WorldBindings for Bindings {
+    const WORLD: World = World::Hook;
     type Pre = HookPre<PluginState>;
 
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {

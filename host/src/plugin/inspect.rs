@@ -19,11 +19,11 @@ const PACKAGE: &str = "warden:plugin";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum World {
     /// Exports `warden:plugin/intercept`.
-    Interceptor,
+    Interceptor = 0,
     /// Exports `warden:plugin/observe`.
-    Hook,
+    Hook = 1,
     /// Exports `warden:plugin/resolve`.
-    Resolver,
+    Resolver = 2,
 }
 
 impl World {

@@ -8,6 +8,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use super::engine::{EpochTicker, PluginEngine, deadline_ticks};
 use super::error::PluginError;
+use super::inspect::World;
 use super::limits::Limits;
 use super::state::PluginState;
 
@@ -18,6 +19,8 @@ const STDERR_CAPTURE: usize = 16 << 10;
 pub(crate) trait WorldBindings: Sized + 'static {
     /// The generated `…Pre` type.
     type Pre: Clone;
+    /// The world these bindings are for.
+    const WORLD: World;
 
     /// Link the world's imports (WASI is linked by the caller).
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()>;
@@ -75,10 +78,15 @@ impl<B: WorldBindings> Managed<B> {
             }
         };
         let engine = plugin_engine.engine();
-        let mut linker = Linker::new(engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(load("link"))?;
-        B::add_to_linker(&mut linker).map_err(load("link"))?;
-        let pre = B::pre(&linker, component).map_err(load("link"))?;
+        let linker = plugin_engine
+            .linker(B::WORLD, |engine| {
+                let mut linker = Linker::new(engine);
+                wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+                B::add_to_linker(&mut linker)?;
+                Ok(linker)
+            })
+            .map_err(load("link"))?;
+        let pre = B::pre(linker, component).map_err(load("link"))?;
         let mut managed = Self {
             name: name.to_owned(),
             engine: engine.clone(),

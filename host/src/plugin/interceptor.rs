@@ -19,6 +19,7 @@ use crate::config::FailurePolicy;
 use crate::worker::{self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo};
 
 impl WorldBindings for Bindings {
+    const WORLD: World = World::Interceptor;
     type Pre = InterceptorPre<PluginState>;
 
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {

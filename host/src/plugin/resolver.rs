@@ -23,6 +23,7 @@ use crate::fileref::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved}
 pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
 
 impl WorldBindings for Bindings {
+    const WORLD: World = World::Resolver;
     type Pre = ResolverPre<PluginState>;
 
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {

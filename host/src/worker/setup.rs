@@ -87,11 +87,11 @@ pub fn resolver(
     )?)
 }
 
+/// Interceptors in chain order, and hooks.
+pub type LoadedPlugins = (Vec<ChainEntry>, Vec<Box<dyn Hook>>);
+
 /// Interceptors (chain order) and hooks from `config.plugins`.
-pub fn plugins(
-    engine: &PluginEngine,
-    config: &Config,
-) -> Result<(Vec<ChainEntry>, Vec<Box<dyn Hook>>), SetupError> {
+pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
     let mut chain = Vec::new();
     let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
     for entry in &config.plugins {

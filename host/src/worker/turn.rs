@@ -38,10 +38,15 @@ pub enum TurnOutcome {
         /// The reason shown to the person.
         reason: String,
     },
-    /// The turn stopped early: cancelled by the person, a closed plugin failure after the
-    /// prompt was committed, or the step limit.
+    /// The turn stopped early: a closed plugin failure after the prompt was committed, or the
+    /// step limit.
     Stopped {
         /// Why.
+        reason: String,
+    },
+    /// The person cancelled the model request (Ctrl-C); the partial answer was not committed.
+    Interrupted {
+        /// What the person is told.
         reason: String,
     },
 }
@@ -106,6 +111,19 @@ impl Worker {
                 .collect(),
             cancel: CancelToken::new(),
         }
+    }
+
+    /// Continue with another session (same plugins, provider and configuration); what was
+    /// shown is taken from the new session's history.
+    pub fn switch_session(&mut self, writer: SessionWriter, audit: AuditLog) {
+        let history: Vec<(Source, Item)> = writer
+            .records()
+            .iter()
+            .map(|r| (r.source.clone(), r.item.clone()))
+            .collect();
+        self.shown = ShownFiles::from_history(&history);
+        self.writer = writer;
+        self.audit = audit;
     }
 
     /// The session id.
@@ -513,7 +531,7 @@ impl Worker {
                 let reason = "cancelled while the model was answering; the partial answer was not committed".to_owned();
                 self.raise(sink, Alert::warn(HOST, reason.clone()));
                 self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
-                Ok(Err(TurnOutcome::Stopped { reason }))
+                Ok(Err(TurnOutcome::Interrupted { reason }))
             }
             Err(err) => {
                 self.raise(sink, Alert::error("provider", err.to_string()));

@@ -1,0 +1,71 @@
+//! The WIT contract: it parses as a package (as `wasm-tools component wit wit/` would), has the
+//! three worlds with the right imports and exports, and the released version is unchanged.
+
+use sha2::{Digest, Sha256};
+use wit_parser::{Resolve, WorldItem, WorldKey};
+
+fn wit_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("wit")
+}
+
+fn names(resolve: &Resolve, keys: &[WorldKey]) -> Vec<String> {
+    keys.iter().map(|key| resolve.name_world_key(key)).collect()
+}
+
+#[test]
+fn the_package_parses_and_each_world_has_its_shape() {
+    let mut resolve = Resolve::default();
+    let (pkg, _) = resolve.push_dir(wit_dir()).unwrap();
+    let package = &resolve.packages[pkg];
+    assert_eq!(package.name.to_string(), "warden:plugin@0.1.0");
+    let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
+    worlds.sort();
+    assert_eq!(worlds, ["hook", "interceptor", "resolver"]);
+    for (world, export) in [("interceptor", "intercept"), ("hook", "observe"), ("resolver", "resolve")] {
+        let id = package.worlds[world];
+        let w = &resolve.worlds[id];
+        let imports: Vec<WorldKey> = w
+            .imports
+            .iter()
+            .filter(|(_, item)| matches!(item, WorldItem::Interface { .. }))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let exports: Vec<WorldKey> = w.exports.keys().cloned().collect();
+        let mut imported = names(&resolve, &imports);
+        imported.sort();
+        assert_eq!(imported, ["warden:plugin/host@0.1.0", "warden:plugin/types@0.1.0"], "{world}");
+        assert_eq!(names(&resolve, &exports), [format!("warden:plugin/{export}@0.1.0")], "{world}");
+    }
+    // A hook has nothing to return: every function of `observe` but `init` returns nothing.
+    let observe = package.interfaces["observe"];
+    for (name, func) in &resolve.interfaces[observe].functions {
+        if name != "init" {
+            assert!(func.result.is_none(), "observe.{name} must return nothing");
+        }
+    }
+}
+
+#[test]
+fn released_versions_are_frozen() {
+    let released = std::fs::read_to_string(wit_dir().join("RELEASED")).unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(wit_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wit"))
+        .collect();
+    files.sort();
+    let mut hasher = Sha256::new();
+    for file in &files {
+        hasher.update(std::fs::read(file).unwrap());
+    }
+    let digest = hex::encode(hasher.finalize());
+    let line = released
+        .lines()
+        .find(|l| l.starts_with("0.1.0 "))
+        .expect("0.1.0 is released");
+    assert_eq!(
+        line.trim_start_matches("0.1.0 ").trim(),
+        digest,
+        "the WIT of released warden:plugin@0.1.0 changed; a change needs a new version"
+    );
+}
