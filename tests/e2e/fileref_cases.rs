@@ -51,6 +51,9 @@ pub struct Outcome {
     pub truncated: bool,
 }
 
+/// A further check of an outcome.
+pub type Check = fn(&Outcome) -> Result<(), String>;
+
 /// One case.
 pub struct Case {
     /// Short name, as in the table of `docs/security.md`.
@@ -60,7 +63,7 @@ pub struct Case {
     /// Expected status.
     pub status: &'static str,
     /// Further check of the outcome.
-    pub check: Option<fn(&Outcome) -> Result<(), String>>,
+    pub check: Option<Check>,
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -79,8 +82,14 @@ pub fn build(dir: &Path, with_big_dir: bool) -> Fixture {
     let root = dir.join("root");
     let root2 = dir.join("root2");
     let outside = dir.join("outside");
-    write(&outside.join("secret.txt"), format!("{SECRET}\n").as_bytes());
-    write(&outside.join("dir/secret.txt"), format!("{SECRET}\n").as_bytes());
+    write(
+        &outside.join("secret.txt"),
+        format!("{SECRET}\n").as_bytes(),
+    );
+    write(
+        &outside.join("dir/secret.txt"),
+        format!("{SECRET}\n").as_bytes(),
+    );
     write(&root2.join("notes.txt"), b"second root\n");
     symlink("../outside/secret.txt", &root2.join("up"));
 
@@ -100,7 +109,10 @@ pub fn build(dir: &Path, with_big_dir: bool) -> Fixture {
     // Cyrillic `е` (U+0435): looks like `.env`, is another file.
     write(&root.join(".\u{435}nv"), b"look-alike\n");
     write(&root.join("nul.bin"), b"abc\0def");
-    write(&root.join("bad-utf8.txt"), b"good start\nthen \xff\xfe bad\nend\n");
+    write(
+        &root.join("bad-utf8.txt"),
+        b"good start\nthen \xff\xfe bad\nend\n",
+    );
     // `é` is 2 bytes; with the cap at an odd offset the cut falls inside one.
     let mut cut = b"x".to_vec();
     cut.extend("é".repeat(MAX_BYTES as usize).as_bytes());
@@ -184,75 +196,431 @@ pub fn cases(f: &Fixture, with_big_dir: bool) -> Vec<Case> {
     let long = "x".repeat(5000);
     let deep: String = (0..100).map(|i| format!("d{i}/")).collect();
     let mut cases = vec![
-        Case { name: "`../` to a sibling", op: r("../outside/secret.txt"), status: "out-of-scope", check: None },
-        Case { name: "long `../` chain", op: r("../../../../../../../../etc/passwd"), status: "out-of-scope", check: None },
-        Case { name: "`..` after a subdirectory", op: r("src/../../outside/secret.txt"), status: "out-of-scope", check: None },
-        Case { name: "absolute path outside", op: r(&outside_abs), status: "out-of-scope", check: None },
-        Case { name: "`/etc/passwd`", op: r("/etc/passwd"), status: "out-of-scope", check: None },
-        Case { name: "`/dev/zero` by path", op: r("/dev/zero"), status: "out-of-scope", check: None },
-        Case { name: "absolute path inside", op: r(&inside_abs), status: "resolved", check: Some(|o| contains("two")(o)) },
-        Case { name: "absolute path in a second root", op: r(&root2_abs), status: "resolved", check: Some(|o| contains("second root")(o)) },
-        Case { name: "symlink out of the second root", op: r(&root2_up), status: "out-of-scope", check: None },
-        Case { name: "symlink to a file outside (absolute)", op: r("link-out"), status: "out-of-scope", check: None },
-        Case { name: "symlink to a file outside (relative)", op: r("rel-out"), status: "out-of-scope", check: None },
-        Case { name: "symlink to a directory outside", op: r("dir-out"), status: "out-of-scope", check: None },
-        Case { name: "file under a symlinked outside directory", op: r("dir-out/secret.txt"), status: "out-of-scope", check: None },
-        Case { name: "symlink whose target climbs out", op: r("sneaky/secret.txt"), status: "out-of-scope", check: None },
-        Case { name: "symlink loop", op: r("loop-a"), status: "error", check: Some(|o| contains("symbolic links")(o)) },
-        Case { name: "self-referencing symlink", op: r("self"), status: "error", check: None },
-        Case { name: "symlink to /dev/zero", op: r("zero"), status: "out-of-scope", check: None },
-        Case { name: "symlink to /dev/stdin", op: r("stdin"), status: "out-of-scope", check: None },
-        Case { name: "symlink to the second root", op: r("to-root2"), status: "resolved", check: Some(|o| contains("second root")(o)) },
-        Case { name: "symlink inside the root", op: r("alias.txt"), status: "resolved", check: Some(|o| contains("three")(o)) },
-        Case { name: "FIFO", op: r("fifo"), status: "special", check: None },
-        Case { name: "unix socket", op: r("sock"), status: "special", check: None },
-        Case { name: "10 GB sparse file (all NUL)", op: r("sparse-10g.bin"), status: "binary", check: None },
-        Case { name: "1 GB file, text then hole", op: r("big-1g.txt"), status: "resolved", check: Some(|o| if o.truncated && o.text.contains("1073741824 bytes total") { Ok(()) } else { Err("expected truncation marker with the full size".into()) }) },
-        Case { name: "line range in a 1 GB file", op: rr("big-1g.txt", 3, 4), status: "resolved", check: Some(|o| contains("line 2 of")(o)) },
-        Case { name: "one 5 MB line", op: r("one-line.txt"), status: "resolved", check: Some(|o| if o.truncated && o.text.len() < 17_000 { Ok(()) } else { Err("expected a cut under 17 000 bytes".into()) }) },
-        Case { name: "5 MB line through read_file", op: Op::ReadFile("one-line.txt".into(), 1, 10, MAX_BYTES), status: "resolved", check: Some(|o| if o.text.len() < 17_000 { Ok(()) } else { Err("too long".into()) }) },
-        Case { name: "invalid UTF-8 mid-file", op: r("bad-utf8.txt"), status: "binary", check: None },
-        Case { name: "UTF-8 cut at the cap", op: r("cut-utf8.txt"), status: "resolved", check: Some(|o| if o.truncated { Ok(()) } else { Err("expected truncation".into()) }) },
-        Case { name: "NUL bytes", op: r("nul.bin"), status: "binary", check: None },
-        Case { name: "name with a newline", op: r("new\nline"), status: "resolved", check: Some(|o| contains("newline name")(o)) },
-        Case { name: "`%2e%2e` is not decoded", op: r("%2e%2e/../../outside/secret.txt"), status: "out-of-scope", check: None },
-        Case { name: "`%2e%2e` names a real directory", op: r("%2e%2e/x"), status: "resolved", check: Some(|o| contains("not decoded")(o)) },
-        Case { name: "very long path", op: r(&long), status: "not-found", check: None },
-        Case { name: "NUL in the path", op: r("small.txt\0../x"), status: "not-found", check: None },
-        Case { name: "look-alike of `.env`", op: r(".\u{435}nv"), status: "resolved", check: Some(|o| contains("look-alike")(o)) },
-        Case { name: "full-width dots are not `..`", op: r("\u{ff0e}\u{ff0e}/outside/secret.txt"), status: "not-found", check: None },
-        Case { name: "deep nesting", op: r(&format!("deep/{deep}bottom.txt")), status: "resolved", check: Some(|o| contains("deep down")(o)) },
-        Case { name: "deep directory listing", op: r("deep"), status: "resolved", check: Some(|o| contains("d0/d1/d2/d3/")(o)) },
-        Case { name: "`.git/config`", op: r(".git/config"), status: "denied", check: None },
-        Case { name: "`.git` directory", op: r(".git"), status: "denied", check: None },
-        Case { name: "`.env`", op: r(".env"), status: "denied", check: None },
-        Case { name: "`.env.local` in a subdirectory", op: r("sub/.env.local"), status: "denied", check: None },
-        Case { name: "`*.pem`", op: r("key.pem"), status: "denied", check: None },
-        Case { name: "symlink to `.env`", op: r("innocent"), status: "denied", check: None },
-        Case { name: "`.env` by read_file", op: Op::ReadFile(".env".into(), 0, 0, MAX_BYTES), status: "denied", check: None },
-        Case { name: "gitignored file named explicitly", op: r("build.log"), status: "resolved", check: Some(|o| contains("ignored but named")(o)) },
-        Case { name: "root listing skips ignored, denied, .git", op: r("."), status: "resolved", check: Some(|o| {
-            let lines: Vec<&str> = o.text.lines().collect();
-            for bad in [".git/", ".env", "build.log", "build/", "key.pem"] {
-                if lines.contains(&bad) { return Err(format!("{bad} listed")); }
-            }
-            if lines.contains(&"small.txt") { Ok(()) } else { Err("small.txt missing".into()) }
-        }) },
-        Case { name: "range past EOF", op: rr("small.txt", 50, 60), status: "not-found", check: Some(|o| contains("past the end")(o)) },
-        Case { name: "reversed range", op: rr("small.txt", 3, 2), status: "error", check: Some(|o| contains("start is after the end")(o)) },
-        Case { name: "`#L0`", op: rr("small.txt", 0, 0), status: "error", check: Some(|o| contains("numbered from 1")(o)) },
-        Case { name: "range end past EOF is clamped", op: rr("small.txt", 2, 99), status: "resolved", check: Some(|o| if o.text.contains("two\nthree\n") && !o.text.contains("one") { Ok(()) } else { Err("expected lines 2-3".into()) }) },
-        Case { name: "file literally named `a#L1`", op: r("a#L1"), status: "resolved", check: Some(|o| contains("literal hash name")(o)) },
-        Case { name: "path through a file", op: r("small.txt/x"), status: "not-found", check: None },
-        Case { name: "range on a directory", op: rr("src", 1, 2), status: "error", check: None },
-        Case { name: "read_file past EOF", op: Op::ReadFile("small.txt".into(), 9, 1, MAX_BYTES), status: "not-found", check: None },
-        Case { name: "list_files on a file", op: Op::ListFiles("small.txt".into(), 10), status: "error", check: None },
-        Case { name: "list_files outside", op: Op::ListFiles("../outside".into(), 10), status: "out-of-scope", check: None },
-        Case { name: "missing file", op: r("nope.txt"), status: "not-found", check: None },
+        Case {
+            name: "`../` to a sibling",
+            op: r("../outside/secret.txt"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "long `../` chain",
+            op: r("../../../../../../../../etc/passwd"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "`..` after a subdirectory",
+            op: r("src/../../outside/secret.txt"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "absolute path outside",
+            op: r(&outside_abs),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "`/etc/passwd`",
+            op: r("/etc/passwd"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "`/dev/zero` by path",
+            op: r("/dev/zero"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "absolute path inside",
+            op: r(&inside_abs),
+            status: "resolved",
+            check: Some(|o| contains("two")(o)),
+        },
+        Case {
+            name: "absolute path in a second root",
+            op: r(&root2_abs),
+            status: "resolved",
+            check: Some(|o| contains("second root")(o)),
+        },
+        Case {
+            name: "symlink out of the second root",
+            op: r(&root2_up),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink to a file outside (absolute)",
+            op: r("link-out"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink to a file outside (relative)",
+            op: r("rel-out"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink to a directory outside",
+            op: r("dir-out"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "file under a symlinked outside directory",
+            op: r("dir-out/secret.txt"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink whose target climbs out",
+            op: r("sneaky/secret.txt"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink loop",
+            op: r("loop-a"),
+            status: "error",
+            check: Some(|o| contains("symbolic links")(o)),
+        },
+        Case {
+            name: "self-referencing symlink",
+            op: r("self"),
+            status: "error",
+            check: None,
+        },
+        Case {
+            name: "symlink to /dev/zero",
+            op: r("zero"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink to /dev/stdin",
+            op: r("stdin"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "absolute symlink into the second root",
+            op: r("to-root2"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "symlink inside the root",
+            op: r("alias.txt"),
+            status: "resolved",
+            check: Some(|o| contains("three")(o)),
+        },
+        Case {
+            name: "FIFO",
+            op: r("fifo"),
+            status: "special",
+            check: None,
+        },
+        Case {
+            name: "unix socket",
+            op: r("sock"),
+            status: "special",
+            check: None,
+        },
+        Case {
+            name: "10 GB sparse file (all NUL)",
+            op: r("sparse-10g.bin"),
+            status: "binary",
+            check: None,
+        },
+        Case {
+            name: "1 GB file, text then hole",
+            op: r("big-1g.txt"),
+            status: "resolved",
+            check: Some(|o| {
+                if o.truncated && o.text.contains("1073741824 bytes total") {
+                    Ok(())
+                } else {
+                    Err("expected truncation marker with the full size".into())
+                }
+            }),
+        },
+        Case {
+            name: "line range in a 1 GB file",
+            op: rr("big-1g.txt", 3, 4),
+            status: "resolved",
+            check: Some(|o| contains("line 2 of")(o)),
+        },
+        Case {
+            name: "one 5 MB line",
+            op: r("one-line.txt"),
+            status: "resolved",
+            check: Some(|o| {
+                if o.truncated && o.text.len() < 17_000 {
+                    Ok(())
+                } else {
+                    Err("expected a cut under 17 000 bytes".into())
+                }
+            }),
+        },
+        Case {
+            name: "5 MB line through read_file",
+            op: Op::ReadFile("one-line.txt".into(), 1, 10, MAX_BYTES),
+            status: "resolved",
+            check: Some(|o| {
+                if o.text.len() < 17_000 {
+                    Ok(())
+                } else {
+                    Err("too long".into())
+                }
+            }),
+        },
+        Case {
+            name: "invalid UTF-8 mid-file",
+            op: r("bad-utf8.txt"),
+            status: "binary",
+            check: None,
+        },
+        Case {
+            name: "UTF-8 cut at the cap",
+            op: r("cut-utf8.txt"),
+            status: "resolved",
+            check: Some(|o| {
+                if o.truncated {
+                    Ok(())
+                } else {
+                    Err("expected truncation".into())
+                }
+            }),
+        },
+        Case {
+            name: "NUL bytes",
+            op: r("nul.bin"),
+            status: "binary",
+            check: None,
+        },
+        Case {
+            name: "name with a newline",
+            op: r("new\nline"),
+            status: "resolved",
+            check: Some(|o| contains("newline name")(o)),
+        },
+        Case {
+            name: "`%2e%2e` is not decoded",
+            op: r("%2e%2e/../../outside/secret.txt"),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "`%2e%2e` names a real directory",
+            op: r("%2e%2e/x"),
+            status: "resolved",
+            check: Some(|o| contains("not decoded")(o)),
+        },
+        Case {
+            name: "very long path",
+            op: r(&long),
+            status: "not-found",
+            check: None,
+        },
+        Case {
+            name: "NUL in the path",
+            op: r("small.txt\0../x"),
+            status: "not-found",
+            check: None,
+        },
+        Case {
+            name: "look-alike of `.env`",
+            op: r(".\u{435}nv"),
+            status: "resolved",
+            check: Some(|o| contains("look-alike")(o)),
+        },
+        Case {
+            name: "full-width dots are not `..`",
+            op: r("\u{ff0e}\u{ff0e}/outside/secret.txt"),
+            status: "not-found",
+            check: None,
+        },
+        Case {
+            name: "deep nesting",
+            op: r(&format!("deep/{deep}bottom.txt")),
+            status: "resolved",
+            check: Some(|o| contains("deep down")(o)),
+        },
+        Case {
+            name: "deep directory listing",
+            op: r("deep"),
+            status: "resolved",
+            check: Some(|o| contains("d0/d1/d2/d3/")(o)),
+        },
+        Case {
+            name: "`.git/config`",
+            op: r(".git/config"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "`.git` directory",
+            op: r(".git"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "`.env`",
+            op: r(".env"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "`.env.local` in a subdirectory",
+            op: r("sub/.env.local"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "`*.pem`",
+            op: r("key.pem"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "symlink to `.env`",
+            op: r("innocent"),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "`.env` by read_file",
+            op: Op::ReadFile(".env".into(), 0, 0, MAX_BYTES),
+            status: "denied",
+            check: None,
+        },
+        Case {
+            name: "gitignored file named explicitly",
+            op: r("build.log"),
+            status: "resolved",
+            check: Some(|o| contains("ignored but named")(o)),
+        },
+        Case {
+            name: "root listing skips ignored, denied, .git",
+            op: r("."),
+            status: "resolved",
+            check: Some(|o| {
+                let lines: Vec<&str> = o.text.lines().collect();
+                for bad in [".git/", ".env", "build.log", "build/", "key.pem"] {
+                    if lines.contains(&bad) {
+                        return Err(format!("{bad} listed"));
+                    }
+                }
+                if lines.contains(&"small.txt") {
+                    Ok(())
+                } else {
+                    Err("small.txt missing".into())
+                }
+            }),
+        },
+        Case {
+            name: "range past EOF",
+            op: rr("small.txt", 50, 60),
+            status: "not-found",
+            check: Some(|o| contains("past the end")(o)),
+        },
+        Case {
+            name: "reversed range",
+            op: rr("small.txt", 3, 2),
+            status: "error",
+            check: Some(|o| contains("start is after the end")(o)),
+        },
+        Case {
+            name: "`#L0`",
+            op: rr("small.txt", 0, 0),
+            status: "error",
+            check: Some(|o| contains("numbered from 1")(o)),
+        },
+        Case {
+            name: "range end past EOF is clamped",
+            op: rr("small.txt", 2, 99),
+            status: "resolved",
+            check: Some(|o| {
+                if o.text.contains("two\nthree\n") && !o.text.contains("one") {
+                    Ok(())
+                } else {
+                    Err("expected lines 2-3".into())
+                }
+            }),
+        },
+        Case {
+            name: "file literally named `a#L1`",
+            op: r("a#L1"),
+            status: "resolved",
+            check: Some(|o| contains("literal hash name")(o)),
+        },
+        Case {
+            name: "path through a file",
+            op: r("small.txt/x"),
+            status: "not-found",
+            check: None,
+        },
+        Case {
+            name: "range on a directory",
+            op: rr("src", 1, 2),
+            status: "error",
+            check: None,
+        },
+        Case {
+            name: "read_file past EOF",
+            op: Op::ReadFile("small.txt".into(), 9, 1, MAX_BYTES),
+            status: "not-found",
+            check: None,
+        },
+        Case {
+            name: "list_files on a file",
+            op: Op::ListFiles("small.txt".into(), 10),
+            status: "error",
+            check: None,
+        },
+        Case {
+            name: "list_files outside",
+            op: Op::ListFiles("../outside".into(), 10),
+            status: "out-of-scope",
+            check: None,
+        },
+        Case {
+            name: "missing file",
+            op: r("nope.txt"),
+            status: "not-found",
+            check: None,
+        },
     ];
     if with_big_dir {
-        cases.push(Case { name: "directory of 100 000 entries", op: r("big"), status: "resolved", check: Some(|o| if o.truncated && o.text.contains("more entries not listed") && o.text.lines().count() < 1000 { Ok(()) } else { Err("expected a bounded listing".into()) }) });
-        cases.push(Case { name: "list_files over 100 000 entries", op: Op::ListFiles("big".into(), 50), status: "resolved", check: Some(|o| if o.truncated && o.text.lines().count() <= 51 { Ok(()) } else { Err("expected 50 entries".into()) }) });
+        cases.push(Case {
+            name: "directory of 100 000 entries",
+            op: r("big"),
+            status: "resolved",
+            check: Some(|o| {
+                if o.truncated
+                    && o.text.contains("more entries not listed")
+                    && o.text.lines().count() < 1000
+                {
+                    Ok(())
+                } else {
+                    Err("expected a bounded listing".into())
+                }
+            }),
+        });
+        cases.push(Case {
+            name: "list_files over 100 000 entries",
+            op: Op::ListFiles("big".into(), 50),
+            status: "resolved",
+            check: Some(|o| {
+                if o.truncated && o.text.lines().count() <= 51 {
+                    Ok(())
+                } else {
+                    Err("expected 50 entries".into())
+                }
+            }),
+        });
     }
     cases
 }
@@ -265,7 +633,10 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Result<(), String> {
     if outcome.status != case.status {
         return Err(format!(
             "{}: expected {}, got {} ({})",
-            case.name, case.status, outcome.status, outcome.text.chars().take(200).collect::<String>()
+            case.name,
+            case.status,
+            outcome.status,
+            outcome.text.chars().take(200).collect::<String>()
         ));
     }
     match case.check {

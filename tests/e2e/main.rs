@@ -2,6 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod fileref_cases;
+mod fileref_cli;
+mod fileref_hostile;
 mod interrupt;
 mod llm;
 mod plugin_check;

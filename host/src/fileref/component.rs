@@ -60,7 +60,13 @@ impl Resolve for ResolverPlugin {
         ResolverPlugin::resolve(self, request).map_err(failed)?
     }
 
-    fn read_file(&mut self, path: &str, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         ResolverPlugin::read_file(self, path, offset, limit, max_bytes).map_err(failed)?
     }
 

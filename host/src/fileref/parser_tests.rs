@@ -15,7 +15,13 @@ fn refs(input: &str) -> Vec<Ref> {
     parsed
         .mentions
         .iter()
-        .map(|m| (m.path.clone(), m.range.map(|r| (r.start, r.end)), m.raw(input).to_owned()))
+        .map(|m| {
+            (
+                m.path.clone(),
+                m.range.map(|r| (r.start, r.end)),
+                m.raw(input).to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -25,7 +31,10 @@ fn paths(input: &str) -> Vec<String> {
 
 #[test]
 fn bare_path() {
-    assert_eq!(refs("explain @src/main.rs now"), vec![("src/main.rs".into(), None, "@src/main.rs".into())]);
+    assert_eq!(
+        refs("explain @src/main.rs now"),
+        vec![("src/main.rs".into(), None, "@src/main.rs".into())]
+    );
     assert_eq!(paths("@a"), vec!["a"]);
 }
 
@@ -33,7 +42,11 @@ fn bare_path() {
 fn quoted_path_with_spaces_and_escapes() {
     assert_eq!(
         refs(r#"read @"docs/my notes.md" please"#),
-        vec![("docs/my notes.md".into(), None, r#"@"docs/my notes.md""#.into())]
+        vec![(
+            "docs/my notes.md".into(),
+            None,
+            r#"@"docs/my notes.md""#.into()
+        )]
     );
     assert_eq!(paths(r#"@"say \"hi\".txt""#), vec![r#"say "hi".txt"#]);
     assert_eq!(paths(r#"@"back\\slash""#), vec![r"back\slash"]);
@@ -42,7 +55,14 @@ fn quoted_path_with_spaces_and_escapes() {
 
 #[test]
 fn quoted_with_range_after_the_quote() {
-    assert_eq!(refs(r##"@"my notes.md"#L3 x"##), vec![("my notes.md".into(), Some((3, 3)), r##"@"my notes.md"#L3"##.into())]);
+    assert_eq!(
+        refs(r##"@"my notes.md"#L3 x"##),
+        vec![(
+            "my notes.md".into(),
+            Some((3, 3)),
+            r##"@"my notes.md"#L3"##.into()
+        )]
+    );
 }
 
 #[test]
@@ -55,7 +75,11 @@ fn unterminated_or_empty_quotes_are_text() {
 fn escaped_spaces() {
     assert_eq!(
         refs(r"open @path\ with\ escapes.txt now"),
-        vec![("path with escapes.txt".into(), None, r"@path\ with\ escapes.txt".into())]
+        vec![(
+            "path with escapes.txt".into(),
+            None,
+            r"@path\ with\ escapes.txt".into()
+        )]
     );
 }
 
@@ -63,7 +87,12 @@ fn escaped_spaces() {
 fn escaped_at_is_literal() {
     assert!(paths(r"mail \@home").is_empty());
     let parsed = parse(r"mail \@home");
-    assert_eq!(parsed.segments, vec![Segment::Text { text: r"mail \@home".into() }]);
+    assert_eq!(
+        parsed.segments,
+        vec![Segment::Text {
+            text: r"mail \@home".into()
+        }]
+    );
 }
 
 #[test]
@@ -83,7 +112,12 @@ fn lone_at_is_text() {
 
 #[test]
 fn trailing_punctuation_ends_a_path() {
-    assert_eq!(paths("see @a.rs, @b.rs; @c.rs! @d.rs? (@e.rs) [@f.rs] {@g.rs} @h.rs."), vec!["a.rs", "b.rs", "c.rs", "d.rs", "e.rs", "f.rs", "g.rs", "h.rs"]);
+    assert_eq!(
+        paths("see @a.rs, @b.rs; @c.rs! @d.rs? (@e.rs) [@f.rs] {@g.rs} @h.rs."),
+        vec![
+            "a.rs", "b.rs", "c.rs", "d.rs", "e.rs", "f.rs", "g.rs", "h.rs"
+        ]
+    );
     assert_eq!(paths("in @a.rs: look"), vec!["a.rs"]);
     assert_eq!(paths("end @x.rs..."), vec!["x.rs"]);
     assert_eq!(paths("`@x.rs`"), vec!["x.rs"]);
@@ -107,9 +141,18 @@ fn dot_components_are_kept() {
 
 #[test]
 fn line_ranges() {
-    assert_eq!(refs("@a.rs#L10"), vec![("a.rs".into(), Some((10, 10)), "@a.rs#L10".into())]);
-    assert_eq!(refs("@a.rs#L10-20, ok"), vec![("a.rs".into(), Some((10, 20)), "@a.rs#L10-20".into())]);
-    assert_eq!(refs("@a.rs#L10."), vec![("a.rs".into(), Some((10, 10)), "@a.rs#L10".into())]);
+    assert_eq!(
+        refs("@a.rs#L10"),
+        vec![("a.rs".into(), Some((10, 10)), "@a.rs#L10".into())]
+    );
+    assert_eq!(
+        refs("@a.rs#L10-20, ok"),
+        vec![("a.rs".into(), Some((10, 20)), "@a.rs#L10-20".into())]
+    );
+    assert_eq!(
+        refs("@a.rs#L10."),
+        vec![("a.rs".into(), Some((10, 10)), "@a.rs#L10".into())]
+    );
 }
 
 #[test]
@@ -149,9 +192,19 @@ fn segments_cover_the_input() {
         parsed.segments,
         vec![
             Segment::Text { text: "a ".into() },
-            Segment::FileRef { raw: "@x.rs".into(), path: "x.rs".into(), range: None },
-            Segment::Text { text: ", b ".into() },
-            Segment::FileRef { raw: r##"@"y z"#L2"##.into(), path: "y z".into(), range: Some(LineRange { start: 2, end: 2 }) },
+            Segment::FileRef {
+                raw: "@x.rs".into(),
+                path: "x.rs".into(),
+                range: None
+            },
+            Segment::Text {
+                text: ", b ".into()
+            },
+            Segment::FileRef {
+                raw: r##"@"y z"#L2"##.into(),
+                path: "y z".into(),
+                range: Some(LineRange { start: 2, end: 2 })
+            },
             Segment::Text { text: " c".into() },
         ]
     );

@@ -78,7 +78,10 @@ pub fn printable(path: &str) -> String {
 
 /// The note that replaces an unchanged body.
 pub fn unchanged_note(kind: EntryKind, label: &str) -> String {
-    format!("[{} {label} unchanged since it was last shown]", heading(kind))
+    format!(
+        "[{} {label} unchanged since it was last shown]",
+        heading(kind)
+    )
 }
 
 fn heading(kind: EntryKind) -> &'static str {
@@ -137,7 +140,9 @@ fn reminder(refs: &[PlacedRef]) -> Item {
                 out.push_str(&format!("\n</{tag}>\n"));
             }
             Body::Unchanged => {
-                out.push_str(&format!("<{tag} path=\"{path}\" unchanged=\"since it was last shown\"/>\n"));
+                out.push_str(&format!(
+                    "<{tag} path=\"{path}\" unchanged=\"since it was last shown\"/>\n"
+                ));
             }
         }
     }
@@ -156,7 +161,10 @@ fn tool_result(refs: &[PlacedRef], next_call: u64) -> Vec<Item> {
             EntryKind::File => {
                 if let Some(range) = r.range {
                     args.insert("offset".into(), range.start.into());
-                    args.insert("limit".into(), (range.end.saturating_sub(range.start) + 1).into());
+                    args.insert(
+                        "limit".into(),
+                        (range.end.saturating_sub(range.start) + 1).into(),
+                    );
                 }
                 "read_file"
             }
@@ -272,11 +280,17 @@ pub fn shown_in(items: &[(Source, Item)]) -> (Vec<Shown>, Option<u64>) {
             continue;
         }
         match item {
-            Item::System { text } if text.starts_with(REMINDER_OPEN) => shown.extend(parse_reminder(text)),
+            Item::System { text } if text.starts_with(REMINDER_OPEN) => {
+                shown.extend(parse_reminder(text))
+            }
             Item::System { text } => shown.extend(parse_system_message(text)),
             Item::Assistant { tool_calls, .. } => {
                 for call in tool_calls {
-                    let Some(n) = call.id.strip_prefix("fileref-").and_then(|n| n.parse::<u64>().ok()) else {
+                    let Some(n) = call
+                        .id
+                        .strip_prefix("fileref-")
+                        .and_then(|n| n.parse::<u64>().ok())
+                    else {
                         continue;
                     };
                     max_call = Some(max_call.map_or(n, |m| m.max(n)));
@@ -285,11 +299,22 @@ pub fn shown_in(items: &[(Source, Item)]) -> (Vec<Shown>, Option<u64>) {
                     }
                 }
             }
-            Item::ToolResult { call_id, content, is_error: false } => {
+            Item::ToolResult {
+                call_id,
+                content,
+                is_error: false,
+            } => {
                 if let Some((_, label)) = calls.iter().find(|(id, _)| id == call_id) {
-                    let kind = if label.ends_with('/') { EntryKind::Directory } else { EntryKind::File };
+                    let kind = if label.ends_with('/') {
+                        EntryKind::Directory
+                    } else {
+                        EntryKind::File
+                    };
                     if *content != unchanged_note(kind, label) {
-                        shown.push(Shown { label: label.clone(), body: content.clone() });
+                        shown.push(Shown {
+                            label: label.clone(),
+                            body: content.clone(),
+                        });
                     }
                 }
             }
@@ -305,7 +330,10 @@ fn parse_system_message(text: &str) -> Option<Shown> {
         .strip_prefix("[File: ")
         .or_else(|| header.strip_prefix("[Directory: "))?
         .strip_suffix(']')?;
-    Some(Shown { label: label.to_owned(), body: body.to_owned() })
+    Some(Shown {
+        label: label.to_owned(),
+        body: body.to_owned(),
+    })
 }
 
 fn parse_reminder(text: &str) -> Vec<Shown> {
@@ -313,16 +341,23 @@ fn parse_reminder(text: &str) -> Vec<Shown> {
     let mut rest = text;
     while let Some(start) = rest.find("\n<") {
         rest = &rest[start + 1..];
-        let Some((open, after)) = rest.split_once('\n') else { break };
+        let Some((open, after)) = rest.split_once('\n') else {
+            break;
+        };
         let Some((tag, attr)) = ["file", "directory"].iter().find_map(|t| {
-            let a = open.strip_prefix(&format!("<{t} path=\""))?.strip_suffix("\">")?;
+            let a = open
+                .strip_prefix(&format!("<{t} path=\""))?
+                .strip_suffix("\">")?;
             Some((*t, a))
         }) else {
             continue;
         };
         let close = format!("\n</{tag}>\n");
         let Some(end) = after.find(&close) else { break };
-        shown.push(Shown { label: unescape_attr(attr), body: unescape_content(&after[..end]) });
+        shown.push(Shown {
+            label: unescape_attr(attr),
+            body: unescape_content(&after[..end]),
+        });
         rest = &after[end + close.len() - 1..];
     }
     shown

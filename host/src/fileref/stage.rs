@@ -69,7 +69,10 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
             }
             Segment::FileRef { raw, path, range } => (raw, path, *range),
         };
-        let left = config.max_total_bytes.saturating_sub(used).saturating_sub(MARKER_RESERVE);
+        let left = config
+            .max_total_bytes
+            .saturating_sub(used)
+            .saturating_sub(MARKER_RESERVE);
         let outcome = if left < MIN_REF_BYTES.min(config.max_bytes) {
             Err(ResolveError::TooLarge(format!(
                 "{}: dropped, the prompt's file budget of {} bytes is spent",
@@ -79,7 +82,9 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         } else {
             resolve_one(resolver, raw, path, range, config.max_bytes.min(left))
         };
-        match outcome.map(|(resolved, range)| (enforce_cap(resolved, config.max_bytes.min(left)), range)) {
+        match outcome
+            .map(|(resolved, range)| (enforce_cap(resolved, config.max_bytes.min(left)), range))
+        {
             Ok((resolved, range)) => {
                 user_text.push_str(raw);
                 if resolved.truncated && left < config.max_bytes && resolved.total_bytes > left {
@@ -90,7 +95,11 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                 }
                 let label = placement::label(&resolved.path, resolved.kind, range);
                 let unchanged = config.dedup && shown.is_unchanged(&label, &resolved.content);
-                let bytes = if unchanged { 0 } else { resolved.content.len() as u64 };
+                let bytes = if unchanged {
+                    0
+                } else {
+                    resolved.content.len() as u64
+                };
                 refs.push(RefReport {
                     raw: raw.clone(),
                     path: resolved.path.clone(),
@@ -120,8 +129,14 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                 });
             }
             Err(error) => {
-                user_text.push_str(&format!("[unresolved file ref: {}]", placement::printable(path)));
-                alerts.push(Alert::warn(ALERT_SOURCE, format!("{raw} not included — {error}")));
+                user_text.push_str(&format!(
+                    "[unresolved file ref: {}]",
+                    placement::printable(path)
+                ));
+                alerts.push(Alert::warn(
+                    ALERT_SOURCE,
+                    format!("{raw} not included — {error}"),
+                ));
                 refs.push(RefReport {
                     raw: raw.clone(),
                     path: path.clone(),
@@ -154,15 +169,17 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
 fn enforce_cap(mut resolved: Resolved, max_bytes: u64) -> Resolved {
     let allowed = usize::try_from(max_bytes.saturating_add(MARKER_RESERVE)).unwrap_or(usize::MAX);
     if resolved.content.len() > allowed {
-        let mut end = usize::try_from(max_bytes).unwrap_or(usize::MAX).min(resolved.content.len());
+        let mut end = usize::try_from(max_bytes)
+            .unwrap_or(usize::MAX)
+            .min(resolved.content.len());
         while !resolved.content.is_char_boundary(end) {
             end -= 1;
         }
         resolved.content.truncate(end);
         let total = resolved.total_bytes.max(end as u64);
-        resolved
-            .content
-            .push_str(&format!("\n[...truncated, {total} bytes total — use read_file for the rest]"));
+        resolved.content.push_str(&format!(
+            "\n[...truncated, {total} bytes total — use read_file for the rest]"
+        ));
         resolved.truncated = true;
     }
     resolved

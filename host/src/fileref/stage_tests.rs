@@ -9,29 +9,53 @@ use crate::config::Placement;
 use crate::fileref::parse;
 use crate::fileref::testing::MapResolver;
 
-fn run(prompt: &str, resolver: &mut MapResolver, config: &FileRefConfig, shown: &ShownFiles) -> ResolvedPrompt {
+fn run(
+    prompt: &str,
+    resolver: &mut MapResolver,
+    config: &FileRefConfig,
+    shown: &ShownFiles,
+) -> ResolvedPrompt {
     resolve_prompt(&parse(prompt).segments, resolver, config, shown)
 }
 
 #[test]
 fn resolves_in_order_and_reports_failures() {
-    let mut r = MapResolver::with(&[("a.txt", "alpha\n"), ("src/", "main.rs\n")])
-        .fail(".env", ResolveError::Denied(".env matches the workspace's deny list".into()));
-    let out = run("see @a.txt, @missing.rs and @.env in @src/", &mut r, &FileRefConfig::default(), &ShownFiles::new());
-    assert_eq!(out.user_text, "see @a.txt, [unresolved file ref: missing.rs] and [unresolved file ref: .env] in @src/");
+    let mut r = MapResolver::with(&[("a.txt", "alpha\n"), ("src/", "main.rs\n")]).fail(
+        ".env",
+        ResolveError::Denied(".env matches the workspace's deny list".into()),
+    );
+    let out = run(
+        "see @a.txt, @missing.rs and @.env in @src/",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert_eq!(
+        out.user_text,
+        "see @a.txt, [unresolved file ref: missing.rs] and [unresolved file ref: .env] in @src/"
+    );
     assert_eq!(
         out.items,
         vec![
             (Source::User, Item::user(out.user_text.clone())),
             (Source::FileRef, Item::system("[File: a.txt]\nalpha\n")),
-            (Source::FileRef, Item::system("[Directory: src/]\nmain.rs\n")),
+            (
+                Source::FileRef,
+                Item::system("[Directory: src/]\nmain.rs\n")
+            ),
         ]
     );
     assert_eq!(
         out.alerts,
         vec![
-            Alert::warn("fileref", "@missing.rs not included — not found: missing.rs: no such file or directory"),
-            Alert::warn("fileref", "@.env not included — denied: .env matches the workspace's deny list"),
+            Alert::warn(
+                "fileref",
+                "@missing.rs not included — not found: missing.rs: no such file or directory"
+            ),
+            Alert::warn(
+                "fileref",
+                "@.env not included — denied: .env matches the workspace's deny list"
+            ),
         ]
     );
     let json = serde_json::to_value(&out.refs).unwrap();
@@ -45,25 +69,46 @@ fn resolves_in_order_and_reports_failures() {
         ])
     );
     assert_eq!(out.audit.len(), 2);
-    assert_eq!(out.audit[0].sha256, crate::fileref::dedup::digest_hex("alpha\n"));
+    assert_eq!(
+        out.audit[0].sha256,
+        crate::fileref::dedup::digest_hex("alpha\n")
+    );
 }
 
 #[test]
 fn line_range_is_passed_and_reported() {
     let mut r = MapResolver::with(&[("a.rs", "1\n2\n3\n4\n")]);
-    let out = run("@a.rs#L2-3", &mut r, &FileRefConfig::default(), &ShownFiles::new());
-    assert_eq!(out.items[1], (Source::FileRef, Item::system("[File: a.rs#L2-3]\n2\n3\n")));
+    let out = run(
+        "@a.rs#L2-3",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert_eq!(
+        out.items[1],
+        (Source::FileRef, Item::system("[File: a.rs#L2-3]\n2\n3\n"))
+    );
     assert_eq!(out.refs[0].range, Some(LineRange { start: 2, end: 3 }));
 }
 
 #[test]
 fn literal_hash_name_wins() {
     let mut r = MapResolver::with(&[("a#L1", "literal\n"), ("a", "plain\n")]);
-    let out = run("@a#L1", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    let out = run(
+        "@a#L1",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
     assert_eq!(out.items[1].1, Item::system("[File: a#L1]\nliteral\n"));
     assert_eq!(out.refs[0].range, None);
     let mut r = MapResolver::with(&[("a", "plain\nsecond\n")]);
-    let out = run("@a#L2", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    let out = run(
+        "@a#L2",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
     assert_eq!(out.items[1].1, Item::system("[File: a#L2]\nsecond\n"));
 }
 
@@ -71,15 +116,27 @@ fn literal_hash_name_wins() {
 fn budget_cuts_then_drops() {
     let big = "x".repeat(1000);
     let mut r = MapResolver::with(&[("a", &big), ("b", &big), ("c", &big)]);
-    let config = FileRefConfig { max_bytes: 1000, max_total_bytes: 1600, ..FileRefConfig::default() };
+    let config = FileRefConfig {
+        max_bytes: 1000,
+        max_total_bytes: 1600,
+        ..FileRefConfig::default()
+    };
     let out = run("@a @b @c", &mut r, &config, &ShownFiles::new());
-    assert_eq!(r.requests.iter().map(|q| q.max_bytes).collect::<Vec<_>>(), vec![1000, 472]);
-    assert_eq!(out.refs.iter().map(|r| r.status).collect::<Vec<_>>(), vec!["resolved", "resolved", "too-large"]);
+    assert_eq!(
+        r.requests.iter().map(|q| q.max_bytes).collect::<Vec<_>>(),
+        vec![1000, 472]
+    );
+    assert_eq!(
+        out.refs.iter().map(|r| r.status).collect::<Vec<_>>(),
+        vec!["resolved", "resolved", "too-large"]
+    );
     assert!(out.refs[1].truncated);
     assert_eq!(out.user_text, "@a @b [unresolved file ref: c]");
     assert_eq!(out.alerts.len(), 2);
     assert!(out.alerts[0].message.contains("@b cut to 472 bytes"));
-    assert!(out.alerts[1].message.contains("@c not included — too large: c: dropped, the prompt's file budget of 1600 bytes is spent"));
+    assert!(out.alerts[1].message.contains(
+        "@c not included — too large: c: dropped, the prompt's file budget of 1600 bytes is spent"
+    ));
     let placed: u64 = out.refs.iter().map(|r| r.bytes).sum();
     assert!(placed <= 1600, "{placed}");
 }
@@ -89,14 +146,20 @@ fn dedup_within_and_across_prompts_and_after_resume() {
     let config = FileRefConfig::default();
     let mut r = MapResolver::with(&[("a.txt", "alpha\n")]);
     let first = run("@a.txt and @a.txt", &mut r, &config, &ShownFiles::new());
-    assert_eq!(first.items[2].1, Item::system("[File: a.txt unchanged since it was last shown]"));
+    assert_eq!(
+        first.items[2].1,
+        Item::system("[File: a.txt unchanged since it was last shown]")
+    );
     assert_eq!(first.refs[1].bytes, 0);
     assert_eq!(first.audit.len(), 1);
 
     // A resumed session rebuilds what was shown from history.
     let shown = ShownFiles::from_history(&first.items);
     let again = run("@a.txt", &mut r, &config, &shown);
-    assert_eq!(again.items[1].1, Item::system("[File: a.txt unchanged since it was last shown]"));
+    assert_eq!(
+        again.items[1].1,
+        Item::system("[File: a.txt unchanged since it was last shown]")
+    );
 
     // Changed content is shown again.
     r.files.insert("a.txt".into(), Ok("beta\n".into()));
@@ -104,7 +167,10 @@ fn dedup_within_and_across_prompts_and_after_resume() {
     assert_eq!(changed.items[1].1, Item::system("[File: a.txt]\nbeta\n"));
 
     // Switched off.
-    let off = FileRefConfig { dedup: false, ..config };
+    let off = FileRefConfig {
+        dedup: false,
+        ..config
+    };
     r.files.insert("a.txt".into(), Ok("alpha\n".into()));
     let out = run("@a.txt", &mut r, &off, &shown);
     assert_eq!(out.items[1].1, Item::system("[File: a.txt]\nalpha\n"));
@@ -112,33 +178,53 @@ fn dedup_within_and_across_prompts_and_after_resume() {
 
 #[test]
 fn tool_result_placement_numbers_calls_across_the_session() {
-    let config = FileRefConfig { placement: Placement::ToolResult, ..FileRefConfig::default() };
+    let config = FileRefConfig {
+        placement: Placement::ToolResult,
+        ..FileRefConfig::default()
+    };
     let mut r = MapResolver::with(&[("a", "1\n"), ("b", "2\n")]);
     let first = run("@a", &mut r, &config, &ShownFiles::new());
     let mut shown = ShownFiles::from_history(&first.items);
     assert_eq!(shown.next_call(), 1);
     let second = run("@b", &mut r, &config, &shown);
-    let Item::Assistant { tool_calls, .. } = &second.items[1].1 else { panic!("assistant item expected") };
+    let Item::Assistant { tool_calls, .. } = &second.items[1].1 else {
+        panic!("assistant item expected")
+    };
     assert_eq!(tool_calls[0].id, "fileref-1");
     shown.record(&second.items);
     assert_eq!(shown.next_call(), 2);
     let third = run("@a", &mut r, &config, &shown);
     assert_eq!(
         third.items[2].1,
-        Item::ToolResult { call_id: "fileref-2".into(), content: "[File: a unchanged since it was last shown]".into(), is_error: false }
+        Item::ToolResult {
+            call_id: "fileref-2".into(),
+            content: "[File: a unchanged since it was last shown]".into(),
+            is_error: false
+        }
     );
 }
 
 #[test]
 fn reminder_placement_whole_list() {
-    let config = FileRefConfig { placement: Placement::Reminder, ..FileRefConfig::default() };
+    let config = FileRefConfig {
+        placement: Placement::Reminder,
+        ..FileRefConfig::default()
+    };
     let mut r = MapResolver::with(&[("a", "1\n")]);
     let out = run("look @a @nope", &mut r, &config, &ShownFiles::new());
     assert_eq!(
         out.items,
         vec![
-            (Source::User, Item::user("look @a [unresolved file ref: nope]")),
-            (Source::FileRef, Item::system("<system-reminder>\nFiles the user referenced, in the order mentioned:\n<file path=\"a\">\n1\n\n</file>\n</system-reminder>")),
+            (
+                Source::User,
+                Item::user("look @a [unresolved file ref: nope]")
+            ),
+            (
+                Source::FileRef,
+                Item::system(
+                    "<system-reminder>\nFiles the user referenced, in the order mentioned:\n<file path=\"a\">\n1\n\n</file>\n</system-reminder>"
+                )
+            ),
         ]
     );
 }
@@ -146,15 +232,28 @@ fn reminder_placement_whole_list() {
 #[test]
 fn no_refs_no_file_items() {
     let mut r = MapResolver::default();
-    let out = run("just text, mail a@b.c", &mut r, &FileRefConfig::default(), &ShownFiles::new());
-    assert_eq!(out.items, vec![(Source::User, Item::user("just text, mail a@b.c"))]);
+    let out = run(
+        "just text, mail a@b.c",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert_eq!(
+        out.items,
+        vec![(Source::User, Item::user("just text, mail a@b.c"))]
+    );
     assert!(out.alerts.is_empty() && out.refs.is_empty() && r.requests.is_empty());
 }
 
 #[test]
 fn control_characters_in_unresolved_paths_are_escaped() {
     let mut r = MapResolver::default();
-    let out = run("@\"a\nb\"", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    let out = run(
+        "@\"a\nb\"",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
     assert_eq!(out.user_text, "[unresolved file ref: a\\nb]");
 }
 
@@ -171,7 +270,13 @@ impl Resolve for Greedy {
             truncated: false,
         })
     }
-    fn read_file(&mut self, _: &str, _: u32, _: u32, _: u64) -> Result<crate::fileref::FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        _: &str,
+        _: u32,
+        _: u32,
+        _: u64,
+    ) -> Result<crate::fileref::FileChunk, ResolveError> {
         Err(ResolveError::Io("unused".into()))
     }
     fn list_files(&mut self, _: &str, _: u32) -> Result<crate::fileref::Listing, ResolveError> {
@@ -181,9 +286,22 @@ impl Resolve for Greedy {
 
 #[test]
 fn a_resolver_over_its_cap_is_cut() {
-    let config = FileRefConfig { max_bytes: 1001, ..FileRefConfig::default() };
-    let out = resolve_prompt(&parse("@x").segments, &mut Greedy, &config, &ShownFiles::new());
+    let config = FileRefConfig {
+        max_bytes: 1001,
+        ..FileRefConfig::default()
+    };
+    let out = resolve_prompt(
+        &parse("@x").segments,
+        &mut Greedy,
+        &config,
+        &ShownFiles::new(),
+    );
     assert!(out.refs[0].truncated);
     assert!(out.refs[0].bytes <= 1001 + MARKER_RESERVE);
-    assert!(out.items[1].1.text().ends_with("[...truncated, 200000 bytes total — use read_file for the rest]"));
+    assert!(
+        out.items[1]
+            .1
+            .text()
+            .ends_with("[...truncated, 200000 bytes total — use read_file for the rest]")
+    );
 }

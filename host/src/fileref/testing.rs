@@ -32,11 +32,17 @@ impl MapResolver {
     fn lookup(&self, path: &str) -> Result<(String, EntryKind, String), ResolveError> {
         let key = path.trim_end_matches('/');
         if let Some(found) = self.files.get(key) {
-            return found.clone().map(|body| (key.to_owned(), EntryKind::File, body));
+            return found
+                .clone()
+                .map(|body| (key.to_owned(), EntryKind::File, body));
         }
         match self.files.get(&format!("{key}/")) {
-            Some(found) => found.clone().map(|body| (key.to_owned(), EntryKind::Directory, body)),
-            None => Err(ResolveError::NotFound(format!("{path}: no such file or directory"))),
+            Some(found) => found
+                .clone()
+                .map(|body| (key.to_owned(), EntryKind::Directory, body)),
+            None => Err(ResolveError::NotFound(format!(
+                "{path}: no such file or directory"
+            ))),
         }
     }
 }
@@ -60,18 +66,41 @@ impl Resolve for MapResolver {
             while !body.is_char_boundary(end) {
                 end -= 1;
             }
-            (format!("{}\n[...truncated, {total} bytes total — use read_file for the rest]", &body[..end]), true)
+            (
+                format!(
+                    "{}\n[...truncated, {total} bytes total — use read_file for the rest]",
+                    &body[..end]
+                ),
+                true,
+            )
         } else {
             (body, false)
         };
-        Ok(Resolved { path, kind, content, total_bytes: total, truncated })
+        Ok(Resolved {
+            path,
+            kind,
+            content,
+            total_bytes: total,
+            truncated,
+        })
     }
 
-    fn read_file(&mut self, path: &str, offset: u32, limit: u32, _max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        _max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         let (path, _, body) = self.lookup(path)?;
         let lines: Vec<&str> = body.split_inclusive('\n').collect();
         let first = offset.max(1);
-        let served: Vec<&str> = lines.iter().skip(first as usize - 1).take(limit as usize).copied().collect();
+        let served: Vec<&str> = lines
+            .iter()
+            .skip(first as usize - 1)
+            .take(limit as usize)
+            .copied()
+            .collect();
         Ok(FileChunk {
             path,
             content: served.concat(),
@@ -89,6 +118,10 @@ impl Resolve for MapResolver {
         }
         let all: Vec<String> = body.lines().map(str::to_owned).collect();
         let truncated = all.len() > max_entries as usize;
-        Ok(Listing { path, entries: all.into_iter().take(max_entries as usize).collect(), truncated })
+        Ok(Listing {
+            path,
+            entries: all.into_iter().take(max_entries as usize).collect(),
+            truncated,
+        })
     }
 }

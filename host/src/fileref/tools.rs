@@ -87,7 +87,11 @@ pub fn run<R: Resolve + ?Sized>(call: &ToolCall, resolver: &mut R, config: &File
     }
 }
 
-fn object<'a>(tool: &str, args: &'a Value, allowed: &[&str]) -> Result<&'a Map<String, Value>, String> {
+fn object<'a>(
+    tool: &str,
+    args: &'a Value,
+    allowed: &[&str],
+) -> Result<&'a Map<String, Value>, String> {
     let map = args
         .as_object()
         .ok_or_else(|| format!("invalid arguments for {tool}: expected a JSON object"))?;
@@ -104,7 +108,9 @@ fn string_arg(tool: &str, map: &Map<String, Value>, key: &str) -> Result<Option<
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-        Some(_) => Err(format!("invalid arguments for {tool}: `{key}` must be a non-empty string")),
+        Some(_) => Err(format!(
+            "invalid arguments for {tool}: `{key}` must be a non-empty string"
+        )),
     }
 }
 
@@ -116,11 +122,17 @@ fn count_arg(tool: &str, map: &Map<String, Value>, key: &str) -> Result<Option<u
             .and_then(|n| u32::try_from(n).ok())
             .filter(|&n| n >= 1)
             .map(Some)
-            .ok_or_else(|| format!("invalid arguments for {tool}: `{key}` must be an integer ≥ 1, got {v}")),
+            .ok_or_else(|| {
+                format!("invalid arguments for {tool}: `{key}` must be an integer ≥ 1, got {v}")
+            }),
     }
 }
 
-fn read_file<R: Resolve + ?Sized>(args: &Value, resolver: &mut R, config: &FileRefConfig) -> Result<String, String> {
+fn read_file<R: Resolve + ?Sized>(
+    args: &Value,
+    resolver: &mut R,
+    config: &FileRefConfig,
+) -> Result<String, String> {
     let map = object(READ_FILE, args, &["path", "offset", "limit"])?;
     let path = string_arg(READ_FILE, map, "path")?
         .ok_or_else(|| format!("invalid arguments for {READ_FILE}: `path` is required"))?;
@@ -132,7 +144,11 @@ fn read_file<R: Resolve + ?Sized>(args: &Value, resolver: &mut R, config: &FileR
     Ok(format_chunk(&chunk, config.max_bytes))
 }
 
-fn list_files<R: Resolve + ?Sized>(args: &Value, resolver: &mut R, config: &FileRefConfig) -> Result<String, String> {
+fn list_files<R: Resolve + ?Sized>(
+    args: &Value,
+    resolver: &mut R,
+    config: &FileRefConfig,
+) -> Result<String, String> {
     let map = object(LIST_FILES, args, &["path"])?;
     let path = string_arg(LIST_FILES, map, "path")?.unwrap_or_else(|| ".".to_owned());
     let listing = resolver
@@ -155,7 +171,11 @@ pub fn format_chunk(chunk: &FileChunk, max_bytes: u64) -> String {
         out.truncate(end);
     }
     if chunk.lines == 0 {
-        return if chunk.total_lines == 0 { "(empty file)".to_owned() } else { out };
+        return if chunk.total_lines == 0 {
+            "(empty file)".to_owned()
+        } else {
+            out
+        };
     }
     let last = chunk.first_line + chunk.lines - 1;
     let of_total = if chunk.total_lines > 0 {
@@ -175,7 +195,10 @@ pub fn format_chunk(chunk: &FileChunk, max_bytes: u64) -> String {
             last + 1
         ))
     } else if chunk.first_line > 1 {
-        Some(format!("[lines {}-{last}{of_total} shown; end of file]", chunk.first_line))
+        Some(format!(
+            "[lines {}-{last}{of_total} shown; end of file]",
+            chunk.first_line
+        ))
     } else {
         None
     };
@@ -195,7 +218,9 @@ pub fn format_listing(listing: &Listing, max_entries: u32) -> String {
     }
     let mut out = listing.entries.join("\n");
     if listing.truncated {
-        out.push_str(&format!("\n[listing stopped at {max_entries} entries; list a subdirectory to see more]"));
+        out.push_str(&format!(
+            "\n[listing stopped at {max_entries} entries; list a subdirectory to see more]"
+        ));
     }
     out
 }

@@ -31,9 +31,7 @@ impl Deny {
                 .map_err(|e| format!("deny glob {glob:?}: {e}"))?;
             builder.add(compiled);
         }
-        let set = builder
-            .build()
-            .map_err(|e| format!("deny globs: {e}"))?;
+        let set = builder.build().map_err(|e| format!("deny globs: {e}"))?;
         Ok(Self { set })
     }
 
@@ -87,7 +85,13 @@ mod tests {
         ] {
             assert!(d.file(denied), "{denied} should be denied");
         }
-        for allowed in ["src/main.rs", ".envrc", "env", ".github/workflows/ci.yml", "keys.rs"] {
+        for allowed in [
+            "src/main.rs",
+            ".envrc",
+            "env",
+            ".github/workflows/ci.yml",
+            "keys.rs",
+        ] {
             assert!(!d.file(allowed), "{allowed} should be allowed");
         }
         assert!(d.dir(".git"));

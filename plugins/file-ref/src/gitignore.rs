@@ -4,12 +4,12 @@
 //! A directory that is ignored is not entered, so nothing below it can be re-included (as in
 //! git). `.git/info/exclude` and global excludes are not read.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 use std::rc::Rc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::fsys;
 
 /// Largest `.gitignore` read; a longer one is ignored as a whole.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
@@ -48,7 +48,11 @@ impl IgnoreFile {
             }
         }
         let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
-        let rules = if set.len() == rules.len() { rules } else { Vec::new() };
+        let rules = if set.len() == rules.len() {
+            rules
+        } else {
+            Vec::new()
+        };
         Self {
             base: base.to_owned(),
             set,
@@ -59,17 +63,16 @@ impl IgnoreFile {
     /// Read the `.gitignore` in `dir` (root-relative `base`), if there is a readable one.
     pub fn load(dir: &Path, base: &str) -> Option<Self> {
         let path = dir.join(".gitignore");
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        if !meta.is_file() || meta.len() > MAX_GITIGNORE_BYTES {
+        let known = fsys::lstat(&path).ok()?;
+        if !known.is_file() || known.len > MAX_GITIGNORE_BYTES {
             return None;
         }
-        let mut text = String::new();
-        File::open(&path)
-            .ok()?
-            .take(MAX_GITIGNORE_BYTES)
-            .read_to_string(&mut text)
-            .ok()?;
-        Some(Self::parse(base, &text))
+        let (mut file, meta) = fsys::open(&path, known).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let bytes = fsys::read_prefix(&mut file, MAX_GITIGNORE_BYTES as usize, meta.len).ok()?;
+        Some(Self::parse(base, &String::from_utf8_lossy(&bytes)))
     }
 
     /// `Some(true)` ignored, `Some(false)` re-included, `None` no rule matches.
@@ -151,12 +154,17 @@ mod tests {
     fn stack(files: &[(&str, &str)]) -> IgnoreStack {
         files
             .iter()
-            .fold(IgnoreStack::default(), |s, (base, text)| s.with(IgnoreFile::parse(base, text)))
+            .fold(IgnoreStack::default(), |s, (base, text)| {
+                s.with(IgnoreFile::parse(base, text))
+            })
     }
 
     #[test]
     fn globs_negation_dirs_and_anchors() {
-        let s = stack(&[("", "*.log\n!keep.log\nbuild/\n/top\ndoc/*.txt\n# comment\n\\#hash\n")]);
+        let s = stack(&[(
+            "",
+            "*.log\n!keep.log\nbuild/\n/top\ndoc/*.txt\n# comment\n\\#hash\n",
+        )]);
         assert!(s.is_ignored("a.log", false));
         assert!(s.is_ignored("x/y/a.log", false));
         assert!(!s.is_ignored("keep.log", false));
@@ -165,7 +173,10 @@ mod tests {
         assert!(s.is_ignored("x/build", true));
         assert!(!s.is_ignored("build", false), "dir-only rule skips files");
         assert!(s.is_ignored("top", false));
-        assert!(!s.is_ignored("x/top", false), "anchored at the file's directory");
+        assert!(
+            !s.is_ignored("x/top", false),
+            "anchored at the file's directory"
+        );
         assert!(s.is_ignored("doc/a.txt", false));
         assert!(!s.is_ignored("doc/x/a.txt", false));
         assert!(!s.is_ignored("# comment", false));

@@ -6,15 +6,18 @@
 //!
 //! - [`settings`]: the `init` config (`roots`, `deny`, `max_entries`, `max_scan_bytes`).
 //! - [`scope`]: component-by-component path resolution with symlinks followed by hand.
+//! - [`fsys`]: the file-system calls (std natively, WASI p2 directly in the component).
 //! - [`deny`]: deny globs.
 //! - [`text`]: UTF-8 / NUL checks, cuts and the truncation marker.
 //! - [`lines`]: bounded line selection.
 //! - [`gitignore`] and [`listing`]: bounded, gitignore-aware directory listings.
 //! - [`workspace`]: the three operations, built from the above.
 //!
-//! The logic is plain `std` and is tested natively; only the export is wasm-specific.
+//! The logic is plain `std` and is tested natively; only the export is wasm-specific. Another
+//! resolver can reuse it as a library with `default-features = false` (no export).
 
 pub mod deny;
+pub mod fsys;
 pub mod gitignore;
 pub mod lines;
 pub mod listing;
@@ -23,8 +26,8 @@ pub mod settings;
 pub mod text;
 pub mod workspace;
 
-use warden_plugin::resolver::{FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver};
 use warden_plugin::Config;
+use warden_plugin::resolver::{FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver};
 
 pub use settings::Settings;
 pub use workspace::Workspace;
@@ -41,10 +44,17 @@ impl Resolver for FileRefResolver {
     }
 
     fn resolve(&mut self, request: FileRef) -> Result<Resolved, ResolveError> {
-        self.workspace.resolve(&request.path, request.range, request.max_bytes)
+        self.workspace
+            .resolve(&request.path, request.range, request.max_bytes)
     }
 
-    fn read_file(&mut self, path: String, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    fn read_file(
+        &mut self,
+        path: String,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         self.workspace.read_file(&path, offset, limit, max_bytes)
     }
 
@@ -53,5 +63,5 @@ impl Resolver for FileRefResolver {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "component"))]
 warden_plugin::export_resolver!(FileRefResolver);

@@ -69,7 +69,11 @@ pub fn select_lines<R: Read>(
     let mut sel = Selection::default();
     let mut line: u64 = 1;
     let mut last_byte: Option<u8> = None;
-    let mut phase = if start == 1 { Phase::Collect } else { Phase::Skip };
+    let mut phase = if start == 1 {
+        Phase::Collect
+    } else {
+        Phase::Skip
+    };
     let mut counted_to_end = true;
 
     'read: loop {
@@ -92,6 +96,7 @@ pub fn select_lines<R: Read>(
         };
         let chunk = &buf[..n];
         if sel.nul_at.is_none()
+            && chunk.contains(&0)
             && let Some(at) = chunk.iter().position(|&b| b == 0)
         {
             sel.nul_at = Some(sel.scanned + at as u64);
@@ -173,7 +178,12 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn select(text: &str, start: u64, count: Option<u64>, keep: usize) -> Result<Selection, SelectError> {
+    fn select(
+        text: &str,
+        start: u64,
+        count: Option<u64>,
+        keep: usize,
+    ) -> Result<Selection, SelectError> {
         select_lines(text.as_bytes(), start, count, keep, u64::MAX, true)
     }
 
@@ -183,40 +193,64 @@ mod tests {
 
     #[test]
     fn selects_a_range_and_counts() {
-        let Ok(s) = select("a\nb\nc\nd\n", 2, Some(2), 100) else { panic!() };
+        let Ok(s) = select("a\nb\nc\nd\n", 2, Some(2), 100) else {
+            panic!()
+        };
         assert_eq!(text(&s), "b\nc\n");
         assert_eq!((s.lines(), s.more, s.total_lines), (2, true, Some(4)));
     }
 
     #[test]
     fn last_line_without_newline() {
-        let Ok(s) = select("a\nb", 2, None, 100) else { panic!() };
+        let Ok(s) = select("a\nb", 2, None, 100) else {
+            panic!()
+        };
         assert_eq!(text(&s), "b");
         assert_eq!((s.lines(), s.more, s.total_lines), (1, false, Some(2)));
     }
 
     #[test]
     fn past_end() {
-        assert!(matches!(select("a\nb\n", 3, None, 100), Err(SelectError::PastEnd(2))));
-        assert!(matches!(select("a\nb", 3, Some(1), 100), Err(SelectError::PastEnd(2))));
-        assert!(matches!(select("", 2, None, 100), Err(SelectError::PastEnd(0))));
-        let Ok(s) = select("", 1, None, 100) else { panic!() };
+        assert!(matches!(
+            select("a\nb\n", 3, None, 100),
+            Err(SelectError::PastEnd(2))
+        ));
+        assert!(matches!(
+            select("a\nb", 3, Some(1), 100),
+            Err(SelectError::PastEnd(2))
+        ));
+        assert!(matches!(
+            select("", 2, None, 100),
+            Err(SelectError::PastEnd(0))
+        ));
+        let Ok(s) = select("", 1, None, 100) else {
+            panic!()
+        };
         assert_eq!((s.lines(), s.total_lines), (0, Some(0)));
     }
 
     #[test]
     fn range_end_past_eof_is_clamped() {
-        let Ok(s) = select("a\nb\n", 2, Some(10), 100) else { panic!() };
+        let Ok(s) = select("a\nb\n", 2, Some(10), 100) else {
+            panic!()
+        };
         assert_eq!(text(&s), "b\n");
         assert!(!s.more);
     }
 
     #[test]
     fn keep_cuts_long_lines() {
-        let Ok(s) = select("abcdef\ngh\n", 1, None, 3) else { panic!() };
+        let Ok(s) = select("abcdef\ngh\n", 1, None, 3) else {
+            panic!()
+        };
         assert_eq!(text(&s), "abc");
-        assert_eq!((s.complete_len, s.overflow, s.more, s.total_lines), (0, true, true, Some(2)));
-        let Ok(s) = select("ab\ncdef\n", 1, None, 5) else { panic!() };
+        assert_eq!(
+            (s.complete_len, s.overflow, s.more, s.total_lines),
+            (0, true, true, Some(2))
+        );
+        let Ok(s) = select("ab\ncdef\n", 1, None, 5) else {
+            panic!()
+        };
         assert_eq!((text(&s), s.complete_len, s.lines()), ("ab\ncd", 3, 2));
     }
 
@@ -231,7 +265,9 @@ mod tests {
     #[test]
     fn chunk_boundaries() {
         let body: String = (0..100_000).map(|i| format!("{i}\n")).collect();
-        let Ok(s) = select(&body, 70_000, Some(3), 100) else { panic!() };
+        let Ok(s) = select(&body, 70_000, Some(3), 100) else {
+            panic!()
+        };
         assert_eq!(text(&s), "69999\n70000\n70001\n");
         assert_eq!(s.total_lines, Some(100_000));
     }

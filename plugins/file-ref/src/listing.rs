@@ -11,6 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::deny::Deny;
+use crate::fsys;
 use crate::gitignore::{IgnoreFile, IgnoreStack};
 
 /// Entries examined beyond a full listing, only to count what was omitted.
@@ -39,8 +40,15 @@ impl Listed {
             out.push_str("(empty directory)\n");
         }
         if self.omitted > 0 {
-            let at_least = if self.omitted_at_least { "at least " } else { "" };
-            out.push_str(&format!("[... {at_least}{} more entries not listed]\n", self.omitted));
+            let at_least = if self.omitted_at_least {
+                "at least "
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "[... {at_least}{} more entries not listed]\n",
+                self.omitted
+            ));
         }
         out
     }
@@ -78,7 +86,13 @@ impl Listed {
 
 /// List the directory `full`, whose path relative to its root `root` is `real`, with at most
 /// `max_entries` entries, in breadth-first order (call [`Listed::sort`] before rendering).
-pub fn list(root: &Path, real: &str, full: &Path, deny: &Deny, max_entries: usize) -> io::Result<Listed> {
+pub fn list(
+    root: &Path,
+    real: &str,
+    full: &Path,
+    deny: &Deny,
+    max_entries: usize,
+) -> io::Result<Listed> {
     let mut stack = IgnoreStack::default();
     // Rules of the ancestors apply below the listed directory too.
     let mut base = String::new();
@@ -122,13 +136,21 @@ pub fn list(root: &Path, real: &str, full: &Path, deny: &Deny, max_entries: usiz
             if stack.is_ignored(&entry_real, is_dir) {
                 continue;
             }
-            let denied = if is_dir { deny.dir(&entry_real) } else { deny.file(&entry_real) };
+            let denied = if is_dir {
+                deny.dir(&entry_real)
+            } else {
+                deny.file(&entry_real)
+            };
             if denied {
                 continue;
             }
             let entry_rel = join(&rel, &name);
             if listed.entries.len() < max_entries {
-                listed.entries.push(if is_dir { format!("{entry_rel}/") } else { entry_rel.clone() });
+                listed.entries.push(if is_dir {
+                    format!("{entry_rel}/")
+                } else {
+                    entry_rel.clone()
+                });
             } else {
                 listed.omitted += 1;
             }
@@ -142,12 +164,10 @@ pub fn list(root: &Path, real: &str, full: &Path, deny: &Deny, max_entries: usiz
 
 /// Names in `dir` with "is a directory (not through a symlink)", sorted byte-wise.
 fn read_sorted(dir: &Path) -> io::Result<Vec<(String, bool)>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        names.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
-    }
+    let mut names: Vec<(String, bool)> = fsys::read_dir(dir)?
+        .into_iter()
+        .map(|(name, kind)| (name, kind == fsys::Kind::Dir))
+        .collect();
     names.sort_unstable();
     Ok(names)
 }

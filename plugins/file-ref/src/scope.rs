@@ -3,15 +3,19 @@
 //! merely failing, and a loop is cut off.
 //!
 //! Relative paths start at the primary root; absolute paths must lie inside a root. `..` may
-//! not climb above the root it is applied in; a symlink whose target leaves every root is
-//! out of scope, whether it points at a file or a directory.
+//! not climb above the root it is applied in; a symlink whose relative target climbs out of
+//! its root, and any symlink with an absolute target, is out of scope, whether it points at a
+//! file or a directory. (The WASI sandbox refuses to read absolute link targets; treating them
+//! all alike keeps native and sandboxed behaviour identical.)
 
 use std::collections::VecDeque;
-use std::fs::{self, Metadata};
+use std::fs;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use warden_plugin::ResolveError;
+
+use crate::fsys::{self, Meta};
 
 /// Symlinks followed while resolving one path before it is reported as a loop.
 pub const MAX_SYMLINK_HOPS: u32 = 40;
@@ -31,7 +35,7 @@ pub struct Located {
     /// Absolute path of the target on the (guest) file system.
     pub full: PathBuf,
     /// Metadata of the target (never a symlink).
-    pub metadata: Metadata,
+    pub metadata: Meta,
 }
 
 impl Located {
@@ -40,11 +44,21 @@ impl Located {
     pub fn display(&self, roots: &[PathBuf]) -> String {
         let lexical = self.lexical.clone().unwrap_or_else(|| self.real.clone());
         if self.written_root == 0 {
-            if lexical.is_empty() { ".".to_owned() } else { lexical }
+            if lexical.is_empty() {
+                ".".to_owned()
+            } else {
+                lexical
+            }
         } else {
-            let root = roots.get(self.written_root).map(|r| r.display().to_string());
+            let root = roots
+                .get(self.written_root)
+                .map(|r| r.display().to_string());
             let root = root.unwrap_or_default();
-            if lexical.is_empty() { root } else { format!("{root}/{lexical}") }
+            if lexical.is_empty() {
+                root
+            } else {
+                format!("{root}/{lexical}")
+            }
         }
     }
 }
@@ -53,13 +67,15 @@ impl Located {
 pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let shown = printable(input);
     if input.contains('\0') {
-        return Err(ResolveError::NotFound(format!("{shown}: invalid file name (NUL byte)")));
+        return Err(ResolveError::NotFound(format!(
+            "{shown}: invalid file name (NUL byte)"
+        )));
     }
     let (written_root, rest) = split_root(roots, input)
         .ok_or_else(|| ResolveError::OutOfScope(format!("{shown}: outside the workspace")))?;
     let lexical = lexical_normalise(&rest);
 
-    let mut root = written_root;
+    let root = written_root;
     let mut stack: Vec<String> = Vec::new();
     let mut queue: VecDeque<String> = rest.into();
     let mut hops = 0u32;
@@ -81,32 +97,32 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         }
         stack.push(component);
         let path = join(&roots[root], &stack);
-        let meta = match fs::symlink_metadata(&path) {
+        let meta = match fsys::lstat(&path) {
             Ok(meta) => meta,
+            // The sandbox refuses even to `stat` a link with an absolute target.
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
             Err(e) => return Err(io_error(&shown, &e)),
         };
-        if meta.file_type().is_symlink() {
+        if meta.kind == fsys::Kind::Symlink {
             hops += 1;
             if hops > MAX_SYMLINK_HOPS {
                 return Err(ResolveError::Io(format!(
                     "{shown}: too many levels of symbolic links (a symlink loop?)"
                 )));
             }
-            let target = fs::read_link(&path).map_err(|e| io_error(&shown, &e))?;
-            stack.pop();
-            let target_str = target.to_string_lossy().into_owned();
-            let mut target_parts = if target.is_absolute() {
-                let (target_root, parts) = split_root(roots, &target_str).ok_or_else(|| {
-                    ResolveError::OutOfScope(format!(
-                        "{shown}: a symbolic link leads outside the workspace"
-                    ))
-                })?;
-                root = target_root;
-                stack.clear();
-                parts
-            } else {
-                components(&target_str)
+            // The sandbox refuses to read a link with an absolute target (it could point
+            // anywhere); natively it can be read. Either way such a link is out of scope, so
+            // both behave alike.
+            let target = match fs::read_link(&path) {
+                Ok(target) if !target.is_absolute() => target,
+                Ok(_) => return Err(absolute_link(&shown)),
+                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                    return Err(absolute_link(&shown));
+                }
+                Err(e) => return Err(io_error(&shown, &e)),
             };
+            stack.pop();
+            let mut target_parts = components(&target.to_string_lossy());
             target_parts.extend(queue.drain(..));
             queue = target_parts.into();
             metadata = None;
@@ -114,7 +130,9 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         }
         if !queue.iter().all(|c| c.is_empty() || c == ".") && !meta.is_dir() {
             // More components follow a non-directory; `..` after a file is not allowed either.
-            return Err(ResolveError::NotFound(format!("{shown}: not a directory on the way")));
+            return Err(ResolveError::NotFound(format!(
+                "{shown}: not a directory on the way"
+            )));
         }
         metadata = Some(meta);
     }
@@ -122,7 +140,7 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let full = join(&roots[root], &stack);
     let metadata = match metadata {
         Some(m) => m,
-        None => fs::symlink_metadata(&full).map_err(|e| io_error(&shown, &e))?,
+        None => fsys::lstat(&full).map_err(|e| io_error(&shown, &e))?,
     };
     Ok(Located {
         root,
@@ -152,13 +170,19 @@ fn split_root(roots: &[PathBuf], input: &str) -> Option<(usize, Vec<String>)> {
                 _ => None,
             })
             .collect();
-        let matches = parts.len() >= root_parts.len()
-            && parts.iter().zip(&root_parts).all(|(a, b)| a == b);
+        let matches =
+            parts.len() >= root_parts.len() && parts.iter().zip(&root_parts).all(|(a, b)| a == b);
         if matches && best.is_none_or(|(_, len)| root_parts.len() > len) {
             best = Some((index, root_parts.len()));
         }
     }
     best.map(|(index, len)| (index, parts[len..].to_vec()))
+}
+
+fn absolute_link(shown: &str) -> ResolveError {
+    ResolveError::OutOfScope(format!(
+        "{shown}: a symbolic link with an absolute target leads outside the workspace"
+    ))
 }
 
 fn components(path: &str) -> Vec<String> {
@@ -193,10 +217,10 @@ fn io_error(shown: &str, e: &std::io::Error) -> ResolveError {
         ErrorKind::NotFound | ErrorKind::NotADirectory => {
             ResolveError::NotFound(format!("{shown}: no such file or directory"))
         }
-        ErrorKind::InvalidFilename | ErrorKind::InvalidInput => ResolveError::NotFound(format!("{shown}: invalid file name")),
-        ErrorKind::PermissionDenied => {
-            ResolveError::Io(format!("{shown}: permission denied"))
+        ErrorKind::InvalidFilename | ErrorKind::InvalidInput => {
+            ResolveError::NotFound(format!("{shown}: invalid file name"))
         }
+        ErrorKind::PermissionDenied => ResolveError::Io(format!("{shown}: permission denied")),
         _ => ResolveError::Io(format!("{shown}: {e}")),
     }
 }

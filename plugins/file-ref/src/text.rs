@@ -40,9 +40,16 @@ impl NotText {
 ///
 /// `more_follows` says that `bytes` is a prefix of something longer: an incomplete character
 /// at its very end is then a cut, not an error. Returns the text and whether it was cut.
-pub fn checked_prefix(bytes: &[u8], cap: usize, more_follows: bool) -> Result<(String, bool), NotText> {
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        return Err(NotText::Nul(at));
+pub fn checked_prefix(
+    bytes: &[u8],
+    cap: usize,
+    more_follows: bool,
+) -> Result<(String, bool), NotText> {
+    // `contains` scans a word at a time; find the offset only when there is one.
+    if bytes.contains(&0) {
+        return Err(NotText::Nul(
+            bytes.iter().position(|&b| b == 0).unwrap_or(0),
+        ));
     }
     let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text,
@@ -52,7 +59,8 @@ pub fn checked_prefix(bytes: &[u8], cap: usize, more_follows: bool) -> Result<(S
                 return Err(NotText::InvalidUtf8(e.valid_up_to()));
             }
             // Sound: `valid_up_to` is the length of a valid prefix.
-            std::str::from_utf8(&bytes[..e.valid_up_to()]).map_err(|e| NotText::InvalidUtf8(e.valid_up_to()))?
+            std::str::from_utf8(&bytes[..e.valid_up_to()])
+                .map_err(|e| NotText::InvalidUtf8(e.valid_up_to()))?
         }
     };
     let mut end = valid.len().min(cap);
@@ -80,27 +88,39 @@ mod tests {
             assert!(text.starts_with(&out));
             assert_eq!(cut, cap < 6);
         }
-        assert_eq!(checked_prefix(text.as_bytes(), 2, false), Ok(("a".into(), true)));
+        assert_eq!(
+            checked_prefix(text.as_bytes(), 2, false),
+            Ok(("a".into(), true))
+        );
     }
 
     #[test]
     fn incomplete_tail_is_a_cut_only_when_more_follows() {
         let bytes = &"a€".as_bytes()[..3];
         assert_eq!(checked_prefix(bytes, 10, true), Ok(("a".into(), true)));
-        assert_eq!(checked_prefix(bytes, 10, false), Err(NotText::InvalidUtf8(1)));
+        assert_eq!(
+            checked_prefix(bytes, 10, false),
+            Err(NotText::InvalidUtf8(1))
+        );
     }
 
     #[test]
     fn nul_and_invalid_bytes_are_not_text() {
         assert_eq!(checked_prefix(b"a\0b", 10, false), Err(NotText::Nul(1)));
-        assert_eq!(checked_prefix(b"a\xffb", 10, true), Err(NotText::InvalidUtf8(1)));
+        assert_eq!(
+            checked_prefix(b"a\xffb", 10, true),
+            Err(NotText::InvalidUtf8(1))
+        );
     }
 
     #[test]
     fn marker_on_its_own_line() {
         let mut s = "abc".to_owned();
         append_marker(&mut s, 99);
-        assert_eq!(s, "abc\n[...truncated, 99 bytes total — use read_file for the rest]");
+        assert_eq!(
+            s,
+            "abc\n[...truncated, 99 bytes total — use read_file for the rest]"
+        );
         let mut s = "abc\n".to_owned();
         append_marker(&mut s, 99);
         assert!(s.starts_with("abc\n[...truncated"));

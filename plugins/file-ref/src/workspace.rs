@@ -2,17 +2,15 @@
 //! and `list_files`. Every operation goes through [`Workspace::locate`]: scope, deny globs and
 //! the file type are checked before anything is opened, so a FIFO or a device is never opened.
 
-use std::fs::{File, Metadata};
-use std::io::Read;
-
 use warden_plugin::{EntryKind, FileChunk, LineRange, Listing, ResolveError, Resolved};
 
 use crate::deny::Deny;
-use crate::lines::{select_lines, SelectError};
+use crate::fsys::{self, Meta, OpenFile};
+use crate::lines::{SelectError, select_lines};
 use crate::listing::{self, Listed};
 use crate::scope::{self, Located};
 use crate::settings::Settings;
-use crate::text::{self, checked_prefix, MARGIN};
+use crate::text::{self, MARGIN, checked_prefix};
 
 /// The workspace as the resolver sees it.
 #[derive(Debug)]
@@ -40,7 +38,12 @@ impl Workspace {
     }
 
     /// Resolve one reference.
-    pub fn resolve(&self, path: &str, range: Option<LineRange>, max_bytes: u64) -> Result<Resolved, ResolveError> {
+    pub fn resolve(
+        &self,
+        path: &str,
+        range: Option<LineRange>,
+        max_bytes: u64,
+    ) -> Result<Resolved, ResolveError> {
         let target = self.locate(path)?;
         if target.located.metadata.is_dir() {
             if let Some(range) = range {
@@ -65,17 +68,17 @@ impl Workspace {
         }
         let (file, meta) = open_regular(&target)?;
         let (mut content, truncated) = match range {
-            None => read_head(&target.shown, file, max_bytes)?,
+            None => read_head(&target.shown, file, max_bytes, meta.len)?,
             Some(range) => self.read_range(&target.shown, file, range, max_bytes)?,
         };
         if truncated {
-            text::append_marker(&mut content, meta.len());
+            text::append_marker(&mut content, meta.len);
         }
         Ok(Resolved {
             path: target.shown,
             kind: EntryKind::File,
             content,
-            total_bytes: meta.len(),
+            total_bytes: meta.len,
             truncated,
         })
     }
@@ -83,7 +86,13 @@ impl Workspace {
     /// The model's `read_file`: `limit` lines (0: as many as fit) from 1-based line `offset`
     /// (0: from the start), at most `max_bytes` bytes. Only whole lines are served, except when
     /// the first line alone exceeds `max_bytes`.
-    pub fn read_file(&self, path: &str, offset: u32, limit: u32, max_bytes: u64) -> Result<FileChunk, ResolveError> {
+    pub fn read_file(
+        &self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
         let target = self.locate(path)?;
         if target.located.metadata.is_dir() {
             return Err(ResolveError::Io(format!(
@@ -95,25 +104,52 @@ impl Workspace {
         let first_line = offset.max(1);
         let count = (limit > 0).then_some(u64::from(limit));
         let keep = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-        let sel = select_lines(file, u64::from(first_line), count, keep, self.settings.max_scan_bytes, true)
-            .map_err(|e| select_error(&target.shown, e, first_line))?;
+        let sel = select_lines(
+            file,
+            u64::from(first_line),
+            count,
+            keep,
+            self.settings.max_scan_bytes,
+            true,
+        )
+        .map_err(|e| select_error(&target.shown, e, first_line))?;
         if let Some(at) = sel.nul_at {
-            return Err(binary(&target.shown, text::NotText::Nul(usize::try_from(at).unwrap_or(usize::MAX))));
+            return Err(binary(
+                &target.shown,
+                text::NotText::Nul(usize::try_from(at).unwrap_or(usize::MAX)),
+            ));
         }
         let (content, lines) = if !sel.overflow {
-            (checked_prefix(&sel.bytes, keep, false).map_err(|e| binary(&target.shown, e))?.0, sel.lines())
+            (
+                checked_prefix(&sel.bytes, keep, false)
+                    .map_err(|e| binary(&target.shown, e))?
+                    .0,
+                sel.lines(),
+            )
         } else if sel.complete_lines > 0 {
             let whole = &sel.bytes[..sel.complete_len];
-            (checked_prefix(whole, keep, false).map_err(|e| binary(&target.shown, e))?.0, sel.complete_lines)
+            (
+                checked_prefix(whole, keep, false)
+                    .map_err(|e| binary(&target.shown, e))?
+                    .0,
+                sel.complete_lines,
+            )
         } else {
-            (checked_prefix(&sel.bytes, keep, true).map_err(|e| binary(&target.shown, e))?.0, 1)
+            (
+                checked_prefix(&sel.bytes, keep, true)
+                    .map_err(|e| binary(&target.shown, e))?
+                    .0,
+                1,
+            )
         };
         Ok(FileChunk {
             path: target.shown,
             content,
             first_line,
             lines: u32::try_from(lines).unwrap_or(u32::MAX),
-            total_lines: sel.total_lines.map_or(0, |t| u32::try_from(t).unwrap_or(u32::MAX)),
+            total_lines: sel
+                .total_lines
+                .map_or(0, |t| u32::try_from(t).unwrap_or(u32::MAX)),
             more: sel.more,
         })
     }
@@ -143,15 +179,20 @@ impl Workspace {
         let located = scope::locate(roots, path)?;
         let shown = located.display(roots);
         let is_dir = located.metadata.is_dir();
-        let denied = |rel: &str| if is_dir { self.deny.dir(rel) } else { self.deny.file(rel) };
+        let denied = |rel: &str| {
+            if is_dir {
+                self.deny.dir(rel)
+            } else {
+                self.deny.file(rel)
+            }
+        };
         if located.lexical.as_deref().is_some_and(denied) || denied(&located.real) {
             return Err(ResolveError::Denied(format!(
                 "{} matches the workspace's deny list",
                 scope::printable(&shown)
             )));
         }
-        let kind = located.metadata.file_type();
-        if !kind.is_file() && !kind.is_dir() {
+        if !located.metadata.is_file() && !located.metadata.is_dir() {
             return Err(ResolveError::Special(format!(
                 "{} is not a regular file or directory (FIFO, socket or device)",
                 scope::printable(&shown)
@@ -161,9 +202,11 @@ impl Workspace {
     }
 
     fn list(&self, target: &Target, max_entries: u32) -> Result<Listed, ResolveError> {
-        let root = self.settings.roots.get(target.located.root).ok_or_else(|| {
-            ResolveError::Io(format!("{}: root missing", target.shown))
-        })?;
+        let root = self
+            .settings
+            .roots
+            .get(target.located.root)
+            .ok_or_else(|| ResolveError::Io(format!("{}: root missing", target.shown)))?;
         listing::list(
             root,
             &target.located.real,
@@ -174,13 +217,31 @@ impl Workspace {
         .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(&target.shown))))
     }
 
-    fn read_range(&self, shown: &str, file: File, range: LineRange, max_bytes: u64) -> Result<(String, bool), ResolveError> {
-        let keep = usize::try_from(max_bytes).unwrap_or(usize::MAX).saturating_add(MARGIN);
+    fn read_range(
+        &self,
+        shown: &str,
+        file: OpenFile,
+        range: LineRange,
+        max_bytes: u64,
+    ) -> Result<(String, bool), ResolveError> {
+        let keep = usize::try_from(max_bytes)
+            .unwrap_or(usize::MAX)
+            .saturating_add(MARGIN);
         let count = u64::from(range.end - range.start) + 1;
-        let sel = select_lines(file, u64::from(range.start), Some(count), keep, self.settings.max_scan_bytes, false)
-            .map_err(|e| select_error(shown, e, range.start))?;
+        let sel = select_lines(
+            file,
+            u64::from(range.start),
+            Some(count),
+            keep,
+            self.settings.max_scan_bytes,
+            false,
+        )
+        .map_err(|e| select_error(shown, e, range.start))?;
         if let Some(at) = sel.nul_at {
-            return Err(binary(shown, text::NotText::Nul(usize::try_from(at).unwrap_or(usize::MAX))));
+            return Err(binary(
+                shown,
+                text::NotText::Nul(usize::try_from(at).unwrap_or(usize::MAX)),
+            ));
         }
         if sel.lines() == 0 {
             return Err(ResolveError::NotFound(format!(
@@ -199,7 +260,11 @@ fn check_range(shown: &str, range: LineRange) -> Result<(), ResolveError> {
     if range.start == 0 {
         return Err(ResolveError::Io(format!(
             "{shown}: invalid line range #L{}: lines are numbered from 1",
-            if range.start == range.end { range.start.to_string() } else { format!("{}-{}", range.start, range.end) }
+            if range.start == range.end {
+                range.start.to_string()
+            } else {
+                format!("{}-{}", range.start, range.end)
+            }
         )));
     }
     if range.start > range.end {
@@ -212,23 +277,28 @@ fn check_range(shown: &str, range: LineRange) -> Result<(), ResolveError> {
 }
 
 /// Open a file that was checked to be regular, and check again on the open handle.
-fn open_regular(target: &Target) -> Result<(File, Metadata), ResolveError> {
+fn open_regular(target: &Target) -> Result<(OpenFile, Meta), ResolveError> {
     let shown = scope::printable(&target.shown);
-    let file = File::open(&target.located.full).map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
-    let meta = file.metadata().map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
+    let (file, meta) = fsys::open(&target.located.full, target.located.metadata)
+        .map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
     if !meta.is_file() {
-        return Err(ResolveError::Special(format!("{shown} is not a regular file")));
+        return Err(ResolveError::Special(format!(
+            "{shown} is not a regular file"
+        )));
     }
     Ok((file, meta))
 }
 
 /// The first `max_bytes` of a file as text, and whether it was cut.
-fn read_head(shown: &str, file: File, max_bytes: u64) -> Result<(String, bool), ResolveError> {
-    let mut bytes = Vec::new();
-    file.take(max_bytes.saturating_add(MARGIN as u64))
-        .read_to_end(&mut bytes)
-        .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(shown))))?;
+fn read_head(
+    shown: &str,
+    mut file: OpenFile,
+    max_bytes: u64,
+    size: u64,
+) -> Result<(String, bool), ResolveError> {
     let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let bytes = fsys::read_prefix(&mut file, cap.saturating_add(MARGIN), size)
+        .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(shown))))?;
     let more = bytes.len() > cap;
     checked_prefix(&bytes, cap, more).map_err(|e| binary(shown, e))
 }

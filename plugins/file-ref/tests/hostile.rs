@@ -6,8 +6,8 @@
 #[path = "../../../tests/e2e/fileref_cases.rs"]
 mod cases;
 
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use cases::{Op, Outcome};
@@ -29,7 +29,11 @@ fn status(e: &ResolveError) -> (&'static str, String) {
 fn run(ws: &Workspace, op: &Op) -> Outcome {
     let failed = |e: ResolveError| {
         let (s, text) = status(&e);
-        Outcome { status: s.into(), text, truncated: false }
+        Outcome {
+            status: s.into(),
+            text,
+            truncated: false,
+        }
     };
     match op {
         Op::Resolve(path, range) => {
@@ -44,11 +48,19 @@ fn run(ws: &Workspace, op: &Op) -> Outcome {
             }
         }
         Op::ReadFile(path, offset, limit, max) => match ws.read_file(path, *offset, *limit, *max) {
-            Ok(c) => Outcome { status: "resolved".into(), text: format!("{}\n{}", c.path, c.content), truncated: c.more },
+            Ok(c) => Outcome {
+                status: "resolved".into(),
+                text: format!("{}\n{}", c.path, c.content),
+                truncated: c.more,
+            },
             Err(e) => failed(e),
         },
         Op::ListFiles(path, max) => match ws.list_files(path, *max) {
-            Ok(l) => Outcome { status: "resolved".into(), text: format!("{}\n{}", l.path, l.entries.join("\n")), truncated: l.truncated },
+            Ok(l) => Outcome {
+                status: "resolved".into(),
+                text: format!("{}\n{}", l.path, l.entries.join("\n")),
+                truncated: l.truncated,
+            },
             Err(e) => failed(e),
         },
     }
@@ -87,4 +99,63 @@ fn hostile_cases() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Print the cases as the Markdown table of `docs/security.md` (run with
+/// `--ignored --nocapture`).
+#[test]
+#[ignore = "prints the table for the docs"]
+#[allow(clippy::print_stdout)]
+fn print_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let fixture = cases::build(&base, true);
+    let roots = format!("{}\n{}", fixture.root.display(), fixture.root2.display());
+    let config = Config::from(vec![("roots".to_owned(), roots)]);
+    let ws = Workspace::new(Settings::from_config(&config).unwrap()).unwrap();
+    let base_str = base.display().to_string();
+    for case in cases::cases(&fixture, true) {
+        let out = run(&ws, &case.op);
+        let call = match &case.op {
+            Op::Resolve(p, None) => format!("@{}", p.escape_debug()),
+            Op::Resolve(p, Some((a, b))) => format!("@{}#L{a}-{b}", p.escape_debug()),
+            Op::ReadFile(p, o, l, _) => format!("read_file({}, {o}, {l})", p.escape_debug()),
+            Op::ListFiles(p, m) => format!("list_files({}, {m})", p.escape_debug()),
+        };
+        let call: String = call.replace(&base_str, "<tmp>");
+        let call = if call.len() > 60 {
+            format!(
+                "{}…",
+                &call[..call.char_indices().nth(57).map_or(call.len(), |(i, _)| i)]
+            )
+        } else {
+            call
+        };
+        let detail: String = if out.status == "resolved" {
+            if out.truncated {
+                "truncated".into()
+            } else {
+                String::new()
+            }
+        } else {
+            out.text
+                .replace(&base_str, "<tmp>")
+                .chars()
+                .take(90)
+                .collect()
+        };
+        let detail = detail.replace('|', "\\|").replace('\n', "\\n");
+        println!(
+            "| {} | `{}` | {} | {}{} |",
+            case.name,
+            call.replace('`', "'"),
+            case.status,
+            out.status,
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {detail}")
+            }
+        );
+    }
 }

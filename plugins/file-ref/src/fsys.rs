@@ -1,0 +1,307 @@
+//! The few file-system calls the resolver makes: `lstat`, open for reading, and reading a
+//! directory. Natively they are `std::fs`; in the component they go straight to WASI p2
+//! (`wasi:filesystem`) through the preopened roots, because wasi-libc adds a second host `stat`
+//! to every `stat` and every directory entry (to fill in inode numbers nobody here uses).
+
+use std::io;
+use std::path::Path;
+
+/// What a path is, without following a final symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A FIFO, socket, device or anything else.
+    Other,
+}
+
+/// Type and size of a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meta {
+    /// What it is.
+    pub kind: Kind,
+    /// Size in bytes.
+    pub len: u64,
+}
+
+impl Meta {
+    /// A directory.
+    pub fn is_dir(&self) -> bool {
+        self.kind == Kind::Dir
+    }
+
+    /// A regular file.
+    pub fn is_file(&self) -> bool {
+        self.kind == Kind::File
+    }
+}
+
+pub use imp::{OpenFile, lstat, open, read_dir};
+
+#[cfg(not(target_os = "wasi"))]
+mod imp {
+    use std::fs::{self, File};
+    use std::io::{self, Read};
+    use std::path::Path;
+
+    use super::{Kind, Meta};
+
+    fn meta(m: &fs::Metadata) -> Meta {
+        let t = m.file_type();
+        let kind = if t.is_symlink() {
+            Kind::Symlink
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        };
+        Meta { kind, len: m.len() }
+    }
+
+    /// Type and size of `path`, not following a final symlink.
+    pub fn lstat(path: &Path) -> io::Result<Meta> {
+        fs::symlink_metadata(path).map(|m| meta(&m))
+    }
+
+    /// A file open for reading.
+    pub struct OpenFile(File);
+
+    impl Read for OpenFile {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+
+    /// Open `path` for reading; returns the handle and its metadata, checked again on the
+    /// handle (`known` is what an earlier `lstat` said).
+    pub fn open(path: &Path, _known: Meta) -> io::Result<(OpenFile, Meta)> {
+        let file = File::open(path)?;
+        let m = meta(&file.metadata()?);
+        Ok((OpenFile(file), m))
+    }
+
+    /// Names in `dir` with their kinds (symlinks not followed).
+    pub fn read_dir(dir: &Path) -> io::Result<Vec<(String, Kind)>> {
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let t = entry.file_type()?;
+            let kind = if t.is_symlink() {
+                Kind::Symlink
+            } else if t.is_dir() {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            };
+            out.push((entry.file_name().to_string_lossy().into_owned(), kind));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(target_os = "wasi")]
+mod imp {
+    use std::cell::OnceCell;
+    use std::io::{self, ErrorKind, Read};
+    use std::path::{Component, Path};
+
+    use wasi::filesystem::preopens::get_directories;
+    use wasi::filesystem::types::{
+        Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    };
+
+    use super::{Kind, Meta};
+
+    thread_local! {
+        static PREOPENS: OnceCell<Vec<(Descriptor, Vec<String>)>> = const { OnceCell::new() };
+    }
+
+    fn parts(path: &Path) -> Vec<String> {
+        path.components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Run `f` with the preopen holding `path` and the path relative to it (`.` for the
+    /// preopen itself).
+    fn with_preopen<R>(
+        path: &Path,
+        f: impl FnOnce(&Descriptor, &str) -> io::Result<R>,
+    ) -> io::Result<R> {
+        PREOPENS.with(|cell| {
+            let preopens = cell.get_or_init(|| {
+                get_directories()
+                    .into_iter()
+                    .map(|(d, name)| (d, parts(Path::new(&name))))
+                    .collect()
+            });
+            let wanted = parts(path);
+            let best = preopens
+                .iter()
+                .filter(|(_, root)| wanted.len() >= root.len() && wanted[..root.len()] == root[..])
+                .max_by_key(|(_, root)| root.len());
+            let Some((dir, root)) = best else {
+                return Err(io::Error::new(
+                    ErrorKind::PermissionDenied,
+                    "outside every preopened directory",
+                ));
+            };
+            let rel = wanted[root.len()..].join("/");
+            f(dir, if rel.is_empty() { "." } else { &rel })
+        })
+    }
+
+    fn error(code: ErrorCode) -> io::Error {
+        let kind = match code {
+            ErrorCode::NoEntry => ErrorKind::NotFound,
+            ErrorCode::NotDirectory => ErrorKind::NotADirectory,
+            ErrorCode::IsDirectory => ErrorKind::IsADirectory,
+            ErrorCode::Access | ErrorCode::NotPermitted | ErrorCode::ReadOnly => {
+                ErrorKind::PermissionDenied
+            }
+            ErrorCode::NameTooLong => ErrorKind::InvalidFilename,
+            ErrorCode::Invalid | ErrorCode::IllegalByteSequence => ErrorKind::InvalidInput,
+            ErrorCode::WouldBlock => ErrorKind::WouldBlock,
+            ErrorCode::Interrupted => ErrorKind::Interrupted,
+            _ => ErrorKind::Other,
+        };
+        io::Error::new(kind, code.to_string())
+    }
+
+    fn kind(t: DescriptorType) -> Kind {
+        match t {
+            DescriptorType::RegularFile => Kind::File,
+            DescriptorType::Directory => Kind::Dir,
+            DescriptorType::SymbolicLink => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+
+    /// Type and size of `path`, not following a final symlink.
+    pub fn lstat(path: &Path) -> io::Result<Meta> {
+        with_preopen(path, |dir, rel| {
+            let stat = if rel == "." {
+                dir.stat()
+            } else {
+                dir.stat_at(PathFlags::empty(), rel)
+            };
+            let stat = stat.map_err(error)?;
+            Ok(Meta {
+                kind: kind(stat.type_),
+                len: stat.size,
+            })
+        })
+    }
+
+    /// A file open for reading.
+    pub struct OpenFile {
+        descriptor: Descriptor,
+        offset: u64,
+    }
+
+    impl Read for OpenFile {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let (bytes, _eof) = self
+                .descriptor
+                .read(buf.len() as u64, self.offset)
+                .map_err(error)?;
+            let n = bytes.len().min(buf.len());
+            buf[..n].copy_from_slice(&bytes[..n]);
+            self.offset += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// Open `path`, which `known` describes, for reading (a final symlink is not followed).
+    ///
+    /// Each host call costs several microseconds, so `known` is trusted rather than checked
+    /// again on the handle: a file swapped for a symlink in between fails to open (links are
+    /// not followed), a FIFO swapped in blocks only until the call's deadline, and devices
+    /// cannot be created in a workspace without privileges.
+    pub fn open(path: &Path, known: Meta) -> io::Result<(OpenFile, Meta)> {
+        with_preopen(path, |dir, rel| {
+            let descriptor = dir
+                .open_at(
+                    PathFlags::empty(),
+                    rel,
+                    OpenFlags::empty(),
+                    DescriptorFlags::READ,
+                )
+                .map_err(error)?;
+            Ok((
+                OpenFile {
+                    descriptor,
+                    offset: 0,
+                },
+                known,
+            ))
+        })
+    }
+
+    /// Names in `dir` with their kinds (symlinks not followed).
+    pub fn read_dir(path: &Path) -> io::Result<Vec<(String, Kind)>> {
+        with_preopen(path, |dir, rel| {
+            let opened;
+            let target = if rel == "." {
+                dir
+            } else {
+                opened = dir
+                    .open_at(
+                        PathFlags::empty(),
+                        rel,
+                        OpenFlags::DIRECTORY,
+                        DescriptorFlags::READ,
+                    )
+                    .map_err(error)?;
+                &opened
+            };
+            let stream = target.read_directory().map_err(error)?;
+            let mut out = Vec::new();
+            while let Some(entry) = stream.read_directory_entry().map_err(error)? {
+                out.push((entry.name, kind(entry.type_)));
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// Read at most `limit` bytes from the start of `file`, in as few calls as possible; `size` is
+/// the file's size as last seen (the buffer never exceeds it by more than a little).
+pub fn read_prefix(file: &mut OpenFile, limit: usize, size: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = limit.min(
+        usize::try_from(size)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1),
+    );
+    let mut buf = vec![0u8; limit];
+    let mut filled = 0;
+    // Stop at the known size too: one read call for a whole small file.
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    while filled < limit && (filled < size || filled == 0) {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
+}
+
+/// Whether `path` exists as a regular file (no symlink followed).
+pub fn is_file(path: &Path) -> bool {
+    lstat(path).is_ok_and(|m| m.is_file())
+}
