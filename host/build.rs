@@ -9,7 +9,12 @@ use std::path::PathBuf;
 #[path = "guest_build.rs"]
 mod guest_build;
 
-const GUESTS: &[&str] = &["file-ref", "keyword-context", "pattern-guard", "event-counter"];
+const GUESTS: &[&str] = &[
+    "file-ref",
+    "keyword-context",
+    "pattern-guard",
+    "event-counter",
+];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use warden::config::FailurePolicy;
-use warden::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError};
+use warden::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
+};
 use warden::worker::{
     Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
 };
@@ -62,7 +64,10 @@ fn keyword(engine: &PluginEngine, name: &str) -> InterceptorPlugin {
         None,
         Limits::default(),
         FailurePolicy::Closed,
-        vec![("word".into(), "deploy".into()), ("context".into(), "Deploys go through CI.".into())],
+        vec![
+            ("word".into(), "deploy".into()),
+            ("context".into(), "Deploys go through CI.".into()),
+        ],
     )
     .unwrap()
 }
@@ -83,12 +88,15 @@ fn calls(c: &mut Criterion) {
         b.iter(|| black_box(warm.on_prompt_submit(black_box(&prompt)).unwrap()))
     });
     let mut fresh = keyword(&engine, "fresh");
-    group.bench_function("wasm fresh instance (pooling + instance-pre) + init + call", |b| {
-        b.iter(|| {
-            fresh.reset();
-            black_box(fresh.on_prompt_submit(black_box(&prompt)).unwrap())
-        })
-    });
+    group.bench_function(
+        "wasm fresh instance (pooling + instance-pre) + init + call",
+        |b| {
+            b.iter(|| {
+                fresh.reset();
+                black_box(fresh.on_prompt_submit(black_box(&prompt)).unwrap())
+            })
+        },
+    );
     group.finish();
 }
 
@@ -108,12 +116,17 @@ fn start_all(engine: &PluginEngine) -> usize {
         if is_hook {
             HookPlugin::load(engine, &name, &path, None, Limits::default(), vec![]).unwrap();
         } else {
-            let config = vec![
-                ("word".into(), "x".into()),
-                ("pattern".into(), "x".into()),
-            ];
-            InterceptorPlugin::load(engine, &name, &path, None, Limits::default(), FailurePolicy::Closed, config)
-                .unwrap();
+            let config = vec![("word".into(), "x".into()), ("pattern".into(), "x".into())];
+            InterceptorPlugin::load(
+                engine,
+                &name,
+                &path,
+                None,
+                Limits::default(),
+                FailurePolicy::Closed,
+                config,
+            )
+            .unwrap();
         }
         loaded += 1;
     }

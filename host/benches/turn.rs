@@ -36,8 +36,16 @@ fn turn(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("ws");
     std::fs::create_dir_all(workspace.join("src")).unwrap();
-    std::fs::write(workspace.join("src/main.rs"), "fn main() {\n    println!(\"hi\");\n}\n".repeat(40)).unwrap();
-    std::fs::write(workspace.join("README.md"), "# Project\n\nSome words.\n".repeat(100)).unwrap();
+    std::fs::write(
+        workspace.join("src/main.rs"),
+        "fn main() {\n    println!(\"hi\");\n}\n".repeat(40),
+    )
+    .unwrap();
+    std::fs::write(
+        workspace.join("README.md"),
+        "# Project\n\nSome words.\n".repeat(100),
+    )
+    .unwrap();
     std::fs::write(workspace.join("notes.txt"), "a note\n".repeat(200)).unwrap();
     let workspace = std::fs::canonicalize(&workspace).unwrap();
     let home = Home::new(dir.path().join("state"));
@@ -49,17 +57,44 @@ fn turn(c: &mut Criterion) {
     let mut chain = Vec::new();
     for i in 0..5 {
         let (path, cfg) = if i % 2 == 0 {
-            (KEYWORD, vec![("word".to_owned(), "explain".to_owned()), ("context".to_owned(), format!("context {i}"))])
+            (
+                KEYWORD,
+                vec![
+                    ("word".to_owned(), "explain".to_owned()),
+                    ("context".to_owned(), format!("context {i}")),
+                ],
+            )
         } else {
             (GUARD, vec![("pattern".to_owned(), "drop table".to_owned())])
         };
-        let plugin = InterceptorPlugin::load(&engine, &format!("i{i}"), Path::new(path), None, Limits::default(), FailurePolicy::Closed, cfg).unwrap();
-        chain.push(ChainEntry { plugin: Box::new(plugin), failure: FailurePolicy::Closed });
+        let plugin = InterceptorPlugin::load(
+            &engine,
+            &format!("i{i}"),
+            Path::new(path),
+            None,
+            Limits::default(),
+            FailurePolicy::Closed,
+            cfg,
+        )
+        .unwrap();
+        chain.push(ChainEntry {
+            plugin: Box::new(plugin),
+            failure: FailurePolicy::Closed,
+        });
     }
     let hooks: Vec<Box<dyn Hook>> = (0..3)
         .map(|i| {
-            Box::new(HookPlugin::load(&engine, &format!("h{i}"), Path::new(COUNTER), None, Limits::default(), vec![]).unwrap())
-                as Box<dyn Hook>
+            Box::new(
+                HookPlugin::load(
+                    &engine,
+                    &format!("h{i}"),
+                    Path::new(COUNTER),
+                    None,
+                    Limits::default(),
+                    vec![],
+                )
+                .unwrap(),
+            ) as Box<dyn Hook>
         })
         .collect();
     let (writer, audit) = session(&home, &workspace);
@@ -72,24 +107,28 @@ fn turn(c: &mut Criterion) {
         hooks: Hooks::new(hooks),
         config,
     });
-    let segments = fileref::parse("explain @src/main.rs, @README.md and @notes.txt please").segments;
+    let segments =
+        fileref::parse("explain @src/main.rs, @README.md and @notes.txt please").segments;
 
-    c.bench_function("turn: echo, 3 refs, 5 interceptors, 3 hooks, no fsync", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for i in 0..iters {
-                if i % TURNS_PER_SESSION == 0 {
-                    let (writer, audit) = session(&home, &workspace);
-                    worker.switch_session(writer, audit);
+    c.bench_function(
+        "turn: echo, 3 refs, 5 interceptors, 3 hooks, no fsync",
+        |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for i in 0..iters {
+                    if i % TURNS_PER_SESSION == 0 {
+                        let (writer, audit) = session(&home, &workspace);
+                        worker.switch_session(writer, audit);
+                    }
+                    let mut sink = CollectingSink::default();
+                    let start = Instant::now();
+                    black_box(worker.submit(&segments, &mut sink).unwrap());
+                    total += start.elapsed();
                 }
-                let mut sink = CollectingSink::default();
-                let start = Instant::now();
-                black_box(worker.submit(&segments, &mut sink).unwrap());
-                total += start.elapsed();
-            }
-            total
-        })
-    });
+                total
+            })
+        },
+    );
 }
 
 criterion_group!(benches, turn);

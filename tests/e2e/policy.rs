@@ -19,16 +19,30 @@ fn managed_policy_locks_keys_and_only_grows_the_deny_list() {
     env.write(".env", "TOKEN=1\n");
     // The project tries to switch provider (locked) and to empty the deny list (cannot).
     env.project_config("[model]\nprovider = \"openai\"\n[fileref]\ndeny = []\n");
-    env.managed_config("[policy]\nlocked = [\"model.provider\"]\n[fileref]\ndeny = [\"corp/**\"]\n");
+    env.managed_config(
+        "[policy]\nlocked = [\"model.provider\"]\n[fileref]\ndeny = [\"corp/**\"]\n",
+    );
     let out = env.run(&["run", "summarise @corp/plan.txt and @.env"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("`model.provider` is locked by managed policy"), "{err}");
-    assert!(err.contains("corp/plan.txt") && err.contains("denied"), "{err}");
-    assert!(err.contains(".env") , "{err}");
+    assert!(
+        err.contains("`model.provider` is locked by managed policy"),
+        "{err}"
+    );
+    assert!(
+        err.contains("corp/plan.txt") && err.contains("denied"),
+        "{err}"
+    );
+    assert!(err.contains(".env"), "{err}");
     let answer = stdout(&out);
-    assert!(answer.starts_with("[echo provider]"), "locked provider stays echo: {answer}");
-    assert!(!answer.contains("secret plan") && !answer.contains("TOKEN"), "{answer}");
+    assert!(
+        answer.starts_with("[echo provider]"),
+        "locked provider stays echo: {answer}"
+    );
+    assert!(
+        !answer.contains("secret plan") && !answer.contains("TOKEN"),
+        "{answer}"
+    );
 }
 
 #[test]
@@ -39,7 +53,11 @@ fn managed_policy_requires_pins_and_can_allow_managed_plugins_only() {
     env.managed_config("[policy]\nrequire_sha256 = true\n");
     let out = env.run(&["run", "hi"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("requires a `sha256` pin"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("requires a `sha256` pin"),
+        "{}",
+        stderr(&out)
+    );
 
     let pin = warden::plugin::sha256_hex(&std::fs::read(&kw).unwrap());
     env.project_config(&project_plugin(&kw, &format!("sha256 = \"{pin}\"\n")));
@@ -49,6 +67,14 @@ fn managed_policy_requires_pins_and_can_allow_managed_plugins_only() {
     env.managed_config("[policy]\nmanaged_plugins_only = true\n");
     let out = env.run(&["run", "x marks the spot"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("managed plugins only"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("1 item (1 user)"), "the project plugin did not run: {}", stdout(&out));
+    assert!(
+        stderr(&out).contains("managed plugins only"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("1 item (1 user)"),
+        "the project plugin did not run: {}",
+        stdout(&out)
+    );
 }

@@ -5,7 +5,9 @@ use sha2::{Digest, Sha256};
 use wit_parser::{Resolve, WorldItem, WorldKey};
 
 fn wit_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("wit")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("wit")
 }
 
 fn names(resolve: &Resolve, keys: &[WorldKey]) -> Vec<String> {
@@ -21,7 +23,11 @@ fn the_package_parses_and_each_world_has_its_shape() {
     let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
     worlds.sort();
     assert_eq!(worlds, ["hook", "interceptor", "resolver"]);
-    for (world, export) in [("interceptor", "intercept"), ("hook", "observe"), ("resolver", "resolve")] {
+    for (world, export) in [
+        ("interceptor", "intercept"),
+        ("hook", "observe"),
+        ("resolver", "resolve"),
+    ] {
         let id = package.worlds[world];
         let w = &resolve.worlds[id];
         let imports: Vec<WorldKey> = w
@@ -33,8 +39,16 @@ fn the_package_parses_and_each_world_has_its_shape() {
         let exports: Vec<WorldKey> = w.exports.keys().cloned().collect();
         let mut imported = names(&resolve, &imports);
         imported.sort();
-        assert_eq!(imported, ["warden:plugin/host@0.1.0", "warden:plugin/types@0.1.0"], "{world}");
-        assert_eq!(names(&resolve, &exports), [format!("warden:plugin/{export}@0.1.0")], "{world}");
+        assert_eq!(
+            imported,
+            ["warden:plugin/host@0.1.0", "warden:plugin/types@0.1.0"],
+            "{world}"
+        );
+        assert_eq!(
+            names(&resolve, &exports),
+            [format!("warden:plugin/{export}@0.1.0")],
+            "{world}"
+        );
     }
     // A hook has nothing to return: every function of `observe` but `init` returns nothing.
     let observe = package.interfaces["observe"];

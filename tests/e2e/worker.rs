@@ -16,7 +16,13 @@ fn openai_config(extra: &str) -> String {
     )
 }
 
-fn plugin(kind: &str, name: &str, path: &std::path::Path, extra: &str, config: &[(&str, &str)]) -> String {
+fn plugin(
+    kind: &str,
+    name: &str,
+    path: &std::path::Path,
+    extra: &str,
+    config: &[(&str, &str)],
+) -> String {
     let mut out = format!(
         "[[plugins]]\nname = \"{name}\"\nkind = \"{kind}\"\npath = \"{}\"\n{extra}",
         path.display()
@@ -47,7 +53,11 @@ fn run_with(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::
     output_within(cmd, HANG_LIMIT)
 }
 
-fn json_run(env: &TestEnv, server: Option<&MockServer>, args: &[&str]) -> (Option<i32>, Value, String) {
+fn json_run(
+    env: &TestEnv,
+    server: Option<&MockServer>,
+    args: &[&str],
+) -> (Option<i32>, Value, String) {
     let out = match server {
         Some(server) => run_with(env, server, args),
         None => env.run(args),
@@ -93,7 +103,13 @@ fn commit_order_with_files_interceptors_and_a_notification_in_history_and_reques
     let (code, second, err) = json_run(
         &env,
         Some(&server),
-        &["run", "--json", "--session", &session, "ship @a.txt and @b.txt"],
+        &[
+            "run",
+            "--json",
+            "--session",
+            &session,
+            "ship @a.txt and @b.txt",
+        ],
     );
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(second["answer"], "second answer");
@@ -127,11 +143,18 @@ fn commit_order_with_files_interceptors_and_a_notification_in_history_and_reques
     // Resume: the second request starts with exactly the first request's messages and answer.
     let first_request = messages(&server, 0);
     let n = first_request.as_array().unwrap().len();
-    assert_eq!(expected_request.as_array().unwrap()[..n], first_request.as_array().unwrap()[..]);
+    assert_eq!(
+        expected_request.as_array().unwrap()[..n],
+        first_request.as_array().unwrap()[..]
+    );
 
     // The notification was committed once: a further turn does not repeat it.
     server.push(Reply::text("third"));
-    let (code, _, err) = json_run(&env, Some(&server), &["run", "--json", "--session", &session, "again"]);
+    let (code, _, err) = json_run(
+        &env,
+        Some(&server),
+        &["run", "--json", "--session", &session, "again"],
+    );
     assert_eq!(code, Some(0), "{err}");
     let history = export(&env, &session);
     let notes = history
@@ -150,21 +173,40 @@ fn a_cancelling_interceptor_stops_the_turn_and_commits_nothing_of_it() {
     env.project_config(&interceptor(
         "guard",
         &fixtures::pattern_guard(),
-        &[("pattern", "forbidden"), ("reason", "that topic is blocked here")],
+        &[
+            ("pattern", "forbidden"),
+            ("reason", "that topic is blocked here"),
+        ],
     ));
-    let out = env.run(&["run", "--json", "tell me the forbidden thing from @secret-plan.txt"]);
+    let out = env.run(&[
+        "run",
+        "--json",
+        "tell me the forbidden thing from @secret-plan.txt",
+    ]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(value["outcome"], "cancelled");
     assert_eq!(value["reason"], "that topic is blocked here");
     let err = stderr(&out);
-    assert!(err.contains("plugin:guard") && err.contains("that topic is blocked here"), "{err}");
+    assert!(
+        err.contains("plugin:guard") && err.contains("that topic is blocked here"),
+        "{err}"
+    );
     let session = value["session"].as_str().unwrap();
     assert_eq!(export(&env, session), json!([]));
 
     // The audit log records the decision.
-    let audit = std::fs::read_to_string(env.state_home().join("sessions").join(session).join("audit.jsonl")).unwrap();
-    assert!(audit.contains("\"decision\":\"cancel\"") && audit.contains("guard"), "{audit}");
+    let audit = std::fs::read_to_string(
+        env.state_home()
+            .join("sessions")
+            .join(session)
+            .join("audit.jsonl"),
+    )
+    .unwrap();
+    assert!(
+        audit.contains("\"decision\":\"cancel\"") && audit.contains("guard"),
+        "{audit}"
+    );
 
     // Without the word the same plugin lets the prompt through.
     let out = env.run(&["run", "fine question"]);
@@ -175,25 +217,59 @@ fn a_cancelling_interceptor_stops_the_turn_and_commits_nothing_of_it() {
 fn failure_policy_closed_cancels_and_open_continues_without_the_plugin() {
     let env = TestEnv::new();
     let hostile = fixtures::hostile();
-    let closed = plugin("interceptor", "looper", &hostile, "timeout_ms = 100\n", &[("mode", "loop")]);
+    let closed = plugin(
+        "interceptor",
+        "looper",
+        &hostile,
+        "timeout_ms = 100\n",
+        &[("mode", "loop")],
+    );
     env.project_config(&closed);
     let out = env.run(&["run", "hi"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("plugin looper: on-prompt-submit ran past its 100 ms deadline"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("plugin looper: on-prompt-submit ran past its 100 ms deadline"),
+        "{}",
+        stderr(&out)
+    );
 
     let open = format!(
         "{}{}",
-        plugin("interceptor", "looper", &hostile, "timeout_ms = 100\nfailure = \"open\"\n", &[("mode", "loop")]),
-        plugin("interceptor", "forger", &hostile, "failure = \"open\"\n", &[("mode", "orphan")]),
+        plugin(
+            "interceptor",
+            "looper",
+            &hostile,
+            "timeout_ms = 100\nfailure = \"open\"\n",
+            &[("mode", "loop")]
+        ),
+        plugin(
+            "interceptor",
+            "forger",
+            &hostile,
+            "failure = \"open\"\n",
+            &[("mode", "orphan")]
+        ),
     );
     env.project_config(&open);
     let (code, value, err) = json_run(&env, None, &["run", "--json", "hi"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("failure policy: open"), "{err}");
-    assert!(err.contains("no preceding item"), "orphan tool result refused: {err}");
+    assert!(
+        err.contains("no preceding item"),
+        "orphan tool result refused: {err}"
+    );
     let history = export(&env, value["session"].as_str().unwrap());
-    let sources: Vec<&str> = history.as_array().unwrap().iter().map(|i| i["source"].as_str().unwrap()).collect();
-    assert_eq!(sources, ["user", "provider"], "nothing from the failed plugins");
+    let sources: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        sources,
+        ["user", "provider"],
+        "nothing from the failed plugins"
+    );
 }
 
 #[test]
@@ -217,7 +293,10 @@ fn hooks_cannot_change_the_turn_even_when_they_misbehave() {
     let (code, value, err) = json_run(&noisy, None, &["run", "--json", "read @a.txt"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(value["answer"], baseline["answer"]);
-    assert_eq!(export(&noisy, value["session"].as_str().unwrap()), baseline_history);
+    assert_eq!(
+        export(&noisy, value["session"].as_str().unwrap()),
+        baseline_history
+    );
     // Each failing hook is reported once, not once per event.
     assert_eq!(err.matches("plugin:looper").count(), 1, "{err}");
     assert_eq!(err.matches("plugin:panicker").count(), 1, "{err}");
@@ -241,18 +320,38 @@ fn turn_end_continuations_are_bounded_and_pre_request_items_are_committed_first(
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (i["source"].as_str().unwrap().to_owned(), i["text"].as_str().unwrap().lines().next().unwrap_or("").to_owned()))
+        .map(|i| {
+            (
+                i["source"].as_str().unwrap().to_owned(),
+                i["text"]
+                    .as_str()
+                    .unwrap()
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
         .collect();
     let expected: Vec<(String, String)> = [
         ("user", "go"),
         ("plugin:pre", "pre-request note for step 0"),
-        ("provider", "[echo provider] received 2 items (1 user, 1 system)."),
+        (
+            "provider",
+            "[echo provider] received 2 items (1 user, 1 system).",
+        ),
         ("plugin:again", "keep going (continuation 1)"),
         ("plugin:pre", "pre-request note for step 1"),
-        ("provider", "[echo provider] received 5 items (1 user, 3 system, 1 assistant)."),
+        (
+            "provider",
+            "[echo provider] received 5 items (1 user, 3 system, 1 assistant).",
+        ),
         ("plugin:again", "keep going (continuation 2)"),
         ("plugin:pre", "pre-request note for step 2"),
-        ("provider", "[echo provider] received 8 items (1 user, 5 system, 2 assistant)."),
+        (
+            "provider",
+            "[echo provider] received 8 items (1 user, 5 system, 2 assistant).",
+        ),
     ]
     .iter()
     .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
@@ -271,7 +370,11 @@ fn the_model_reads_files_through_the_tool_loop() {
         &[("call_1", "read_file", json!({"path": "notes/todo.md"}))],
     ));
     server.push(Reply::text("You plan to write tests, then ship."));
-    let (code, value, err) = json_run(&env, Some(&server), &["run", "--json", "what is on my list?"]);
+    let (code, value, err) = json_run(
+        &env,
+        Some(&server),
+        &["run", "--json", "what is on my list?"],
+    );
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(value["answer"], "You plan to write tests, then ship.");
     let second = messages(&server, 1);
@@ -283,9 +386,20 @@ fn the_model_reads_files_through_the_tool_loop() {
         .cloned()
         .unwrap();
     assert_eq!(tool_message["tool_call_id"], "call_1");
-    assert!(tool_message["content"].as_str().unwrap().contains("1. write tests"), "{tool_message}");
+    assert!(
+        tool_message["content"]
+            .as_str()
+            .unwrap()
+            .contains("1. write tests"),
+        "{tool_message}"
+    );
     let history = export(&env, value["session"].as_str().unwrap());
-    let roles: Vec<&str> = history.as_array().unwrap().iter().map(|i| i["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
     assert_eq!(history[2]["source"], "tool");
 }
@@ -301,7 +415,10 @@ fn echo_answers_offline_and_names_what_it_received() {
     assert!(answer.contains("src/main.rs"), "{answer}");
     assert!(answer.contains("2 items"), "{answer}");
     let err = stderr(&out);
-    assert!(err.contains("warning [fileref]") && err.contains("nope.rs"), "{err}");
+    assert!(
+        err.contains("warning [fileref]") && err.contains("nope.rs"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -342,7 +459,11 @@ fn a_missing_api_key_names_the_variable_and_exits_2() {
     env.project_config("[model]\nprovider = \"anthropic\"\n");
     let out = env.run(&["run", "hi"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("ANTHROPIC_API_KEY"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ANTHROPIC_API_KEY"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -352,7 +473,10 @@ fn bad_config_exits_2_naming_file_line_and_key() {
     let out = env.run(&["run", "hi"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains(&format!("{}:3:", path.display())) && err.contains("model.bogus"), "{err}");
+    assert!(
+        err.contains(&format!("{}:3:", path.display())) && err.contains("model.bogus"),
+        "{err}"
+    );
 
     let wrong = "0".repeat(64);
     env.project_config(&plugin(
@@ -386,6 +510,11 @@ fn the_tool_loop_is_bounded_by_max_steps() {
     assert_eq!(server.requests().len(), 2);
     // Every call made was answered: the history stays well-formed for the next turn.
     let history = export(&env, value["session"].as_str().unwrap());
-    let roles: Vec<&str> = history.as_array().unwrap().iter().map(|i| i["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool"]);
 }

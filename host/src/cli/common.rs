@@ -16,8 +16,9 @@ pub(crate) fn env(var: &str) -> Option<String> {
 pub(crate) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
     let dir = match dir {
         Some(dir) => dir.to_owned(),
-        None => std::env::current_dir()
-            .map_err(|err| CliError::failure(format!("cannot read the current directory: {err}")))?,
+        None => std::env::current_dir().map_err(|err| {
+            CliError::failure(format!("cannot read the current directory: {err}"))
+        })?,
     };
     setup::workspace_root(&dir).map_err(|err| CliError::usage(err.to_string()))
 }

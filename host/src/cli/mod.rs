@@ -7,6 +7,7 @@ mod args;
 mod common;
 mod exit;
 mod notify;
+mod out;
 mod plugin;
 mod preview;
 mod run;
@@ -23,7 +24,11 @@ pub fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let code = if err.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            };
             let _ = err.print();
             return ExitCode::from(code);
         }

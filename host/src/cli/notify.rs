@@ -2,6 +2,7 @@
 
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
 use crate::store::Inbox;
 
 /// Queue `text` for `session`; it is committed before that session's next model request.
@@ -11,6 +12,6 @@ pub(crate) fn notify(session: &str, text: &str) -> Result<u8, CliError> {
     }
     let home = home()?;
     let note = Inbox::push(&home, session, text).map_err(|err| CliError::usage(err.to_string()))?;
-    println!("queued {} for session {session}", note.id);
+    outln!("queued {} for session {session}", note.id);
     Ok(EXIT_OK)
 }

@@ -1,5 +1,6 @@
 //! `warden plugin check FILE.wasm`.
 
+use super::out::outln;
 use std::path::Path;
 
 use super::exit::{CliError, EXIT_OK};
@@ -13,7 +14,8 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
     let engine = PluginEngine::new(EngineOptions::default())
         .map_err(|err| CliError::failure(err.to_string()))?;
     let what = file.display().to_string();
-    let (info, _) = inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
+    let (info, _) =
+        inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
     if json {
         let value = serde_json::json!({
             "file": what,
@@ -24,17 +26,17 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
             "imports": info.imports,
             "exports": info.exports,
         });
-        println!("{value}");
+        outln!("{value}");
     } else {
-        println!("file:     {what}");
-        println!("world:    {}", info.world);
-        println!("api:      warden:plugin@{}", info.version);
-        println!("sha256:   {}", info.sha256);
-        println!("size:     {} bytes", info.size);
-        println!("exports:  {}", info.exports.join(", "));
-        println!("imports:");
+        outln!("file:     {what}");
+        outln!("world:    {}", info.world);
+        outln!("api:      warden:plugin@{}", info.version);
+        outln!("sha256:   {}", info.sha256);
+        outln!("size:     {} bytes", info.size);
+        outln!("exports:  {}", info.exports.join(", "));
+        outln!("imports:");
         for import in &info.imports {
-            println!("  {import}");
+            outln!("  {import}");
         }
     }
     Ok(EXIT_OK)

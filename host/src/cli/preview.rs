@@ -1,6 +1,7 @@
 //! `warden preview [-C DIR] [--json] PROMPT`: what would be committed; no model call, nothing
 //! written.
 
+use super::out::outln;
 use std::path::Path;
 
 use super::common::{home, load_config, print_alert, setup_error, workspace};
@@ -25,14 +26,14 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
             "alerts": result.alerts,
             "refs": result.refs,
         });
-        println!("{value}");
+        outln!("{value}");
     } else {
         for alert in &result.alerts {
             print_alert(alert);
         }
         for shown in &result.items {
-            println!("── {} ({})", shown.item.role(), shown.source);
-            println!("{}", shown.item.text());
+            outln!("── {} ({})", shown.item.role(), shown.source);
+            outln!("{}", shown.item.text());
         }
     }
     Ok(EXIT_OK)

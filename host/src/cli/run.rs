@@ -1,6 +1,6 @@
 //! `warden run [-C DIR] [--session ID] [--json] PROMPT`: one turn.
 
-use std::io::Write;
+use super::out::{out, outln};
 use std::path::Path;
 
 use super::common::{env, home, load_config, print_alert, setup_error, workspace};
@@ -28,13 +28,18 @@ impl TurnSink for CliSink {
     fn model_event(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::TextDelta(text) if self.stream => {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
+                out!("{text}");
                 self.streamed = true;
             }
-            StreamEvent::Retrying { attempt, delay, reason } => {
-                eprintln!("warden: {reason}; retry {attempt} in {:.1}s", delay.as_secs_f64());
+            StreamEvent::Retrying {
+                attempt,
+                delay,
+                reason,
+            } => {
+                eprintln!(
+                    "warden: {reason}; retry {attempt} in {:.1}s",
+                    delay.as_secs_f64()
+                );
             }
             _ => {}
         }
@@ -43,7 +48,7 @@ impl TurnSink for CliSink {
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         if self.stream {
             if self.streamed {
-                println!();
+                outln!();
                 self.streamed = false;
             }
             eprintln!("warden: tool {name} {arguments}");
@@ -52,14 +57,20 @@ impl TurnSink for CliSink {
 }
 
 /// Run one turn and print its answer.
-pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt: &str) -> Result<u8, CliError> {
+pub(crate) fn run(
+    dir: Option<&Path>,
+    session: Option<&str>,
+    json: bool,
+    prompt: &str,
+) -> Result<u8, CliError> {
     if prompt.trim().is_empty() {
         return Err(CliError::usage("the prompt is empty"));
     }
     let workspace = workspace(dir)?;
     let loaded = load_config(&workspace)?;
     let home = home()?;
-    let mut worker = setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
+    let mut worker =
+        setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
     // once; every commit group already written is durable.
@@ -84,16 +95,26 @@ pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt:
         Ok(outcome) => outcome,
         Err(err) => {
             if json {
-                print_json(&session_id, "failed", None, Some(&err.to_string()), &sink.alerts);
+                print_json(
+                    &session_id,
+                    "failed",
+                    None,
+                    Some(&err.to_string()),
+                    &sink.alerts,
+                );
             }
             return Err(CliError::failure(format!("{err} (session {session_id})")));
         }
     };
     let (code, name, answer, reason) = match &outcome {
         TurnOutcome::Answered { text } => (EXIT_OK, "answered", Some(text.as_str()), None),
-        TurnOutcome::Cancelled { reason, .. } => (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str())),
+        TurnOutcome::Cancelled { reason, .. } => {
+            (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str()))
+        }
         TurnOutcome::Stopped { reason } => (EXIT_FAILURE, "stopped", None, Some(reason.as_str())),
-        TurnOutcome::Interrupted { reason } => (EXIT_INTERRUPTED, "interrupted", None, Some(reason.as_str())),
+        TurnOutcome::Interrupted { reason } => {
+            (EXIT_INTERRUPTED, "interrupted", None, Some(reason.as_str()))
+        }
     };
     if json {
         print_json(&session_id, name, answer, reason, &sink.alerts);
@@ -101,17 +122,23 @@ pub(crate) fn run(dir: Option<&Path>, session: Option<&str>, json: bool, prompt:
         if let Some(text) = answer
             && !sink.streamed
         {
-            print!("{text}");
+            out!("{text}");
         }
         if answer.is_some() || sink.streamed {
-            println!();
+            outln!();
         }
         eprintln!("warden: session {session_id}");
     }
     Ok(code)
 }
 
-fn print_json(session: &str, outcome: &str, answer: Option<&str>, reason: Option<&str>, alerts: &[Alert]) {
+fn print_json(
+    session: &str,
+    outcome: &str,
+    answer: Option<&str>,
+    reason: Option<&str>,
+    alerts: &[Alert],
+) {
     let value = serde_json::json!({
         "session": session,
         "outcome": outcome,
@@ -119,5 +146,5 @@ fn print_json(session: &str, outcome: &str, answer: Option<&str>, reason: Option
         "reason": reason,
         "alerts": alerts,
     });
-    println!("{value}");
+    outln!("{value}");
 }

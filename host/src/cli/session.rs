@@ -2,6 +2,7 @@
 
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
 use crate::store::{self, StoreError};
 use crate::worker::preview::ShownItem;
 
@@ -27,13 +28,17 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(value));
+        outln!("{}", serde_json::Value::Array(value));
     } else if sessions.is_empty() {
-        println!("no sessions under {}", home.root().display());
+        outln!("no sessions under {}", home.root().display());
     } else {
         for s in &sessions {
-            let problem = s.problem.as_deref().map(|p| format!("  ({p})")).unwrap_or_default();
-            println!(
+            let problem = s
+                .problem
+                .as_deref()
+                .map(|p| format!("  ({p})"))
+                .unwrap_or_default();
+            outln!(
                 "{}  {}  {:>5} items  {}{problem}",
                 s.id,
                 created(s.created),
@@ -58,8 +63,13 @@ fn loaded(id: &str) -> Result<store::Loaded, CliError> {
 pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     let loaded = loaded(id)?;
     for record in &loaded.records {
-        println!("── #{} {} ({})", record.seq, record.item.role(), record.source);
-        println!("{}", record.item.text());
+        outln!(
+            "── #{} {} ({})",
+            record.seq,
+            record.item.role(),
+            record.source
+        );
+        outln!("{}", record.item.text());
     }
     Ok(EXIT_OK)
 }
@@ -77,6 +87,6 @@ pub(crate) fn export(id: &str) -> Result<u8, CliError> {
         .collect();
     let text = serde_json::to_string_pretty(&items)
         .map_err(|err| CliError::failure(format!("cannot encode the history: {err}")))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(EXIT_OK)
 }

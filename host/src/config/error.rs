@@ -45,7 +45,12 @@ impl ConfigError {
         let offset = err.span().map(|s| s.start).unwrap_or(0).min(text.len());
         let before = &text[..offset];
         let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        let column = before
+            .rsplit('\n')
+            .next()
+            .map(|l| l.chars().count())
+            .unwrap_or(0)
+            + 1;
         Self::Parse {
             path: path.to_owned(),
             line,

@@ -221,7 +221,8 @@ impl PluginSpec {
         let (failure, timeout_ms) = match self.kind {
             PluginKind::Interceptor => (
                 self.failure.unwrap_or(FailurePolicy::Closed),
-                self.timeout_ms.unwrap_or(plugin_defaults::INTERCEPTOR_TIMEOUT_MS),
+                self.timeout_ms
+                    .unwrap_or(plugin_defaults::INTERCEPTOR_TIMEOUT_MS),
             ),
             // Hooks only observe: they always fail open.
             PluginKind::Hook => (
@@ -238,7 +239,9 @@ impl PluginSpec {
             timeout_ms,
             memory_mb: self.memory_mb.unwrap_or(plugin_defaults::MEMORY_MB),
             max_items: self.max_items.unwrap_or(plugin_defaults::MAX_ITEMS),
-            max_output_bytes: self.max_output_bytes.unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
+            max_output_bytes: self
+                .max_output_bytes
+                .unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
             config: self.config,
             origin: origin.to_owned(),
         }

@@ -88,10 +88,7 @@ impl CompileCache {
 }
 
 /// Deserialize an artifact this process just produced with `Engine::precompile_component`.
-pub(crate) fn from_fresh_artifact(
-    engine: &Engine,
-    artifact: &[u8],
-) -> wasmtime::Result<Component> {
+pub(crate) fn from_fresh_artifact(engine: &Engine, artifact: &[u8]) -> wasmtime::Result<Component> {
     // SAFETY: `artifact` comes straight from `precompile_component` on this very engine, in
     // memory; it was never outside the process.
     unsafe { Component::deserialize(engine, artifact) }
@@ -103,7 +100,11 @@ fn discard(path: &Path, why: &str) {
 }
 
 fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let name = format!(".tmp-{}-{}", std::process::id(), uuid::Uuid::now_v7().simple());
+    let name = format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        uuid::Uuid::now_v7().simple()
+    );
     let path = dir.join(name);
     let file = std::fs::OpenOptions::new()
         .write(true)

@@ -153,19 +153,19 @@ pub(crate) fn event_to_wit(e: &Event) -> wit::Event {
         Event::AlertRaised(alert) => wit::Event::AlertRaised(alert_to_wit(alert)),
         Event::Notification(text) => wit::Event::Notification(text.clone()),
         Event::TurnEnded(why) => wit::Event::TurnEnded(why.clone()),
-        Event::PluginFailed { plugin, message } => {
-            wit::Event::PluginFailed(wit::PluginFailure {
-                plugin: plugin.clone(),
-                message: message.clone(),
-            })
-        }
+        Event::PluginFailed { plugin, message } => wit::Event::PluginFailed(wit::PluginFailure {
+            plugin: plugin.clone(),
+            message: message.clone(),
+        }),
     }
 }
 
 pub(crate) fn file_ref_to_wit(r: &ResolveRequest) -> wit::FileRef {
     wit::FileRef {
         path: r.path.clone(),
-        range: r.range.map(|LineRange { start, end }| wit::LineRange { start, end }),
+        range: r
+            .range
+            .map(|LineRange { start, end }| wit::LineRange { start, end }),
         max_bytes: r.max_bytes,
     }
 }

@@ -2,8 +2,8 @@
 //! deadlines, and compilation through the on-disk cache.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -103,7 +103,9 @@ impl PluginEngine {
             let mut config = base_config();
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pooling()));
             Engine::new(&config).or_else(|err| {
-                tracing::warn!("pooling allocator unavailable ({err:#}); using on-demand allocation");
+                tracing::warn!(
+                    "pooling allocator unavailable ({err:#}); using on-demand allocation"
+                );
                 Engine::new(&base_config())
             })
         }
@@ -131,9 +133,7 @@ impl PluginEngine {
                     message: err.to_string(),
                 })?
         };
-        let cache = options
-            .cache_dir
-            .map(|dir| CompileCache::new(dir, &engine));
+        let cache = options.cache_dir.map(|dir| CompileCache::new(dir, &engine));
         Ok(Self {
             engine,
             cache,
@@ -202,5 +202,7 @@ impl PluginEngine {
 /// Epoch ticks that cover `timeout`, plus one so a call always gets at least its full time.
 pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
     let tick = EPOCH_TICK.as_micros().max(1);
-    u64::try_from(timeout.as_micros().div_ceil(tick)).unwrap_or(u64::MAX).saturating_add(1)
+    u64::try_from(timeout.as_micros().div_ceil(tick))
+        .unwrap_or(u64::MAX)
+        .saturating_add(1)
 }

@@ -88,7 +88,8 @@ impl worker::Hook for HookPlugin {
 
     fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
         let arg = convert::event_to_wit(event);
-        self.managed
-            .call("on-event", |b, store| b.warden_plugin_observe().call_on_event(store, &arg))
+        self.managed.call("on-event", |b, store| {
+            b.warden_plugin_observe().call_on_event(store, &arg)
+        })
     }
 }

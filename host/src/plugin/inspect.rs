@@ -91,7 +91,10 @@ fn split_warden_name(name: &str) -> Option<(&str, &str)> {
 /// Check the binary header: a component, not a core module or garbage.
 fn check_header(what: &str, bytes: &[u8]) -> Result<(), PluginError> {
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
-        return Err(refused(what, "not a WebAssembly binary (no `\\0asm` header)"));
+        return Err(refused(
+            what,
+            "not a WebAssembly binary (no `\\0asm` header)",
+        ));
     }
     match [bytes[6], bytes[7]] {
         [1, 0] => Ok(()),
@@ -99,7 +102,10 @@ fn check_header(what: &str, bytes: &[u8]) -> Result<(), PluginError> {
             what,
             "is a core WebAssembly module, not a component; build it for wasm32-wasip2 or wrap it with `wasm-tools component new`",
         )),
-        layer => Err(refused(what, format!("unknown WebAssembly layer {layer:?}"))),
+        layer => Err(refused(
+            what,
+            format!("unknown WebAssembly layer {layer:?}"),
+        )),
     }
 }
 
@@ -112,10 +118,14 @@ pub fn inspect(
 ) -> Result<(ComponentInfo, Component), PluginError> {
     check_header(what, bytes)?;
     let sha256 = sha256_hex(bytes);
-    let component = engine.compile(what, bytes, &sha256).map_err(|err| match err {
-        PluginError::Load { message, .. } => refused(what, format!("invalid component: {message}")),
-        other => other,
-    })?;
+    let component = engine
+        .compile(what, bytes, &sha256)
+        .map_err(|err| match err {
+            PluginError::Load { message, .. } => {
+                refused(what, format!("invalid component: {message}"))
+            }
+            other => other,
+        })?;
     let ty = component.component_type();
     let wasm = engine.engine();
     let imports: Vec<String> = ty.imports(wasm).map(|(name, _)| name.to_owned()).collect();
@@ -129,7 +139,11 @@ pub fn inspect(
                     what,
                     format!(
                         "targets {PACKAGE}@{} (export `{name}`); this host supports {PACKAGE}@{API_VERSION}",
-                        if version.is_empty() { "(unversioned)" } else { version }
+                        if version.is_empty() {
+                            "(unversioned)"
+                        } else {
+                            version
+                        }
                     ),
                 ));
             }
@@ -146,7 +160,11 @@ pub fn inspect(
                 what,
                 format!(
                     "exports no warden world (expected one of {PACKAGE}/intercept, /observe, /resolve @{API_VERSION}); exports: {}",
-                    if exports.is_empty() { "nothing".to_owned() } else { exports.join(", ") }
+                    if exports.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        exports.join(", ")
+                    }
                 ),
             ));
         }
@@ -160,9 +178,7 @@ pub fn inspect(
     };
     for name in &imports {
         let ours = match split_warden_name(name) {
-            Some((iface, version)) => {
-                matches!(iface, "host" | "types") && version == API_VERSION
-            }
+            Some((iface, version)) => matches!(iface, "host" | "types") && version == API_VERSION,
             None => name.starts_with("wasi:"),
         };
         if !ours {
@@ -192,7 +208,9 @@ mod tests {
         let core = b"\0asm\x01\0\0\0";
         let err = check_header("x.wasm", core).err().map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("core WebAssembly module")));
-        let err = check_header("x.wasm", b"hello world").err().map(|e| e.to_string());
+        let err = check_header("x.wasm", b"hello world")
+            .err()
+            .map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("not a WebAssembly binary")));
         assert!(check_header("x.wasm", b"\0asm\x0d\0\x01\0").is_ok());
     }
@@ -204,6 +222,9 @@ mod tests {
             Some(("intercept", "0.1.0"))
         );
         assert_eq!(split_warden_name("wasi:io/streams@0.2.0"), None);
-        assert_eq!(split_warden_name("warden:plugin/observe"), Some(("observe", "")));
+        assert_eq!(
+            split_warden_name("warden:plugin/observe"),
+            Some(("observe", ""))
+        );
     }
 }

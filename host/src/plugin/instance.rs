@@ -169,7 +169,12 @@ impl<B: WorldBindings> Managed<B> {
         }
     }
 
-    fn failure(&self, call: &'static str, err: wasmtime::Error, stderr: &MemoryOutputPipe) -> PluginError {
+    fn failure(
+        &self,
+        call: &'static str,
+        err: wasmtime::Error,
+        stderr: &MemoryOutputPipe,
+    ) -> PluginError {
         if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
             return PluginError::Deadline {
                 plugin: self.name.clone(),

@@ -16,7 +16,9 @@ use super::limits::Limits;
 use super::loader::load_file;
 use super::state::{PluginState, closed_wasi};
 use crate::config::FailurePolicy;
-use crate::worker::{self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo};
+use crate::worker::{
+    self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
+};
 
 impl WorldBindings for Bindings {
     const WORLD: World = World::Interceptor;
@@ -128,15 +130,21 @@ impl worker::Interceptor for InterceptorPlugin {
         &self.managed.name
     }
 
-    fn on_prompt_submit(&mut self, prompt: &SubmittedPrompt) -> Result<PromptDecision, PluginError> {
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, PluginError> {
         let arg = convert::prompt_to_wit(prompt);
         let action = self.managed.call("on-prompt-submit", |b, store| {
-            b.warden_plugin_intercept().call_on_prompt_submit(store, &arg)
+            b.warden_plugin_intercept()
+                .call_on_prompt_submit(store, &arg)
         })?;
         let decision = convert::prompt_action_from_wit(action);
         match &decision {
             PromptDecision::ContinueWith(items) => self.check_items("on-prompt-submit", items)?,
-            PromptDecision::Cancel(reason) if reason.len() > self.managed.limits.max_output_bytes => {
+            PromptDecision::Cancel(reason)
+                if reason.len() > self.managed.limits.max_output_bytes =>
+            {
                 return Err(PluginError::BadOutput {
                     plugin: self.managed.name.clone(),
                     call: "on-prompt-submit",
@@ -151,7 +159,8 @@ impl worker::Interceptor for InterceptorPlugin {
     fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
         let arg = convert::request_to_wit(request);
         let items = self.managed.call("pre-llm-request", |b, store| {
-            b.warden_plugin_intercept().call_pre_llm_request(store, &arg)
+            b.warden_plugin_intercept()
+                .call_pre_llm_request(store, &arg)
         })?;
         let items: Vec<Item> = items.into_iter().map(convert::item_from_wit).collect();
         self.check_items("pre-llm-request", &items)?;

@@ -80,8 +80,12 @@ impl ResolverPlugin {
     ) -> Result<Self, PluginError> {
         let name = "resolver";
         let (info, component) = match source {
-            ResolverSource::Builtin => load_bytes(engine, name, BUILTIN_RESOLVER, None, World::Resolver)?,
-            ResolverSource::File { path, pin } => load_file(engine, name, path, pin, World::Resolver)?,
+            ResolverSource::Builtin => {
+                load_bytes(engine, name, BUILTIN_RESOLVER, None, World::Resolver)?
+            }
+            ResolverSource::File { path, pin } => {
+                load_file(engine, name, path, pin, World::Resolver)?
+            }
         };
         let mut preopens = Vec::with_capacity(roots.len());
         for root in roots {
@@ -102,7 +106,14 @@ impl ResolverPlugin {
         }
         let mut full_config = config;
         full_config.retain(|(k, _)| k != "roots");
-        full_config.push(("roots".into(), preopens.iter().map(|(_, g)| g.as_str()).collect::<Vec<_>>().join("\n")));
+        full_config.push((
+            "roots".into(),
+            preopens
+                .iter()
+                .map(|(_, g)| g.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ));
         let managed = Managed::new(
             name,
             engine,
@@ -144,9 +155,9 @@ impl ResolverPlugin {
         request: &ResolveRequest,
     ) -> Result<Result<Resolved, ResolveError>, PluginError> {
         let arg = convert::file_ref_to_wit(request);
-        let answer = self
-            .managed
-            .call("resolve", |b, store| b.warden_plugin_resolve().call_resolve(store, &arg))?;
+        let answer = self.managed.call("resolve", |b, store| {
+            b.warden_plugin_resolve().call_resolve(store, &arg)
+        })?;
         Ok(answer
             .map(convert::resolved_from_wit)
             .map_err(convert::resolve_error_from_wit))
@@ -176,7 +187,8 @@ impl ResolverPlugin {
         max_entries: u32,
     ) -> Result<Result<Listing, ResolveError>, PluginError> {
         let answer = self.managed.call("list-files", |b, store| {
-            b.warden_plugin_resolve().call_list_files(store, path, max_entries)
+            b.warden_plugin_resolve()
+                .call_list_files(store, path, max_entries)
         })?;
         Ok(answer
             .map(convert::listing_from_wit)

@@ -73,11 +73,21 @@ impl host::Host for PluginState {
         }
         let plugin = self.name.as_str();
         match level {
-            types::LogLevel::Trace => tracing::trace!(target: "warden::plugin::guest", plugin, "{message}"),
-            types::LogLevel::Debug => tracing::debug!(target: "warden::plugin::guest", plugin, "{message}"),
-            types::LogLevel::Info => tracing::info!(target: "warden::plugin::guest", plugin, "{message}"),
-            types::LogLevel::Warn => tracing::warn!(target: "warden::plugin::guest", plugin, "{message}"),
-            types::LogLevel::Error => tracing::error!(target: "warden::plugin::guest", plugin, "{message}"),
+            types::LogLevel::Trace => {
+                tracing::trace!(target: "warden::plugin::guest", plugin, "{message}")
+            }
+            types::LogLevel::Debug => {
+                tracing::debug!(target: "warden::plugin::guest", plugin, "{message}")
+            }
+            types::LogLevel::Info => {
+                tracing::info!(target: "warden::plugin::guest", plugin, "{message}")
+            }
+            types::LogLevel::Warn => {
+                tracing::warn!(target: "warden::plugin::guest", plugin, "{message}")
+            }
+            types::LogLevel::Error => {
+                tracing::error!(target: "warden::plugin::guest", plugin, "{message}")
+            }
         }
     }
 }

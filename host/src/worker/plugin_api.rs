@@ -120,8 +120,10 @@ pub trait Interceptor {
         request: &RequestInfo,
     ) -> Result<Vec<Item>, crate::plugin::PluginError>;
     /// `on-turn-end`.
-    fn on_turn_end(&mut self, turn: &TurnInfo)
-    -> Result<TurnEndDecision, crate::plugin::PluginError>;
+    fn on_turn_end(
+        &mut self,
+        turn: &TurnInfo,
+    ) -> Result<TurnEndDecision, crate::plugin::PluginError>;
 }
 
 /// A hook as the worker sees it.

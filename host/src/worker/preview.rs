@@ -77,15 +77,24 @@ pub fn preview(
                 }));
             }
             Step::Answer(PromptDecision::Cancel(reason)) => {
-                alerts.push(Alert::error(format!("plugin:{name}"), format!("turn would be cancelled: {reason}")));
+                alerts.push(Alert::error(
+                    format!("plugin:{name}"),
+                    format!("turn would be cancelled: {reason}"),
+                ));
                 cancelled_by = Some(name);
                 break;
             }
             Step::FailedOpen(message) => {
-                alerts.push(Alert::warn(format!("plugin:{name}"), format!("{message} (failure policy: open)")));
+                alerts.push(Alert::warn(
+                    format!("plugin:{name}"),
+                    format!("{message} (failure policy: open)"),
+                ));
             }
             Step::FailedClosed(message) => {
-                alerts.push(Alert::error(format!("plugin:{name}"), format!("{message} (failure policy: closed; the turn would be cancelled)")));
+                alerts.push(Alert::error(
+                    format!("plugin:{name}"),
+                    format!("{message} (failure policy: closed; the turn would be cancelled)"),
+                ));
                 cancelled_by = Some(name);
                 break;
             }

@@ -8,14 +8,13 @@ use crate::config::{Config, PluginKind};
 use crate::fileref::{self, Resolve};
 use crate::llm::{self, LlmError};
 use crate::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin,
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError, ResolverPlugin,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
+use crate::worker::Hook;
 use crate::worker::chain::ChainEntry;
 use crate::worker::hooks::Hooks;
 use crate::worker::turn::{Worker, WorkerParts};
-use crate::worker::Hook;
 
 /// Why a worker could not be assembled.
 #[derive(Debug, thiserror::Error)]

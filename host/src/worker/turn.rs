@@ -217,7 +217,11 @@ impl Worker {
         let prompt = SubmittedPrompt {
             session: self.writer.id().to_owned(),
             text: typed.clone(),
-            items: resolved.items.iter().map(|(_, item)| item.clone()).collect(),
+            items: resolved
+                .items
+                .iter()
+                .map(|(_, item)| item.clone())
+                .collect(),
         };
         let mut group: Vec<Entry> = resolved
             .items
@@ -239,24 +243,52 @@ impl Worker {
                     decisions.push(Self::decision(&name, "on-prompt-submit", "continue", None));
                 }
                 Step::Answer(PromptDecision::ContinueWith(items)) => {
-                    decisions.push(Self::decision(&name, "on-prompt-submit", "continue-with", Some(format!("{} items", items.len()))));
+                    decisions.push(Self::decision(
+                        &name,
+                        "on-prompt-submit",
+                        "continue-with",
+                        Some(format!("{} items", items.len())),
+                    ));
                     let source = Source::Plugin(name.clone());
-                    group.extend(items.into_iter().map(|item| Entry::new(source.clone(), item)));
+                    group.extend(
+                        items
+                            .into_iter()
+                            .map(|item| Entry::new(source.clone(), item)),
+                    );
                 }
                 Step::Answer(PromptDecision::Cancel(reason)) => {
-                    decisions.push(Self::decision(&name, "on-prompt-submit", "cancel", Some(reason.clone())));
+                    decisions.push(Self::decision(
+                        &name,
+                        "on-prompt-submit",
+                        "cancel",
+                        Some(reason.clone()),
+                    ));
                     self.audit(&decisions)?;
                     return self.cancelled(sink, name, reason);
                 }
                 Step::FailedOpen(message) => {
-                    decisions.push(Self::decision(&name, "on-prompt-submit", "failed-open", Some(message.clone())));
+                    decisions.push(Self::decision(
+                        &name,
+                        "on-prompt-submit",
+                        "failed-open",
+                        Some(message.clone()),
+                    ));
                     self.plugin_failed(sink, &name, &message, false);
                 }
                 Step::FailedClosed(message) => {
-                    decisions.push(Self::decision(&name, "on-prompt-submit", "failed-closed", Some(message.clone())));
+                    decisions.push(Self::decision(
+                        &name,
+                        "on-prompt-submit",
+                        "failed-closed",
+                        Some(message.clone()),
+                    ));
                     self.audit(&decisions)?;
                     self.plugin_failed(sink, &name, &message, true);
-                    return self.cancelled(sink, name, format!("plugin failed and its policy is closed: {message}"));
+                    return self.cancelled(
+                        sink,
+                        name,
+                        format!("plugin failed and its policy is closed: {message}"),
+                    );
                 }
             }
         }
@@ -283,13 +315,25 @@ impl Worker {
     ) -> Result<TurnOutcome, WorkerError> {
         self.raise(
             sink,
-            Alert::error(format!("plugin:{plugin}"), format!("turn cancelled: {reason}")),
+            Alert::error(
+                format!("plugin:{plugin}"),
+                format!("turn cancelled: {reason}"),
+            ),
         );
-        self.emit(sink, Event::TurnEnded(format!("cancelled by plugin {plugin}")));
+        self.emit(
+            sink,
+            Event::TurnEnded(format!("cancelled by plugin {plugin}")),
+        );
         Ok(TurnOutcome::Cancelled { plugin, reason })
     }
 
-    fn plugin_failed(&mut self, sink: &mut dyn TurnSink, plugin: &str, message: &str, closed: bool) {
+    fn plugin_failed(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        plugin: &str,
+        message: &str,
+        closed: bool,
+    ) {
         let level_message = if closed {
             format!("{message} (failure policy: closed)")
         } else {
@@ -311,7 +355,11 @@ impl Worker {
     }
 
     /// Steps 4–6: request, answer, tools, continuations.
-    fn run_model_loop(&mut self, sink: &mut dyn TurnSink, typed: &str) -> Result<TurnOutcome, WorkerError> {
+    fn run_model_loop(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        typed: &str,
+    ) -> Result<TurnOutcome, WorkerError> {
         let mut continuations = 0u32;
         let mut step_index = 0u32;
         loop {
@@ -340,7 +388,8 @@ impl Worker {
                 let mut results = Vec::with_capacity(calls.len());
                 for call in &calls {
                     sink.tool_started(&call.name, &call.arguments);
-                    let result = fileref::tools::run(call, self.resolver.as_mut(), &self.config.fileref);
+                    let result =
+                        fileref::tools::run(call, self.resolver.as_mut(), &self.config.fileref);
                     let is_error = matches!(result, Item::ToolResult { is_error: true, .. });
                     self.emit(
                         sink,
@@ -378,19 +427,39 @@ impl Worker {
                         decisions.push(Self::decision(&name, "on-turn-end", "finish", None));
                     }
                     Step::Answer(TurnEndDecision::ContinueWith(items)) => {
-                        decisions.push(Self::decision(&name, "on-turn-end", "continue-with", Some(format!("{} items", items.len()))));
+                        decisions.push(Self::decision(
+                            &name,
+                            "on-turn-end",
+                            "continue-with",
+                            Some(format!("{} items", items.len())),
+                        ));
                         let source = Source::Plugin(name.clone());
-                        more.extend(items.into_iter().map(|item| Entry::new(source.clone(), item)));
+                        more.extend(
+                            items
+                                .into_iter()
+                                .map(|item| Entry::new(source.clone(), item)),
+                        );
                     }
                     Step::FailedOpen(message) => {
-                        decisions.push(Self::decision(&name, "on-turn-end", "failed-open", Some(message.clone())));
+                        decisions.push(Self::decision(
+                            &name,
+                            "on-turn-end",
+                            "failed-open",
+                            Some(message.clone()),
+                        ));
                         self.plugin_failed(sink, &name, &message, false);
                     }
                     Step::FailedClosed(message) => {
-                        decisions.push(Self::decision(&name, "on-turn-end", "failed-closed", Some(message.clone())));
+                        decisions.push(Self::decision(
+                            &name,
+                            "on-turn-end",
+                            "failed-closed",
+                            Some(message.clone()),
+                        ));
                         self.audit(&decisions)?;
                         self.plugin_failed(sink, &name, &message, true);
-                        let reason = format!("plugin {name} failed at turn end and its policy is closed");
+                        let reason =
+                            format!("plugin {name} failed at turn end and its policy is closed");
                         self.emit(sink, Event::TurnEnded(reason.clone()));
                         return Ok(TurnOutcome::Stopped { reason });
                     }
@@ -448,20 +517,41 @@ impl Worker {
             match step(entry, result, |items| Some(items.as_slice())) {
                 Step::Answer(items) => {
                     if !items.is_empty() {
-                        decisions.push(Self::decision(&name, "pre-llm-request", "continue-with", Some(format!("{} items", items.len()))));
+                        decisions.push(Self::decision(
+                            &name,
+                            "pre-llm-request",
+                            "continue-with",
+                            Some(format!("{} items", items.len())),
+                        ));
                     }
                     let source = Source::Plugin(name.clone());
-                    group.extend(items.into_iter().map(|item| Entry::new(source.clone(), item)));
+                    group.extend(
+                        items
+                            .into_iter()
+                            .map(|item| Entry::new(source.clone(), item)),
+                    );
                 }
                 Step::FailedOpen(message) => {
-                    decisions.push(Self::decision(&name, "pre-llm-request", "failed-open", Some(message.clone())));
+                    decisions.push(Self::decision(
+                        &name,
+                        "pre-llm-request",
+                        "failed-open",
+                        Some(message.clone()),
+                    ));
                     self.plugin_failed(sink, &name, &message, false);
                 }
                 Step::FailedClosed(message) => {
-                    decisions.push(Self::decision(&name, "pre-llm-request", "failed-closed", Some(message.clone())));
+                    decisions.push(Self::decision(
+                        &name,
+                        "pre-llm-request",
+                        "failed-closed",
+                        Some(message.clone()),
+                    ));
                     self.audit(&decisions)?;
                     self.plugin_failed(sink, &name, &message, true);
-                    let reason = format!("plugin {name} failed before the model request and its policy is closed");
+                    let reason = format!(
+                        "plugin {name} failed before the model request and its policy is closed"
+                    );
                     self.emit(sink, Event::TurnEnded(reason.clone()));
                     return Ok(Some(TurnOutcome::Stopped { reason }));
                 }
@@ -473,7 +563,10 @@ impl Worker {
     }
 
     /// Step 5: one model request built from history alone; commits the answer.
-    fn request(&mut self, sink: &mut dyn TurnSink) -> Result<Result<Item, TurnOutcome>, WorkerError> {
+    fn request(
+        &mut self,
+        sink: &mut dyn TurnSink,
+    ) -> Result<Result<Item, TurnOutcome>, WorkerError> {
         let items: Vec<Item> = self.writer.items().cloned().collect();
         let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
         let count = items.len();
@@ -510,7 +603,12 @@ impl Worker {
         );
         let cancel = self.cancel.clone();
         let result = {
-            let _span = tracing::info_span!("model request", provider = self.provider.name(), items = count).entered();
+            let _span = tracing::info_span!(
+                "model request",
+                provider = self.provider.name(),
+                items = count
+            )
+            .entered();
             self.provider
                 .complete(&request, &mut |event| sink.model_event(event), &cancel)
         };
@@ -528,7 +626,9 @@ impl Worker {
                 Ok(Ok(item))
             }
             Err(LlmError::Cancelled { .. }) => {
-                let reason = "cancelled while the model was answering; the partial answer was not committed".to_owned();
+                let reason =
+                    "cancelled while the model was answering; the partial answer was not committed"
+                        .to_owned();
                 self.raise(sink, Alert::warn(HOST, reason.clone()));
                 self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
                 Ok(Err(TurnOutcome::Interrupted { reason }))

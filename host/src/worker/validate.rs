@@ -19,25 +19,32 @@ pub(crate) fn check_plugin_items(items: &[Item]) -> Result<(), String> {
             }
             Item::Assistant { tool_calls, .. } => {
                 if !open_calls.is_empty() {
-                    return Err(format!("item {index}: tool calls {open_calls:?} are not answered"));
+                    return Err(format!(
+                        "item {index}: tool calls {open_calls:?} are not answered"
+                    ));
                 }
                 for call in tool_calls {
                     if call.id.is_empty() || !seen_ids.insert(call.id.as_str()) {
-                        return Err(format!("item {index}: tool call id {:?} is empty or repeated", call.id));
+                        return Err(format!(
+                            "item {index}: tool call id {:?} is empty or repeated",
+                            call.id
+                        ));
                     }
                     open_calls.push(call.id.clone());
                 }
             }
-            Item::ToolResult { call_id, .. } => match open_calls.iter().position(|c| c == call_id) {
-                Some(pos) => {
-                    open_calls.remove(pos);
+            Item::ToolResult { call_id, .. } => {
+                match open_calls.iter().position(|c| c == call_id) {
+                    Some(pos) => {
+                        open_calls.remove(pos);
+                    }
+                    None => {
+                        return Err(format!(
+                            "item {index}: tool result for call {call_id:?}, which no preceding item of this plugin made"
+                        ));
+                    }
                 }
-                None => {
-                    return Err(format!(
-                        "item {index}: tool result for call {call_id:?}, which no preceding item of this plugin made"
-                    ));
-                }
-            },
+            }
         }
     }
     if open_calls.is_empty() {
@@ -73,14 +80,21 @@ mod tests {
 
     #[test]
     fn accepts_context_and_paired_calls() {
-        assert!(check_plugin_items(&[Item::system("a"), call("c1"), result("c1"), Item::user("u")]).is_ok());
+        assert!(
+            check_plugin_items(&[Item::system("a"), call("c1"), result("c1"), Item::user("u")])
+                .is_ok()
+        );
     }
 
     #[test]
     fn refuses_orphan_results_and_unanswered_calls() {
         let err = check_plugin_items(&[result("nope")]).unwrap_err();
         assert!(err.contains("no preceding item"), "{err}");
-        assert!(check_plugin_items(&[call("c1")]).unwrap_err().contains("never answered"));
+        assert!(
+            check_plugin_items(&[call("c1")])
+                .unwrap_err()
+                .contains("never answered")
+        );
         assert!(check_plugin_items(&[call("c1"), Item::system("x")]).is_err());
         assert!(check_plugin_items(&[call("c1"), result("c1"), result("c1")]).is_err());
     }

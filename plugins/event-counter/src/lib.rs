@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use warden_plugin::hook::{Event, Hook};
 use warden_plugin::Config;
+use warden_plugin::hook::{Event, Hook};
 
 #[derive(Default)]
 struct EventCounter {
@@ -32,7 +32,11 @@ impl Hook for EventCounter {
     fn on_event(&mut self, event: Event) {
         *self.counts.entry(kind(&event)).or_default() += 1;
         if let Event::TurnEnded(_) = event {
-            let summary: Vec<String> = self.counts.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            let summary: Vec<String> = self
+                .counts
+                .iter()
+                .map(|(k, n)| format!("{k}={n}"))
+                .collect();
             warden_plugin::info!("event counts: {}", summary.join(" "));
         }
     }

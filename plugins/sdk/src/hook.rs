@@ -12,8 +12,8 @@ pub mod bindings {
     });
 }
 
-pub use crate::types::Event;
 use crate::Config;
+pub use crate::types::Event;
 
 /// A hook plugin. Implement it once and export it with [`export_hook!`](crate::export_hook).
 pub trait Hook: Sized + 'static {

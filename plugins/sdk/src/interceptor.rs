@@ -12,8 +12,8 @@ pub mod bindings {
     });
 }
 
-pub use crate::types::{Item, PromptAction, RequestInfo, SubmittedPrompt, TurnEndAction, TurnInfo};
 use crate::Config;
+pub use crate::types::{Item, PromptAction, RequestInfo, SubmittedPrompt, TurnEndAction, TurnInfo};
 
 /// An interceptor plugin. Implement it once and export it with
 /// [`export_interceptor!`](crate::export_interceptor).

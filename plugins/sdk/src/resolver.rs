@@ -13,8 +13,8 @@ pub mod bindings {
     });
 }
 
-pub use crate::types::{EntryKind, FileChunk, FileRef, LineRange, Listing, ResolveError, Resolved};
 use crate::Config;
+pub use crate::types::{EntryKind, FileChunk, FileRef, LineRange, Listing, ResolveError, Resolved};
 
 /// A resolver plugin. Implement it once and export it with
 /// [`export_resolver!`](crate::export_resolver).

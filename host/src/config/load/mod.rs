@@ -11,9 +11,7 @@ use serde::Deserialize;
 use toml::{Table, Value};
 
 use super::error::ConfigError;
-use super::schema::{
-    Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig,
-};
+use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
 
 /// A configuration file's shape.
 #[derive(Debug, Deserialize, Default)]
@@ -66,7 +64,10 @@ impl Sources {
         if let Some(dir) = config_home {
             layers.push((LayerKind::User, dir.join("warden").join("config.toml")));
         }
-        layers.push((LayerKind::Project, workspace.join(".warden").join("config.toml")));
+        layers.push((
+            LayerKind::Project,
+            workspace.join(".warden").join("config.toml"),
+        ));
         let managed = env("WARDEN_MANAGED_CONFIG")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -112,7 +113,8 @@ fn parse_layer(path: &Path, text: &str) -> Result<Table, ConfigError> {
     if let Err(err) = toml::from_str::<FileConfig>(text) {
         return Err(ConfigError::parse(path, text, &err));
     }
-    let mut table: Table = toml::from_str(text).map_err(|err| ConfigError::parse(path, text, &err))?;
+    let mut table: Table =
+        toml::from_str(text).map_err(|err| ConfigError::parse(path, text, &err))?;
     absolutize_paths(&mut table, path.parent().unwrap_or(Path::new(".")));
     Ok(table)
 }
@@ -167,20 +169,24 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
         if let Some(Value::Table(fr)) = table.get_mut("fileref")
             && let Some(Value::Array(globs)) = fr.remove("deny")
         {
-            for glob in globs.into_iter().filter_map(|g| g.as_str().map(str::to_owned)) {
+            for glob in globs
+                .into_iter()
+                .filter_map(|g| g.as_str().map(str::to_owned))
+            {
                 if !deny.contains(&glob) {
                     deny.push(glob);
                 }
             }
         }
         if let Some(value) = table.remove("policy") {
-            let layer_policy: PolicyConfig = value.try_into().map_err(|err: toml::de::Error| {
-                ConfigError::Invalid {
-                    path: path.clone(),
-                    key: "policy".into(),
-                    message: err.message().to_owned(),
-                }
-            })?;
+            let layer_policy: PolicyConfig =
+                value
+                    .try_into()
+                    .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                        path: path.clone(),
+                        key: "policy".into(),
+                        message: err.message().to_owned(),
+                    })?;
             if kind == LayerKind::Managed {
                 policy = layer_policy;
             } else {
@@ -223,13 +229,14 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
 
     let mut entries = Vec::new();
     for (kind, value) in plugins {
-        let spec: PluginSpec = value.try_into().map_err(|err: toml::de::Error| {
-            ConfigError::Invalid {
-                path: PathBuf::from(kind.as_str()),
-                key: "plugins".into(),
-                message: err.message().to_owned(),
-            }
-        })?;
+        let spec: PluginSpec =
+            value
+                .try_into()
+                .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                    path: PathBuf::from(kind.as_str()),
+                    key: "plugins".into(),
+                    message: err.message().to_owned(),
+                })?;
         if policy.managed_plugins_only && kind != LayerKind::Managed {
             warnings.push(format!(
                 "plugin `{}` from the {} layer was not loaded: managed policy allows managed plugins only",
@@ -264,10 +271,7 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
     })
 }
 
-fn check_plugins(
-    entries: &[super::PluginEntry],
-    policy: &PolicyConfig,
-) -> Result<(), ConfigError> {
+fn check_plugins(entries: &[super::PluginEntry], policy: &PolicyConfig) -> Result<(), ConfigError> {
     let mut seen = std::collections::BTreeSet::new();
     for entry in entries {
         let invalid = |message: String| ConfigError::Invalid {
@@ -288,7 +292,10 @@ fn check_plugins(
             )));
         }
         if !seen.insert(entry.name.clone()) {
-            return Err(invalid(format!("plugin name `{}` is used twice", entry.name)));
+            return Err(invalid(format!(
+                "plugin name `{}` is used twice",
+                entry.name
+            )));
         }
         if policy.require_sha256 && entry.sha256.is_none() {
             return Err(invalid("managed policy requires a `sha256` pin".into()));
@@ -296,7 +303,9 @@ fn check_plugins(
         if let Some(pin) = &entry.sha256
             && !(pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit()))
         {
-            return Err(invalid(format!("`sha256` must be 64 hex digits, got {pin:?}")));
+            return Err(invalid(format!(
+                "`sha256` must be 64 hex digits, got {pin:?}"
+            )));
         }
     }
     Ok(())
