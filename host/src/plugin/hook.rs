@@ -3,44 +3,18 @@
 
 use std::path::Path;
 
-use wasmtime::Store;
-use wasmtime::component::{Component, HasSelf, Linker};
-
 use super::bindings::hook::{Hook as Bindings, HookPre};
 use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, WorldBindings};
+use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
-use super::state::{PluginState, closed_wasi};
+use super::state::closed_wasi;
 use crate::worker::{self, Event};
 
-impl WorldBindings for Bindings {
-    const WORLD: World = World::Hook;
-    type Pre = HookPre<PluginState>;
-
-    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
-        Bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
-    }
-
-    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre> {
-        HookPre::new(linker.instantiate_pre(component)?)
-    }
-
-    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self> {
-        pre.instantiate(store)
-    }
-
-    fn init(
-        &self,
-        store: &mut Store<PluginState>,
-        config: &super::bindings::types::Config,
-    ) -> wasmtime::Result<Result<(), String>> {
-        self.warden_plugin_observe().call_init(store, config)
-    }
-}
+world_bindings!(Bindings, HookPre, World::Hook, warden_plugin_observe);
 
 /// A loaded hook plugin.
 pub struct HookPlugin {

@@ -36,6 +36,49 @@ pub(crate) trait WorldBindings: Sized + 'static {
     ) -> wasmtime::Result<Result<(), String>>;
 }
 
+/// Implements [`WorldBindings`] for the generated bindings of one world.
+macro_rules! world_bindings {
+    ($bindings:ty, $pre:ident, $world:expr, $exports:ident) => {
+        impl $crate::plugin::instance::WorldBindings for $bindings {
+            const WORLD: $crate::plugin::inspect::World = $world;
+            type Pre = $pre<$crate::plugin::state::PluginState>;
+
+            fn add_to_linker(
+                linker: &mut ::wasmtime::component::Linker<$crate::plugin::state::PluginState>,
+            ) -> ::wasmtime::Result<()> {
+                <$bindings>::add_to_linker::<_, ::wasmtime::component::HasSelf<_>>(
+                    linker,
+                    |state| state,
+                )
+            }
+
+            fn pre(
+                linker: &::wasmtime::component::Linker<$crate::plugin::state::PluginState>,
+                component: &::wasmtime::component::Component,
+            ) -> ::wasmtime::Result<Self::Pre> {
+                $pre::new(linker.instantiate_pre(component)?)
+            }
+
+            fn instantiate(
+                pre: &Self::Pre,
+                store: &mut ::wasmtime::Store<$crate::plugin::state::PluginState>,
+            ) -> ::wasmtime::Result<Self> {
+                pre.instantiate(store)
+            }
+
+            fn init(
+                &self,
+                store: &mut ::wasmtime::Store<$crate::plugin::state::PluginState>,
+                config: &$crate::plugin::bindings::types::Config,
+            ) -> ::wasmtime::Result<Result<(), String>> {
+                self.$exports().call_init(store, config)
+            }
+        }
+    };
+}
+
+pub(crate) use world_bindings;
+
 /// Makes the WASI context of each fresh instance.
 pub(crate) type WasiFactory = Box<dyn Fn(MemoryOutputPipe) -> WasiCtx + Send>;
 

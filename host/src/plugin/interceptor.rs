@@ -3,47 +3,26 @@
 
 use std::path::Path;
 
-use wasmtime::Store;
-use wasmtime::component::{Component, HasSelf, Linker};
-
 use super::bindings::interceptor::{Interceptor as Bindings, InterceptorPre};
 use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, WorldBindings};
+use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
-use super::state::{PluginState, closed_wasi};
+use super::state::closed_wasi;
 use crate::config::FailurePolicy;
 use crate::worker::{
     self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
 };
 
-impl WorldBindings for Bindings {
-    const WORLD: World = World::Interceptor;
-    type Pre = InterceptorPre<PluginState>;
-
-    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
-        Bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
-    }
-
-    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre> {
-        InterceptorPre::new(linker.instantiate_pre(component)?)
-    }
-
-    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self> {
-        pre.instantiate(store)
-    }
-
-    fn init(
-        &self,
-        store: &mut Store<PluginState>,
-        config: &super::bindings::types::Config,
-    ) -> wasmtime::Result<Result<(), String>> {
-        self.warden_plugin_intercept().call_init(store, config)
-    }
-}
+world_bindings!(
+    Bindings,
+    InterceptorPre,
+    World::Interceptor,
+    warden_plugin_intercept
+);
 
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {

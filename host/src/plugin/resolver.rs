@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use wasmtime::Store;
-use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime_wasi::FsPerms;
 
 use super::bindings::resolver::{Resolver as Bindings, ResolverPre};
@@ -13,39 +11,21 @@ use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, WorldBindings};
+use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
-use super::state::{PluginState, closed_wasi};
+use super::state::closed_wasi;
 use crate::fileref::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
 
 /// The built-in resolver component, compiled from `plugins/file-ref` at build time.
 pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
 
-impl WorldBindings for Bindings {
-    const WORLD: World = World::Resolver;
-    type Pre = ResolverPre<PluginState>;
-
-    fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
-        Bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
-    }
-
-    fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre> {
-        ResolverPre::new(linker.instantiate_pre(component)?)
-    }
-
-    fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self> {
-        pre.instantiate(store)
-    }
-
-    fn init(
-        &self,
-        store: &mut Store<PluginState>,
-        config: &super::bindings::types::Config,
-    ) -> wasmtime::Result<Result<(), String>> {
-        self.warden_plugin_resolve().call_init(store, config)
-    }
-}
+world_bindings!(
+    Bindings,
+    ResolverPre,
+    World::Resolver,
+    warden_plugin_resolve
+);
 
 /// Where a resolver component comes from.
 #[derive(Debug, Clone, Copy)]

@@ -44,6 +44,19 @@ pub enum Segment {
     },
 }
 
+impl Segment {
+    /// The prompt exactly as typed: text segments and raw mentions, in order.
+    pub fn typed(segments: &[Segment]) -> String {
+        segments
+            .iter()
+            .map(|s| match s {
+                Segment::Text { text } => text.as_str(),
+                Segment::FileRef { raw, .. } => raw.as_str(),
+            })
+            .collect()
+    }
+}
+
 /// A tool invocation requested by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {

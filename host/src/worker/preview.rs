@@ -40,13 +40,7 @@ pub fn preview(
     config: &Config,
 ) -> Preview {
     let resolved = fileref::resolve_prompt(segments, resolver, &config.fileref, &ShownFiles::new());
-    let typed: String = segments
-        .iter()
-        .map(|s| match s {
-            Segment::Text { text } => text.as_str(),
-            Segment::FileRef { raw, .. } => raw.as_str(),
-        })
-        .collect();
+    let typed = Segment::typed(segments);
     let mut alerts = resolved.alerts.clone();
     let mut items: Vec<ShownItem> = resolved
         .items

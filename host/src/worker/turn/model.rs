@@ -1,0 +1,243 @@
+//! Steps 4–6 of a turn: pending items before each request, the request built from history
+//! alone, the answer, tool calls and their results, and turn-end continuations.
+
+use super::points::{PointEnd, Verdict};
+use super::{DEFAULT_SYSTEM_PROMPT, HOST, TurnOutcome, Worker};
+use crate::fileref;
+use crate::llm::{LlmError, Request};
+use crate::store::{AuditEvent, Entry};
+use crate::worker::{
+    Alert, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo, TurnSink,
+    WorkerError,
+};
+
+impl Worker {
+    /// Requests, tools and continuations until the turn ends.
+    pub(super) fn run_model_loop(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        typed: &str,
+    ) -> Result<TurnOutcome, WorkerError> {
+        let mut continuations = 0u32;
+        let mut step_index = 0u32;
+        loop {
+            if step_index >= self.config.worker.max_steps {
+                let reason = format!(
+                    "the turn reached its limit of {} model requests (worker.max_steps)",
+                    self.config.worker.max_steps
+                );
+                self.raise(sink, Alert::warn(HOST, reason.clone()));
+                self.emit(sink, Event::TurnEnded(reason.clone()));
+                return Ok(TurnOutcome::Stopped { reason });
+            }
+            if let Some(outcome) = self.commit_pending(sink, typed, step_index)? {
+                return Ok(outcome);
+            }
+            let answer = match self.request(sink)? {
+                Ok(answer) => answer,
+                Err(outcome) => return Ok(outcome),
+            };
+            step_index += 1;
+            if let Item::Assistant { tool_calls, .. } = &answer
+                && !tool_calls.is_empty()
+            {
+                let calls = tool_calls.clone();
+                self.run_tools(sink, &calls)?;
+                continue;
+            }
+
+            // 6. Turn end.
+            let text = answer.text().to_owned();
+            let info = TurnInfo {
+                session: self.writer.id().to_owned(),
+                prompt: typed.to_owned(),
+                answer: text.clone(),
+                continuations,
+            };
+            let (end, decisions) = self.run_point(sink, "on-turn-end", |plugin| {
+                plugin.on_turn_end(&info).map(|d| match d {
+                    TurnEndDecision::Finish => Verdict::Pass(Some("finish")),
+                    TurnEndDecision::ContinueWith(items) => Verdict::Add(items),
+                })
+            });
+            self.audit(&decisions)?;
+            let more = match end {
+                PointEnd::Items(items) => items,
+                PointEnd::Cancelled { plugin, .. } | PointEnd::FailedClosed { plugin, .. } => {
+                    let reason =
+                        format!("plugin {plugin} failed at turn end and its policy is closed");
+                    self.emit(sink, Event::TurnEnded(reason.clone()));
+                    return Ok(TurnOutcome::Stopped { reason });
+                }
+            };
+            if more.is_empty() {
+                self.emit(sink, Event::TurnEnded("answered".into()));
+                return Ok(TurnOutcome::Answered { text });
+            }
+            if continuations >= self.config.worker.max_continuations {
+                self.raise(
+                    sink,
+                    Alert::warn(
+                        HOST,
+                        format!(
+                            "turn-end interceptors asked to continue again; the limit of {} continuations (worker.max_continuations) ends the turn",
+                            self.config.worker.max_continuations
+                        ),
+                    ),
+                );
+                self.emit(sink, Event::TurnEnded("continuation limit".into()));
+                return Ok(TurnOutcome::Answered { text });
+            }
+            continuations += 1;
+            self.commit(sink, more)?;
+        }
+    }
+
+    /// Run the model's tool calls through the resolver and commit their results as one group.
+    fn run_tools(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        calls: &[ToolCall],
+    ) -> Result<(), WorkerError> {
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            sink.tool_started(&call.name, &call.arguments);
+            let result = fileref::tools::run(call, self.resolver.as_mut(), &self.config.fileref);
+            let is_error = matches!(result, Item::ToolResult { is_error: true, .. });
+            self.emit(
+                sink,
+                Event::ToolRan {
+                    name: call.name.clone(),
+                    call_id: call.id.clone(),
+                    is_error,
+                },
+            );
+            results.push(Entry::new(Source::Tool, result));
+        }
+        self.commit(sink, results)
+    }
+
+    /// Step 4: commit pending notifications and `pre-llm-request` items, in arrival order, as
+    /// one group. A closed failure stops the turn.
+    fn commit_pending(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        typed: &str,
+        step_index: u32,
+    ) -> Result<Option<TurnOutcome>, WorkerError> {
+        let mut group: Vec<Entry> = self
+            .writer
+            .pending_notifications()?
+            .iter()
+            .map(|n| n.entry())
+            .collect();
+        let info = RequestInfo {
+            session: self.writer.id().to_owned(),
+            prompt: typed.to_owned(),
+            step: step_index,
+            history_items: u32::try_from(self.writer.records().len()).unwrap_or(u32::MAX),
+        };
+        let (end, decisions) = self.run_point(sink, "pre-llm-request", |plugin| {
+            plugin.pre_llm_request(&info).map(|items| {
+                if items.is_empty() {
+                    Verdict::Pass(None)
+                } else {
+                    Verdict::Add(items)
+                }
+            })
+        });
+        match end {
+            PointEnd::Items(items) => group.extend(items),
+            PointEnd::Cancelled { plugin, .. } | PointEnd::FailedClosed { plugin, .. } => {
+                self.audit(&decisions)?;
+                let reason = format!(
+                    "plugin {plugin} failed before the model request and its policy is closed"
+                );
+                self.emit(sink, Event::TurnEnded(reason.clone()));
+                return Ok(Some(TurnOutcome::Stopped { reason }));
+            }
+        }
+        self.commit(sink, group)?;
+        self.audit(&decisions)?;
+        Ok(None)
+    }
+
+    /// Step 5: one model request built from history alone; commits the answer.
+    fn request(
+        &mut self,
+        sink: &mut dyn TurnSink,
+    ) -> Result<Result<Item, TurnOutcome>, WorkerError> {
+        let items: Vec<Item> = self.writer.items().cloned().collect();
+        let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
+        let count = items.len();
+        let request = Request {
+            model: self
+                .config
+                .model
+                .name
+                .clone()
+                .unwrap_or_else(|| self.provider.model().to_owned()),
+            system: Some(
+                self.config
+                    .model
+                    .system_prompt
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
+            ),
+            items,
+            tools: self.tools.clone(),
+            max_tokens: self.config.model.max_tokens,
+            stream: self.config.model.stream,
+        };
+        self.audit(&[AuditEvent::ModelRequest {
+            provider: self.provider.name().to_owned(),
+            items: count as u64,
+            bytes,
+        }])?;
+        self.emit(
+            sink,
+            Event::RequestSent {
+                items: u32::try_from(count).unwrap_or(u32::MAX),
+                bytes,
+            },
+        );
+        let cancel = self.cancel.clone();
+        let result = {
+            let _span = tracing::info_span!(
+                "model request",
+                provider = self.provider.name(),
+                items = count
+            )
+            .entered();
+            self.provider
+                .complete(&request, &mut |event| sink.model_event(event), &cancel)
+        };
+        match result {
+            Ok(response) => {
+                let item = response.to_item();
+                self.commit(sink, vec![Entry::new(Source::Provider, item.clone())])?;
+                self.emit(
+                    sink,
+                    Event::ResponseReceived {
+                        text: response.text.clone(),
+                        tool_calls: u32::try_from(response.tool_calls.len()).unwrap_or(u32::MAX),
+                    },
+                );
+                Ok(Ok(item))
+            }
+            Err(LlmError::Cancelled { .. }) => {
+                let reason =
+                    "cancelled while the model was answering; the partial answer was not committed"
+                        .to_owned();
+                self.raise(sink, Alert::warn(HOST, reason.clone()));
+                self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
+                Ok(Err(TurnOutcome::Interrupted { reason }))
+            }
+            Err(err) => {
+                self.raise(sink, Alert::error("provider", err.to_string()));
+                self.emit(sink, Event::TurnEnded("model request failed".into()));
+                Err(WorkerError::Model(err))
+            }
+        }
+    }
+}
