@@ -8,7 +8,6 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use warden::config::FailurePolicy;
 use warden::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
 };
@@ -63,7 +62,6 @@ fn keyword(engine: &PluginEngine, name: &str) -> InterceptorPlugin {
         Path::new(KEYWORD),
         None,
         Limits::default(),
-        FailurePolicy::Closed,
         vec![
             ("word".into(), "deploy".into()),
             ("context".into(), "Deploys go through CI.".into()),
@@ -117,16 +115,7 @@ fn start_all(engine: &PluginEngine) -> usize {
             HookPlugin::load(engine, &name, &path, None, Limits::default(), vec![]).unwrap();
         } else {
             let config = vec![("word".into(), "x".into()), ("pattern".into(), "x".into())];
-            InterceptorPlugin::load(
-                engine,
-                &name,
-                &path,
-                None,
-                Limits::default(),
-                FailurePolicy::Closed,
-                config,
-            )
-            .unwrap();
+            InterceptorPlugin::load(engine, &name, &path, None, Limits::default(), config).unwrap();
         }
         loaded += 1;
     }

@@ -73,7 +73,6 @@ fn turn(c: &mut Criterion) {
             Path::new(path),
             None,
             Limits::default(),
-            FailurePolicy::Closed,
             cfg,
         )
         .unwrap();

@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use warden::config::FailurePolicy;
 use warden::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
 };
@@ -44,15 +43,21 @@ fn load(
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
     );
-    InterceptorPlugin::load(
-        engine,
-        mode,
-        path,
-        None,
-        limits,
-        FailurePolicy::Closed,
-        config,
-    )
+    InterceptorPlugin::load(engine, mode, path, None, limits, config)
+}
+
+/// An interceptor with default limits, failing closed, configured with `config`.
+fn sample(
+    engine: &PluginEngine,
+    name: &str,
+    path: &Path,
+    config: &[(&str, &str)],
+) -> Result<InterceptorPlugin, PluginError> {
+    let config = config
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    InterceptorPlugin::load(engine, name, path, None, Limits::default(), config)
 }
 
 fn prompt(text: &str) -> SubmittedPrompt {
@@ -270,7 +275,6 @@ fn init_refusal_and_wrong_pins_and_kinds_are_refused_at_load() {
         &path,
         Some(&wrong),
         Limits::default(),
-        FailurePolicy::Closed,
         vec![],
     )
     .err()
@@ -283,7 +287,6 @@ fn init_refusal_and_wrong_pins_and_kinds_are_refused_at_load() {
         &path,
         Some(&right),
         Limits::default(),
-        FailurePolicy::Closed,
         vec![("word".into(), "rust".into())],
     );
     assert!(ok.is_ok(), "{:?}", ok.err());
@@ -293,8 +296,7 @@ fn init_refusal_and_wrong_pins_and_kinds_are_refused_at_load() {
         .unwrap();
     assert!(
         err.to_string()
-            .contains("is a interceptor component but is configured as a hook")
-            || err.to_string().contains("configured as a hook"),
+            .contains("implements the `interceptor` world but is configured as kind `hook`"),
         "{err}"
     );
 }
@@ -335,17 +337,11 @@ fn hostile_hooks_fail_within_their_deadline_and_recover() {
 #[test]
 fn samples_behave_as_documented() {
     let engine = engine();
-    let mut kw = InterceptorPlugin::load(
+    let mut kw = sample(
         &engine,
         "kw",
         &fixtures::keyword_context(),
-        None,
-        Limits::default(),
-        FailurePolicy::Closed,
-        vec![
-            ("word".into(), "deploy".into()),
-            ("context".into(), "Deploys go through CI.".into()),
-        ],
+        &[("word", "deploy"), ("context", "Deploys go through CI.")],
     )
     .unwrap();
     assert_eq!(
@@ -357,17 +353,11 @@ fn samples_behave_as_documented() {
         PromptDecision::ContinueWith(vec![Item::system("Deploys go through CI.")])
     );
 
-    let mut guard = InterceptorPlugin::load(
+    let mut guard = sample(
         &engine,
         "guard",
         &fixtures::pattern_guard(),
-        None,
-        Limits::default(),
-        FailurePolicy::Closed,
-        vec![
-            ("pattern".into(), "DROP TABLE".into()),
-            ("reason".into(), "no SQL drops".into()),
-        ],
+        &[("pattern", "DROP TABLE"), ("reason", "no SQL drops")],
     )
     .unwrap();
     assert_eq!(
@@ -380,17 +370,9 @@ fn samples_behave_as_documented() {
             .unwrap(),
         PromptDecision::Cancel("no SQL drops".into())
     );
-    let err = InterceptorPlugin::load(
-        &engine,
-        "guard",
-        &fixtures::pattern_guard(),
-        None,
-        Limits::default(),
-        FailurePolicy::Closed,
-        vec![],
-    )
-    .err()
-    .unwrap();
+    let err = sample(&engine, "guard", &fixtures::pattern_guard(), &[])
+        .err()
+        .unwrap();
     assert!(
         err.to_string().contains("missing config key `pattern`"),
         "{err}"

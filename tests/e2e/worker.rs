@@ -72,6 +72,16 @@ fn export(env: &TestEnv, session: &str) -> Value {
     serde_json::from_str(&stdout(&out)).unwrap()
 }
 
+/// One field of every item of an exported history.
+fn column<'a>(history: &'a Value, key: &str) -> Vec<&'a str> {
+    history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i[key].as_str().unwrap())
+        .collect()
+}
+
 /// The messages of the `n`th recorded request.
 fn messages(server: &MockServer, n: usize) -> Value {
     server.requests()[n].body["messages"].clone()
@@ -259,12 +269,7 @@ fn failure_policy_closed_cancels_and_open_continues_without_the_plugin() {
         "orphan tool result refused: {err}"
     );
     let history = export(&env, value["session"].as_str().unwrap());
-    let sources: Vec<&str> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["source"].as_str().unwrap())
-        .collect();
+    let sources = column(&history, "source");
     assert_eq!(
         sources,
         ["user", "provider"],
@@ -394,12 +399,7 @@ fn the_model_reads_files_through_the_tool_loop() {
         "{tool_message}"
     );
     let history = export(&env, value["session"].as_str().unwrap());
-    let roles: Vec<&str> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["role"].as_str().unwrap())
-        .collect();
+    let roles = column(&history, "role");
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
     assert_eq!(history[2]["source"], "tool");
 }
@@ -510,11 +510,6 @@ fn the_tool_loop_is_bounded_by_max_steps() {
     assert_eq!(server.requests().len(), 2);
     // Every call made was answered: the history stays well-formed for the next turn.
     let history = export(&env, value["session"].as_str().unwrap());
-    let roles: Vec<&str> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["role"].as_str().unwrap())
-        .collect();
+    let roles = column(&history, "role");
     assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool"]);
 }

@@ -65,6 +65,26 @@ pub(crate) struct Call {
     pub stream: bool,
 }
 
+impl Call {
+    /// A POST of `body` as JSON to `url` with `headers`, asking for an event stream when
+    /// `stream` is set.
+    pub fn json(url: &str, headers: &HeaderMap, body: &serde_json::Value, stream: bool) -> Self {
+        let mut headers = headers.clone();
+        if stream {
+            headers.insert(
+                reqwest::header::ACCEPT,
+                reqwest::header::HeaderValue::from_static("text/event-stream"),
+            );
+        }
+        Self {
+            url: url.to_owned(),
+            headers,
+            body: body.to_string().into_bytes(),
+            stream,
+        }
+    }
+}
+
 /// A reqwest client with its own current-thread runtime.
 #[derive(Debug)]
 pub(crate) struct HttpClient {

@@ -11,7 +11,7 @@ use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
-use super::state::closed_wasi;
+use super::state::no_capabilities;
 use crate::worker::{self, Event};
 
 world_bindings!(Bindings, HookPre, World::Hook, warden_plugin_observe);
@@ -34,18 +34,7 @@ impl HookPlugin {
         config: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
         let (info, component) = load_file(engine, name, path, pin, World::Hook)?;
-        let managed = Managed::new(
-            name,
-            engine,
-            &component,
-            limits,
-            config,
-            Box::new(|stderr| {
-                let mut wasi = closed_wasi();
-                wasi.stderr(stderr);
-                wasi.build()
-            }),
-        )?;
+        let managed = Managed::new(name, engine, &component, limits, config, no_capabilities())?;
         Ok(Self { managed, info })
     }
 

@@ -116,8 +116,17 @@ pub fn inspect(
     what: &str,
     bytes: &[u8],
 ) -> Result<(ComponentInfo, Component), PluginError> {
+    inspect_digested(engine, what, bytes, sha256_hex(bytes))
+}
+
+/// [`inspect`] for bytes whose sha256 (hex) the caller already computed.
+pub(crate) fn inspect_digested(
+    engine: &PluginEngine,
+    what: &str,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<(ComponentInfo, Component), PluginError> {
     check_header(what, bytes)?;
-    let sha256 = sha256_hex(bytes);
     let component = engine
         .compile(what, bytes, &sha256)
         .map_err(|err| match err {

@@ -233,7 +233,7 @@ impl<B: WorldBindings> Managed<B> {
         if let Some(panic) = last_panic_line(&stderr.contents()) {
             message = format!("{message} ({panic})");
         }
-        tracing::warn!(plugin = %self.name, call, "plugin failed: {message}");
+        tracing::debug!(plugin = %self.name, call, "plugin failed: {message}");
         PluginError::Trap {
             plugin: self.name.clone(),
             call,

@@ -11,8 +11,7 @@ use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
-use super::state::closed_wasi;
-use crate::config::FailurePolicy;
+use super::state::no_capabilities;
 use crate::worker::{
     self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
 };
@@ -27,7 +26,6 @@ world_bindings!(
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {
     managed: Managed<Bindings>,
-    failure: FailurePolicy,
     info: ComponentInfo,
 }
 
@@ -40,38 +38,17 @@ impl InterceptorPlugin {
         path: &Path,
         pin: Option<&str>,
         limits: Limits,
-        failure: FailurePolicy,
         config: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
         let (info, component) = load_file(engine, name, path, pin, World::Interceptor)?;
-        let managed = Managed::new(
-            name,
-            engine,
-            &component,
-            limits,
-            config,
-            Box::new(|stderr| {
-                let mut wasi = closed_wasi();
-                wasi.stderr(stderr);
-                wasi.build()
-            }),
-        )?;
-        Ok(Self {
-            managed,
-            failure,
-            info,
-        })
+        let managed = Managed::new(name, engine, &component, limits, config, no_capabilities())?;
+        Ok(Self { managed, info })
     }
 
     /// Drop the current instance; the next call runs on a fresh one (instantiated from the
     /// pre-linked component and initialised with the same config).
     pub fn reset(&mut self) {
         self.managed.reset();
-    }
-
-    /// The plugin's failure policy.
-    pub fn failure_policy(&self) -> FailurePolicy {
-        self.failure
     }
 
     /// What the component is.

@@ -6,7 +6,7 @@ use wasmtime::component::Component;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World, inspect, sha256_hex};
+use super::inspect::{ComponentInfo, World, inspect_digested, sha256_hex};
 
 /// Read `path`, check its sha256 against `pin`, compile it and check it implements `world`.
 pub(crate) fn load_file(
@@ -31,22 +31,22 @@ pub(crate) fn load_bytes(
     pin: Option<&str>,
     world: World,
 ) -> Result<(ComponentInfo, Component), PluginError> {
-    if let Some(expected) = pin {
-        let found = sha256_hex(bytes);
-        if !found.eq_ignore_ascii_case(expected.trim()) {
-            return Err(PluginError::DigestMismatch {
-                plugin: name.to_owned(),
-                expected: expected.trim().to_owned(),
-                found,
-            });
-        }
+    let digest = sha256_hex(bytes);
+    if let Some(expected) = pin
+        && !digest.eq_ignore_ascii_case(expected.trim())
+    {
+        return Err(PluginError::DigestMismatch {
+            plugin: name.to_owned(),
+            expected: expected.trim().to_owned(),
+            found: digest,
+        });
     }
-    let (info, component) = inspect(engine, &format!("plugin {name}"), bytes)?;
+    let (info, component) = inspect_digested(engine, &format!("plugin {name}"), bytes, digest)?;
     if info.world != world {
         return Err(PluginError::Refused {
             what: format!("plugin {name}"),
             reason: format!(
-                "is a {} component but is configured as a {world}",
+                "implements the `{}` world but is configured as kind `{world}`",
                 info.world
             ),
         });

@@ -46,6 +46,15 @@ pub(crate) fn closed_wasi() -> wasmtime_wasi::WasiCtxBuilder {
     builder
 }
 
+/// The WASI factory of interceptors and hooks: [`closed_wasi`] with stderr captured.
+pub(crate) fn no_capabilities() -> super::instance::WasiFactory {
+    Box::new(|stderr| {
+        let mut wasi = closed_wasi();
+        wasi.stderr(stderr);
+        wasi.build()
+    })
+}
+
 impl WasiView for PluginState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView {

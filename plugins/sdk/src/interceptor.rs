@@ -57,9 +57,7 @@ macro_rules! export_interceptor {
             impl Guest for Exported {
                 fn init(config: ::std::vec::Vec<(::std::string::String, ::std::string::String)>)
                     -> ::std::result::Result<(), ::std::string::String> {
-                    let value = <$ty>::init($crate::Config::from(config))?;
-                    SLOT.with(|slot| slot.set(value));
-                    Ok(())
+                    $crate::__private::init_slot(&SLOT, <$ty>::init($crate::Config::from(config)))
                 }
 
                 fn on_prompt_submit(prompt: $crate::SubmittedPrompt) -> $crate::PromptAction {

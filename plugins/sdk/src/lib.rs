@@ -34,6 +34,6 @@ pub use types::*;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::slot::Slot;
+    pub use crate::slot::{Slot, init_slot};
     pub use wit_bindgen;
 }

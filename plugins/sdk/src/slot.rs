@@ -32,6 +32,16 @@ impl<T> Slot<T> {
     }
 }
 
+/// Store the value `init` made in the slot behind `key`, or pass its refusal on.
+pub fn init_slot<T: 'static>(
+    key: &'static std::thread::LocalKey<Slot<T>>,
+    made: Result<T, String>,
+) -> Result<(), String> {
+    let value = made?;
+    key.with(|slot| slot.set(value));
+    Ok(())
+}
+
 impl<T> Default for Slot<T> {
     fn default() -> Self {
         Self::new()

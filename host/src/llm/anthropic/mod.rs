@@ -87,17 +87,12 @@ impl Provider for AnthropicProvider {
         on_event: &mut dyn FnMut(&StreamEvent),
         cancel: &CancelToken,
     ) -> Result<Response, LlmError> {
-        let body = wire::request_body(req);
-        let mut headers = self.headers.clone();
-        if req.stream {
-            headers.insert("accept", HeaderValue::from_static("text/event-stream"));
-        }
-        let call = Call {
-            url: self.url.clone(),
-            headers,
-            body: body.to_string().into_bytes(),
-            stream: req.stream,
-        };
+        let call = Call::json(
+            &self.url,
+            &self.headers,
+            &wire::request_body(req),
+            req.stream,
+        );
         self.http.execute(&call, &AnthropicWire, on_event, cancel)
     }
 }

@@ -90,14 +90,8 @@ pub struct WorkerParts {
 impl Worker {
     /// A worker over an open session.
     pub fn new(parts: WorkerParts) -> Self {
-        let history: Vec<(Source, Item)> = parts
-            .writer
-            .records()
-            .iter()
-            .map(|r| (r.source.clone(), r.item.clone()))
-            .collect();
         Self {
-            shown: ShownFiles::from_history(&history),
+            shown: shown_in(&parts.writer),
             writer: parts.writer,
             audit: parts.audit,
             provider: parts.provider,
@@ -120,12 +114,7 @@ impl Worker {
     /// Continue with another session (same plugins, provider and configuration); what was
     /// shown is taken from the new session's history.
     pub fn switch_session(&mut self, writer: SessionWriter, audit: AuditLog) {
-        let history: Vec<(Source, Item)> = writer
-            .records()
-            .iter()
-            .map(|r| (r.source.clone(), r.item.clone()))
-            .collect();
-        self.shown = ShownFiles::from_history(&history);
+        self.shown = shown_in(&writer);
         self.writer = writer;
         self.audit = audit;
     }
@@ -276,6 +265,16 @@ impl Worker {
         );
         Ok(TurnOutcome::Cancelled { plugin, reason })
     }
+}
+
+/// What the session's history already shows, for dedup.
+fn shown_in(writer: &SessionWriter) -> ShownFiles {
+    let history: Vec<(Source, Item)> = writer
+        .records()
+        .iter()
+        .map(|r| (r.source.clone(), r.item.clone()))
+        .collect();
+    ShownFiles::from_history(&history)
 }
 
 /// System prompt sent when the configuration sets none.

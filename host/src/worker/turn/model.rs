@@ -63,11 +63,12 @@ impl Worker {
             self.audit(&decisions)?;
             let more = match end {
                 PointEnd::Items(items) => items,
-                PointEnd::Cancelled { plugin, .. } | PointEnd::FailedClosed { plugin, .. } => {
-                    let reason =
-                        format!("plugin {plugin} failed at turn end and its policy is closed");
-                    self.emit(sink, Event::TurnEnded(reason.clone()));
-                    return Ok(TurnOutcome::Stopped { reason });
+                PointEnd::Cancelled {
+                    plugin,
+                    reason: message,
+                }
+                | PointEnd::FailedClosed { plugin, message } => {
+                    return Ok(self.stopped_by(sink, &plugin, &message, "at turn end"));
                 }
             };
             if more.is_empty() {
@@ -91,6 +92,23 @@ impl Worker {
             continuations += 1;
             self.commit(sink, more)?;
         }
+    }
+
+    /// A closed plugin failure after the prompt was committed: one error alert, turn over.
+    fn stopped_by(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        plugin: &str,
+        message: &str,
+        when: &str,
+    ) -> TurnOutcome {
+        let reason = format!("plugin {plugin} failed {when} and its policy is closed: {message}");
+        self.raise(
+            sink,
+            Alert::error(format!("plugin:{plugin}"), reason.clone()),
+        );
+        self.emit(sink, Event::TurnEnded(reason.clone()));
+        TurnOutcome::Stopped { reason }
     }
 
     /// Run the model's tool calls through the resolver and commit their results as one group.
@@ -148,13 +166,18 @@ impl Worker {
         });
         match end {
             PointEnd::Items(items) => group.extend(items),
-            PointEnd::Cancelled { plugin, .. } | PointEnd::FailedClosed { plugin, .. } => {
+            PointEnd::Cancelled {
+                plugin,
+                reason: message,
+            }
+            | PointEnd::FailedClosed { plugin, message } => {
                 self.audit(&decisions)?;
-                let reason = format!(
-                    "plugin {plugin} failed before the model request and its policy is closed"
-                );
-                self.emit(sink, Event::TurnEnded(reason.clone()));
-                return Ok(Some(TurnOutcome::Stopped { reason }));
+                return Ok(Some(self.stopped_by(
+                    sink,
+                    &plugin,
+                    &message,
+                    "before the model request",
+                )));
             }
         }
         self.commit(sink, group)?;

@@ -122,7 +122,8 @@ impl Worker {
         (PointEnd::Items(items), decisions)
     }
 
-    /// Tell the person and the hooks that a plugin failed.
+    /// Tell the hooks that a plugin failed and, when its policy is open, the person too (a
+    /// closed failure ends the turn, and the caller's alert says so with the same message).
     pub(super) fn plugin_failed(
         &mut self,
         sink: &mut dyn TurnSink,
@@ -130,16 +131,15 @@ impl Worker {
         message: &str,
         closed: bool,
     ) {
-        let source = format!("plugin:{plugin}");
-        let alert = if closed {
-            Alert::error(source, format!("{message} (failure policy: closed)"))
-        } else {
-            Alert::warn(
-                source,
-                format!("{message} (failure policy: open; continuing without it)"),
-            )
-        };
-        self.raise(sink, alert);
+        if !closed {
+            self.raise(
+                sink,
+                Alert::warn(
+                    format!("plugin:{plugin}"),
+                    format!("{message} (failure policy: open; continuing without it)"),
+                ),
+            );
+        }
         self.emit(
             sink,
             Event::PluginFailed {
