@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use warden::config::FileRefConfig;
-use warden::fileref::{self, ResolveRequest, ShownFiles, load_resolver};
+use warden::domain::ResolveRequest;
+use warden::fileref::{self, ShownFiles};
+use warden::plugin::load_resolver;
 use warden::plugin::{EngineOptions, PluginEngine, ResolverPlugin};
 
 const KB16: usize = 16 * 1024;

@@ -15,8 +15,9 @@ use std::ops::ControlFlow;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use warden::domain::StreamEvent;
 use warden::llm::sse::SseParser;
-use warden::llm::{StreamEvent, Wire, replay_stream};
+use warden::llm::{Wire, replay_stream};
 
 const DELTAS: usize = 2000;
 const CHUNK: usize = 1024;

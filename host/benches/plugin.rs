@@ -8,12 +8,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use warden::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
+use warden::domain::{
+    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
+    TurnEndDecision, TurnInfo,
 };
-use warden::worker::{
-    Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
-};
+use warden::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine};
 
 const KEYWORD: &str = env!("WARDEN_KEYWORD_CONTEXT_WASM");
 const GUARD: &str = env!("WARDEN_PATTERN_GUARD_WASM");
@@ -29,17 +28,17 @@ impl Interceptor for NativeKeyword {
     fn name(&self) -> &str {
         "native"
     }
-    fn on_prompt_submit(&mut self, p: &SubmittedPrompt) -> Result<PromptDecision, PluginError> {
+    fn on_prompt_submit(&mut self, p: &SubmittedPrompt) -> Result<PromptDecision, PluginFailure> {
         Ok(if p.text.contains(&self.word) {
             PromptDecision::ContinueWith(vec![Item::system(self.context.clone())])
         } else {
             PromptDecision::Continue
         })
     }
-    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginError> {
+    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
         Ok(Vec::new())
     }
-    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
+    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
         Ok(TurnEndDecision::Finish)
     }
 }

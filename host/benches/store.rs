@@ -16,8 +16,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
+use warden::domain::{Item, Source, ToolCall};
 use warden::store::{Home, SessionWriter, load};
-use warden::worker::{Item, Source, ToolCall};
 
 /// History sizes of the commit benchmark; the last is also the loaded session's size. Small
 /// when run as a test (`cargo test --benches`), where each benchmark runs once.

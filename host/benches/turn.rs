@@ -11,11 +11,13 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use warden::config::{Config, FailurePolicy};
+use warden::domain::{CollectingSink, Hook};
 use warden::fileref;
 use warden::llm::echo::EchoProvider;
 use warden::plugin::{HookPlugin, InterceptorPlugin, Limits};
+use warden::setup;
 use warden::store::{AuditLog, Home, SessionWriter};
-use warden::worker::{ChainEntry, CollectingSink, Hook, Hooks, Worker, WorkerParts, setup};
+use warden::worker::{ChainEntry, Hooks, ToolRegistry, Worker, WorkerParts};
 
 const KEYWORD: &str = env!("WARDEN_KEYWORD_CONTEXT_WASM");
 const GUARD: &str = env!("WARDEN_PATTERN_GUARD_WASM");
@@ -104,10 +106,10 @@ fn turn(c: &mut Criterion) {
         resolver: Box::new(resolver),
         chain,
         hooks: Hooks::new(hooks),
+        tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),
         config,
     });
-    let segments =
-        fileref::parse("explain @src/main.rs, @README.md and @notes.txt please").segments;
+    let prompt = "explain @src/main.rs, @README.md and @notes.txt please";
 
     c.bench_function(
         "turn: echo, 3 refs, 5 interceptors, 3 hooks, no fsync",
@@ -121,7 +123,7 @@ fn turn(c: &mut Criterion) {
                     }
                     let mut sink = CollectingSink::default();
                     let start = Instant::now();
-                    black_box(worker.submit(&segments, &mut sink).unwrap());
+                    black_box(worker.submit(prompt, &mut sink).unwrap());
                     total += start.elapsed();
                 }
                 total

@@ -1,18 +1,27 @@
 //! warden: a native host for an LLM agent's worker loop, extensible with sandboxed WebAssembly
-//! component plugins.
+//! component plugins. The layers point one way, from the bottom up (`docs/architecture.md`):
 //!
-//! - [`worker`]: domain types (segments, items, alerts) and the turn loop with its commit rules.
-//! - [`plugin`]: the wasmtime host for interceptor, hook and resolver components.
-//! - [`fileref`]: the `@path` parser and the placement of resolved files into history.
-//! - [`llm`]: model providers (echo, Anthropic Messages, OpenAI-compatible).
-//! - [`store`]: durable session history, audit log and notification inbox.
-//! - [`config`]: layered TOML configuration.
+//! - [`domain`]: items, segments, sources, alerts, events, tool calls, and the `Interceptor`,
+//!   `Hook`, `Resolve` and `Tool` traits. Imports nothing else of the host.
+//! - [`config`]: layered TOML configuration. [`store`]: durable session history, audit log and
+//!   notification inbox. [`llm`]: model providers (echo, Anthropic Messages,
+//!   OpenAI-compatible). Each builds on the domain only.
+//! - [`fileref`]: the `@path` parser, the submit-time resolution stage, placement, dedup and
+//!   the file tools. [`plugin`]: the wasmtime host and the three plugin adapters. Both build on
+//!   the domain and configuration.
+//! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
+//! - [`setup`]: a worker assembled from configuration.
 //! - [`cli`]: the `warden` command line.
 
 pub mod cli;
 pub mod config;
+pub mod domain;
 pub mod fileref;
 pub mod llm;
 pub mod plugin;
+pub mod setup;
 pub mod store;
 pub mod worker;
+
+#[cfg(test)]
+mod layering;

@@ -7,9 +7,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use warden::config::{FileRefConfig, Placement};
-use warden::fileref::{self, Resolve, ResolveError, ShownFiles, load_resolver, tools};
+use warden::domain::{LineRange, ToolCall};
+use warden::domain::{Resolve, ResolveError};
+use warden::fileref::{self, ShownFiles, tools};
+use warden::plugin::load_resolver;
 use warden::plugin::{EngineOptions, PluginEngine};
-use warden::worker::{LineRange, ToolCall};
 
 use crate::fileref_cases::{self as cases, Op, Outcome, SECRET};
 
@@ -32,7 +34,7 @@ fn run(resolver: &mut dyn Resolve, op: &Op) -> Outcome {
     };
     match op {
         Op::Resolve(path, range) => {
-            let request = fileref::ResolveRequest {
+            let request = warden::domain::ResolveRequest {
                 path: path.clone(),
                 range: range.map(|(start, end)| LineRange { start, end }),
                 max_bytes: cases::MAX_BYTES,
@@ -93,7 +95,7 @@ fn spawn_resolver(roots: Vec<PathBuf>) -> (mpsc::Sender<Request>, mpsc::Receiver
                         text: format!(
                             "{}\n{}\n{}",
                             serde_json::to_string(
-                                &r.items.iter().map(|(_, i)| i).collect::<Vec<_>>()
+                                &r.entries.iter().map(|e| &e.item).collect::<Vec<_>>()
                             )
                             .unwrap(),
                             serde_json::to_string(&r.alerts).unwrap(),

@@ -1,4 +1,4 @@
-//! Model providers end to end: `warden::llm::from_config` against the mock model server over
+//! Model providers end to end: `warden::setup::provider::from_config` against the mock model server over
 //! real HTTP on loopback, for both wire formats.
 //!
 //! - `turns`: what is sent (whole requests compared with snapshots) and what comes back.
@@ -10,11 +10,10 @@ mod faults;
 mod turns;
 
 use serde_json::{Value, json};
-use warden::config::{ModelConfig, ProviderKind};
-use warden::llm::{
-    CancelToken, Item, LlmError, Provider, ProviderSettings, Request, Response, StreamEvent,
-    ToolSpec,
-};
+use warden::config::ModelConfig;
+use warden::domain::ProviderKind;
+use warden::domain::{Item, StreamEvent, ToolSpec};
+use warden::llm::{CancelToken, LlmError, Provider, ProviderSettings, Request, Response};
 use warden_tests::mock_server::{MockServer, Recorded, Reply};
 
 /// Both HTTP providers.
@@ -55,13 +54,13 @@ pub fn env(server: &MockServer) -> impl Fn(&str) -> Option<String> + use<> {
 
 /// A provider of `kind` talking to `server`, through `from_config`.
 pub fn provider(kind: ProviderKind, server: &MockServer) -> Box<dyn Provider> {
-    warden::llm::from_config(&model_config(kind), &env(server))
+    warden::setup::provider::from_config(&model_config(kind), &env(server))
         .unwrap_or_else(|e| panic!("provider: {e}"))
 }
 
 /// Settings of a provider of `kind` talking to `server`, to adjust before building.
 pub fn settings(kind: ProviderKind, server: &MockServer) -> ProviderSettings {
-    ProviderSettings::from_config(&model_config(kind), &env(server))
+    warden::setup::provider::settings(&model_config(kind), &env(server))
         .unwrap_or_else(|e| panic!("settings: {e}"))
 }
 

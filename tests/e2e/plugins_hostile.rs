@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use warden::domain::{Event, Item, PromptDecision, SubmittedPrompt};
 use warden::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
 };
-use warden::worker::{Event, Hook, Interceptor, Item, PromptDecision, SubmittedPrompt};
 use warden_tests::fixtures;
 
 fn engine() -> PluginEngine {

@@ -8,8 +8,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail, ensure};
+use warden::domain::{Item, Source};
 use warden::store::{Home, Loaded, SessionWriter, StoreError, load};
-use warden::worker::{Item, Source};
 
 const WRITER: &str = env!("CARGO_BIN_EXE_commit_writer");
 

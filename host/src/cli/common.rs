@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
+use crate::domain::{Alert, AlertLevel};
+use crate::setup;
 use crate::store::Home;
-use crate::worker::{Alert, AlertLevel, setup};
 
 /// Reads the process environment.
 pub(crate) fn env(var: &str) -> Option<String> {

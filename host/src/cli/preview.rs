@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::common::{home, load_config, print_alert, setup_error, workspace};
 use super::exit::{CliError, EXIT_OK};
-use crate::fileref;
-use crate::worker::{preview::preview as build, setup};
+use crate::setup;
+use crate::worker::preview::preview as build;
 
 /// Print what `prompt` would commit.
 pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8, CliError> {
@@ -18,8 +18,7 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
     let engine = setup::engine(home.as_ref()).map_err(setup_error)?;
     let mut resolver = setup::resolver(&engine, &loaded.config, &workspace).map_err(setup_error)?;
     let (mut chain, _hooks) = setup::plugins(&engine, &loaded.config).map_err(setup_error)?;
-    let segments = fileref::parse(prompt).segments;
-    let result = build(&segments, &mut resolver, &mut chain, &loaded.config);
+    let result = build(prompt, &mut resolver, &mut chain, &loaded.config);
     if json {
         let value = serde_json::json!({
             "items": result.items,

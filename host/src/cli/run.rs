@@ -5,9 +5,9 @@ use std::path::Path;
 
 use super::common::{env, home, load_config, print_alert, setup_error, workspace};
 use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
-use crate::fileref;
-use crate::llm::StreamEvent;
-use crate::worker::{Alert, TurnOutcome, TurnSink, setup};
+use crate::domain::{Alert, StreamEvent, TurnSink};
+use crate::setup;
+use crate::worker::TurnOutcome;
 
 /// Exit status after Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -83,13 +83,12 @@ pub(crate) fn run(
     }) {
         tracing::debug!("no Ctrl-C handler: {err}");
     }
-    let segments = fileref::parse(prompt).segments;
     let mut sink = CliSink {
         stream: !json,
         streamed: false,
         alerts: Vec::new(),
     };
-    let result = worker.submit(&segments, &mut sink);
+    let result = worker.submit(prompt, &mut sink);
     let session_id = worker.session_id().to_owned();
     let outcome = match result {
         Ok(outcome) => outcome,

@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::ProviderKind;
+use crate::domain::defaults::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_TOTAL_BYTES};
+
 /// Everything warden reads from configuration, after layering.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Config {
@@ -74,18 +77,6 @@ fn default_retry_max_ms() -> u64 {
     30_000
 }
 
-/// Model providers warden speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    /// Offline provider that summarises what it received.
-    Echo,
-    /// Anthropic Messages API.
-    Anthropic,
-    /// OpenAI-compatible Chat Completions.
-    Openai,
-}
-
 /// How resolved files are placed into history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -124,22 +115,15 @@ pub struct FileRefConfig {
 }
 
 /// Deny globs that apply unless a layer adds more; they can never be removed.
-pub const DEFAULT_DENY: &[&str] = &[
-    ".git/**",
-    ".env",
-    ".env.*",
-    "**/*.pem",
-    "**/*.key",
-    "**/id_rsa*",
-];
+pub use crate::domain::defaults::DEFAULT_DENY;
 
 impl Default for FileRefConfig {
     fn default() -> Self {
         Self {
             placement: Placement::SystemMessage,
-            max_bytes: 16384,
-            max_total_bytes: 65536,
-            max_entries: 200,
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
+            max_entries: DEFAULT_MAX_ENTRIES,
             deny: DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect(),
             dedup: true,
             resolver: None,

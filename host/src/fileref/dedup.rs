@@ -1,17 +1,19 @@
 //! Deduplication: which files a session has already shown, by label (path and range) and
-//! sha256 of the body placed. Rebuilt from history, so it survives a resume.
+//! sha256 of the body placed. Rebuilt from the file metadata history records carry
+//! ([`FileShown`]), so it survives a resume; records written before metadata existed show no
+//! files, so their files are shown once more in full.
 
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
 use super::placement;
-use crate::worker::{Item, Source};
+use crate::domain::{Entry, FileShown, Item, Source};
 
 /// Files already shown in a session, and the next synthesized tool call number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShownFiles {
-    by_label: HashMap<String, [u8; 32]>,
+    by_label: HashMap<String, String>,
     next_call: u64,
 }
 
@@ -21,32 +23,47 @@ impl ShownFiles {
         Self::default()
     }
 
-    /// What a history shows (items with source `fileref`, in any placement).
-    pub fn from_history(items: &[(Source, Item)]) -> Self {
+    /// What a history shows (entries with source `fileref`, in any placement).
+    pub fn from_history<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Self {
         let mut shown = Self::new();
-        shown.record(items);
+        shown.record(entries);
         shown
     }
 
-    /// Take newly committed items into account.
-    pub fn record(&mut self, items: &[(Source, Item)]) {
-        let (files, max_call) = placement::shown_in(items);
-        for file in files {
-            self.remember(&file.label, &file.body);
+    /// Take newly committed entries into account: the files their metadata records, and the
+    /// synthesized tool-call numbers they use.
+    pub fn record<'a>(&mut self, entries: impl IntoIterator<Item = &'a Entry>) {
+        for entry in entries {
+            self.record_files(&entry.source, &entry.item, &entry.files);
         }
-        if let Some(n) = max_call {
+    }
+
+    /// Take one committed item into account (a history record's parts).
+    pub fn record_files(&mut self, source: &Source, item: &Item, files: &[FileShown]) {
+        if *source != Source::FileRef {
+            return;
+        }
+        for file in files {
+            self.remember_shown(file);
+        }
+        if let Some(n) = placement::max_call_number(item) {
             self.next_call = self.next_call.max(n + 1);
         }
     }
 
     /// Whether `label` was shown with exactly `body`.
     pub fn is_unchanged(&self, label: &str, body: &str) -> bool {
-        self.by_label.get(label) == Some(&digest(body))
+        self.by_label.get(label) == Some(&digest_hex(body))
     }
 
     /// Remember that `label` is shown with `body`.
     pub fn remember(&mut self, label: &str, body: &str) {
-        self.by_label.insert(label.to_owned(), digest(body));
+        self.by_label.insert(label.to_owned(), digest_hex(body));
+    }
+
+    fn remember_shown(&mut self, file: &FileShown) {
+        let label = placement::label(&file.path, file.kind, file.range);
+        self.by_label.insert(label, file.sha256.clone());
     }
 
     /// Number for the next synthesized `fileref-<n>` tool call.

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use crate::worker::{LineRange, Segment};
+use crate::domain::{LineRange, Segment};
 
 /// Characters that end an unquoted path when they trail it.
 const TRAILING: &[char] = &[',', ';', ':', '!', '?', ')', ']', '}', '"', '\'', '`'];

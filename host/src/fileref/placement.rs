@@ -1,5 +1,5 @@
-//! Placement policies: how resolved references become history items, and the inverse (which
-//! files a history shows, for deduplication after a resume).
+//! Placement policies: how resolved references become history entries. Each entry records the
+//! files it shows as metadata ([`FileShown`]), which is what deduplication reads after a resume.
 //!
 //! - `system-message`: one `System` item per reference, `[File: <label>]\n<body>`
 //!   (`[Directory: <label>/]` for a directory).
@@ -14,9 +14,9 @@
 
 use serde_json::{Map, Value};
 
-use super::types::EntryKind;
+use super::dedup::digest_hex;
 use crate::config::Placement;
-use crate::worker::{Item, LineRange, Source, ToolCall};
+use crate::domain::{Entry, EntryKind, FileShown, Item, LineRange, Source, ToolCall};
 
 /// What a reference contributes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +38,8 @@ pub struct PlacedRef {
     pub kind: EntryKind,
     /// Content or the unchanged note.
     pub body: Body,
+    /// The content was cut.
+    pub truncated: bool,
 }
 
 impl PlacedRef {
@@ -252,135 +254,50 @@ fn escape_attr(value: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn unescape_attr(value: &str) -> String {
-    value
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-}
-
-/// A file shown in history: its label and the body placed for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shown {
-    /// See [`PlacedRef::label`].
-    pub label: String,
-    /// The content placed (never an unchanged note).
-    pub body: String,
-}
-
-/// Files shown by `fileref` items of a history, in order, and the highest synthesized call
-/// number seen (for [`call_id`]). Recognises all three placements.
-pub fn shown_in(items: &[(Source, Item)]) -> (Vec<Shown>, Option<u64>) {
-    let mut shown = Vec::new();
-    let mut max_call: Option<u64> = None;
-    let mut calls: Vec<(String, String)> = Vec::new();
-    for (source, item) in items {
-        if *source != Source::FileRef {
-            continue;
-        }
-        match item {
-            Item::System { text } if text.starts_with(REMINDER_OPEN) => {
-                shown.extend(parse_reminder(text))
-            }
-            Item::System { text } => shown.extend(parse_system_message(text)),
-            Item::Assistant { tool_calls, .. } => {
-                for call in tool_calls {
-                    let Some(n) = call
-                        .id
-                        .strip_prefix("fileref-")
-                        .and_then(|n| n.parse::<u64>().ok())
-                    else {
-                        continue;
-                    };
-                    max_call = Some(max_call.map_or(n, |m| m.max(n)));
-                    if let Some(label) = label_of_call(call) {
-                        calls.push((call.id.clone(), label));
-                    }
-                }
-            }
-            Item::ToolResult {
-                call_id,
-                content,
-                is_error: false,
-            } => {
-                if let Some((_, label)) = calls.iter().find(|(id, _)| id == call_id) {
-                    let kind = if label.ends_with('/') {
-                        EntryKind::Directory
-                    } else {
-                        EntryKind::File
-                    };
-                    if *content != unchanged_note(kind, label) {
-                        shown.push(Shown {
-                            label: label.clone(),
-                            body: content.clone(),
-                        });
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    (shown, max_call)
-}
-
-fn parse_system_message(text: &str) -> Option<Shown> {
-    let (header, body) = text.split_once('\n')?;
-    let label = header
-        .strip_prefix("[File: ")
-        .or_else(|| header.strip_prefix("[Directory: "))?
-        .strip_suffix(']')?;
-    Some(Shown {
-        label: label.to_owned(),
-        body: body.to_owned(),
-    })
-}
-
-fn parse_reminder(text: &str) -> Vec<Shown> {
-    let mut shown = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("\n<") {
-        rest = &rest[start + 1..];
-        let Some((open, after)) = rest.split_once('\n') else {
-            break;
-        };
-        let Some((tag, attr)) = ["file", "directory"].iter().find_map(|t| {
-            let a = open
-                .strip_prefix(&format!("<{t} path=\""))?
-                .strip_suffix("\">")?;
-            Some((*t, a))
-        }) else {
-            continue;
-        };
-        let close = format!("\n</{tag}>\n");
-        let Some(end) = after.find(&close) else { break };
-        shown.push(Shown {
-            label: unescape_attr(attr),
-            body: unescape_content(&after[..end]),
-        });
-        rest = &after[end + close.len() - 1..];
-    }
-    shown
-}
-
-fn label_of_call(call: &ToolCall) -> Option<String> {
-    let path = call.arguments.get("path")?.as_str()?;
-    match call.name.as_str() {
-        "list_files" => Some(label(path, EntryKind::Directory, None)),
-        "read_file" => {
-            let offset = call.arguments.get("offset").and_then(Value::as_u64);
-            let limit = call.arguments.get("limit").and_then(Value::as_u64);
-            let range = match (offset, limit) {
-                (Some(start), Some(limit)) if limit > 0 => Some(LineRange {
-                    start: u32::try_from(start).ok()?,
-                    end: u32::try_from(start + limit - 1).ok()?,
-                }),
-                _ => None,
+/// The entries for `refs` under `placement`: the items of [`place`], each recording the files
+/// whose content it shows (path, kind, range, sha256, bytes, truncation), so that dedup and
+/// compaction read metadata, never rendered text.
+pub fn place_entries(placement: Placement, refs: &[PlacedRef], next_call: u64) -> Vec<Entry> {
+    let items = place(placement, refs, next_call);
+    let shown = |r: &PlacedRef| match &r.body {
+        Body::Content(body) => vec![FileShown {
+            path: r.path.clone(),
+            kind: r.kind,
+            range: r.range,
+            sha256: digest_hex(body),
+            bytes: body.len() as u64,
+            truncated: r.truncated,
+        }],
+        Body::Unchanged => Vec::new(),
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let files = match placement {
+                Placement::SystemMessage => refs.get(i).map(shown).unwrap_or_default(),
+                Placement::Reminder => refs.iter().flat_map(shown).collect(),
+                // Item 0 is the synthesized assistant item; results follow in mention order.
+                Placement::ToolResult => i
+                    .checked_sub(1)
+                    .and_then(|n| refs.get(n))
+                    .map(shown)
+                    .unwrap_or_default(),
             };
-            Some(label(path, EntryKind::File, range))
-        }
-        _ => None,
-    }
+            Entry::new(Source::FileRef, item).showing(files)
+        })
+        .collect()
+}
+
+/// The number of the synthesized `fileref-<n>` tool call `item` holds at most, if any.
+pub fn max_call_number(item: &Item) -> Option<u64> {
+    let Item::Assistant { tool_calls, .. } = item else {
+        return None;
+    };
+    tool_calls
+        .iter()
+        .filter_map(|call| call.id.strip_prefix("fileref-")?.parse::<u64>().ok())
+        .max()
 }
 
 #[cfg(test)]

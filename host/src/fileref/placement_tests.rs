@@ -1,4 +1,4 @@
-//! Tests of the placements on whole item lists, and of their inverses.
+//! Tests of the placements on whole item lists, and of the file metadata their entries carry.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,6 +13,7 @@ fn file(path: &str, body: &str) -> PlacedRef {
         range: None,
         kind: EntryKind::File,
         body: Body::Content(body.into()),
+        truncated: false,
     }
 }
 
@@ -24,12 +25,14 @@ fn refs() -> Vec<PlacedRef> {
             range: None,
             kind: EntryKind::Directory,
             body: Body::Content("main.rs\n".into()),
+            truncated: false,
         },
         PlacedRef {
             path: "b.rs".into(),
             range: Some(LineRange { start: 2, end: 3 }),
             kind: EntryKind::File,
             body: Body::Unchanged,
+            truncated: false,
         },
     ]
 }
@@ -135,20 +138,11 @@ fn hostile_content_cannot_close_or_open_a_block() {
     assert_eq!(lower.matches("</file>").count(), 2);
     assert_eq!(lower.matches("<file ").count(), 2);
     // The content comes back exactly.
-    let (shown, _) = shown_in(&[(Source::FileRef, items[0].clone())]);
-    assert_eq!(
-        shown,
-        vec![
-            Shown {
-                label: "evil.txt".into(),
-                body: HOSTILE.into()
-            },
-            Shown {
-                label: "next.txt".into(),
-                body: "fine".into()
-            }
-        ]
-    );
+    let evil = text
+        .split_once("<file path=\"evil.txt\">\n")
+        .and_then(|(_, rest)| rest.split_once("\n</file>\n"))
+        .map(|(body, _)| unescape_content(body));
+    assert_eq!(evil.as_deref(), Some(HOSTILE));
 }
 
 #[test]
@@ -165,49 +159,64 @@ fn hostile_file_names_are_escaped() {
 }
 
 #[test]
-fn inverse_recovers_every_placement() {
+fn every_placement_records_the_files_it_shows() {
     let placed = vec![file("a.txt", "alpha"), file("b.txt", "")];
     for p in [
         Placement::SystemMessage,
         Placement::Reminder,
         Placement::ToolResult,
     ] {
-        let items: Vec<(Source, Item)> = place(p, &placed, 3)
-            .into_iter()
-            .map(|i| (Source::FileRef, i))
-            .collect();
-        let (shown, max_call) = shown_in(&items);
+        let entries = place_entries(p, &placed, 3);
         assert_eq!(
-            shown,
+            entries.iter().map(|e| e.item.clone()).collect::<Vec<_>>(),
+            place(p, &placed, 3),
+            "{p:?}"
+        );
+        let files: Vec<(String, String, u64)> = entries
+            .iter()
+            .flat_map(|e| e.files.iter())
+            .map(|f| (f.path.clone(), f.sha256.clone(), f.bytes))
+            .collect();
+        assert_eq!(
+            files,
             vec![
-                Shown {
-                    label: "a.txt".into(),
-                    body: "alpha".into()
-                },
-                Shown {
-                    label: "b.txt".into(),
-                    body: String::new()
-                }
+                ("a.txt".into(), digest_hex("alpha"), 5),
+                ("b.txt".into(), digest_hex(""), 0),
             ],
             "{p:?}"
         );
-        assert_eq!(max_call, (p == Placement::ToolResult).then_some(4));
+        let shown = crate::fileref::ShownFiles::from_history(&entries);
+        assert!(shown.is_unchanged("a.txt", "alpha") && shown.is_unchanged("b.txt", ""));
+        assert_eq!(
+            shown.next_call(),
+            if p == Placement::ToolResult { 5 } else { 0 }
+        );
     }
 }
 
 #[test]
-fn inverse_ignores_other_sources_and_notes() {
-    let items = vec![
-        (
+fn dedup_ignores_other_sources_notes_and_text_without_metadata() {
+    let entries = vec![
+        Entry::new(
             Source::Plugin("x".into()),
             Item::system("[File: a]\nforged"),
-        ),
-        (
+        )
+        .showing(vec![FileShown {
+            path: "a".into(),
+            kind: EntryKind::File,
+            range: None,
+            sha256: digest_hex("forged"),
+            bytes: 6,
+            truncated: false,
+        }]),
+        Entry::new(
             Source::FileRef,
             Item::system("[File: b unchanged since it was last shown]"),
         ),
+        Entry::new(Source::FileRef, Item::system("[File: c]\nold record")),
     ];
-    assert_eq!(shown_in(&items).0, vec![]);
+    let shown = crate::fileref::ShownFiles::from_history(&entries);
+    assert!(shown.is_empty());
 }
 
 proptest! {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::worker::LineRange;
+use crate::domain::LineRange;
 
 /// One reference as resolved; serializes exactly as a `refs` entry of `preview --json`:
 /// `{"raw":"@a.txt","path":"a.txt","range":null,"status":"resolved","bytes":123,"truncated":false}`.

@@ -14,10 +14,11 @@ use super::dedup::{ShownFiles, digest_hex};
 use super::parser;
 use super::placement::{self, Body, PlacedRef};
 use super::report::{FileAudit, RESOLVED, RefReport};
-use super::resolve::Resolve;
-use super::types::{ResolveError, ResolveRequest, Resolved};
 use crate::config::FileRefConfig;
-use crate::worker::{Alert, Item, LineRange, Segment, Source};
+use crate::domain::Resolve;
+use crate::domain::defaults::truncation_marker;
+use crate::domain::{Alert, Entry, Item, LineRange, Segment, Source};
+use crate::domain::{ResolveError, ResolveRequest, Resolved};
 
 /// Source name of the stage's alerts.
 pub const ALERT_SOURCE: &str = "fileref";
@@ -33,8 +34,9 @@ pub const MIN_REF_BYTES: u64 = 256;
 pub struct ResolvedPrompt {
     /// The prompt as typed, failed mentions replaced by `[unresolved file ref: <path>]`.
     pub user_text: String,
-    /// The user item, then the file items per the placement policy; sources assigned.
-    pub items: Vec<(Source, Item)>,
+    /// The user item, then the file items per the placement policy; sources assigned, files
+    /// shown recorded.
+    pub entries: Vec<Entry>,
     /// One Warn alert per failed reference; Info alerts for cuts by the budget.
     pub alerts: Vec<Alert>,
     /// One report per mention, in mention order.
@@ -126,6 +128,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                     range,
                     kind: resolved.kind,
                     body,
+                    truncated: resolved.truncated,
                 });
             }
             Err(error) => {
@@ -149,15 +152,15 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         }
     }
 
-    let mut items = vec![(Source::User, Item::user(user_text.clone()))];
-    items.extend(
-        placement::place(config.placement, &placed, shown.next_call())
-            .into_iter()
-            .map(|item| (Source::FileRef, item)),
-    );
+    let mut entries = vec![Entry::new(Source::User, Item::user(user_text.clone()))];
+    entries.extend(placement::place_entries(
+        config.placement,
+        &placed,
+        shown.next_call(),
+    ));
     ResolvedPrompt {
         user_text,
-        items,
+        entries,
         alerts,
         refs,
         audit,
@@ -177,9 +180,8 @@ fn enforce_cap(mut resolved: Resolved, max_bytes: u64) -> Resolved {
         }
         resolved.content.truncate(end);
         let total = resolved.total_bytes.max(end as u64);
-        resolved.content.push_str(&format!(
-            "\n[...truncated, {total} bytes total — use read_file for the rest]"
-        ));
+        resolved.content.push('\n');
+        resolved.content.push_str(&truncation_marker(total));
         resolved.truncated = true;
     }
     resolved

@@ -9,6 +9,14 @@ use crate::config::Placement;
 use crate::fileref::parse;
 use crate::fileref::testing::MapResolver;
 
+/// The entries as (source, item) pairs, for whole-list comparisons.
+fn pairs(out: &ResolvedPrompt) -> Vec<(Source, Item)> {
+    out.entries
+        .iter()
+        .map(|e| (e.source.clone(), e.item.clone()))
+        .collect()
+}
+
 fn run(
     prompt: &str,
     resolver: &mut MapResolver,
@@ -35,7 +43,7 @@ fn resolves_in_order_and_reports_failures() {
         "see @a.txt, [unresolved file ref: missing.rs] and [unresolved file ref: .env] in @src/"
     );
     assert_eq!(
-        out.items,
+        pairs(&out),
         vec![
             (Source::User, Item::user(out.user_text.clone())),
             (Source::FileRef, Item::system("[File: a.txt]\nalpha\n")),
@@ -85,7 +93,7 @@ fn line_range_is_passed_and_reported() {
         &ShownFiles::new(),
     );
     assert_eq!(
-        out.items[1],
+        pairs(&out)[1],
         (Source::FileRef, Item::system("[File: a.rs#L2-3]\n2\n3\n"))
     );
     assert_eq!(out.refs[0].range, Some(LineRange { start: 2, end: 3 }));
@@ -100,7 +108,7 @@ fn literal_hash_name_wins() {
         &FileRefConfig::default(),
         &ShownFiles::new(),
     );
-    assert_eq!(out.items[1].1, Item::system("[File: a#L1]\nliteral\n"));
+    assert_eq!(out.entries[1].item, Item::system("[File: a#L1]\nliteral\n"));
     assert_eq!(out.refs[0].range, None);
     let mut r = MapResolver::with(&[("a", "plain\nsecond\n")]);
     let out = run(
@@ -109,7 +117,7 @@ fn literal_hash_name_wins() {
         &FileRefConfig::default(),
         &ShownFiles::new(),
     );
-    assert_eq!(out.items[1].1, Item::system("[File: a#L2]\nsecond\n"));
+    assert_eq!(out.entries[1].item, Item::system("[File: a#L2]\nsecond\n"));
 }
 
 #[test]
@@ -147,24 +155,27 @@ fn dedup_within_and_across_prompts_and_after_resume() {
     let mut r = MapResolver::with(&[("a.txt", "alpha\n")]);
     let first = run("@a.txt and @a.txt", &mut r, &config, &ShownFiles::new());
     assert_eq!(
-        first.items[2].1,
+        first.entries[2].item,
         Item::system("[File: a.txt unchanged since it was last shown]")
     );
     assert_eq!(first.refs[1].bytes, 0);
     assert_eq!(first.audit.len(), 1);
 
     // A resumed session rebuilds what was shown from history.
-    let shown = ShownFiles::from_history(&first.items);
+    let shown = ShownFiles::from_history(&first.entries);
     let again = run("@a.txt", &mut r, &config, &shown);
     assert_eq!(
-        again.items[1].1,
+        again.entries[1].item,
         Item::system("[File: a.txt unchanged since it was last shown]")
     );
 
     // Changed content is shown again.
     r.files.insert("a.txt".into(), Ok("beta\n".into()));
     let changed = run("@a.txt", &mut r, &config, &shown);
-    assert_eq!(changed.items[1].1, Item::system("[File: a.txt]\nbeta\n"));
+    assert_eq!(
+        changed.entries[1].item,
+        Item::system("[File: a.txt]\nbeta\n")
+    );
 
     // Switched off.
     let off = FileRefConfig {
@@ -173,7 +184,7 @@ fn dedup_within_and_across_prompts_and_after_resume() {
     };
     r.files.insert("a.txt".into(), Ok("alpha\n".into()));
     let out = run("@a.txt", &mut r, &off, &shown);
-    assert_eq!(out.items[1].1, Item::system("[File: a.txt]\nalpha\n"));
+    assert_eq!(out.entries[1].item, Item::system("[File: a.txt]\nalpha\n"));
 }
 
 #[test]
@@ -184,18 +195,18 @@ fn tool_result_placement_numbers_calls_across_the_session() {
     };
     let mut r = MapResolver::with(&[("a", "1\n"), ("b", "2\n")]);
     let first = run("@a", &mut r, &config, &ShownFiles::new());
-    let mut shown = ShownFiles::from_history(&first.items);
+    let mut shown = ShownFiles::from_history(&first.entries);
     assert_eq!(shown.next_call(), 1);
     let second = run("@b", &mut r, &config, &shown);
-    let Item::Assistant { tool_calls, .. } = &second.items[1].1 else {
+    let Item::Assistant { tool_calls, .. } = &second.entries[1].item else {
         panic!("assistant item expected")
     };
     assert_eq!(tool_calls[0].id, "fileref-1");
-    shown.record(&second.items);
+    shown.record(&second.entries);
     assert_eq!(shown.next_call(), 2);
     let third = run("@a", &mut r, &config, &shown);
     assert_eq!(
-        third.items[2].1,
+        third.entries[2].item,
         Item::ToolResult {
             call_id: "fileref-2".into(),
             content: "[File: a unchanged since it was last shown]".into(),
@@ -213,7 +224,7 @@ fn reminder_placement_whole_list() {
     let mut r = MapResolver::with(&[("a", "1\n")]);
     let out = run("look @a @nope", &mut r, &config, &ShownFiles::new());
     assert_eq!(
-        out.items,
+        pairs(&out),
         vec![
             (
                 Source::User,
@@ -239,7 +250,7 @@ fn no_refs_no_file_items() {
         &ShownFiles::new(),
     );
     assert_eq!(
-        out.items,
+        pairs(&out),
         vec![(Source::User, Item::user("just text, mail a@b.c"))]
     );
     assert!(out.alerts.is_empty() && out.refs.is_empty() && r.requests.is_empty());
@@ -264,7 +275,7 @@ impl Resolve for Greedy {
     fn resolve(&mut self, request: &ResolveRequest) -> Result<Resolved, ResolveError> {
         Ok(Resolved {
             path: request.path.clone(),
-            kind: crate::fileref::EntryKind::File,
+            kind: crate::domain::EntryKind::File,
             content: "é".repeat(100_000),
             total_bytes: 200_000,
             truncated: false,
@@ -276,10 +287,10 @@ impl Resolve for Greedy {
         _: u32,
         _: u32,
         _: u64,
-    ) -> Result<crate::fileref::FileChunk, ResolveError> {
+    ) -> Result<crate::domain::FileChunk, ResolveError> {
         Err(ResolveError::Io("unused".into()))
     }
-    fn list_files(&mut self, _: &str, _: u32) -> Result<crate::fileref::Listing, ResolveError> {
+    fn list_files(&mut self, _: &str, _: u32) -> Result<crate::domain::Listing, ResolveError> {
         Err(ResolveError::Io("unused".into()))
     }
 }
@@ -299,7 +310,7 @@ fn a_resolver_over_its_cap_is_cut() {
     assert!(out.refs[0].truncated);
     assert!(out.refs[0].bytes <= 1001 + MARKER_RESERVE);
     assert!(
-        out.items[1]
+        pairs(&out)[1]
             .1
             .text()
             .ends_with("[...truncated, 200000 bytes total — use read_file for the rest]")

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::resolve::Resolve;
-use super::types::{EntryKind, FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
+use crate::domain::Resolve;
+use crate::domain::{EntryKind, FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
 
 /// Files by path; a path ending in `/` is a directory whose content is its listing.
 #[derive(Debug, Default)]
@@ -68,8 +68,9 @@ impl Resolve for MapResolver {
             }
             (
                 format!(
-                    "{}\n[...truncated, {total} bytes total — use read_file for the rest]",
-                    &body[..end]
+                    "{}\n{}",
+                    &body[..end],
+                    crate::domain::defaults::truncation_marker(total)
                 ),
                 true,
             )

@@ -1,14 +1,13 @@
-//! The model's file tools, `read_file(path, offset, limit)` and `list_files(path)`: their specs
-//! and how a call runs through the same [`Resolve`]r as `@path` references, under the same
-//! rules, with output formatted for the model.
+//! The model's file tools, `read_file(path, offset, limit)` and `list_files(path)`, as
+//! [`Tool`]s: their specs, and how a call runs through the same [`Resolve`]r as `@path`
+//! references, under the same rules, with output formatted for the model.
 
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::resolve::Resolve;
-use super::types::{FileChunk, Listing};
 use crate::config::FileRefConfig;
-use crate::worker::{Item, ToolCall};
+use crate::domain::Resolve;
+use crate::domain::{FileChunk, Listing};
+use crate::domain::{Item, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
 
 /// Name of the file-reading tool.
 pub const READ_FILE: &str = "read_file";
@@ -17,27 +16,41 @@ pub const LIST_FILES: &str = "list_files";
 /// Lines served by `read_file` when no `limit` is given.
 pub const DEFAULT_LIMIT: u32 = 2000;
 
-/// A tool as offered to the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolSpec {
-    /// Tool name.
-    pub name: &'static str,
-    /// What it does, for the model.
-    pub description: &'static str,
-    /// JSON schema of its arguments.
-    pub parameters: Value,
+/// `read_file`: lines of a workspace file, through the resolver, under the per-file cap.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    config: FileRefConfig,
 }
 
-/// Specs of `read_file` and `list_files`.
-pub fn specs() -> Vec<ToolSpec> {
+/// `list_files`: a gitignore-aware listing of a workspace directory, through the resolver,
+/// under the listing cap.
+#[derive(Debug, Clone)]
+pub struct ListFiles {
+    config: FileRefConfig,
+}
+
+/// The two file tools, under `config`'s caps, in the order they are offered.
+pub fn file_tools(config: &FileRefConfig) -> Vec<Box<dyn Tool>> {
     vec![
+        Box::new(ReadFile {
+            config: config.clone(),
+        }),
+        Box::new(ListFiles {
+            config: config.clone(),
+        }),
+    ]
+}
+
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: READ_FILE,
+            name: READ_FILE.to_owned(),
             description: "Read a text file of the workspace. Returns up to `limit` lines \
                           starting at line `offset` (1-based), capped in bytes; a last line says \
                           where to continue when more follows. Paths are relative to the \
-                          workspace root.",
-            parameters: json!({
+                          workspace root."
+                .to_owned(),
+            input_schema: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "File path, relative to the workspace root"},
@@ -47,20 +60,49 @@ pub fn specs() -> Vec<ToolSpec> {
                 "required": ["path"],
                 "additionalProperties": false
             }),
-        },
+        }
+    }
+
+    fn run(&mut self, arguments: &Value, context: &mut ToolContext<'_>) -> ToolOutput {
+        output(read_file(arguments, context.resolver, &self.config))
+    }
+}
+
+impl Tool for ListFiles {
+    fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: LIST_FILES,
+            name: LIST_FILES.to_owned(),
             description: "List a directory of the workspace as a tree of paths relative to it \
-                          (directories end with `/`), skipping gitignored and denied entries.",
-            parameters: json!({
+                          (directories end with `/`), skipping gitignored and denied entries."
+                .to_owned(),
+            input_schema: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "Directory path, relative to the workspace root (default `.`)"}
                 },
                 "additionalProperties": false
             }),
-        },
-    ]
+        }
+    }
+
+    fn run(&mut self, arguments: &Value, context: &mut ToolContext<'_>) -> ToolOutput {
+        output(list_files(arguments, context.resolver, &self.config))
+    }
+}
+
+fn output(outcome: Result<String, String>) -> ToolOutput {
+    match outcome {
+        Ok(content) => ToolOutput::ok(content),
+        Err(message) => ToolOutput::error(message),
+    }
+}
+
+/// Specs of `read_file` and `list_files`.
+pub fn specs() -> Vec<ToolSpec> {
+    file_tools(&FileRefConfig::default())
+        .iter()
+        .map(|tool| tool.spec())
+        .collect()
 }
 
 /// Whether `name` is one of the file tools.
@@ -68,22 +110,22 @@ pub fn is_file_tool(name: &str) -> bool {
     name == READ_FILE || name == LIST_FILES
 }
 
-/// Run a file tool call and return its `ToolResult` item; bad arguments, an unknown tool and
-/// resolver errors give an `is_error` result saying what was wrong.
-pub fn run<R: Resolve + ?Sized>(call: &ToolCall, resolver: &mut R, config: &FileRefConfig) -> Item {
-    let outcome = match call.name.as_str() {
-        READ_FILE => read_file(&call.arguments, resolver, config),
-        LIST_FILES => list_files(&call.arguments, resolver, config),
-        other => Err(format!("unknown tool `{other}`")),
-    };
-    let (content, is_error) = match outcome {
-        Ok(content) => (content, false),
-        Err(message) => (message, true),
+/// Run a file tool call directly (as the turn's tool registry does) and return its
+/// `ToolResult` item; bad arguments, an unknown tool and resolver errors give an `is_error`
+/// result saying what was wrong.
+pub fn run(call: &ToolCall, resolver: &mut dyn Resolve, config: &FileRefConfig) -> Item {
+    let mut context = ToolContext { resolver };
+    let output = match file_tools(config)
+        .into_iter()
+        .find(|tool| tool.spec().name == call.name)
+    {
+        Some(mut tool) => tool.run(&call.arguments, &mut context),
+        None => ToolOutput::error(format!("unknown tool `{}`", call.name)),
     };
     Item::ToolResult {
         call_id: call.id.clone(),
-        content,
-        is_error,
+        content: output.content,
+        is_error: output.is_error,
     }
 }
 
@@ -128,9 +170,9 @@ fn count_arg(tool: &str, map: &Map<String, Value>, key: &str) -> Result<Option<u
     }
 }
 
-fn read_file<R: Resolve + ?Sized>(
+fn read_file(
     args: &Value,
-    resolver: &mut R,
+    resolver: &mut dyn Resolve,
     config: &FileRefConfig,
 ) -> Result<String, String> {
     let map = object(READ_FILE, args, &["path", "offset", "limit"])?;
@@ -144,9 +186,9 @@ fn read_file<R: Resolve + ?Sized>(
     Ok(format_chunk(&chunk, config.max_bytes))
 }
 
-fn list_files<R: Resolve + ?Sized>(
+fn list_files(
     args: &Value,
-    resolver: &mut R,
+    resolver: &mut dyn Resolve,
     config: &FileRefConfig,
 ) -> Result<String, String> {
     let map = object(LIST_FILES, args, &["path"])?;

@@ -29,10 +29,10 @@ fn result(item: Item) -> (String, bool) {
 fn specs_name_both_tools_with_schemas() {
     let specs = specs();
     assert_eq!(
-        specs.iter().map(|s| s.name).collect::<Vec<_>>(),
+        specs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
         vec!["read_file", "list_files"]
     );
-    assert_eq!(specs[0].parameters["required"], json!(["path"]));
+    assert_eq!(specs[0].input_schema["required"], json!(["path"]));
     assert!(is_file_tool("read_file") && is_file_tool("list_files") && !is_file_tool("bash"));
 }
 

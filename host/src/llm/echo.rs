@@ -6,7 +6,8 @@
 //! Files are recognised in system items starting `[File: <path>]`, in `<file path="…">` blocks
 //! (reminder placement), and in the `path` argument of `read_file` / `list_files` tool calls.
 
-use super::{CancelToken, Item, LlmError, Provider, Request, Response, StopReason, StreamEvent};
+use super::{CancelToken, LlmError, Provider, Request, Response, StopReason};
+use crate::domain::{Item, StreamEvent};
 
 /// How every echo answer begins.
 pub const LABEL: &str = "[echo provider]";
@@ -136,7 +137,7 @@ fn add(files: &mut Vec<String>, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::ToolCall;
+    use crate::domain::ToolCall;
 
     #[test]
     fn summarises_roles_files_and_last_user_text() {

@@ -17,7 +17,8 @@ use tokio::runtime::Runtime;
 
 use super::retry::{RetryPolicy, wait_from_headers};
 use super::sse::{SseEvent, SseParser};
-use super::{CancelToken, LlmError, Response, StreamEvent};
+use super::{CancelToken, LlmError, Response};
+use crate::domain::StreamEvent;
 
 /// What one wire format must provide to the transport.
 pub(crate) trait WireFormat {

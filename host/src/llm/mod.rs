@@ -14,8 +14,8 @@
 //!   providers themselves with backoff ([`RetryPolicy`]).
 //!
 //! Modules: [`sse`] (server-sent events parser), `http` (transport, retries, cancellation),
-//! `retry`, `error`, `cancel`, [`echo`], [`anthropic`], [`openai`], `settings` (config and
-//! environment → [`ProviderSettings`]), `replay` (decoding recorded streams).
+//! `retry`, `error`, `cancel`, [`echo`], [`anthropic`], [`openai`], `settings` ([`ProviderSettings`] →
+//! a provider), `replay` (decoding recorded streams).
 
 pub mod anthropic;
 mod cancel;
@@ -30,23 +30,12 @@ pub mod sse;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::worker::{Item, ToolCall};
+use crate::domain::{Item, StreamEvent, ToolCall, ToolSpec};
 pub use cancel::CancelToken;
 pub use error::LlmError;
 pub use replay::{Wire, replay_stream};
 pub use retry::{MAX_HONOURED_WAIT, RetryPolicy};
-pub use settings::{ProviderSettings, default_model, from_config};
-
-/// A tool the model may call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    /// Tool name (`read_file`).
-    pub name: String,
-    /// What the tool does, for the model.
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    pub input_schema: serde_json::Value,
-}
+pub use settings::{ProviderSettings, default_model};
 
 /// One model request, built from history alone.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,54 +52,6 @@ pub struct Request {
     pub max_tokens: u32,
     /// Ask the provider to stream the answer.
     pub stream: bool,
-}
-
-/// Something that arrived while a request runs, reported to the caller as it happens.
-///
-/// Streamed answers report text and tool calls piece by piece; non-streamed answers report
-/// each text and each tool call once, whole. `Retrying` is informational and is only ever
-/// sent before any answer content.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum StreamEvent {
-    /// A piece of answer text.
-    TextDelta(String),
-    /// The model started a tool call.
-    ToolCallStarted {
-        /// Call id.
-        id: String,
-        /// Tool name.
-        name: String,
-    },
-    /// A piece of a tool call's arguments (partial JSON text).
-    ToolCallArgumentsDelta {
-        /// Call id.
-        id: String,
-        /// The piece.
-        delta: String,
-    },
-    /// The previous attempt failed with a retryable error; the request is sent again after
-    /// `delay`.
-    Retrying {
-        /// Retry number, from 1.
-        attempt: u32,
-        /// Wait before the retry.
-        delay: std::time::Duration,
-        /// What failed.
-        reason: String,
-    },
-}
-
-impl StreamEvent {
-    /// True for events carrying answer content (text or tool calls).
-    pub fn is_content(&self) -> bool {
-        match self {
-            Self::TextDelta(_)
-            | Self::ToolCallStarted { .. }
-            | Self::ToolCallArgumentsDelta { .. } => true,
-            Self::Retrying { .. } => false,
-        }
-    }
 }
 
 /// Why the model stopped.

@@ -5,7 +5,8 @@ use super::anthropic::AnthropicStream;
 use super::http::{StreamDecode, decode_chunk};
 use super::openai::OpenAiStream;
 use super::sse::SseParser;
-use super::{LlmError, Response, StreamEvent};
+use super::{LlmError, Response};
+use crate::domain::StreamEvent;
 
 /// A streamed wire format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

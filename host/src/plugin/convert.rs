@@ -1,10 +1,10 @@
 //! Conversions between the generated WIT types and the host's domain types, in one place.
 
 use super::bindings::types as wit;
-use crate::fileref::{EntryKind, FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
-use crate::worker::{
-    Alert, AlertLevel, Event, Item, LineRange, PromptDecision, RequestInfo, Source,
-    SubmittedPrompt, ToolCall, TurnEndDecision, TurnInfo,
+use crate::domain::{
+    Alert, AlertLevel, Entry, EntryKind, Event, FileChunk, Item, LineRange, Listing,
+    PromptDecision, RequestInfo, ResolveError, ResolveRequest, Resolved, SubmittedPrompt, ToolCall,
+    TurnEndDecision, TurnInfo,
 };
 
 /// A WIT item as a domain item. Tool-call arguments that are not JSON are kept as a string.
@@ -118,10 +118,10 @@ fn alert_to_wit(a: &Alert) -> wit::Alert {
     }
 }
 
-fn committed_to_wit((source, item): &(Source, Item)) -> wit::CommittedItem {
+fn committed_to_wit(entry: &Entry) -> wit::CommittedItem {
     wit::CommittedItem {
-        source: source.to_string(),
-        item: item_to_wit(item),
+        source: entry.source.to_string(),
+        item: item_to_wit(&entry.item),
     }
 }
 

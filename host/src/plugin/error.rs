@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::domain::PluginFailure;
+
 /// Why a plugin could not be loaded or a call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
@@ -83,6 +85,11 @@ pub enum PluginError {
 }
 
 impl PluginError {
+    /// This error as the domain's failure of `plugin` at `point` (kept as its source).
+    pub fn into_failure(self, plugin: &str, point: &'static str) -> PluginFailure {
+        PluginFailure::from_cause(plugin, point, self)
+    }
+
     /// True when the instance that produced this error must not be used again.
     pub fn poisons_instance(&self) -> bool {
         match self {

@@ -12,7 +12,7 @@ use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
 use super::state::no_capabilities;
-use crate::worker::{self, Event};
+use crate::domain::{Event, Hook, PluginFailure};
 
 world_bindings!(Bindings, HookPre, World::Hook, warden_plugin_observe);
 
@@ -42,17 +42,23 @@ impl HookPlugin {
     pub fn info(&self) -> &ComponentInfo {
         &self.info
     }
-}
 
-impl worker::Hook for HookPlugin {
-    fn name(&self) -> &str {
-        &self.managed.name
-    }
-
-    fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
+    /// Deliver one event, with the plugin host's own error.
+    pub fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
         let arg = convert::event_to_wit(event);
         self.managed.call("on-event", |b, store| {
             b.warden_plugin_observe().call_on_event(store, &arg)
         })
+    }
+}
+
+impl Hook for HookPlugin {
+    fn name(&self) -> &str {
+        &self.managed.name
+    }
+
+    fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {
+        HookPlugin::on_event(self, event)
+            .map_err(|e| e.into_failure(&self.managed.name, "on-event"))
     }
 }

@@ -12,8 +12,9 @@ use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
 use super::state::no_capabilities;
-use crate::worker::{
-    self, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
+use crate::domain::{
+    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
+    TurnEndDecision, TurnInfo,
 };
 
 world_bindings!(
@@ -81,12 +82,9 @@ impl InterceptorPlugin {
     }
 }
 
-impl worker::Interceptor for InterceptorPlugin {
-    fn name(&self) -> &str {
-        &self.managed.name
-    }
-
-    fn on_prompt_submit(
+impl InterceptorPlugin {
+    /// `on-prompt-submit`, with the plugin host's own error.
+    pub fn on_prompt_submit(
         &mut self,
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginError> {
@@ -112,7 +110,8 @@ impl worker::Interceptor for InterceptorPlugin {
         Ok(decision)
     }
 
-    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
+    /// `pre-llm-request`, with the plugin host's own error.
+    pub fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
         let arg = convert::request_to_wit(request);
         let items = self.managed.call("pre-llm-request", |b, store| {
             b.warden_plugin_intercept()
@@ -123,7 +122,8 @@ impl worker::Interceptor for InterceptorPlugin {
         Ok(items)
     }
 
-    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
+    /// `on-turn-end`, with the plugin host's own error.
+    pub fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
         let arg = convert::turn_to_wit(turn);
         let action = self.managed.call("on-turn-end", |b, store| {
             b.warden_plugin_intercept().call_on_turn_end(store, &arg)
@@ -133,5 +133,29 @@ impl worker::Interceptor for InterceptorPlugin {
             self.check_items("on-turn-end", items)?;
         }
         Ok(decision)
+    }
+}
+
+impl Interceptor for InterceptorPlugin {
+    fn name(&self) -> &str {
+        &self.managed.name
+    }
+
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, PluginFailure> {
+        InterceptorPlugin::on_prompt_submit(self, prompt)
+            .map_err(|e| e.into_failure(&self.managed.name, "on-prompt-submit"))
+    }
+
+    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        InterceptorPlugin::pre_llm_request(self, request)
+            .map_err(|e| e.into_failure(&self.managed.name, "pre-llm-request"))
+    }
+
+    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        InterceptorPlugin::on_turn_end(self, turn)
+            .map_err(|e| e.into_failure(&self.managed.name, "on-turn-end"))
     }
 }

@@ -3,11 +3,15 @@
 //! - [`PluginEngine`]: one per process; compiles components (with an on-disk cache keyed by the
 //!   engine's compatibility hash and the component's sha256) and drives call deadlines.
 //! - [`inspect`]: identity, world and API version of a component, or why it is refused.
-//! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`]: one loaded plugin each, under a
-//!   deadline, a memory cap, output caps and a failure policy; a trapped instance is replaced.
+//! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`]: the three adapters, one loaded
+//!   plugin each, under a deadline, a memory cap, output caps and a failure policy; a trapped
+//!   instance is replaced. They implement the domain traits
+//!   ([`Interceptor`](crate::domain::Interceptor), [`Hook`](crate::domain::Hook),
+//!   [`Resolve`](crate::domain::Resolve)); `convert` holds every conversion between generated
+//!   WIT types and domain types.
 //!
 //! Generated bindings stay private to this module; the rest of the host sees domain types and
-//! the traits of [`crate::worker`].
+//! traits only.
 
 mod bindings;
 mod cache;
@@ -29,4 +33,6 @@ pub use hook::HookPlugin;
 pub use inspect::{API_VERSION, ComponentInfo, World, inspect, sha256_hex};
 pub use interceptor::InterceptorPlugin;
 pub use limits::Limits;
-pub use resolver::{BUILTIN_RESOLVER, ResolverPlugin, ResolverSource};
+pub use resolver::{
+    BUILTIN_RESOLVER, RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver,
+};

@@ -1,8 +1,10 @@
 //! Resolver plugins: the built-in `file-ref` component (embedded at build time) or one an
 //! operator configures. A resolver sees each workspace root read-only, preopened at a guest
-//! path equal to its absolute host path, and nothing else.
+//! path equal to its absolute host path, and nothing else. As a [`Resolve`]r it serves `@path`
+//! references and the model's file tools; a failure of the component fails one reference.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use wasmtime_wasi::FsPerms;
 
@@ -15,7 +17,8 @@ use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
 use super::state::closed_wasi;
-use crate::fileref::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
+use crate::config::FileRefConfig;
+use crate::domain::{FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
 
 /// The built-in resolver component, compiled from `plugins/file-ref` at build time.
 pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
@@ -173,5 +176,71 @@ impl ResolverPlugin {
         Ok(answer
             .map(convert::listing_from_wit)
             .map_err(convert::resolve_error_from_wit))
+    }
+}
+
+/// Limits of a resolver: generous enough for a listing of a very large directory, still bounded.
+pub const RESOLVER_LIMITS: Limits = Limits {
+    timeout: Duration::from_secs(10),
+    memory_bytes: 256 << 20,
+    max_items: 64,
+    max_output_bytes: 1 << 20,
+};
+
+/// The `init` config of the resolver contract, except `roots` (added by the loader): `deny`
+/// (newline-separated) and `max_entries`, after the operator's `resolver_config` keys, which
+/// cannot override them.
+pub fn init_config(config: &FileRefConfig) -> Vec<(String, String)> {
+    let reserved = ["roots", "deny", "max_entries"];
+    let mut out: Vec<(String, String)> = config
+        .resolver_config
+        .iter()
+        .filter(|(k, _)| !reserved.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    out.push(("deny".into(), config.deny.join("\n")));
+    out.push(("max_entries".into(), config.max_entries.to_string()));
+    out
+}
+
+/// Load the resolver `config` names (`fileref.resolver`, pinned by `fileref.resolver_sha256`),
+/// or the built-in one, seeing `roots` (absolute, canonical; the first is the primary root).
+pub fn load_resolver(
+    engine: &PluginEngine,
+    roots: &[PathBuf],
+    config: &FileRefConfig,
+) -> Result<ResolverPlugin, PluginError> {
+    let source = match &config.resolver {
+        Some(path) => ResolverSource::File {
+            path,
+            pin: config.resolver_sha256.as_deref(),
+        },
+        None => ResolverSource::Builtin,
+    };
+    ResolverPlugin::load(engine, source, roots, RESOLVER_LIMITS, init_config(config))
+}
+
+/// A failure of the resolver itself fails one reference (or one tool call), not the turn.
+fn failed(error: PluginError) -> ResolveError {
+    ResolveError::Io(format!("the resolver failed: {error}"))
+}
+
+impl Resolve for ResolverPlugin {
+    fn resolve(&mut self, request: &ResolveRequest) -> Result<Resolved, ResolveError> {
+        ResolverPlugin::resolve(self, request).map_err(failed)?
+    }
+
+    fn read_file(
+        &mut self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError> {
+        ResolverPlugin::read_file(self, path, offset, limit, max_bytes).map_err(failed)?
+    }
+
+    fn list_files(&mut self, path: &str, max_entries: u32) -> Result<Listing, ResolveError> {
+        ResolverPlugin::list_files(self, path, max_entries).map_err(failed)?
     }
 }

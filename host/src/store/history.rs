@@ -10,13 +10,13 @@ use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::worker::{Item, Source};
+use crate::domain::{Entry, FileShown, Item, Source};
 
 use super::fsio::{self, format_ts};
 use super::home::{AUDIT_FILE, HISTORY_FILE, INBOX_DIR, LOCK_FILE};
 use super::inbox::{Inbox, Notification};
 use super::lock::SessionLock;
-use super::record::{Entry, HISTORY_FORMAT, HISTORY_VERSION, Header, Record, RecordIn, RecordOut};
+use super::record::{HISTORY_FORMAT, HISTORY_VERSION, Header, Record, RecordIn, RecordOut};
 use super::scan::scan;
 use super::{Home, LoadWarning, StoreError, new_session_id, validate_id};
 
@@ -183,22 +183,24 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(group.iter().map(|(s, i)| (s, i, None)))
+        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..])))
     }
 
-    /// [`SessionWriter::commit`] for entries that may carry an origin (a notification id).
-    /// Inbox files of committed origins are deleted afterwards.
+    /// [`SessionWriter::commit`] for entries, which may carry an origin (a notification id)
+    /// and the files they show (recorded with the item). Inbox files of committed origins are
+    /// deleted afterwards.
     pub fn commit_entries(&mut self, group: &[Entry]) -> Result<CommitReceipt, StoreError> {
         self.commit_parts(
             group
                 .iter()
-                .map(|e| (&e.source, &e.item, e.origin.as_deref())),
+                .map(|e| (&e.source, &e.item, e.origin.as_deref(), e.files.as_slice())),
         )
     }
 
     fn commit_parts<'a, I>(&mut self, group: I) -> Result<CommitReceipt, StoreError>
     where
-        I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>)> + Clone,
+        I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>, &'a [FileShown])>
+            + Clone,
     {
         if self.poisoned {
             return Err(StoreError::Poisoned {
@@ -218,7 +220,7 @@ impl SessionWriter {
         let now = fsio::now();
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
-        for (i, (source, item, origin)) in group.clone().enumerate() {
+        for (i, (source, item, origin, files)) in group.clone().enumerate() {
             let line = RecordOut {
                 seq: first_seq + i as u64,
                 group: group_id,
@@ -226,6 +228,7 @@ impl SessionWriter {
                 ts: &ts,
                 item,
                 origin,
+                files,
                 end: i + 1 == n,
             };
             serde_json::to_writer(&mut buf, &line).map_err(|source| StoreError::Encode {
@@ -237,7 +240,7 @@ impl SessionWriter {
         self.append(&buf)?;
 
         self.records.reserve(n);
-        for (i, (source, item, origin)) in group.enumerate() {
+        for (i, (source, item, origin, files)) in group.enumerate() {
             if let Some(origin) = origin {
                 self.origins.insert(origin.to_owned());
                 // Origins that cannot name an inbox file are not notifications.
@@ -254,6 +257,7 @@ impl SessionWriter {
                 ts: now,
                 item: item.clone(),
                 origin: origin.map(str::to_owned),
+                files: files.to_vec(),
             });
         }
         Ok(CommitReceipt {

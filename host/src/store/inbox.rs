@@ -17,10 +17,9 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{Item, Source};
+use crate::domain::{Entry, Item, Source};
 
 use super::fsio::{self, rfc3339};
-use super::record::Entry;
 use super::{Home, LoadWarning, StoreError, validate_id};
 
 /// One queued notification.
@@ -47,9 +46,8 @@ impl Notification {
     /// The entry to commit: a `notify` item whose origin is this notification's id.
     pub fn entry(&self) -> Entry {
         Entry {
-            source: Source::Notify,
-            item: self.item(),
             origin: Some(self.id.clone()),
+            ..Entry::new(Source::Notify, self.item())
         }
     }
 }

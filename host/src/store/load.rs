@@ -9,7 +9,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use crate::worker::Item;
+use crate::domain::Item;
 
 use super::record::{Header, Record, RecordIn, RecordSkim};
 use super::scan::{peek_header, scan};

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{Item, Source};
+use crate::domain::{FileShown, Item, Source};
 
 use super::fsio::rfc3339;
 
@@ -38,35 +38,6 @@ pub(crate) struct HeaderProbe {
     pub(crate) version: u64,
 }
 
-/// What a caller commits: an item, who produced it and, for a notification, its inbox id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    /// Who produced the item.
-    pub source: Source,
-    /// The item.
-    pub item: Item,
-    /// Id of what this item was made from (a notification id), recorded so that it is
-    /// committed at most once.
-    pub origin: Option<String>,
-}
-
-impl Entry {
-    /// An entry without origin.
-    pub fn new(source: Source, item: Item) -> Self {
-        Self {
-            source,
-            item,
-            origin: None,
-        }
-    }
-}
-
-impl From<(Source, Item)> for Entry {
-    fn from((source, item): (Source, Item)) -> Self {
-        Self::new(source, item)
-    }
-}
-
 /// One committed item as read back from history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -82,6 +53,8 @@ pub struct Record {
     pub item: Item,
     /// Id of what the item was made from (a notification id), if any.
     pub origin: Option<String>,
+    /// Files whose content the item shows (absent in records written before it existed).
+    pub files: Vec<FileShown>,
 }
 
 /// A record line as written.
@@ -94,6 +67,8 @@ pub(crate) struct RecordOut<'a> {
     pub(crate) item: &'a Item,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) origin: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[FileShown]>::is_empty")]
+    pub(crate) files: &'a [FileShown],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) end: bool,
 }
@@ -120,6 +95,8 @@ pub(crate) struct RecordIn {
     #[serde(default)]
     origin: Option<String>,
     #[serde(default)]
+    files: Vec<FileShown>,
+    #[serde(default)]
     end: bool,
 }
 
@@ -144,6 +121,7 @@ impl From<RecordIn> for Record {
             ts: r.ts,
             item: r.item,
             origin: r.origin,
+            files: r.files,
         }
     }
 }
@@ -185,6 +163,7 @@ mod tests {
             ts: "2025-01-02T03:04:05.678Z",
             item: &item,
             origin: Some("n1"),
+            files: &[],
             end: true,
         })?;
         assert_eq!(

@@ -8,7 +8,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::worker::{Item, Source};
+use crate::domain::{Item, Source};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

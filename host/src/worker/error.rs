@@ -1,7 +1,6 @@
 //! Errors that end a turn without an answer.
 
 use crate::llm::LlmError;
-use crate::plugin::PluginError;
 use crate::store::StoreError;
 
 /// Why a turn could not run to its end.
@@ -13,7 +12,4 @@ pub enum WorkerError {
     /// The model request failed after its retries.
     #[error("model: {0}")]
     Model(#[from] LlmError),
-    /// A plugin could not be loaded.
-    #[error("{0}")]
-    Plugin(#[from] PluginError),
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::worker::{Alert, Event, Hook};
+use crate::domain::{Alert, Event, Hook};
 
 /// The configured hooks.
 pub struct Hooks {

@@ -1,29 +1,26 @@
-//! The worker: domain types and the turn loop with its commit rules.
+//! The worker: one session's turns, with the commit rules of the design.
 //!
-//! - [`Item`], [`Segment`], [`Source`], [`Alert`]: the domain model.
-//! - [`Interceptor`], [`Hook`] and their values: what the worker asks of plugins.
-//! - [`Worker`]: one session's turns ([`Worker::submit`]); [`setup`] assembles one from
-//!   configuration.
+//! - [`Worker`]: one session's turns ([`Worker::submit`]), assembled from [`WorkerParts`]
+//!   (the standard assembly from configuration is the `setup` layer above).
+//! - `chain`: the interceptor chain and its one call-point runner, used by the turn and by
+//!   [`preview`].
+//! - `prompt`: steps 1–2 of a turn (resolve references, `on-prompt-submit`), shared with
+//!   [`preview`].
+//! - [`Hooks`]: fan-out of events to observer plugins.
+//! - [`ToolRegistry`]: the tools the model may call.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
 
 mod chain;
 mod error;
 mod hooks;
-mod item;
-mod plugin_api;
 pub mod preview;
-pub mod setup;
-mod sink;
+mod prompt;
+mod tools;
 mod turn;
 mod validate;
 
 pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
-pub use item::{Alert, AlertLevel, Item, LineRange, Segment, Source, ToolCall, UnknownSource};
-pub use plugin_api::{
-    Event, Hook, Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision,
-    TurnInfo,
-};
-pub use sink::{CollectingSink, TurnSink};
+pub use tools::{DuplicateTool, ToolRegistry};
 pub use turn::{DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts};

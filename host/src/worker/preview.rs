@@ -1,12 +1,14 @@
 //! `warden preview`: what a prompt would commit — resolved files and interceptor items — with
-//! no model call and nothing written.
+//! no model call and nothing written. It runs the turn's own steps 1–2 (see `prompt`), so the
+//! chain's rules are the same as in a turn.
 
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::fileref::{self, RefReport, Resolve, ShownFiles};
-use crate::worker::chain::{ChainEntry, Step, step};
-use crate::worker::{Alert, Item, PromptDecision, Segment, Source, SubmittedPrompt};
+use crate::domain::{Alert, Item, Resolve, Source};
+use crate::fileref::{self, RefReport, ShownFiles};
+use crate::worker::chain::{ChainEntry, PointEnd};
+use crate::worker::prompt::prepare;
 
 /// One item as `preview --json` and `session export` show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,68 +34,60 @@ pub struct Preview {
     pub cancelled_by: Option<String>,
 }
 
-/// Resolve `segments` and run the interceptors' `on-prompt-submit`, committing nothing.
+/// Resolve the references of `prompt` (as typed) and run the interceptors'
+/// `on-prompt-submit`, committing nothing.
 pub fn preview(
-    segments: &[Segment],
+    prompt: &str,
     resolver: &mut dyn Resolve,
     chain: &mut [ChainEntry],
     config: &Config,
 ) -> Preview {
-    let resolved = fileref::resolve_prompt(segments, resolver, &config.fileref, &ShownFiles::new());
-    let typed = Segment::typed(segments);
-    let mut alerts = resolved.alerts.clone();
-    let mut items: Vec<ShownItem> = resolved
-        .items
-        .iter()
-        .map(|(source, item)| ShownItem {
-            item: item.clone(),
-            source: source.clone(),
-        })
-        .collect();
-    let prompt = SubmittedPrompt {
-        session: String::new(),
-        text: typed,
-        items: resolved.items.iter().map(|(_, i)| i.clone()).collect(),
-    };
-    let mut cancelled_by = None;
-    for entry in chain.iter_mut() {
-        let name = entry.plugin.name().to_owned();
-        let result = entry.plugin.on_prompt_submit(&prompt);
-        match step(entry, result, |d| match d {
-            PromptDecision::ContinueWith(items) => Some(items.as_slice()),
-            _ => None,
-        }) {
-            Step::Answer(PromptDecision::Continue) => {}
-            Step::Answer(PromptDecision::ContinueWith(more)) => {
-                items.extend(more.into_iter().map(|item| ShownItem {
-                    item,
-                    source: Source::Plugin(name.clone()),
-                }));
-            }
-            Step::Answer(PromptDecision::Cancel(reason)) => {
-                alerts.push(Alert::error(
-                    format!("plugin:{name}"),
-                    format!("turn would be cancelled: {reason}"),
-                ));
-                cancelled_by = Some(name);
-                break;
-            }
-            Step::FailedOpen(message) => {
-                alerts.push(Alert::warn(
-                    format!("plugin:{name}"),
-                    format!("{message} (failure policy: open)"),
-                ));
-            }
-            Step::FailedClosed(message) => {
-                alerts.push(Alert::error(
-                    format!("plugin:{name}"),
-                    format!("{message} (failure policy: closed; the turn would be cancelled)"),
-                ));
-                cancelled_by = Some(name);
-                break;
-            }
-        }
+    let prepared = prepare(
+        &fileref::parse(prompt).segments,
+        resolver,
+        chain,
+        &config.fileref,
+        &ShownFiles::new(),
+        "",
+    );
+    let resolved = prepared.resolved;
+    let mut alerts = resolved.alerts;
+    for failure in &prepared.run.failures {
+        let source = format!("plugin:{}", failure.plugin);
+        alerts.push(if failure.closed {
+            Alert::error(
+                source,
+                format!(
+                    "{} (failure policy: closed; the turn would be cancelled)",
+                    failure.message
+                ),
+            )
+        } else {
+            Alert::warn(
+                source,
+                format!("{} (failure policy: open)", failure.message),
+            )
+        });
     }
+    let shown = |e: crate::domain::Entry| ShownItem {
+        item: e.item,
+        source: e.source,
+    };
+    let mut items: Vec<ShownItem> = resolved.entries.into_iter().map(shown).collect();
+    let cancelled_by = match prepared.run.end {
+        PointEnd::Items(added) => {
+            items.extend(added.into_iter().map(shown));
+            None
+        }
+        PointEnd::Cancelled { plugin, reason } => {
+            alerts.push(Alert::error(
+                format!("plugin:{plugin}"),
+                format!("turn would be cancelled: {reason}"),
+            ));
+            Some(plugin)
+        }
+        PointEnd::FailedClosed { plugin, .. } => Some(plugin),
+    };
     if cancelled_by.is_some() {
         items.clear();
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::worker::Item;
+use crate::domain::Item;
 
 /// Why a plugin's items were refused.
 pub(crate) fn check_plugin_items(items: &[Item]) -> Result<(), String> {
@@ -57,7 +57,7 @@ pub(crate) fn check_plugin_items(items: &[Item]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::worker::ToolCall;
+    use crate::domain::ToolCall;
 
     fn call(id: &str) -> Item {
         Item::Assistant {

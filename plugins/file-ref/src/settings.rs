@@ -8,18 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use warden_plugin::Config;
 
-/// Deny globs used when the host passes none.
-pub const DEFAULT_DENY: &[&str] = &[
-    ".git/**",
-    ".env",
-    ".env.*",
-    "**/*.pem",
-    "**/*.key",
-    "**/id_rsa*",
-];
-
-/// Entries listed for a directory when the host passes no `max_entries`.
-pub const DEFAULT_MAX_ENTRIES: u32 = 200;
+/// Deny globs used when the host passes none, and entries listed for a directory when the host
+/// passes no `max_entries` (the shared defaults of `warden-defaults`).
+pub use warden_defaults::{DEFAULT_DENY, DEFAULT_MAX_ENTRIES};
 
 /// Bytes a line range or a `read_file` offset may scan through before the request is refused
 /// as `too-large`.

@@ -4,10 +4,8 @@
 /// Bytes read past a cap: enough to tell a cut character from an invalid one.
 pub const MARGIN: usize = 4;
 
-/// The marker that ends truncated content.
-pub fn truncation_marker(total_bytes: u64) -> String {
-    format!("[...truncated, {total_bytes} bytes total — use read_file for the rest]")
-}
+/// The marker that ends truncated content (shared with the host).
+pub use warden_defaults::truncation_marker;
 
 /// Append the truncation marker on a line of its own.
 pub fn append_marker(content: &mut String, total_bytes: u64) {

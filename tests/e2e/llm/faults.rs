@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use warden::config::ProviderKind;
-use warden::llm::{CancelToken, Item, LlmError, StreamEvent};
+use warden::domain::ProviderKind;
+use warden::domain::{Item, StreamEvent};
+use warden::llm::{CancelToken, LlmError};
 use warden_tests::mock_server::{MockServer, Reply};
 
 use super::{KINDS, api_error, env, kind_name, model_config, provider, request, run, settings};
@@ -270,7 +271,7 @@ fn missing_key_names_the_variable() {
         let s = server();
         let full = env(&s);
         let without_key = |name: &str| if name == var { None } else { full(name) };
-        let err = warden::llm::from_config(&model_config(kind), &without_key).err();
+        let err = warden::setup::provider::from_config(&model_config(kind), &without_key).err();
         assert!(err.as_ref().is_some_and(LlmError::is_config_error));
         assert_eq!(
             err.map(|e| e.to_string()),

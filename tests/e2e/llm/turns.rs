@@ -2,8 +2,9 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use warden::config::ProviderKind;
-use warden::llm::{Item, Response, StopReason, StreamEvent, ToolCall, Usage};
+use warden::domain::ProviderKind;
+use warden::domain::{Item, StreamEvent, ToolCall};
+use warden::llm::{Response, StopReason, Usage};
 use warden_tests::mock_server::{MockServer, Reply, words};
 use warden_tests::snapshot::assert_json_snapshot;
 
@@ -225,7 +226,8 @@ fn next_turn_extends_the_previous_request_across_a_resume() {
 #[test]
 fn echo_provider_needs_no_network() {
     let cfg = warden::config::ModelConfig::default();
-    let mut p = warden::llm::from_config(&cfg, &|_| None).unwrap_or_else(|e| panic!("{e}"));
+    let mut p =
+        warden::setup::provider::from_config(&cfg, &|_| None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((p.name(), p.model()), ("echo", "echo"));
     let (r, _) = run(p.as_mut(), &request(vec![Item::user("hi")], true));
     let text = r.map(|r| r.text).unwrap_or_default();

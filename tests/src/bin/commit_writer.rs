@@ -19,8 +19,8 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
+use warden::domain::{Item, Source};
 use warden::store::{Home, SessionWriter};
-use warden::worker::{Item, Source};
 
 fn main() -> ExitCode {
     match run() {

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::config::{FailurePolicy, Placement, PluginKind, ProviderKind};
+use crate::config::{FailurePolicy, Placement, PluginKind};
+use crate::domain::ProviderKind;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

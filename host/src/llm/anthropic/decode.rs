@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::domain::{StreamEvent, ToolCall};
 use crate::llm::http::{Flow, StreamDecode, parse_arguments};
 use crate::llm::sse::SseEvent;
-use crate::llm::{LlmError, Response, StopReason, StreamEvent, ToolCall, Usage};
+use crate::llm::{LlmError, Response, StopReason, Usage};
 
 const PROVIDER: &str = "anthropic";
 

@@ -1,9 +1,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::llm::{
-    LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream,
-};
+use crate::domain::{StreamEvent, ToolCall};
+use crate::llm::{LlmError, Response, StopReason, Usage, Wire, replay_stream};
 
 const STREAM: &str = "event: message_start\n\
 data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"usage\":{\"input_tokens\":12,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":7,\"output_tokens\":1}}}\n\n\

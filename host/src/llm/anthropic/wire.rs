@@ -14,7 +14,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::llm::{Item, Request};
+use crate::domain::Item;
+use crate::llm::Request;
 
 /// Value of the `anthropic-version` header.
 pub const API_VERSION: &str = "2023-06-01";

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::llm::{ToolCall, ToolSpec};
+use crate::domain::{ToolCall, ToolSpec};
 
 fn call(id: &str, path: &str) -> ToolCall {
     ToolCall {

@@ -1,9 +1,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::llm::{
-    LlmError, Response, StopReason, StreamEvent, ToolCall, Usage, Wire, replay_stream,
-};
+use crate::domain::{StreamEvent, ToolCall};
+use crate::llm::{LlmError, Response, StopReason, Usage, Wire, replay_stream};
 
 const STREAM: &str = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}],\"usage\":null}\n\n\
 data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Let me \"},\"finish_reason\":null}]}\n\n\

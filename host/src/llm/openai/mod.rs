@@ -10,7 +10,8 @@ pub mod wire;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
 use super::http::{Call, HttpClient, WireFormat};
-use super::{CancelToken, LlmError, Provider, ProviderSettings, Request, Response, StreamEvent};
+use super::{CancelToken, LlmError, Provider, ProviderSettings, Request, Response};
+use crate::domain::StreamEvent;
 
 pub(crate) use decode::OpenAiStream;
 

@@ -12,7 +12,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::llm::{Item, Request};
+use crate::domain::Item;
+use crate::llm::Request;
 
 /// Prefix of a failed tool's output.
 pub const TOOL_ERROR_PREFIX: &str = "[error] ";

@@ -2,7 +2,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::*;
-use crate::llm::{ToolCall, ToolSpec};
+use crate::domain::{ToolCall, ToolSpec};
 
 #[test]
 fn history_maps_one_item_to_one_message() {

@@ -12,17 +12,19 @@
 mod model;
 mod points;
 
-use points::{PointEnd, Verdict};
+#[cfg(test)]
+mod tests;
 
 use crate::config::Config;
-use crate::fileref::{self, Resolve, ShownFiles};
-use crate::llm::{CancelToken, Provider, ToolSpec};
-use crate::store::{AuditEvent, AuditLog, Entry, SessionWriter};
-use crate::worker::chain::ChainEntry;
+use crate::domain::{Alert, Entry, Event, Resolve, Segment, TurnSink};
+use crate::fileref::{self, ShownFiles};
+use crate::llm::{CancelToken, Provider};
+use crate::store::{AuditEvent, AuditLog, SessionWriter};
+use crate::worker::WorkerError;
+use crate::worker::chain::{ChainEntry, PointEnd};
 use crate::worker::hooks::Hooks;
-use crate::worker::{
-    Alert, Event, Item, PromptDecision, Segment, Source, SubmittedPrompt, TurnSink, WorkerError,
-};
+use crate::worker::prompt::prepare;
+use crate::worker::tools::ToolRegistry;
 
 /// Source name of alerts the worker itself raises.
 const HOST: &str = "host";
@@ -65,11 +67,11 @@ pub struct Worker {
     hooks: Hooks,
     config: Config,
     shown: ShownFiles,
-    tools: Vec<ToolSpec>,
+    tools: ToolRegistry,
     cancel: CancelToken,
 }
 
-/// The parts a [`Worker`] is assembled from (see `worker::setup` for the standard assembly).
+/// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
 pub struct WorkerParts {
     /// The session, opened for writing.
     pub writer: SessionWriter,
@@ -83,6 +85,8 @@ pub struct WorkerParts {
     pub chain: Vec<ChainEntry>,
     /// Hooks.
     pub hooks: Hooks,
+    /// The tools the model may call.
+    pub tools: ToolRegistry,
     /// Configuration.
     pub config: Config,
 }
@@ -99,14 +103,7 @@ impl Worker {
             chain: parts.chain,
             hooks: parts.hooks,
             config: parts.config,
-            tools: fileref::tools::specs()
-                .into_iter()
-                .map(|spec| ToolSpec {
-                    name: spec.name.to_owned(),
-                    description: spec.description.to_owned(),
-                    input_schema: spec.parameters,
-                })
-                .collect(),
+            tools: parts.tools,
             cancel: CancelToken::new(),
         }
     }
@@ -130,7 +127,7 @@ impl Worker {
     }
 
     /// The session's history.
-    pub fn history(&self) -> impl ExactSizeIterator<Item = &Item> + '_ {
+    pub fn history(&self) -> impl ExactSizeIterator<Item = &crate::domain::Item> + '_ {
         self.writer.items()
     }
 
@@ -156,15 +153,15 @@ impl Worker {
         if group.is_empty() {
             return Ok(());
         }
-        self.writer.commit_entries(&group)?;
-        let items: Vec<(Source, Item)> = group.into_iter().map(|e| (e.source, e.item)).collect();
-        self.shown.record(&items);
-        for (source, item) in &items {
-            if *source == Source::Notify {
-                self.emit(sink, Event::Notification(item.text().to_owned()));
+        let bytes = self.writer.commit_entries(&group)?.bytes;
+        tracing::debug!(items = group.len(), bytes, "commit group");
+        self.shown.record(&group);
+        for entry in &group {
+            if entry.source == crate::domain::Source::Notify {
+                self.emit(sink, Event::Notification(entry.item.text().to_owned()));
             }
         }
-        self.emit(sink, Event::ItemsCommitted(items));
+        self.emit(sink, Event::ItemsCommitted(group));
         Ok(())
     }
 
@@ -173,45 +170,40 @@ impl Worker {
         Ok(())
     }
 
-    /// Run one turn for `segments` (a parsed prompt).
+    /// Run one turn for `prompt`, as the person typed it (`@path` references are parsed here).
     pub fn submit(
+        &mut self,
+        prompt: &str,
+        sink: &mut dyn TurnSink,
+    ) -> Result<TurnOutcome, WorkerError> {
+        self.submit_segments(&fileref::parse(prompt).segments, sink)
+    }
+
+    /// Run one turn for `segments`, for front ends that send references already parsed.
+    pub fn submit_segments(
         &mut self,
         segments: &[Segment],
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
         let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
         self.hooks.new_turn();
-        let typed = Segment::typed(segments);
-        self.emit(sink, Event::PromptSubmitted(typed.clone()));
+        self.emit(sink, Event::PromptSubmitted(Segment::typed(segments)));
 
-        // 1. File references.
-        let resolved = fileref::resolve_prompt(
+        // 1–2. File references, then the interceptor chain.
+        let prepared = prepare(
             segments,
             self.resolver.as_mut(),
+            &mut self.chain,
             &self.config.fileref,
             &self.shown,
+            self.writer.id(),
         );
-        for alert in resolved.alerts.clone() {
+        for alert in prepared.resolved.alerts.clone() {
             self.raise(sink, alert);
         }
-
-        // 2. Interceptor chain.
-        let prompt = SubmittedPrompt {
-            session: self.writer.id().to_owned(),
-            text: typed.clone(),
-            items: resolved
-                .items
-                .iter()
-                .map(|(_, item)| item.clone())
-                .collect(),
-        };
-        let (end, decisions) = self.run_point(sink, "on-prompt-submit", |plugin| {
-            plugin.on_prompt_submit(&prompt).map(|d| match d {
-                PromptDecision::Continue => Verdict::Pass(Some("continue")),
-                PromptDecision::ContinueWith(items) => Verdict::Add(items),
-                PromptDecision::Cancel(reason) => Verdict::Cancel(reason),
-            })
-        });
+        let typed = prepared.typed;
+        let resolved = prepared.resolved;
+        let (end, decisions) = self.report(sink, prepared.run);
         let added = match end {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
@@ -226,12 +218,7 @@ impl Worker {
         };
 
         // 3. Commit the prompt group, then audit what it sends.
-        let mut group: Vec<Entry> = resolved
-            .items
-            .iter()
-            .cloned()
-            .map(|(source, item)| Entry::new(source, item))
-            .collect();
+        let mut group = resolved.entries;
         group.extend(added);
         self.commit(sink, group)?;
         let mut events = decisions;
@@ -267,14 +254,13 @@ impl Worker {
     }
 }
 
-/// What the session's history already shows, for dedup.
+/// What the session's history already shows, for dedup (from the records' file metadata).
 fn shown_in(writer: &SessionWriter) -> ShownFiles {
-    let history: Vec<(Source, Item)> = writer
-        .records()
-        .iter()
-        .map(|r| (r.source.clone(), r.item.clone()))
-        .collect();
-    ShownFiles::from_history(&history)
+    let mut shown = ShownFiles::new();
+    for record in writer.records() {
+        shown.record_files(&record.source, &record.item, &record.files);
+    }
+    shown
 }
 
 /// System prompt sent when the configuration sets none.

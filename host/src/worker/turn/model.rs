@@ -1,15 +1,14 @@
 //! Steps 4–6 of a turn: pending items before each request, the request built from history
 //! alone, the answer, tool calls and their results, and turn-end continuations.
 
-use super::points::{PointEnd, Verdict};
 use super::{DEFAULT_SYSTEM_PROMPT, HOST, TurnOutcome, Worker};
-use crate::fileref;
-use crate::llm::{LlmError, Request};
-use crate::store::{AuditEvent, Entry};
-use crate::worker::{
-    Alert, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo, TurnSink,
-    WorkerError,
+use crate::domain::{
+    Alert, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo, TurnSink,
 };
+use crate::llm::{LlmError, Request};
+use crate::store::AuditEvent;
+use crate::worker::WorkerError;
+use crate::worker::chain::{PointEnd, Verdict};
 
 impl Worker {
     /// Requests, tools and continuations until the turn ends.
@@ -120,7 +119,7 @@ impl Worker {
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
             sink.tool_started(&call.name, &call.arguments);
-            let result = fileref::tools::run(call, self.resolver.as_mut(), &self.config.fileref);
+            let result = self.tools.run(call, self.resolver.as_mut());
             let is_error = matches!(result, Item::ToolResult { is_error: true, .. });
             self.emit(
                 sink,
@@ -208,7 +207,7 @@ impl Worker {
                     .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
             ),
             items,
-            tools: self.tools.clone(),
+            tools: self.tools.specs().to_vec(),
             max_tokens: self.config.model.max_tokens,
             stream: self.config.model.stream,
         };

@@ -1,61 +1,8 @@
-//! Domain types of a conversation: what a person submits ([`Segment`]), what history holds
-//! ([`Item`], with its host-assigned [`Source`]) and what only the person sees ([`Alert`]).
+//! What history holds: an [`Item`] with its host-assigned [`Source`].
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-
-/// An inclusive, 1-based line range (`#L10-20`; `#L10` is `10..=10`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct LineRange {
-    /// First line, 1-based.
-    pub start: u32,
-    /// Last line, inclusive.
-    pub end: u32,
-}
-
-impl fmt::Display for LineRange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.start == self.end {
-            write!(f, "#L{}", self.start)
-        } else {
-            write!(f, "#L{}-{}", self.start, self.end)
-        }
-    }
-}
-
-/// One piece of a submitted prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Segment {
-    /// Plain text, sent as typed.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// A reference to a file or directory in the workspace.
-    FileRef {
-        /// The mention exactly as typed (`@"my notes.md"#L3`).
-        raw: String,
-        /// The path it names, unquoted and unescaped.
-        path: String,
-        /// Optional line range.
-        range: Option<LineRange>,
-    },
-}
-
-impl Segment {
-    /// The prompt exactly as typed: text segments and raw mentions, in order.
-    pub fn typed(segments: &[Segment]) -> String {
-        segments
-            .iter()
-            .map(|s| match s {
-                Segment::Text { text } => text.as_str(),
-                Segment::FileRef { raw, .. } => raw.as_str(),
-            })
-            .collect()
-    }
-}
 
 /// A tool invocation requested by the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -222,69 +169,6 @@ impl<'de> Deserialize<'de> for Source {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// Severity of an [`Alert`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AlertLevel {
-    /// For information.
-    Info,
-    /// Something did not happen as asked (a file ref failed, a plugin failed open).
-    Warn,
-    /// The turn could not complete.
-    Error,
-}
-
-/// A message for the person, never sent to the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Alert {
-    /// Severity.
-    pub level: AlertLevel,
-    /// What happened, for a person.
-    pub message: String,
-    /// Who raised it (`fileref`, `plugin:<name>`, `provider`, `host`).
-    pub source: String,
-}
-
-impl Alert {
-    /// A warning from `source`.
-    pub fn warn(source: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            level: AlertLevel::Warn,
-            message: message.into(),
-            source: source.into(),
-        }
-    }
-
-    /// An error from `source`.
-    pub fn error(source: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            level: AlertLevel::Error,
-            message: message.into(),
-            source: source.into(),
-        }
-    }
-
-    /// Information from `source`.
-    pub fn info(source: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            level: AlertLevel::Info,
-            message: message.into(),
-            source: source.into(),
-        }
-    }
-}
-
-impl fmt::Display for Alert {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let level = match self.level {
-            AlertLevel::Info => "info",
-            AlertLevel::Warn => "warning",
-            AlertLevel::Error => "error",
-        };
-        write!(f, "{level} [{}]: {}", self.source, self.message)
     }
 }
 

@@ -1,7 +1,7 @@
 //! What a front end receives while a turn runs.
 
-use crate::llm::StreamEvent;
-use crate::worker::Alert;
+use super::alert::Alert;
+use super::stream::StreamEvent;
 
 /// Receives what the person should see during a turn: alerts (never sent to the model) and the
 /// answer as it streams in.

@@ -1,8 +1,12 @@
-//! Domain types of the resolver contract, independent of the WIT bindings.
+//! The resolver contract in domain terms: the [`Resolve`] trait the submit stage and the file
+//! tools reach a resolver through, and the values that cross it. The host's sandboxed resolver
+//! component implements it (in `plugin/`); so can anything else that honours the contract
+//! (`docs/resolver.md`). A failure of the resolver itself (a trap, a deadline) is reported as
+//! [`ResolveError::Io`] by the implementation, so that one broken call fails one reference.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::worker::LineRange;
+use super::segment::LineRange;
 
 /// What one reference asks the resolver for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +20,7 @@ pub struct ResolveRequest {
 }
 
 /// File or directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     /// A regular file.
@@ -107,4 +111,26 @@ pub struct Listing {
     pub entries: Vec<String>,
     /// The listing stopped at its cap.
     pub truncated: bool,
+}
+
+/// A resolver of `@path` references and server of the model's file tools.
+///
+/// A failure of the resolver itself (a trap, a deadline) is reported as
+/// [`ResolveError::Io`] by the implementation, so that one broken call fails one reference.
+pub trait Resolve {
+    /// Resolve one reference.
+    fn resolve(&mut self, request: &ResolveRequest) -> Result<Resolved, ResolveError>;
+
+    /// `limit` lines (0: as many as fit) from 1-based line `offset` (0: from the start), at
+    /// most `max_bytes` bytes.
+    fn read_file(
+        &mut self,
+        path: &str,
+        offset: u32,
+        limit: u32,
+        max_bytes: u64,
+    ) -> Result<FileChunk, ResolveError>;
+
+    /// List a directory, at most `max_entries` entries.
+    fn list_files(&mut self, path: &str, max_entries: u32) -> Result<Listing, ResolveError>;
 }

@@ -4,18 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
+use super::provider;
 use crate::config::{Config, PluginKind};
-use crate::fileref::{self, Resolve};
-use crate::llm::{self, LlmError};
+use crate::domain::{Hook, Resolve};
+use crate::fileref::tools::file_tools;
+use crate::llm::LlmError;
 use crate::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError, ResolverPlugin,
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
+    ResolverPlugin, load_resolver,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
-use crate::worker::Hook;
-use crate::worker::chain::ChainEntry;
-use crate::worker::hooks::Hooks;
-use crate::worker::turn::{Worker, WorkerParts};
-
+use crate::worker::{ChainEntry, DuplicateTool, Hooks, ToolRegistry, Worker, WorkerParts};
 /// Why a worker could not be assembled.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -28,6 +27,9 @@ pub enum SetupError {
     /// The session could not be opened.
     #[error("{0}")]
     Store(#[from] StoreError),
+    /// Two tools share a name.
+    #[error("{0}")]
+    Tools(#[from] DuplicateTool),
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -43,7 +45,7 @@ impl SetupError {
     /// failure (exit 1).
     pub fn is_usage(&self) -> bool {
         match self {
-            Self::Plugin(_) | Self::Workspace { .. } => true,
+            Self::Plugin(_) | Self::Workspace { .. } | Self::Tools(_) => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) => false,
         }
@@ -79,7 +81,7 @@ pub fn resolver(
     config: &Config,
     workspace: &Path,
 ) -> Result<ResolverPlugin, SetupError> {
-    Ok(fileref::component::load_resolver(
+    Ok(load_resolver(
         engine,
         &[workspace.to_owned()],
         &config.fileref,
@@ -135,7 +137,7 @@ pub fn open(
     home: &Home,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Worker, SetupError> {
-    let provider = llm::from_config(&config.model, env)?;
+    let provider = provider::from_config(&config.model, env)?;
     let engine = engine(Some(home))?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config)?;
@@ -154,6 +156,7 @@ pub fn open(
         resolver,
         chain,
         hooks: Hooks::new(hooks),
+        tools: ToolRegistry::with(file_tools(&config.fileref))?,
         config: config.clone(),
     }))
 }

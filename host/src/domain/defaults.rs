@@ -1,0 +1,7 @@
+//! The security defaults, written down once (crate `warden-defaults`, shared with the built-in
+//! resolver component): deny globs, caps, the truncation marker.
+
+pub use warden_defaults::{
+    DEFAULT_DENY, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_TOTAL_BYTES,
+    truncation_marker,
+};

@@ -1,0 +1,78 @@
+//! What the worker asks of interceptors — the [`Interceptor`] trait — and the values that cross
+//! it at the three call points (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`). The wasm
+//! side lives in `plugin/`; nothing here knows about wasmtime.
+
+use super::failure::PluginFailure;
+use super::item::Item;
+
+/// A prompt about to be committed, as shown to interceptors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmittedPrompt {
+    /// Session id.
+    pub session: String,
+    /// The prompt as typed.
+    pub text: String,
+    /// Items about to be committed: the user item, then file items.
+    pub items: Vec<Item>,
+}
+
+/// An interceptor's decision on a submitted prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptDecision {
+    /// Let it through.
+    Continue,
+    /// Stop the turn with this reason.
+    Cancel(String),
+    /// Let it through and append these items.
+    ContinueWith(Vec<Item>),
+}
+
+/// What `pre-llm-request` is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestInfo {
+    /// Session id.
+    pub session: String,
+    /// The turn's prompt as typed.
+    pub prompt: String,
+    /// 0 for the turn's first request, then 1, 2, …
+    pub step: u32,
+    /// Items in history before this request's pending items.
+    pub history_items: u32,
+}
+
+/// What `on-turn-end` is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnInfo {
+    /// Session id.
+    pub session: String,
+    /// The turn's prompt as typed.
+    pub prompt: String,
+    /// The model's last answer.
+    pub answer: String,
+    /// Continuations already made this turn.
+    pub continuations: u32,
+}
+
+/// An interceptor's decision at the end of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnEndDecision {
+    /// End the turn.
+    Finish,
+    /// Commit these items and ask the model again.
+    ContinueWith(Vec<Item>),
+}
+
+/// An interceptor as the worker sees it.
+pub trait Interceptor {
+    /// Configured name.
+    fn name(&self) -> &str;
+    /// `on-prompt-submit`.
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, PluginFailure>;
+    /// `pre-llm-request`.
+    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure>;
+    /// `on-turn-end`.
+    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure>;
+}

@@ -1,0 +1,42 @@
+//! The domain layer, at the bottom of the host: the values a turn is made of and the traits the
+//! worker asks of plugins, tools and resolvers. It imports nothing else of the host; every other
+//! folder builds on it (see `docs/architecture.md`).
+//!
+//! - [`Segment`], [`LineRange`]: what a person submits.
+//! - [`Item`], [`Source`], [`ToolCall`]: what history holds; [`Entry`] and [`FileShown`]: an
+//!   item with what the host records about it.
+//! - [`Alert`]: what only the person sees. [`StreamEvent`], [`TurnSink`]: what a front end is
+//!   told while a turn runs.
+//! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
+//!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
+//!   fails.
+//! - [`defaults`]: the security defaults, written down once.
+
+mod alert;
+pub mod defaults;
+mod entry;
+mod failure;
+mod intercept;
+mod item;
+mod observe;
+mod provider;
+mod resolve;
+mod segment;
+mod sink;
+mod stream;
+mod tool;
+
+pub use alert::{Alert, AlertLevel};
+pub use entry::{Entry, FileShown};
+pub use failure::PluginFailure;
+pub use intercept::{
+    Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
+};
+pub use item::{Item, Source, ToolCall, UnknownSource};
+pub use observe::{Event, Hook};
+pub use provider::ProviderKind;
+pub use resolve::{EntryKind, FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
+pub use segment::{LineRange, Segment};
+pub use sink::{CollectingSink, TurnSink};
+pub use stream::StreamEvent;
+pub use tool::{Tool, ToolContext, ToolOutput, ToolSpec};

@@ -1,0 +1,11 @@
+//! The assembly layer, above the worker and below the CLI: a [`Worker`](crate::worker::Worker)
+//! built from configuration — the plugin engine with its compiled-code cache, the resolver,
+//! interceptors, hooks, the tool registry, the model provider and the session.
+//!
+//! - `open`: the standard assembly ([`open()`], and its parts for `preview`).
+//! - [`provider`]: configuration and environment → a model provider.
+
+mod open;
+pub mod provider;
+
+pub use open::{LoadedPlugins, SetupError, engine, open, plugins, resolver, workspace_root};

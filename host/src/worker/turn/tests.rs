@@ -1,0 +1,495 @@
+//! In-process tests of the commit rules: a scripted in-memory provider, native interceptors and
+//! hooks, the in-memory resolver, and a real session store in a temporary directory. Each test
+//! breaks if its rule is broken.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::{TurnOutcome, Worker, WorkerParts};
+use crate::config::{Config, FailurePolicy};
+use crate::domain::{
+    CollectingSink, Event, Hook, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo,
+    Source, StreamEvent, SubmittedPrompt, ToolCall, TurnEndDecision, TurnInfo,
+};
+use crate::fileref::testing::MapResolver;
+use crate::fileref::tools::file_tools;
+use crate::llm::{CancelToken, LlmError, Provider, Request, Response, StopReason};
+use crate::store::{AuditLog, Home, Inbox, SessionWriter, load};
+use crate::worker::{ChainEntry, Hooks, ToolRegistry};
+
+/// Answers from a script (then `"done"`), recording every request it receives.
+struct Scripted {
+    answers: Vec<Response>,
+    seen: Arc<Mutex<Vec<Request>>>,
+}
+
+fn answer(text: &str) -> Response {
+    Response {
+        text: text.into(),
+        tool_calls: Vec::new(),
+        stop_reason: StopReason::EndTurn,
+        usage: None,
+    }
+}
+
+fn tool_answer(id: &str) -> Response {
+    Response {
+        text: String::new(),
+        tool_calls: vec![ToolCall {
+            id: id.into(),
+            name: "read_file".into(),
+            arguments: json!({"path": "a.txt"}),
+        }],
+        stop_reason: StopReason::ToolUse,
+        usage: None,
+    }
+}
+
+impl Provider for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "scripted"
+    }
+
+    fn complete(
+        &mut self,
+        req: &Request,
+        on_event: &mut dyn FnMut(&StreamEvent),
+        _cancel: &CancelToken,
+    ) -> Result<Response, LlmError> {
+        self.seen.lock().unwrap().push(req.clone());
+        let response = if self.answers.is_empty() {
+            answer("done")
+        } else {
+            self.answers.remove(0)
+        };
+        on_event(&StreamEvent::TextDelta(response.text.clone()));
+        Ok(response)
+    }
+}
+
+type OnSubmit = Box<dyn FnMut(&SubmittedPrompt) -> PromptDecision + Send>;
+type OnRequest = Box<dyn FnMut(&RequestInfo) -> Vec<Item> + Send>;
+type OnEnd = Box<dyn FnMut(&TurnInfo) -> TurnEndDecision + Send>;
+
+/// A native interceptor whose answers are closures.
+#[derive(Default)]
+struct Native {
+    name: String,
+    submit: Option<OnSubmit>,
+    request: Option<OnRequest>,
+    end: Option<OnEnd>,
+}
+
+impl Interceptor for Native {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, PluginFailure> {
+        Ok(self
+            .submit
+            .as_mut()
+            .map_or(PromptDecision::Continue, |f| f(prompt)))
+    }
+
+    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        Ok(self.request.as_mut().map_or_else(Vec::new, |f| f(request)))
+    }
+
+    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        Ok(self
+            .end
+            .as_mut()
+            .map_or(TurnEndDecision::Finish, |f| f(turn)))
+    }
+}
+
+/// A hook that fails on every event.
+struct Failing;
+
+impl Hook for Failing {
+    fn name(&self) -> &str {
+        "failing"
+    }
+
+    fn on_event(&mut self, _event: &Event) -> Result<(), PluginFailure> {
+        Err(PluginFailure::new("failing", "on-event", "always fails"))
+    }
+}
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    home: Home,
+    worker: Worker,
+    seen: Arc<Mutex<Vec<Request>>>,
+}
+
+fn harness(
+    answers: Vec<Response>,
+    chain: Vec<Box<dyn Interceptor>>,
+    hooks: Vec<Box<dyn Hook>>,
+    config: Config,
+) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home::new(dir.path().join("home"));
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let writer = SessionWriter::create(&home, Some("s1"), &workspace).unwrap();
+    let audit = AuditLog::open(&home, writer.id()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let worker = Worker::new(WorkerParts {
+        writer,
+        audit,
+        provider: Box::new(Scripted {
+            answers,
+            seen: seen.clone(),
+        }),
+        resolver: Box::new(MapResolver::with(&[
+            ("a.txt", "alpha\n"),
+            ("b.txt", "beta\n"),
+        ])),
+        chain: chain
+            .into_iter()
+            .map(|plugin| ChainEntry {
+                plugin,
+                failure: FailurePolicy::Closed,
+            })
+            .collect(),
+        hooks: Hooks::new(hooks),
+        tools: ToolRegistry::with(file_tools(&config.fileref)).unwrap(),
+        config,
+    });
+    Harness {
+        _dir: dir,
+        home,
+        worker,
+        seen,
+    }
+}
+
+/// (group, source, item) of every committed record, read back from disk.
+fn committed(h: &Harness) -> Vec<(u64, Source, Item)> {
+    load(&h.home, "s1")
+        .unwrap()
+        .records
+        .into_iter()
+        .map(|r| (r.group, r.source, r.item))
+        .collect()
+}
+
+fn adder(name: &str, text: &'static str) -> Box<dyn Interceptor> {
+    Box::new(Native {
+        name: name.into(),
+        submit: Some(Box::new(move |_| {
+            PromptDecision::ContinueWith(vec![Item::system(text)])
+        })),
+        ..Native::default()
+    })
+}
+
+#[test]
+fn the_prompt_group_is_user_then_files_then_interceptor_items_in_one_commit() {
+    let mut h = harness(
+        Vec::new(),
+        vec![adder("first", "from first"), adder("second", "from second")],
+        Vec::new(),
+        Config::default(),
+    );
+    let outcome = h
+        .worker
+        .submit("read @a.txt and @b.txt", &mut CollectingSink::default())
+        .unwrap();
+    assert_eq!(
+        outcome,
+        TurnOutcome::Answered {
+            text: "done".into()
+        }
+    );
+    let records = committed(&h);
+    assert_eq!(
+        records[..5],
+        [
+            (1, Source::User, Item::user("read @a.txt and @b.txt")),
+            (1, Source::FileRef, Item::system("[File: a.txt]\nalpha\n")),
+            (1, Source::FileRef, Item::system("[File: b.txt]\nbeta\n")),
+            (
+                1,
+                Source::Plugin("first".into()),
+                Item::system("from first")
+            ),
+            (
+                1,
+                Source::Plugin("second".into()),
+                Item::system("from second")
+            ),
+        ]
+    );
+    assert_eq!(records[5], (2, Source::Provider, Item::assistant("done")));
+}
+
+#[test]
+fn a_cancel_commits_nothing_and_sends_nothing() {
+    let cancel = Box::new(Native {
+        name: "guard".into(),
+        submit: Some(Box::new(|_| PromptDecision::Cancel("no secrets".into()))),
+        ..Native::default()
+    });
+    let mut h = harness(
+        Vec::new(),
+        vec![adder("before", "never committed"), cancel],
+        Vec::new(),
+        Config::default(),
+    );
+    let mut sink = CollectingSink::default();
+    let outcome = h.worker.submit("read @a.txt", &mut sink).unwrap();
+    assert_eq!(
+        outcome,
+        TurnOutcome::Cancelled {
+            plugin: "guard".into(),
+            reason: "no secrets".into()
+        }
+    );
+    assert_eq!(committed(&h), Vec::new());
+    assert!(h.seen.lock().unwrap().is_empty());
+    assert!(sink.alerts.iter().any(|a| a.message.contains("no secrets")));
+}
+
+#[test]
+fn notifications_and_pre_request_items_are_committed_before_each_request_exactly_once() {
+    let reminder = Box::new(Native {
+        name: "reminder".into(),
+        request: Some(Box::new(|info: &RequestInfo| {
+            vec![Item::system(format!("step {}", info.step))]
+        })),
+        ..Native::default()
+    });
+    let mut h = harness(
+        vec![tool_answer("t1")],
+        vec![reminder],
+        Vec::new(),
+        Config::default(),
+    );
+    Inbox::push(&h.home, "s1", "build finished").unwrap();
+    h.worker
+        .submit("hello", &mut CollectingSink::default())
+        .unwrap();
+
+    let requests = h.seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 2);
+    let notification = Item::system("[Notification] build finished (not a blocking request)");
+    // Before the first request: the notification, then the interceptor's item.
+    assert_eq!(
+        requests[0].items,
+        vec![
+            Item::user("hello"),
+            notification.clone(),
+            Item::system("step 0")
+        ]
+    );
+    // Before the second: only the new pre-request item; the notification is not repeated.
+    assert_eq!(
+        requests[1].items[3..],
+        [
+            Item::Assistant {
+                text: String::new(),
+                tool_calls: tool_answer("t1").tool_calls
+            },
+            Item::ToolResult {
+                call_id: "t1".into(),
+                content: "alpha\n".into(),
+                is_error: false
+            },
+            Item::system("step 1"),
+        ]
+    );
+    let records = committed(&h);
+    let groups: Vec<(u64, Source)> = records.iter().map(|(g, s, _)| (*g, s.clone())).collect();
+    assert_eq!(
+        groups,
+        vec![
+            (1, Source::User),
+            (2, Source::Notify),
+            (2, Source::Plugin("reminder".into())),
+            (3, Source::Provider),
+            (4, Source::Tool),
+            (5, Source::Plugin("reminder".into())),
+            (6, Source::Provider),
+        ]
+    );
+    assert_eq!(
+        records
+            .iter()
+            .filter(|(_, s, _)| *s == Source::Notify)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn every_request_is_built_from_history_alone() {
+    let mut h = harness(
+        vec![tool_answer("t1")],
+        vec![adder("adder", "context")],
+        Vec::new(),
+        Config::default(),
+    );
+    h.worker
+        .submit("look at @a.txt", &mut CollectingSink::default())
+        .unwrap();
+    let records = committed(&h);
+    let requests = h.seen.lock().unwrap().clone();
+    // Each request holds exactly the history committed before it, in order.
+    for request in &requests {
+        let n = request.items.len();
+        let history: Vec<Item> = records[..n].iter().map(|(_, _, i)| i.clone()).collect();
+        assert_eq!(request.items, history);
+    }
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[1].items.len() + 1,
+        records.len(),
+        "the last answer follows the last request"
+    );
+}
+
+#[test]
+fn continuations_stop_at_their_bound() {
+    let again = Box::new(Native {
+        name: "again".into(),
+        end: Some(Box::new(|_| {
+            TurnEndDecision::ContinueWith(vec![Item::system("keep going")])
+        })),
+        ..Native::default()
+    });
+    let mut config = Config::default();
+    config.worker.max_continuations = 2;
+    let mut h = harness(Vec::new(), vec![again], Vec::new(), config);
+    let mut sink = CollectingSink::default();
+    let outcome = h.worker.submit("go", &mut sink).unwrap();
+    assert!(matches!(outcome, TurnOutcome::Answered { .. }));
+    assert_eq!(
+        h.seen.lock().unwrap().len(),
+        3,
+        "1 request + 2 continuations"
+    );
+    let kept = committed(&h)
+        .into_iter()
+        .filter(|(_, _, i)| *i == Item::system("keep going"))
+        .count();
+    assert_eq!(kept, 2);
+    assert!(
+        sink.alerts
+            .iter()
+            .any(|a| a.message.contains("worker.max_continuations"))
+    );
+}
+
+#[test]
+fn the_tool_loop_stops_at_max_steps() {
+    let mut config = Config::default();
+    config.worker.max_steps = 3;
+    let answers = (0..10).map(|i| tool_answer(&format!("t{i}"))).collect();
+    let mut h = harness(answers, Vec::new(), Vec::new(), config);
+    let outcome = h
+        .worker
+        .submit("loop", &mut CollectingSink::default())
+        .unwrap();
+    assert!(
+        matches!(&outcome, TurnOutcome::Stopped { reason } if reason.contains("worker.max_steps")),
+        "{outcome:?}"
+    );
+    assert_eq!(h.seen.lock().unwrap().len(), 3);
+}
+
+#[test]
+fn a_failing_hook_changes_nothing() {
+    let run = |hooks: Vec<Box<dyn Hook>>| {
+        let mut h = harness(
+            vec![tool_answer("t1")],
+            vec![adder("adder", "context")],
+            hooks,
+            Config::default(),
+        );
+        let mut sink = CollectingSink::default();
+        let outcome = h.worker.submit("see @a.txt", &mut sink).unwrap();
+        let items: Vec<(Source, Item)> =
+            committed(&h).into_iter().map(|(_, s, i)| (s, i)).collect();
+        let requests: Vec<Vec<Item>> = h
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.items.clone())
+            .collect();
+        (outcome, items, requests, sink.alerts)
+    };
+    let (outcome, items, requests, _) = run(Vec::new());
+    let (outcome_f, items_f, requests_f, alerts_f) = run(vec![Box::new(Failing)]);
+    assert_eq!(outcome, outcome_f);
+    assert_eq!(items, items_f);
+    assert_eq!(requests, requests_f);
+    // Reported once per turn, not once per event.
+    assert_eq!(
+        alerts_f
+            .iter()
+            .filter(|a| a.source == "plugin:failing")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn file_items_record_their_metadata_and_dedup_survives_a_resume() {
+    let mut h = harness(Vec::new(), Vec::new(), Vec::new(), Config::default());
+    h.worker
+        .submit("@a.txt", &mut CollectingSink::default())
+        .unwrap();
+    let loaded = load(&h.home, "s1").unwrap();
+    let file = &loaded.records[1];
+    assert_eq!(file.files.len(), 1);
+    assert_eq!(file.files[0].path, "a.txt");
+    assert_eq!(file.files[0].bytes, 6);
+    assert_eq!(
+        file.files[0].sha256,
+        crate::fileref::dedup::digest_hex("alpha\n")
+    );
+
+    // A new worker over the same session (a resume) shows the unchanged file as a note.
+    let dir = h._dir.path().to_owned();
+    drop(h.worker);
+    let writer = SessionWriter::open(&h.home, "s1").unwrap();
+    let audit = AuditLog::open(&h.home, "s1").unwrap();
+    let mut worker = Worker::new(WorkerParts {
+        writer,
+        audit,
+        provider: Box::new(Scripted {
+            answers: Vec::new(),
+            seen: Arc::new(Mutex::new(Vec::new())),
+        }),
+        resolver: Box::new(MapResolver::with(&[("a.txt", "alpha\n")])),
+        chain: Vec::new(),
+        hooks: Hooks::new(Vec::new()),
+        tools: ToolRegistry::new(),
+        config: Config::default(),
+    });
+    worker
+        .submit("@a.txt again", &mut CollectingSink::default())
+        .unwrap();
+    let records = load(&h.home, "s1").unwrap().records;
+    assert_eq!(
+        records[4].item,
+        Item::system("[File: a.txt unchanged since it was last shown]")
+    );
+    assert!(dir.exists());
+}

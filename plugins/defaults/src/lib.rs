@@ -1,0 +1,33 @@
+//! Security defaults of warden, written down once and shared by the host (crate `warden`) and
+//! the built-in resolver component (`file-ref`): the deny globs that always apply, the caps on
+//! what a reference may show, and the marker that ends cut content.
+
+#![no_std]
+extern crate alloc;
+
+use alloc::format;
+use alloc::string::String;
+
+/// Deny globs that always apply; configuration layers may add more, never remove these.
+pub const DEFAULT_DENY: &[&str] = &[
+    ".git/**",
+    ".env",
+    ".env.*",
+    "**/*.pem",
+    "**/*.key",
+    "**/id_rsa*",
+];
+
+/// Bytes one reference (and one tool output) may show before it is cut.
+pub const DEFAULT_MAX_BYTES: u64 = 16384;
+
+/// Bytes all references of one prompt may show together.
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 65536;
+
+/// Entries listed for a directory.
+pub const DEFAULT_MAX_ENTRIES: u32 = 200;
+
+/// The marker that ends truncated content, on a line of its own.
+pub fn truncation_marker(total_bytes: u64) -> String {
+    format!("[...truncated, {total_bytes} bytes total — use read_file for the rest]")
+}
