@@ -157,6 +157,8 @@ pub struct WorkerConfig {
     pub max_continuations: u32,
     /// Model requests allowed per turn (tool round trips included).
     pub max_steps: u32,
+    /// Largest prompt accepted, in bytes; a larger one is refused before anything is committed.
+    pub max_prompt_bytes: u64,
 }
 
 impl Default for WorkerConfig {
@@ -164,6 +166,7 @@ impl Default for WorkerConfig {
         Self {
             max_continuations: 4,
             max_steps: 16,
+            max_prompt_bytes: 1024 * 1024,
         }
     }
 }
@@ -244,6 +247,7 @@ impl PluginSpec {
                 .unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
             config: self.config,
             origin: origin.to_owned(),
+            declared_in: None,
         }
     }
 }
@@ -273,6 +277,9 @@ pub struct PluginEntry {
     pub config: BTreeMap<String, String>,
     /// Which layer declared it (`user`, `project`, `managed`).
     pub origin: String,
+    /// The config file that declared it, when loaded from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_in: Option<PathBuf>,
 }
 
 /// Per-plugin defaults.

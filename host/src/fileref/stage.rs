@@ -60,6 +60,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
     let mut refs = Vec::new();
     let mut audit = Vec::new();
     let mut used = 0u64;
+    let mut dropped: Vec<String> = Vec::new();
 
     for segment in segments {
         let (raw, path, range) = match segment {
@@ -73,7 +74,10 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
             .max_total_bytes
             .saturating_sub(used)
             .saturating_sub(MARKER_RESERVE);
-        let outcome = if left < MIN_REF_BYTES.min(config.max_bytes) {
+        let over_budget = left < MIN_REF_BYTES.min(config.max_bytes);
+        let outcome = if let Some(error) = range.and_then(|r| range_error(path, r)) {
+            Err(error)
+        } else if over_budget {
             Err(ResolveError::TooLarge(format!(
                 "{}: dropped, the prompt's file budget of {} bytes is spent",
                 placement::printable(path),
@@ -129,14 +133,20 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                 });
             }
             Err(error) => {
-                user_text.push_str(&format!(
-                    "[unresolved file ref: {}]",
-                    placement::printable(path)
-                ));
-                alerts.push(Alert::warn(
-                    ALERT_SOURCE,
-                    format!("{raw} not included — {error}"),
-                ));
+                let error = past_end(resolver, path, range, error);
+                let shown = match range {
+                    Some(r) => format!("{}{}", placement::printable(path), r),
+                    None => placement::printable(path),
+                };
+                user_text.push_str(&format!("[unresolved file ref: {shown}]"));
+                if over_budget && matches!(error, ResolveError::TooLarge(_)) {
+                    dropped.push(placement::printable(raw));
+                } else {
+                    alerts.push(Alert::warn(
+                        ALERT_SOURCE,
+                        format!("{raw} not included — {error}"),
+                    ));
+                }
                 refs.push(RefReport {
                     raw: raw.clone(),
                     path: path.clone(),
@@ -149,6 +159,12 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         }
     }
 
+    if !dropped.is_empty() {
+        alerts.push(Alert::warn(
+            ALERT_SOURCE,
+            budget_note(&dropped, config.max_total_bytes),
+        ));
+    }
     let mut items = vec![(Source::User, Item::user(user_text.clone()))];
     items.extend(
         placement::place(config.placement, &placed, shown.next_call())
@@ -161,6 +177,75 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         alerts,
         refs,
         audit,
+    }
+}
+
+/// Mentions named in the budget alert before "and N more".
+const DROPPED_NAMED: usize = 3;
+
+/// The one alert for every reference the budget dropped.
+fn budget_note(dropped: &[String], budget: u64) -> String {
+    let n = dropped.len();
+    let mut named = dropped
+        .iter()
+        .take(DROPPED_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if n > DROPPED_NAMED {
+        named.push_str(&format!(" and {} more", n - DROPPED_NAMED));
+    }
+    let noun = if n == 1 { "reference" } else { "references" };
+    format!(
+        "{n} {noun} dropped: the prompt's file budget of {budget} bytes is spent: {named}; \
+         raise fileref.max_total_bytes to include more"
+    )
+}
+
+/// `#L0` and reversed ranges are mistakes in the reference, refused before any read.
+fn range_error(path: &str, range: LineRange) -> Option<ResolveError> {
+    let shown = placement::printable(path);
+    if range.start == 0 {
+        return Some(ResolveError::Invalid(format!(
+            "{shown}{}: invalid line range: lines are numbered from 1",
+            range
+        )));
+    }
+    (range.start > range.end).then(|| {
+        ResolveError::Invalid(format!(
+            "{shown}{}: invalid line range: the start is after the end",
+            range
+        ))
+    })
+}
+
+/// A ranged reference reported `not-found` although the file exists: the range is past its
+/// end, and is reported as such.
+fn past_end<R: Resolve + ?Sized>(
+    resolver: &mut R,
+    path: &str,
+    range: Option<LineRange>,
+    error: ResolveError,
+) -> ResolveError {
+    let ResolveError::NotFound(message) = &error else {
+        return error;
+    };
+    let Some(range) = range else {
+        return error;
+    };
+    let probe = ResolveRequest {
+        path: path.to_owned(),
+        range: None,
+        max_bytes: 1,
+    };
+    match resolver.resolve(&probe) {
+        Ok(_) if message.contains("past the end") => ResolveError::Invalid(message.clone()),
+        Ok(_) => ResolveError::Invalid(format!(
+            "{}{}: the range is past the end of the file",
+            placement::printable(path),
+            range
+        )),
+        Err(_) => error,
     }
 }
 

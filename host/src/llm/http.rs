@@ -173,7 +173,8 @@ impl HttpClient {
                 });
             }
             let delay = self.retry.delay(attempt, err.retry_after());
-            tracing::warn!(provider, attempt, ?delay, error = %err, "retrying model request");
+            // The caller shows each retry to the person; a log line would say it twice.
+            tracing::debug!(provider, attempt, ?delay, error = %err, "retrying model request");
             on_event(&StreamEvent::Retrying {
                 attempt,
                 delay,

@@ -13,6 +13,7 @@ mod model;
 mod points;
 
 use points::{PointEnd, Verdict};
+use sha2::Digest;
 
 use crate::config::Config;
 use crate::fileref::{self, Resolve, ShownFiles};
@@ -205,20 +206,34 @@ impl Worker {
                 .map(|(_, item)| item.clone())
                 .collect(),
         };
-        let (end, decisions) = self.run_point(sink, "on-prompt-submit", |plugin| {
+        let (end, mut decisions) = self.run_point(sink, "on-prompt-submit", |plugin| {
             plugin.on_prompt_submit(&prompt).map(|d| match d {
                 PromptDecision::Continue => Verdict::Pass(Some("continue")),
                 PromptDecision::ContinueWith(items) => Verdict::Add(items),
                 PromptDecision::Cancel(reason) => Verdict::Cancel(reason),
             })
         });
+        let prompt_sha256 = hex::encode(sha2::Sha256::digest(typed.as_bytes()));
+        decisions.insert(
+            0,
+            AuditEvent::TurnStarted {
+                prompt_sha256: prompt_sha256.clone(),
+                prompt_bytes: typed.len() as u64,
+            },
+        );
+        let cancelled_by = |plugin: &str| AuditEvent::TurnCancelled {
+            plugin: plugin.to_owned(),
+            prompt_sha256: prompt_sha256.clone(),
+        };
         let added = match end {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
+                decisions.push(cancelled_by(&plugin));
                 self.audit(&decisions)?;
                 return self.cancelled(sink, plugin, reason);
             }
             PointEnd::FailedClosed { plugin, message } => {
+                decisions.push(cancelled_by(&plugin));
                 self.audit(&decisions)?;
                 let reason = format!("plugin failed and its policy is closed: {message}");
                 return self.cancelled(sink, plugin, reason);
