@@ -62,7 +62,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
     let mut used = 0u64;
     let mut dropped: Vec<String> = Vec::new();
 
-    for segment in segments {
+    for (index, segment) in segments.iter().enumerate() {
         let (raw, path, range) = match segment {
             Segment::Text { text } => {
                 user_text.push_str(text);
@@ -142,9 +142,17 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                 if over_budget && matches!(error, ResolveError::TooLarge(_)) {
                     dropped.push(placement::printable(raw));
                 } else {
+                    let hint = match (&error, segments.get(index + 1)) {
+                        (ResolveError::NotFound(_), Some(Segment::Text { text }))
+                            if !raw.starts_with("@\"") =>
+                        {
+                            spaced_name_hint(resolver, path, text)
+                        }
+                        _ => None,
+                    };
                     alerts.push(Alert::warn(
                         ALERT_SOURCE,
-                        format!("{raw} not included — {error}"),
+                        format!("{raw} not included — {error}{}", hint.unwrap_or_default()),
                     ));
                 }
                 refs.push(RefReport {
@@ -179,6 +187,46 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         audit,
     }
 }
+
+/// Words after a not-found mention tried as the rest of a name with spaces.
+const SPACED_NAME_WORDS: usize = 4;
+
+/// When `path` followed by the next words of the prompt names a file, the quotes around it
+/// were probably removed by the shell: say how to keep them.
+fn spaced_name_hint<R: Resolve + ?Sized>(
+    resolver: &mut R,
+    path: &str,
+    after: &str,
+) -> Option<String> {
+    if !after.starts_with(' ') {
+        return None;
+    }
+    let mut candidate = path.to_owned();
+    for word in after.split(' ').skip(1).take(SPACED_NAME_WORDS) {
+        let word = word.trim_end_matches(|c: char| TRAILING_PROSE.contains(&c));
+        if word.is_empty() || word.contains('@') {
+            return None;
+        }
+        candidate.push(' ');
+        candidate.push_str(word);
+        let probe = ResolveRequest {
+            path: candidate.clone(),
+            range: None,
+            max_bytes: 1,
+        };
+        if resolver.resolve(&probe).is_ok() {
+            let shown = placement::printable(&candidate);
+            return Some(format!(
+                "; \"{shown}\" exists: if you wrote @\"{shown}\", the shell removed the quotes \
+                 — put the whole prompt in single quotes: '… @\"{shown}\" …'"
+            ));
+        }
+    }
+    None
+}
+
+/// Punctuation that may follow a name in prose.
+const TRAILING_PROSE: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '}', '"', '\''];
 
 /// Mentions named in the budget alert before "and N more".
 const DROPPED_NAMED: usize = 3;

@@ -351,3 +351,15 @@ fn bad_ranges_are_reference_errors_not_io_errors() {
     }
     assert!(r.requests.is_empty(), "refused before the resolver is asked");
 }
+
+#[test]
+fn a_name_split_by_the_shell_gets_a_quoting_hint() {
+    let mut r = MapResolver::with(&[("my notes.txt", "n\n")]);
+    let out = run("read @my notes.txt please", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    assert_eq!(out.refs[0].status, "not-found");
+    let message = &out.alerts[0].message;
+    assert!(message.contains("\"my notes.txt\" exists"), "{message}");
+    assert!(message.contains("single quotes"), "{message}");
+    let out = run("read @nothing here", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    assert!(!out.alerts[0].message.contains("quotes"), "{}", out.alerts[0].message);
+}
