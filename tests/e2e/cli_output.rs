@@ -41,7 +41,10 @@ fn each_retry_is_one_line_and_the_final_error_one_line() {
         1,
         "{err}"
     );
-    assert!(!err.contains("WARN"), "no log line beside the retry line: {err}");
+    assert!(
+        !err.contains("WARN"),
+        "no log line beside the retry line: {err}"
+    );
 }
 
 #[test]
@@ -70,7 +73,10 @@ fn a_failed_model_call_is_recorded_for_the_next_turn() {
     assert_eq!(history[0]["role"], "user");
     assert_eq!(history[1]["role"], "system");
     assert_eq!(history[1]["source"], "host");
-    assert!(history[1]["text"].as_str().unwrap().contains("boom"), "{history}");
+    assert!(
+        history[1]["text"].as_str().unwrap().contains("boom"),
+        "{history}"
+    );
 
     // Resumed, the model sees what happened.
     server.push(Reply::text("ok"));

@@ -100,7 +100,9 @@ fn config_errors_name_the_config_file_and_the_plugin_entry() {
             "fileref.resolver",
         ),
         (
-            format!("[[plugins]]\nname = \"p\"\nkind = \"hook\"\npath = \"{wasm}\"\nsha256 = \"zz\"\n"),
+            format!(
+                "[[plugins]]\nname = \"p\"\nkind = \"hook\"\npath = \"{wasm}\"\nsha256 = \"zz\"\n"
+            ),
             "64 hex digits",
         ),
         (
@@ -117,6 +119,9 @@ fn config_errors_name_the_config_file_and_the_plugin_entry() {
             err.contains(path.to_str().unwrap()) && err.contains(expected),
             "{text}: {err}"
         );
-        assert!(!err.contains("p.wasm:"), "names the config, not the component: {err}");
+        assert!(
+            !err.contains("p.wasm:"),
+            "names the config, not the component: {err}"
+        );
     }
 }

@@ -47,7 +47,10 @@ fn a_subdirectory_finds_the_project_root_and_its_config() {
     let text = &texts(&value)[1];
     // The project config was loaded: reminder placement.
     assert!(text.starts_with("<system-reminder>"), "{text}");
-    assert!(text.contains("top readme") && text.contains("fn main"), "{text}");
+    assert!(
+        text.contains("top readme") && text.contains("fn main"),
+        "{text}"
+    );
     assert!(text.contains("src/main.rs"), "{text}");
 }
 
@@ -118,14 +121,12 @@ fn a_session_runs_in_its_recorded_workspace() {
     assert!(!history.contains("the wrong file"), "{history}");
 
     // `-C` naming another workspace is a usage error naming both.
-    let out = env.run_in(
-        &elsewhere,
-        &["run", "-C", ".", "--session", &id, "@a.txt"],
-    );
+    let out = env.run_in(&elsewhere, &["run", "-C", ".", "--session", &id, "@a.txt"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains(elsewhere.to_str().unwrap()) && err.contains(env.workspace().to_str().unwrap()),
+        err.contains(elsewhere.to_str().unwrap())
+            && err.contains(env.workspace().to_str().unwrap()),
         "{err}"
     );
 }

@@ -21,7 +21,11 @@ fn an_unknown_session_is_a_usage_error_naming_the_closest_ids() {
     // Creating it twice is refused.
     let out = env.run(&["run", "--new-session", "my-work", "two"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--session my-work"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--session my-work"),
+        "{}",
+        stderr(&out)
+    );
 
     // A typo does not start a new session.
     let out = env.run(&["run", "--session", "my-wrok", "two"]);
@@ -75,8 +79,14 @@ fn session_list_shows_titles_and_hides_empty_sessions() {
     let mut lines = text.lines();
     let header = lines.next().unwrap();
     assert!(header.contains("ID") && header.contains("TITLE"), "{text}");
-    assert!(text.contains(&id) && text.contains("explain the build"), "{text}");
-    assert!(!text.contains("in detail"), "title is the first line: {text}");
+    assert!(
+        text.contains(&id) && text.contains("explain the build"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("in detail"),
+        "title is the first line: {text}"
+    );
     assert!(!text.contains(&empty), "{text}");
 
     let out = env.run(&["session", "list", "--all"]);

@@ -28,7 +28,8 @@ fn config_show_names_each_values_layer_and_the_locks() {
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
     std::fs::write(&user, "[model]\nmax_tokens = 1000\ntimeout_s = 30\n").unwrap();
     let project = env.project_config("[model]\nmax_tokens = 2000\nprovider = \"openai\"\n");
-    let managed = env.managed_config("[policy]\nlocked = [\"model.provider\"]\n[model]\nprovider = \"echo\"\n");
+    let managed = env
+        .managed_config("[policy]\nlocked = [\"model.provider\"]\n[model]\nprovider = \"echo\"\n");
 
     let out = env.run(&["config", "show", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -54,7 +55,10 @@ fn config_show_names_each_values_layer_and_the_locks() {
         .lines()
         .find(|l| l.starts_with("model.provider"))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains("managed") && line.contains("locked"), "{line}");
+    assert!(
+        line.contains("managed") && line.contains("locked"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -110,7 +114,13 @@ fn doctor_checks_layers_plugins_and_home() {
         fixtures::pattern_guard().display()
     ));
     let out = env.run(&["doctor"]);
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let text = stdout(&out);
     assert!(text.contains(managed.to_str().unwrap()), "{text}");
     let digest = sha256_hex(&std::fs::read(&managed).unwrap());
@@ -120,9 +130,7 @@ fn doctor_checks_layers_plugins_and_home() {
     assert!(!text.contains("FAIL"), "{text}");
 
     // A missing plugin and an unwritable home fail the check (exit 1), naming them.
-    env.project_config(
-        "[[plugins]]\nname = \"gone\"\nkind = \"hook\"\npath = \"nowhere.wasm\"\n",
-    );
+    env.project_config("[[plugins]]\nname = \"gone\"\nkind = \"hook\"\npath = \"nowhere.wasm\"\n");
     let out = env.run(&["doctor"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let text = stdout(&out);
@@ -173,4 +181,22 @@ fn run_takes_provider_and_model_flags() {
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_provider_flag_cannot_override_a_locked_key() {
+    let env = TestEnv::new();
+    env.managed_config("[policy]\nlocked = [\"model.provider\"]\n");
+    let out = env.run(&["run", "--provider", "openai", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("[echo provider]"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("--provider: `model.provider` is locked"),
+        "{}",
+        stderr(&out)
+    );
 }

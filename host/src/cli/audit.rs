@@ -175,7 +175,12 @@ fn print_turn(turn: &Turn) {
     let prompt = turn
         .prompt_sha256
         .as_deref()
-        .map(|h| format!(" prompt sha256 {h} ({} bytes)", turn.prompt_bytes.unwrap_or(0)))
+        .map(|h| {
+            format!(
+                " prompt sha256 {h} ({} bytes)",
+                turn.prompt_bytes.unwrap_or(0)
+            )
+        })
         .unwrap_or_default();
     outln!(
         "── {started} session {}: {}{prompt}",
@@ -191,7 +196,11 @@ fn print_turn(turn: &Turn) {
             f["path"].as_str().unwrap_or(""),
             f["bytes"],
             f["sha256"].as_str().unwrap_or(""),
-            if f["truncated"] == true { "  truncated" } else { "" }
+            if f["truncated"] == true {
+                "  truncated"
+            } else {
+                ""
+            }
         );
     }
     for d in &turn.decisions {

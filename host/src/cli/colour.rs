@@ -4,7 +4,10 @@ use std::io::IsTerminal;
 
 /// True when stderr is a terminal and `NO_COLOR` is unset or empty.
 pub(crate) fn stderr_colour() -> bool {
-    allowed(std::env::var_os("NO_COLOR").as_deref(), std::io::stderr().is_terminal())
+    allowed(
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::io::stderr().is_terminal(),
+    )
 }
 
 fn allowed(no_colour: Option<&std::ffi::OsStr>, terminal: bool) -> bool {

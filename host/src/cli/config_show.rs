@@ -74,7 +74,11 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
     }
     outln!("workspace {}", root.display());
     for file in &files {
-        let found = if file["found"] == true { "" } else { "  (absent)" };
+        let found = if file["found"] == true {
+            ""
+        } else {
+            "  (absent)"
+        };
         outln!(
             "{:<8} {}{found}",
             file["layer"].as_str().unwrap_or(""),
@@ -135,4 +139,3 @@ fn flatten(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
         other => out.push((prefix.to_owned(), other.clone())),
     }
 }
-

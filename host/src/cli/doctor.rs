@@ -80,9 +80,10 @@ fn check_layers(report: &mut Report, sources: &Sources) {
         }
     }
     match managed_in_force(sources) {
-        Some((path, Ok(digest))) => {
-            report.ok(&format!("managed policy in force: {} sha256 {digest}", path.display()))
-        }
+        Some((path, Ok(digest))) => report.ok(&format!(
+            "managed policy in force: {} sha256 {digest}",
+            path.display()
+        )),
         Some((path, Err(err))) => report.fail(&format!("managed policy {}: {err}", path.display())),
         None => report.info("no managed policy file in force"),
     }

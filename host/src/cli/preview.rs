@@ -5,8 +5,8 @@ use super::out::outln;
 use std::path::Path;
 
 use super::common::{home, load_config, print_alert, setup_error};
-use super::workspace::Workspace;
 use super::exit::{CliError, EXIT_OK};
+use super::workspace::Workspace;
 use crate::fileref;
 use crate::worker::{preview::preview as build, setup};
 
@@ -18,7 +18,8 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
     // The compiled-code cache is the only thing written, and only when the state home exists.
     let home = home().ok().filter(|h| h.root().is_dir());
     let engine = setup::engine(home.as_ref()).map_err(setup_error)?;
-    let mut resolver = setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
+    let mut resolver =
+        setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
     let (mut chain, _hooks) = setup::plugins(&engine, &loaded.config).map_err(setup_error)?;
     let mut segments = fileref::parse(prompt).segments;
     workspace.rebase(&mut segments);

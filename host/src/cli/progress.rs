@@ -89,7 +89,10 @@ mod tests {
 
     #[test]
     fn frames_show_label_and_elapsed_seconds() {
-        assert_eq!(frame("waiting", 0, Duration::from_millis(2500)), "| waiting 2s");
+        assert_eq!(
+            frame("waiting", 0, Duration::from_millis(2500)),
+            "| waiting 2s"
+        );
         assert_eq!(frame("waiting", 5, Duration::ZERO), "/ waiting 0s");
     }
 

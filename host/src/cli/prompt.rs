@@ -16,7 +16,10 @@ pub(crate) fn read(words: &[String], file: Option<&Path>, max: u64) -> Result<St
         }
         (Some(path), []) => {
             let file = std::fs::File::open(path).map_err(|err| {
-                CliError::usage(format!("cannot read the prompt file {}: {err}", path.display()))
+                CliError::usage(format!(
+                    "cannot read the prompt file {}: {err}",
+                    path.display()
+                ))
             })?;
             capped(file, max, &format!("the prompt file {}", path.display()))?
         }
@@ -72,7 +75,11 @@ mod tests {
         assert_eq!(read(&words(&["a", "b"]), None, 10).unwrap(), "a b");
         assert!(read(&words(&[" "]), None, 10).is_err());
         let err = read(&words(&["abcdefghijk"]), None, 10).unwrap_err();
-        assert!(err.message.contains("worker.max_prompt_bytes"), "{}", err.message);
+        assert!(
+            err.message.contains("worker.max_prompt_bytes"),
+            "{}",
+            err.message
+        );
         assert_eq!(err.code, super::super::EXIT_USAGE);
         let long = capped("x".repeat(11).as_bytes(), 10, "test").unwrap_err();
         assert!(long.message.contains("worker.max_prompt_bytes"));

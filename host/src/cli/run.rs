@@ -4,11 +4,11 @@ use super::out::{out, outln};
 
 use super::common::{env, home, load_config, print_alert, setup_error};
 use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use super::progress::Progress;
 use super::run_args::RunArgs;
 use super::session_target::{SessionChoice, target};
 use crate::fileref;
 use crate::llm::StreamEvent;
-use super::progress::Progress;
 use crate::worker::{Alert, AlertLevel, TurnOutcome, TurnSink, setup};
 
 /// Exit status after Ctrl-C (128 + SIGINT).

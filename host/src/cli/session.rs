@@ -62,8 +62,18 @@ pub(crate) fn list(json: bool, all: bool) -> Result<u8, CliError> {
     } else if sessions.is_empty() {
         outln!("no sessions under {}", home.root().display());
     } else {
-        let width = sessions.iter().map(|s| s.id.len()).max().unwrap_or(2).max(2);
-        outln!("{:<width$}  {:<20}  {:>5}  TITLE", "ID", "LAST ACTIVITY", "ITEMS");
+        let width = sessions
+            .iter()
+            .map(|s| s.id.len())
+            .max()
+            .unwrap_or(2)
+            .max(2);
+        outln!(
+            "{:<width$}  {:<20}  {:>5}  TITLE",
+            "ID",
+            "LAST ACTIVITY",
+            "ITEMS"
+        );
         for s in &sessions {
             let problem = s
                 .problem

@@ -153,8 +153,14 @@ mod tests {
         std::fs::write(root.join("src/main.rs"), "").unwrap();
         std::fs::write(root.join("README.md"), "").unwrap();
         let rel = Path::new("src");
-        assert_eq!(rebase_one(&root, rel, "main.rs").as_deref(), Some("src/main.rs"));
-        assert_eq!(rebase_one(&root, rel, "../README.md").as_deref(), Some("README.md"));
+        assert_eq!(
+            rebase_one(&root, rel, "main.rs").as_deref(),
+            Some("src/main.rs")
+        );
+        assert_eq!(
+            rebase_one(&root, rel, "../README.md").as_deref(),
+            Some("README.md")
+        );
         assert_eq!(rebase_one(&root, rel, "sub/").as_deref(), Some("src/sub/"));
         assert_eq!(rebase_one(&root, rel, "..").as_deref(), Some("."));
         assert_eq!(rebase_one(&root, rel, "README.md"), None);

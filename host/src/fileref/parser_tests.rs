@@ -128,26 +128,50 @@ fn trailing_punctuation_ends_a_path() {
 /// deliberately differs).
 #[test]
 fn brackets_and_sentence_punctuation_end_a_path_anywhere() {
-    assert_eq!(paths("Analyze @func.ts(the main function)."), vec!["func.ts"]);
-    assert_eq!(paths("Check @array.js[0] for the first element."), vec!["array.js"]);
+    assert_eq!(
+        paths("Analyze @func.ts(the main function)."),
+        vec!["func.ts"]
+    );
+    assert_eq!(
+        paths("Check @array.js[0] for the first element."),
+        vec!["array.js"]
+    );
     assert_eq!(paths("Parse @object.ts{prop1: value1}."), vec!["object.ts"]);
-    assert_eq!(paths("Use data from @data.json) for testing."), vec!["data.json"]);
-    assert_eq!(paths("Review item @list.md] from the list."), vec!["list.md"]);
-    assert_eq!(paths("Use settings from @config.yaml} now."), vec!["config.yaml"]);
+    assert_eq!(
+        paths("Use data from @data.json) for testing."),
+        vec!["data.json"]
+    );
+    assert_eq!(
+        paths("Review item @list.md] from the list."),
+        vec!["list.md"]
+    );
+    assert_eq!(
+        paths("Use settings from @config.yaml} now."),
+        vec!["config.yaml"]
+    );
     assert_eq!(
         paths("Compare @first.txt,@second.txt;what"),
         vec!["first.txt", "second.txt"]
     );
     assert_eq!(paths("@a!b and @c?d"), vec!["a", "c"]);
-    assert_eq!(paths(r"Check @spaced\ file.txt, it has spaces."), vec!["spaced file.txt"]);
+    assert_eq!(
+        paths(r"Check @spaced\ file.txt, it has spaces."),
+        vec!["spaced file.txt"]
+    );
     assert_eq!(paths(r"@f\(1\).txt"), vec!["f(1).txt"]);
     assert_eq!(paths("@\"a (1).txt\"."), vec!["a (1).txt"]);
     assert_eq!(
         paths("Check @file$with&special#chars.txt for content."),
         vec!["file$with&special#chars.txt"]
     );
-    assert_eq!(paths("Check @version.1.2.3.txt contains"), vec!["version.1.2.3.txt"]);
-    assert_eq!(paths("Analyze @example.d.ts for types."), vec!["example.d.ts"]);
+    assert_eq!(
+        paths("Check @version.1.2.3.txt contains"),
+        vec!["version.1.2.3.txt"]
+    );
+    assert_eq!(
+        paths("Analyze @example.d.ts for types."),
+        vec!["example.d.ts"]
+    );
     assert_eq!(paths("Show me @end.txt."), vec!["end.txt"]);
     assert_eq!(paths("Check @config.json. This file"), vec!["config.json"]);
     let with_range = refs("see @a.rs#L2-3) and @b.rs#L4,");
@@ -158,7 +182,10 @@ fn brackets_and_sentence_punctuation_end_a_path_anywhere() {
 
 #[test]
 fn no_break_spaces_stay_in_a_name() {
-    assert_eq!(paths("@my\u{202f}file.txt please"), vec!["my\u{202f}file.txt"]);
+    assert_eq!(
+        paths("@my\u{202f}file.txt please"),
+        vec!["my\u{202f}file.txt"]
+    );
     assert_eq!(paths("@a\u{a0}b c"), vec!["a\u{a0}b"]);
     // Other spaces end a path, as ASCII spaces do.
     assert_eq!(paths("@a\u{3000}b"), vec!["a"]);

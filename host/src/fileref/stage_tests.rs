@@ -329,37 +329,74 @@ fn hundreds_of_refs_past_the_budget_raise_one_alert() {
     assert_eq!(warns.len(), 1, "{warns:?}");
     let message = &warns[0].message;
     assert!(message.starts_with("498 references dropped"), "{message}");
-    assert!(message.contains("@f2#L1-2, @f3#L1-2, @f4#L1-2 and 495 more"), "{message}");
+    assert!(
+        message.contains("@f2#L1-2, @f3#L1-2, @f4#L1-2 and 495 more"),
+        "{message}"
+    );
     assert!(message.contains("fileref.max_total_bytes"), "{message}");
     assert_eq!(out.refs.len(), 500);
     // The placeholder keeps the range.
-    assert!(out.user_text.contains("[unresolved file ref: f499#L1-2]"), "{}", out.user_text);
+    assert!(
+        out.user_text.contains("[unresolved file ref: f499#L1-2]"),
+        "{}",
+        out.user_text
+    );
 }
 
 #[test]
 fn bad_ranges_are_reference_errors_not_io_errors() {
     let mut r = MapResolver::with(&[("a", "one\ntwo\n")]);
-    let out = run("@a#L0 @a#L5-2", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    let out = run(
+        "@a#L0 @a#L5-2",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
     assert_eq!(
         out.refs.iter().map(|r| r.status).collect::<Vec<_>>(),
         vec!["error", "error"]
     );
-    assert!(out.alerts[0].message.contains("lines are numbered from 1"), "{:?}", out.alerts);
-    assert!(out.alerts[1].message.contains("the start is after the end"), "{:?}", out.alerts);
+    assert!(
+        out.alerts[0].message.contains("lines are numbered from 1"),
+        "{:?}",
+        out.alerts
+    );
+    assert!(
+        out.alerts[1].message.contains("the start is after the end"),
+        "{:?}",
+        out.alerts
+    );
     for alert in &out.alerts {
         assert!(!alert.message.contains("i/o error"), "{}", alert.message);
     }
-    assert!(r.requests.is_empty(), "refused before the resolver is asked");
+    assert!(
+        r.requests.is_empty(),
+        "refused before the resolver is asked"
+    );
 }
 
 #[test]
 fn a_name_split_by_the_shell_gets_a_quoting_hint() {
     let mut r = MapResolver::with(&[("my notes.txt", "n\n")]);
-    let out = run("read @my notes.txt please", &mut r, &FileRefConfig::default(), &ShownFiles::new());
+    let out = run(
+        "read @my notes.txt please",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
     assert_eq!(out.refs[0].status, "not-found");
     let message = &out.alerts[0].message;
     assert!(message.contains("\"my notes.txt\" exists"), "{message}");
     assert!(message.contains("single quotes"), "{message}");
-    let out = run("read @nothing here", &mut r, &FileRefConfig::default(), &ShownFiles::new());
-    assert!(!out.alerts[0].message.contains("quotes"), "{}", out.alerts[0].message);
+    let out = run(
+        "read @nothing here",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert!(
+        !out.alerts[0].message.contains("quotes"),
+        "{}",
+        out.alerts[0].message
+    );
 }

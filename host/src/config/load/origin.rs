@@ -121,7 +121,11 @@ mod tests {
         let project = dir.path().join("project.toml");
         let managed = dir.path().join("managed.toml");
         std::fs::write(&user, "[model]\nmax_tokens = 10\ntimeout_s = 5\n").unwrap();
-        std::fs::write(&project, "[model]\nmax_tokens = 20\nprovider = \"openai\"\n").unwrap();
+        std::fs::write(
+            &project,
+            "[model]\nmax_tokens = 20\nprovider = \"openai\"\n",
+        )
+        .unwrap();
         std::fs::write(&managed, "[policy]\nlocked = [\"model.provider\"]\n").unwrap();
         let sources = Sources {
             layers: vec![

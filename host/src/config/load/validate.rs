@@ -35,13 +35,21 @@ pub(super) fn check_values(path: &Path, text: &str) -> Result<(), ConfigError> {
         return Ok(());
     };
     let positive = [
-        ("worker.max_steps", probe.worker.max_steps, "a turn needs at least one model request"),
+        (
+            "worker.max_steps",
+            probe.worker.max_steps,
+            "a turn needs at least one model request",
+        ),
         (
             "worker.max_prompt_bytes",
             probe.worker.max_prompt_bytes,
             "no prompt would be accepted",
         ),
-        ("fileref.max_bytes", probe.fileref.max_bytes, "no file content would be included"),
+        (
+            "fileref.max_bytes",
+            probe.fileref.max_bytes,
+            "no file content would be included",
+        ),
     ];
     for (key, value, why) in positive {
         if let Some(value) = value
@@ -58,23 +66,6 @@ pub(super) fn check_values(path: &Path, text: &str) -> Result<(), ConfigError> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn zero_limits_are_refused_with_their_line() {
-        let path = Path::new("/p/config.toml");
-        let err = check_values(path, "[model]\nname = \"x\"\n[worker]\nmax_steps = 0\n").unwrap_err();
-        let text = err.to_string();
-        assert!(text.starts_with("/p/config.toml:4:"), "{text}");
-        assert!(text.contains("worker.max_steps"), "{text}");
-        let err = check_values(path, "fileref = { max_bytes = 0 }\n").unwrap_err();
-        assert!(err.to_string().contains("fileref.max_bytes"), "{err}");
-        assert!(check_values(path, "[worker]\nmax_steps = 1\n").is_ok());
-    }
 }
 
 /// `err` with a pointer to the right setting where a common mistake is recognised.
@@ -108,5 +99,26 @@ pub(super) fn declaring_file(
     layer_files
         .iter()
         .find(|(kind, _)| kind.as_str() == entry.origin)
-        .map_or_else(|| std::path::PathBuf::from(&entry.origin), |(_, p)| p.clone())
+        .map_or_else(
+            || std::path::PathBuf::from(&entry.origin),
+            |(_, p)| p.clone(),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_limits_are_refused_with_their_line() {
+        let path = Path::new("/p/config.toml");
+        let err =
+            check_values(path, "[model]\nname = \"x\"\n[worker]\nmax_steps = 0\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("/p/config.toml:4:"), "{text}");
+        assert!(text.contains("worker.max_steps"), "{text}");
+        let err = check_values(path, "fileref = { max_bytes = 0 }\n").unwrap_err();
+        assert!(err.to_string().contains("fileref.max_bytes"), "{err}");
+        assert!(check_values(path, "[worker]\nmax_steps = 1\n").is_ok());
+    }
 }
