@@ -97,9 +97,6 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         &env,
     )
     .map_err(setup_error)?;
-    if args.verbose {
-        eprintln!("warden: session {}", worker.session_id());
-    }
     let root = workspace.root.display().to_string();
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
