@@ -85,3 +85,22 @@ fn a_failed_model_call_is_recorded_for_the_next_turn() {
     let sent = server.requests()[1].body.to_string();
     assert!(sent.contains("boom") && sent.contains("first"), "{sent}");
 }
+
+#[test]
+fn timeout_s_bounds_silence_in_a_stream_not_a_whole_non_streamed_answer() {
+    let env = TestEnv::new();
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\ntimeout_s = 1\nstream = false\n",
+    );
+    let server = MockServer::start().unwrap();
+    // A non-streamed answer's headers come only once it is whole: slower than `timeout_s`.
+    server.push(Reply::delay(1500, Reply::text("whole answer")));
+    let out = openai(&env, &server, &["run", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("whole answer"));
+}
+
+#[test]
+fn the_default_timeout_notices_a_hung_stream_in_seconds() {
+    assert_eq!(warden::config::ModelConfig::default().timeout_s, 30);
+}

@@ -130,7 +130,8 @@ fn check_provider(report: &mut Report, config: &Config, network: bool) {
             }],
             tools: Vec::new(),
             max_tokens: 1,
-            stream: false,
+            // Streamed, so that the probe's limit applies to the first byte.
+            stream: true,
         };
         provider.complete(&request, &mut |_| {}, &CancelToken::new())
     });

@@ -33,7 +33,8 @@ pub struct ModelConfig {
     pub name: Option<String>,
     /// Cap on answer tokens.
     pub max_tokens: u32,
-    /// Timeout of one HTTP request, in seconds.
+    /// Longest wait, in seconds, for the response to start and for more of a streamed answer
+    /// (a time to first byte and an idle-stream timeout; not a bound on the whole answer).
     pub timeout_s: u64,
     /// Retries after a retryable failure (429, 5xx, reset, timeout).
     pub max_retries: u32,
@@ -56,7 +57,9 @@ impl Default for ModelConfig {
             provider: ProviderKind::Echo,
             name: None,
             max_tokens: 4096,
-            timeout_s: 120,
+            // A streamed answer's headers come at once and its stream is never silent for long
+            // (tokens, or the provider's keep-alive events): 30 s of silence means a hung server.
+            timeout_s: 30,
             max_retries: 4,
             retry_base_ms: default_retry_base_ms(),
             retry_max_ms: default_retry_max_ms(),
