@@ -71,21 +71,8 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             SessionCommand::Delete { id } => session_prune::delete(&id),
             SessionCommand::Prune { empty, older_than } => session_prune::prune(empty, older_than),
         },
-        Command::Operator(command) => operator(command),
+        Command::Operator(command) => command.run(),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
-    }
-}
-
-fn operator(command: operator_args::OperatorCommand) -> Result<u8, CliError> {
-    use operator_args::{ConfigCommand, OperatorCommand};
-    match command {
-        OperatorCommand::Config {
-            command: ConfigCommand::Show { dir, json },
-        } => config_show::show(dir.as_deref(), json),
-        OperatorCommand::Audit { id, json, since } => {
-            audit::audit(id.as_deref(), json, since.as_deref())
-        }
-        OperatorCommand::Doctor { dir, network } => doctor::doctor(dir.as_deref(), network),
     }
 }
 

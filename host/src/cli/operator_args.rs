@@ -1,4 +1,4 @@
-//! Arguments of the operator's commands: `config show`, `audit`, `doctor`.
+//! Arguments of the operator's commands (`config show`, `audit`, `doctor`) and their dispatch.
 
 use std::path::PathBuf;
 
@@ -46,4 +46,19 @@ pub(crate) enum ConfigCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+impl OperatorCommand {
+    /// Run the command.
+    pub(crate) fn run(self) -> Result<u8, super::CliError> {
+        match self {
+            Self::Config {
+                command: ConfigCommand::Show { dir, json },
+            } => super::config_show::show(dir.as_deref(), json),
+            Self::Audit { id, json, since } => {
+                super::audit::audit(id.as_deref(), json, since.as_deref())
+            }
+            Self::Doctor { dir, network } => super::doctor::doctor(dir.as_deref(), network),
+        }
+    }
 }
