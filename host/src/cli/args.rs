@@ -34,7 +34,7 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
-    /// List, show and export sessions.
+    /// List, show, export, delete and prune sessions.
     Session {
         #[command(subcommand)]
         command: SessionCommand,

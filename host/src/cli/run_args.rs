@@ -20,7 +20,7 @@ pub(crate) struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Say which workspace root and session are used.
+    /// Print the workspace root used (on stderr).
     #[arg(short = 'v', long)]
     pub(crate) verbose: bool,
     /// Read the prompt from this file.
