@@ -135,6 +135,19 @@ fn doctor_checks_layers_plugins_and_home() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let text = stdout(&out);
     assert!(text.contains("FAIL") && text.contains("gone"), "{text}");
+
+    env.project_config("");
+    let not_a_dir = env.write("state-file", "x");
+    let mut cmd = env.command();
+    cmd.env("WARDEN_HOME", &not_a_dir).arg("doctor");
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("FAIL") && l.contains("not writable")),
+        "{text}"
+    );
 }
 
 #[test]
