@@ -26,7 +26,7 @@ fn ctrl_c_while_streaming_commits_no_partial_answer() {
     let mut cmd = env.command();
     cmd.env("OPENAI_API_KEY", "sk-test")
         .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--session", "interrupted", "hello"])
+        .args(["run", "--new-session", "interrupted", "hello"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();

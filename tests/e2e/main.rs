@@ -2,11 +2,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod cli_output;
+mod cli_prompt;
+mod cli_root;
+mod cli_session;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
 mod interrupt;
 mod llm;
+mod operator;
 mod plugin_check;
 mod plugins_hostile;
 mod policy;

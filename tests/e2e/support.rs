@@ -31,6 +31,11 @@ impl TestEnv {
         std::fs::canonicalize(self.root.path().join("workspace")).expect("canonical workspace")
     }
 
+    /// The temporary directory holding workspace, homes and config home.
+    pub fn root_path(&self) -> &Path {
+        self.root.path()
+    }
+
     /// `$WARDEN_HOME`.
     pub fn state_home(&self) -> PathBuf {
         self.root.path().join("state")
@@ -85,15 +90,47 @@ impl TestEnv {
         cmd.args(args);
         output_within(cmd, HANG_LIMIT)
     }
+
+    /// Run `warden ARGS` from directory `dir` instead of the workspace.
+    pub fn run_in(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = self.command();
+        cmd.current_dir(dir).args(args);
+        output_within(cmd, HANG_LIMIT)
+    }
+
+    /// Run `warden ARGS` with `input` on standard input.
+    pub fn run_with_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut cmd = self.command();
+        cmd.args(args).stdin(Stdio::piped());
+        output_with_input(cmd, input, HANG_LIMIT)
+    }
+
+    /// A directory beside the workspace (created), for runs from elsewhere.
+    pub fn outside(&self) -> PathBuf {
+        let dir = self.root.path().join("elsewhere");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::canonicalize(dir).expect("canonical")
+    }
 }
 
 /// A `warden` process that runs longer than this is hung: the test fails instead of blocking.
 pub const HANG_LIMIT: Duration = Duration::from_secs(120);
 
 /// Run `cmd` to completion, killing it and failing the test if it outlives `limit`.
-pub fn output_within(mut cmd: Command, limit: Duration) -> Output {
+pub fn output_within(cmd: Command, limit: Duration) -> Output {
+    output_with_input(cmd, &[], limit)
+}
+
+/// [`output_within`], writing `input` to the child's stdin (when it is piped) and closing it.
+pub fn output_with_input(mut cmd: Command, input: &[u8], limit: Duration) -> Output {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn warden");
+    if let Some(mut stdin) = child.stdin.take() {
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut stdin, &input);
+        });
+    }
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let read = |pipe: Option<std::process::ChildStdout>| {
         std::thread::spawn(move || {

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 
 /// warden: an LLM agent's worker loop with sandboxed WebAssembly plugins.
 #[derive(Debug, Parser)]
-#[command(name = "warden", version, about)]
+#[command(name = "warden", version, about, after_help = super::exit::EXIT_CODES_HELP)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -15,23 +15,11 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run one turn: the answer goes to stdout, alerts to stderr.
-    Run {
-        /// Workspace directory (default: the current directory).
-        #[arg(short = 'C', value_name = "DIR")]
-        dir: Option<PathBuf>,
-        /// Continue this session (created when it does not exist).
-        #[arg(long, value_name = "ID")]
-        session: Option<String>,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// The prompt; `@path` mentions pull in files.
-        #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
-        prompt: Vec<String>,
-    },
+    Run(super::run_args::RunArgs),
     /// Show what a prompt would commit: no model call, nothing written.
     Preview {
-        /// Workspace directory (default: the current directory).
+        /// Workspace root (default: the nearest ancestor holding `.warden/`, else `.git`, else
+        /// the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
         /// Print one JSON object (`items`, `alerts`, `refs`).
@@ -46,11 +34,14 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
-    /// List, show and export sessions.
+    /// List, show, export, delete and prune sessions.
     Session {
         #[command(subcommand)]
         command: SessionCommand,
     },
+    /// Show configuration, audit logs, and run an operator's first checks.
+    #[command(flatten)]
+    Operator(super::operator_args::OperatorCommand),
     /// Queue a notification; it is committed before that session's next model request.
     Notify {
         /// The session.
@@ -76,11 +67,28 @@ pub(crate) enum PluginCommand {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum SessionCommand {
-    /// List sessions, oldest first.
+    /// List sessions, oldest first (those with nothing committed only with `--all`).
     List {
         /// Print a JSON array.
         #[arg(long)]
         json: bool,
+        /// Also list sessions with no committed group.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete a session (history, audit log and inbox).
+    Delete {
+        /// Session id.
+        id: String,
+    },
+    /// Delete the sessions matching a criterion; each one deleted is printed.
+    Prune {
+        /// Sessions with no committed group.
+        #[arg(long)]
+        empty: bool,
+        /// Sessions whose last activity is older than this many days.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
     },
     /// Print a session's history for a person.
     Show {

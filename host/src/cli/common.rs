@@ -1,6 +1,6 @@
 //! What several commands share: environment, configuration, workspace, alert printing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
@@ -11,17 +11,6 @@ use crate::store::Home;
 /// Reads the process environment.
 pub(crate) fn env(var: &str) -> Option<String> {
     std::env::var(var).ok()
-}
-
-/// The canonical workspace: `-C DIR` or the current directory.
-pub(crate) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
-    let dir = match dir {
-        Some(dir) => dir.to_owned(),
-        None => std::env::current_dir().map_err(|err| {
-            CliError::failure(format!("cannot read the current directory: {err}"))
-        })?,
-    };
-    setup::workspace_root(&dir).map_err(|err| CliError::usage(err.to_string()))
 }
 
 /// The layered configuration for `workspace`; its warnings are printed as alerts.
@@ -41,11 +30,12 @@ pub(crate) fn home() -> Result<Home, CliError> {
 
 /// Print an alert to stderr.
 pub(crate) fn print_alert(alert: &Alert) {
-    let level = match alert.level {
-        AlertLevel::Info => "info",
-        AlertLevel::Warn => "warning",
-        AlertLevel::Error => "error",
+    let (level, colour) = match alert.level {
+        AlertLevel::Info => ("info", 36),
+        AlertLevel::Warn => ("warning", 33),
+        AlertLevel::Error => ("error", 31),
     };
+    let level = super::colour::paint(level, colour, super::colour::stderr_colour());
     eprintln!("{level} [{}]: {}", alert.source, alert.message);
 }
 

@@ -4,14 +4,25 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod audit;
+mod colour;
 mod common;
+mod config_show;
+mod doctor;
 mod exit;
 mod notify;
+mod operator_args;
 mod out;
 mod plugin;
 mod preview;
+mod progress;
+mod prompt;
 mod run;
+mod run_args;
 mod session;
+mod session_prune;
+mod session_target;
+mod workspace;
 
 use std::process::ExitCode;
 
@@ -46,12 +57,7 @@ pub fn main() -> ExitCode {
 fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
     use args::{Command, PluginCommand, SessionCommand};
     match cli.command {
-        Command::Run {
-            dir,
-            session,
-            json,
-            prompt,
-        } => run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" ")),
+        Command::Run(args) => run::run(args),
         Command::Preview { dir, json, prompt } => {
             preview::preview(dir.as_deref(), json, &prompt.join(" "))
         }
@@ -59,21 +65,26 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             command: PluginCommand::Check { file, json },
         } => plugin::check(&file, json),
         Command::Session { command } => match command {
-            SessionCommand::List { json } => session::list(json),
+            SessionCommand::List { json, all } => session::list(json, all),
             SessionCommand::Show { id } => session::show(&id),
             SessionCommand::Export { id } => session::export(&id),
+            SessionCommand::Delete { id } => session_prune::delete(&id),
+            SessionCommand::Prune { empty, older_than } => session_prune::prune(empty, older_than),
         },
+        Command::Operator(command) => command.run(),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
 }
 
-/// Logs go to stderr, filtered by `WARDEN_LOG` (default: warnings).
+/// Logs go to stderr, filtered by `WARDEN_LOG` (default: warnings), coloured only on a
+/// terminal and never under `NO_COLOR`.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WARDEN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour::stderr_colour())
         .with_target(false)
         .try_init();
 }

@@ -4,21 +4,27 @@
 use super::out::outln;
 use std::path::Path;
 
-use super::common::{home, load_config, print_alert, setup_error, workspace};
+use super::common::{home, load_config, print_alert, setup_error};
 use super::exit::{CliError, EXIT_OK};
+use super::workspace::Workspace;
+use crate::fileref;
 use crate::setup;
-use crate::worker::preview::preview as build;
+use crate::worker::preview::preview_segments as build;
 
 /// Print what `prompt` would commit.
 pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8, CliError> {
-    let workspace = workspace(dir)?;
-    let loaded = load_config(&workspace)?;
+    let workspace = Workspace::find(dir)?;
+    let loaded = load_config(&workspace.root)?;
+    super::prompt::check(prompt, loaded.config.worker.max_prompt_bytes)?;
     // The compiled-code cache is the only thing written, and only when the state home exists.
     let home = home().ok().filter(|h| h.root().is_dir());
     let engine = setup::engine(home.as_ref()).map_err(setup_error)?;
-    let mut resolver = setup::resolver(&engine, &loaded.config, &workspace).map_err(setup_error)?;
+    let mut resolver =
+        setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
     let (mut chain, _hooks) = setup::plugins(&engine, &loaded.config).map_err(setup_error)?;
-    let result = build(prompt, &mut resolver, &mut chain, &loaded.config);
+    let mut segments = fileref::parse(prompt).segments;
+    workspace.rebase(&mut segments);
+    let result = build(&segments, &mut resolver, &mut chain, &loaded.config);
     if json {
         let value = serde_json::json!({
             "items": result.items,

@@ -1,11 +1,14 @@
-//! `warden run [-C DIR] [--session ID] [--json] PROMPT`: one turn.
+//! `warden run [-C DIR] [--session ID | --new-session NAME] [--json] PROMPT|-`: one turn.
 
 use super::out::{out, outln};
-use std::path::Path;
 
-use super::common::{env, home, load_config, print_alert, setup_error, workspace};
+use super::common::{env, home, load_config, print_alert, setup_error};
 use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
-use crate::domain::{Alert, StreamEvent, TurnSink};
+use super::progress::Progress;
+use super::run_args::RunArgs;
+use super::session_target::{SessionChoice, target};
+use crate::domain::{Alert, AlertLevel, StreamEvent, TurnSink};
+use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;
 
@@ -17,15 +20,21 @@ struct CliSink {
     stream: bool,
     streamed: bool,
     alerts: Vec<Alert>,
+    progress: Progress,
 }
 
 impl TurnSink for CliSink {
     fn alert(&mut self, alert: &Alert) {
-        print_alert(alert);
+        self.progress.stop();
+        // A failed model request is said once, by the final error line.
+        if !(alert.source == "provider" && alert.level == AlertLevel::Error) {
+            print_alert(alert);
+        }
         self.alerts.push(alert.clone());
     }
 
     fn model_event(&mut self, event: &StreamEvent) {
+        self.progress.stop();
         match event {
             StreamEvent::TextDelta(text) if self.stream => {
                 out!("{text}");
@@ -40,12 +49,14 @@ impl TurnSink for CliSink {
                     "warden: {reason}; retry {attempt} in {:.1}s",
                     delay.as_secs_f64()
                 );
+                self.progress.start();
             }
             _ => {}
         }
     }
 
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
+        self.progress.stop();
         if self.stream {
             if self.streamed {
                 outln!();
@@ -53,24 +64,41 @@ impl TurnSink for CliSink {
             }
             eprintln!("warden: tool {name} {arguments}");
         }
+        self.progress.start();
     }
 }
 
 /// Run one turn and print its answer.
-pub(crate) fn run(
-    dir: Option<&Path>,
-    session: Option<&str>,
-    json: bool,
-    prompt: &str,
-) -> Result<u8, CliError> {
-    if prompt.trim().is_empty() {
-        return Err(CliError::usage("the prompt is empty"));
-    }
-    let workspace = workspace(dir)?;
-    let loaded = load_config(&workspace)?;
+pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
+    let json = args.json;
     let home = home()?;
-    let mut worker =
-        setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
+    let choice = match (&args.session, &args.new_session) {
+        (Some(id), _) => SessionChoice::Existing(id),
+        (None, Some(name)) => SessionChoice::Named(name),
+        (None, None) => SessionChoice::Fresh,
+    };
+    let (workspace, session) = target(&home, args.dir.as_deref(), choice)?;
+    let mut loaded = load_config(&workspace.root)?;
+    for warning in args.model.apply(&mut loaded.config)? {
+        print_alert(&Alert::warn("config", warning));
+    }
+    let prompt = super::prompt::read(
+        &args.prompt,
+        args.file.as_deref(),
+        loaded.config.worker.max_prompt_bytes,
+    )?;
+    if args.verbose {
+        eprintln!("warden: workspace {}", workspace.root.display());
+    }
+    let mut worker = setup::open(
+        &loaded.config,
+        &workspace.root,
+        session.as_deref(),
+        &home,
+        &env,
+    )
+    .map_err(setup_error)?;
+    let root = workspace.root.display().to_string();
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
     // once; every commit group already written is durable.
@@ -83,18 +111,24 @@ pub(crate) fn run(
     }) {
         tracing::debug!("no Ctrl-C handler: {err}");
     }
+    let mut segments = fileref::parse(&prompt).segments;
+    workspace.rebase(&mut segments);
     let mut sink = CliSink {
         stream: !json,
         streamed: false,
         alerts: Vec::new(),
+        progress: Progress::new("waiting for the model"),
     };
-    let result = worker.submit(prompt, &mut sink);
+    sink.progress.start();
+    let result = worker.submit_segments(&segments, &mut sink);
+    sink.progress.stop();
     let session_id = worker.session_id().to_owned();
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
             if json {
                 print_json(
+                    &root,
                     &session_id,
                     "failed",
                     None,
@@ -116,7 +150,7 @@ pub(crate) fn run(
         }
     };
     if json {
-        print_json(&session_id, name, answer, reason, &sink.alerts);
+        print_json(&root, &session_id, name, answer, reason, &sink.alerts);
     } else {
         if let Some(text) = answer
             && !sink.streamed
@@ -132,6 +166,7 @@ pub(crate) fn run(
 }
 
 fn print_json(
+    workspace: &str,
     session: &str,
     outcome: &str,
     answer: Option<&str>,
@@ -140,6 +175,7 @@ fn print_json(
 ) {
     let value = serde_json::json!({
         "session": session,
+        "workspace": workspace,
         "outcome": outcome,
         "answer": answer,
         "reason": reason,

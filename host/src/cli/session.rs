@@ -3,18 +3,46 @@
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
-use crate::store::{self, StoreError};
+use super::session_prune::last_activity;
+use crate::domain::Item;
+use crate::store::{self, Home, StoreError};
 use crate::worker::preview::ShownItem;
 
 fn not_found(err: StoreError) -> CliError {
     CliError::failure(err.to_string())
 }
 
-/// List sessions, oldest first.
-pub(crate) fn list(json: bool) -> Result<u8, CliError> {
+/// Longest title shown, in characters.
+const TITLE_CHARS: usize = 60;
+
+/// The first line of the session's first prompt, shortened.
+fn title(home: &Home, id: &str) -> String {
+    let Ok(loaded) = store::load(home, id) else {
+        return String::new();
+    };
+    let first = loaded.records.iter().find_map(|r| match &r.item {
+        Item::User { text } => Some(text.lines().find(|l| !l.trim().is_empty()).unwrap_or("")),
+        _ => None,
+    });
+    let line = first.unwrap_or("").trim();
+    if line.chars().count() > TITLE_CHARS {
+        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+/// List sessions, oldest first; those with no committed group only with `all`.
+pub(crate) fn list(json: bool, all: bool) -> Result<u8, CliError> {
     let home = home()?;
-    let sessions = store::list(&home).map_err(not_found)?;
-    let created = |t: std::time::SystemTime| humantime::format_rfc3339_seconds(t).to_string();
+    let sessions: Vec<store::SessionSummary> = store::list(&home)
+        .map_err(not_found)?
+        .into_iter()
+        .filter(|s| all || s.items > 0 || s.problem.is_some())
+        .collect();
+    let ts = |t: std::time::SystemTime| humantime::format_rfc3339_seconds(t).to_string();
+    let activity = |s: &store::SessionSummary| ts(last_activity(&home, &s.id).unwrap_or(s.created));
     if json {
         let value: Vec<serde_json::Value> = sessions
             .iter()
@@ -22,8 +50,10 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
                 serde_json::json!({
                     "id": s.id,
                     "workspace": s.workspace,
-                    "created": created(s.created),
+                    "created": ts(s.created),
+                    "last_activity": activity(s),
                     "items": s.items,
+                    "title": title(&home, &s.id),
                     "problem": s.problem,
                 })
             })
@@ -32,6 +62,18 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
     } else if sessions.is_empty() {
         outln!("no sessions under {}", home.root().display());
     } else {
+        let width = sessions
+            .iter()
+            .map(|s| s.id.len())
+            .max()
+            .unwrap_or(2)
+            .max(2);
+        outln!(
+            "{:<width$}  {:<20}  {:>5}  TITLE",
+            "ID",
+            "LAST ACTIVITY",
+            "ITEMS"
+        );
         for s in &sessions {
             let problem = s
                 .problem
@@ -39,11 +81,11 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
                 .map(|p| format!("  ({p})"))
                 .unwrap_or_default();
             outln!(
-                "{}  {}  {:>5} items  {}{problem}",
+                "{:<width$}  {:<20}  {:>5}  {}{problem}",
                 s.id,
-                created(s.created),
+                activity(s),
                 s.items,
-                s.workspace.display()
+                title(&home, &s.id),
             );
         }
     }
@@ -52,6 +94,7 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
 
 fn loaded(id: &str) -> Result<store::Loaded, CliError> {
     let home = home()?;
+    super::session_target::existing(&home, id)?;
     let loaded = store::load(&home, id).map_err(not_found)?;
     for warning in &loaded.warnings {
         eprintln!("warning [store]: {warning}");

@@ -5,5 +5,5 @@ mod load;
 mod schema;
 
 pub use error::ConfigError;
-pub use load::{LayerKind, Loaded, Sources, load};
+pub use load::{LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins};
 pub use schema::*;

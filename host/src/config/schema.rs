@@ -36,7 +36,8 @@ pub struct ModelConfig {
     pub name: Option<String>,
     /// Cap on answer tokens.
     pub max_tokens: u32,
-    /// Timeout of one HTTP request, in seconds.
+    /// Longest wait, in seconds, for the response to start and for more of a streamed answer
+    /// (a time to first byte and an idle-stream timeout; not a bound on the whole answer).
     pub timeout_s: u64,
     /// Retries after a retryable failure (429, 5xx, reset, timeout).
     pub max_retries: u32,
@@ -59,7 +60,9 @@ impl Default for ModelConfig {
             provider: ProviderKind::Echo,
             name: None,
             max_tokens: 4096,
-            timeout_s: 120,
+            // A streamed answer's headers come at once and its stream is never silent for long
+            // (tokens, or the provider's keep-alive events): 30 s of silence means a hung server.
+            timeout_s: 30,
             max_retries: 4,
             retry_base_ms: default_retry_base_ms(),
             retry_max_ms: default_retry_max_ms(),
@@ -141,6 +144,8 @@ pub struct WorkerConfig {
     pub max_continuations: u32,
     /// Model requests allowed per turn (tool round trips included).
     pub max_steps: u32,
+    /// Largest prompt accepted, in bytes; a larger one is refused before anything is committed.
+    pub max_prompt_bytes: u64,
 }
 
 impl Default for WorkerConfig {
@@ -148,6 +153,7 @@ impl Default for WorkerConfig {
         Self {
             max_continuations: 4,
             max_steps: 16,
+            max_prompt_bytes: 1024 * 1024,
         }
     }
 }
@@ -228,6 +234,7 @@ impl PluginSpec {
                 .unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
             config: self.config,
             origin: origin.to_owned(),
+            declared_in: None,
         }
     }
 }
@@ -257,6 +264,9 @@ pub struct PluginEntry {
     pub config: BTreeMap<String, String>,
     /// Which layer declared it (`user`, `project`, `managed`).
     pub origin: String,
+    /// The config file that declared it, when loaded from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_in: Option<PathBuf>,
 }
 
 /// Per-plugin defaults.

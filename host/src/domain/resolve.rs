@@ -68,6 +68,10 @@ pub enum ResolveError {
     /// Any other I/O failure.
     #[error("i/o error: {0}")]
     Io(String),
+    /// The reference itself is wrong (`#L0`, a reversed range, a range past the end of the
+    /// file). Raised by the host; not part of the WIT contract.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 impl ResolveError {
@@ -80,7 +84,7 @@ impl ResolveError {
             Self::Binary(_) => "binary",
             Self::Special(_) => "special",
             Self::TooLarge(_) => "too-large",
-            Self::Io(_) => "error",
+            Self::Io(_) | Self::Invalid(_) => "error",
         }
     }
 }

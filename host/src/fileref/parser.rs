@@ -6,9 +6,10 @@
 //!
 //! - `\@` is a literal at-sign; an `@` preceded by a letter, digit or `_` (an e-mail address) is
 //!   not a mention; an `@` with no path after it is text.
-//! - An unquoted path ends at whitespace. Trailing `, ; : ! ? ) ] } " ' ` and `.` end a path
+//! - An unquoted path ends at whitespace (but not at a no-break space) and at any unescaped
+//!   `, ; ! ? ( ) [ ] { }`, as in gemini-cli. Trailing `: " ' ` and `.` are stripped too
 //!   (a `.` is kept when it ends a component made of dots only, as in `@..`); a `.` inside a
-//!   name is kept. Escaped characters are never stripped.
+//!   name is kept. Escaped characters are never stripped (`@f\(1\).txt`).
 //! - `#L0` and reversed ranges (`#L20-10`) still parse; the resolver reports them. A range
 //!   whose numbers overflow `u32` is not a range and stays part of the path.
 //! - Directories are named by their path; a trailing `/` is kept as typed.
@@ -19,8 +20,15 @@ use std::ops::Range;
 
 use crate::domain::{LineRange, Segment};
 
+/// Characters that end an unquoted path wherever they appear (unless escaped).
+const TERMINATORS: &[char] = &[',', ';', '!', '?', '(', ')', '[', ']', '{', '}'];
+
 /// Characters that end an unquoted path when they trail it.
-const TRAILING: &[char] = &[',', ';', ':', '!', '?', ')', ']', '}', '"', '\'', '`'];
+const TRAILING: &[char] = &[':', '"', '\'', '`'];
+
+/// Spaces that do not break a line also do not end a path: they occur in file names
+/// (macOS writes U+202F in screenshot names).
+const NO_BREAK_SPACES: &[char] = &['\u{a0}', '\u{2007}', '\u{202f}'];
 
 /// One mention in typed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,7 +180,7 @@ fn unquoted(input: &str, at: usize, start: usize, split_range: bool) -> Option<M
     let mut chars: Vec<PathChar> = Vec::new();
     let mut iter = input[start..].char_indices().peekable();
     while let Some((i, c)) = iter.next() {
-        if c.is_whitespace() {
+        if (c.is_whitespace() && !NO_BREAK_SPACES.contains(&c)) || TERMINATORS.contains(&c) {
             break;
         }
         if c == '\\' {

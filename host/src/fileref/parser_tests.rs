@@ -124,6 +124,84 @@ fn trailing_punctuation_ends_a_path() {
     assert_eq!(paths(r"@x\."), vec!["x."]);
 }
 
+/// Path termination as in gemini-cli's at-command tests (see docs/fileref.md for where warden
+/// deliberately differs).
+#[test]
+fn brackets_and_sentence_punctuation_end_a_path_anywhere() {
+    assert_eq!(
+        paths("Analyze @func.ts(the main function)."),
+        vec!["func.ts"]
+    );
+    assert_eq!(
+        paths("Check @array.js[0] for the first element."),
+        vec!["array.js"]
+    );
+    assert_eq!(paths("Parse @object.ts{prop1: value1}."), vec!["object.ts"]);
+    assert_eq!(
+        paths("Use data from @data.json) for testing."),
+        vec!["data.json"]
+    );
+    assert_eq!(
+        paths("Review item @list.md] from the list."),
+        vec!["list.md"]
+    );
+    assert_eq!(
+        paths("Use settings from @config.yaml} now."),
+        vec!["config.yaml"]
+    );
+    assert_eq!(
+        paths("Compare @first.txt,@second.txt;what"),
+        vec!["first.txt", "second.txt"]
+    );
+    assert_eq!(paths("@a!b and @c?d"), vec!["a", "c"]);
+    assert_eq!(
+        paths(r"Check @spaced\ file.txt, it has spaces."),
+        vec!["spaced file.txt"]
+    );
+    assert_eq!(paths(r"@f\(1\).txt"), vec!["f(1).txt"]);
+    assert_eq!(paths("@\"a (1).txt\"."), vec!["a (1).txt"]);
+    assert_eq!(
+        paths("Check @file$with&special#chars.txt for content."),
+        vec!["file$with&special#chars.txt"]
+    );
+    assert_eq!(
+        paths("Check @version.1.2.3.txt contains"),
+        vec!["version.1.2.3.txt"]
+    );
+    assert_eq!(
+        paths("Analyze @example.d.ts for types."),
+        vec!["example.d.ts"]
+    );
+    assert_eq!(paths("Show me @end.txt."), vec!["end.txt"]);
+    assert_eq!(paths("Check @config.json. This file"), vec!["config.json"]);
+    let with_range = refs("see @a.rs#L2-3) and @b.rs#L4,");
+    assert_eq!(with_range.len(), 2);
+    assert_eq!(with_range[0].1, Some((2, 3)));
+    assert_eq!(with_range[1].1, Some((4, 4)));
+}
+
+#[test]
+fn no_break_spaces_stay_in_a_name() {
+    assert_eq!(
+        paths("@my\u{202f}file.txt please"),
+        vec!["my\u{202f}file.txt"]
+    );
+    assert_eq!(paths("@a\u{a0}b c"), vec!["a\u{a0}b"]);
+    // Other spaces end a path, as ASCII spaces do.
+    assert_eq!(paths("@a\u{3000}b"), vec!["a"]);
+}
+
+#[test]
+fn deliberate_differences_from_gemini_cli() {
+    // A trailing colon or quote ends the path (prose: "in @a.rs: …", "'@a.rs'").
+    assert_eq!(paths("in @a.rs: look"), vec!["a.rs"]);
+    assert_eq!(paths("'@a.rs'"), vec!["a.rs"]);
+    // A dot before other closing punctuation is not part of the name.
+    assert_eq!(paths("(see @a.rs.)"), vec!["a.rs"]);
+    // An @ right after a letter or digit is an e-mail address, not a mention.
+    assert!(paths("mail me@x.org").is_empty());
+}
+
 #[test]
 fn dot_inside_a_name_is_kept() {
     assert_eq!(paths("@archive.tar.gz."), vec!["archive.tar.gz"]);

@@ -62,8 +62,9 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
     let mut refs = Vec::new();
     let mut audit = Vec::new();
     let mut used = 0u64;
+    let mut dropped: Vec<String> = Vec::new();
 
-    for segment in segments {
+    for (index, segment) in segments.iter().enumerate() {
         let (raw, path, range) = match segment {
             Segment::Text { text } => {
                 user_text.push_str(text);
@@ -75,7 +76,10 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
             .max_total_bytes
             .saturating_sub(used)
             .saturating_sub(MARKER_RESERVE);
-        let outcome = if left < MIN_REF_BYTES.min(config.max_bytes) {
+        let over_budget = left < MIN_REF_BYTES.min(config.max_bytes);
+        let outcome = if let Some(error) = range.and_then(|r| range_error(path, r)) {
+            Err(error)
+        } else if over_budget {
             Err(ResolveError::TooLarge(format!(
                 "{}: dropped, the prompt's file budget of {} bytes is spent",
                 placement::printable(path),
@@ -132,14 +136,28 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                 });
             }
             Err(error) => {
-                user_text.push_str(&format!(
-                    "[unresolved file ref: {}]",
-                    placement::printable(path)
-                ));
-                alerts.push(Alert::warn(
-                    ALERT_SOURCE,
-                    format!("{raw} not included — {error}"),
-                ));
+                let error = past_end(resolver, path, range, error);
+                let shown = match range {
+                    Some(r) => format!("{}{}", placement::printable(path), r),
+                    None => placement::printable(path),
+                };
+                user_text.push_str(&format!("[unresolved file ref: {shown}]"));
+                if over_budget && matches!(error, ResolveError::TooLarge(_)) {
+                    dropped.push(placement::printable(raw));
+                } else {
+                    let hint = match (&error, segments.get(index + 1)) {
+                        (ResolveError::NotFound(_), Some(Segment::Text { text }))
+                            if !raw.starts_with("@\"") =>
+                        {
+                            spaced_name_hint(resolver, path, text)
+                        }
+                        _ => None,
+                    };
+                    alerts.push(Alert::warn(
+                        ALERT_SOURCE,
+                        format!("{raw} not included — {error}{}", hint.unwrap_or_default()),
+                    ));
+                }
                 refs.push(RefReport {
                     raw: raw.clone(),
                     path: path.clone(),
@@ -152,6 +170,12 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         }
     }
 
+    if !dropped.is_empty() {
+        alerts.push(Alert::warn(
+            ALERT_SOURCE,
+            budget_note(&dropped, config.max_total_bytes),
+        ));
+    }
     let mut entries = vec![Entry::new(Source::User, Item::user(user_text.clone()))];
     entries.extend(placement::place_entries(
         config.placement,
@@ -164,6 +188,115 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
         alerts,
         refs,
         audit,
+    }
+}
+
+/// Words after a not-found mention tried as the rest of a name with spaces.
+const SPACED_NAME_WORDS: usize = 4;
+
+/// When `path` followed by the next words of the prompt names a file, the quotes around it
+/// were probably removed by the shell: say how to keep them.
+fn spaced_name_hint<R: Resolve + ?Sized>(
+    resolver: &mut R,
+    path: &str,
+    after: &str,
+) -> Option<String> {
+    if !after.starts_with(' ') {
+        return None;
+    }
+    let mut candidate = path.to_owned();
+    for word in after.split(' ').skip(1).take(SPACED_NAME_WORDS) {
+        let word = word.trim_end_matches(|c: char| TRAILING_PROSE.contains(&c));
+        if word.is_empty() || word.contains('@') {
+            return None;
+        }
+        candidate.push(' ');
+        candidate.push_str(word);
+        let probe = ResolveRequest {
+            path: candidate.clone(),
+            range: None,
+            max_bytes: 1,
+        };
+        if resolver.resolve(&probe).is_ok() {
+            let shown = placement::printable(&candidate);
+            return Some(format!(
+                "; \"{shown}\" exists: if you wrote @\"{shown}\", the shell removed the quotes \
+                 — put the whole prompt in single quotes: '… @\"{shown}\" …'"
+            ));
+        }
+    }
+    None
+}
+
+/// Punctuation that may follow a name in prose.
+const TRAILING_PROSE: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '}', '"', '\''];
+
+/// Mentions named in the budget alert before "and N more".
+const DROPPED_NAMED: usize = 3;
+
+/// The one alert for every reference the budget dropped.
+fn budget_note(dropped: &[String], budget: u64) -> String {
+    let n = dropped.len();
+    let mut named = dropped
+        .iter()
+        .take(DROPPED_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if n > DROPPED_NAMED {
+        named.push_str(&format!(" and {} more", n - DROPPED_NAMED));
+    }
+    let noun = if n == 1 { "reference" } else { "references" };
+    format!(
+        "{n} {noun} dropped: the prompt's file budget of {budget} bytes is spent: {named}; \
+         raise fileref.max_total_bytes to include more"
+    )
+}
+
+/// `#L0` and reversed ranges are mistakes in the reference, refused before any read.
+fn range_error(path: &str, range: LineRange) -> Option<ResolveError> {
+    let shown = placement::printable(path);
+    if range.start == 0 {
+        return Some(ResolveError::Invalid(format!(
+            "{shown}{}: invalid line range: lines are numbered from 1",
+            range
+        )));
+    }
+    (range.start > range.end).then(|| {
+        ResolveError::Invalid(format!(
+            "{shown}{}: invalid line range: the start is after the end",
+            range
+        ))
+    })
+}
+
+/// A ranged reference reported `not-found` although the file exists: the range is past its
+/// end, and is reported as such.
+fn past_end<R: Resolve + ?Sized>(
+    resolver: &mut R,
+    path: &str,
+    range: Option<LineRange>,
+    error: ResolveError,
+) -> ResolveError {
+    let ResolveError::NotFound(message) = &error else {
+        return error;
+    };
+    let Some(range) = range else {
+        return error;
+    };
+    let probe = ResolveRequest {
+        path: path.to_owned(),
+        range: None,
+        max_bytes: 1,
+    };
+    match resolver.resolve(&probe) {
+        Ok(_) if message.contains("past the end") => ResolveError::Invalid(message.clone()),
+        Ok(_) => ResolveError::Invalid(format!(
+            "{}{}: the range is past the end of the file",
+            placement::printable(path),
+            range
+        )),
+        Err(_) => error,
     }
 }
 

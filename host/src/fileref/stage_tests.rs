@@ -142,9 +142,11 @@ fn budget_cuts_then_drops() {
     assert_eq!(out.user_text, "@a @b [unresolved file ref: c]");
     assert_eq!(out.alerts.len(), 2);
     assert!(out.alerts[0].message.contains("@b cut to 472 bytes"));
-    assert!(out.alerts[1].message.contains(
-        "@c not included — too large: c: dropped, the prompt's file budget of 1600 bytes is spent"
-    ));
+    assert_eq!(
+        out.alerts[1].message,
+        "1 reference dropped: the prompt's file budget of 1600 bytes is spent: @c; \
+         raise fileref.max_total_bytes to include more"
+    );
     let placed: u64 = out.refs.iter().map(|r| r.bytes).sum();
     assert!(placed <= 1600, "{placed}");
 }
@@ -314,5 +316,98 @@ fn a_resolver_over_its_cap_is_cut() {
             .1
             .text()
             .ends_with("[...truncated, 200000 bytes total — use read_file for the rest]")
+    );
+}
+
+#[test]
+fn hundreds_of_refs_past_the_budget_raise_one_alert() {
+    let big = "x".repeat(1000);
+    let names: Vec<String> = (0..500).map(|i| format!("f{i}")).collect();
+    let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), big.as_str())).collect();
+    let mut r = MapResolver::with(&files);
+    let config = FileRefConfig {
+        max_bytes: 1000,
+        max_total_bytes: 2000,
+        ..FileRefConfig::default()
+    };
+    let prompt: Vec<String> = names.iter().map(|n| format!("@{n}#L1-2")).collect();
+    let out = run(&prompt.join(" "), &mut r, &config, &ShownFiles::new());
+    let warns: Vec<&Alert> = out
+        .alerts
+        .iter()
+        .filter(|a| a.level == crate::domain::AlertLevel::Warn)
+        .collect();
+    assert_eq!(warns.len(), 1, "{warns:?}");
+    let message = &warns[0].message;
+    assert!(message.starts_with("498 references dropped"), "{message}");
+    assert!(
+        message.contains("@f2#L1-2, @f3#L1-2, @f4#L1-2 and 495 more"),
+        "{message}"
+    );
+    assert!(message.contains("fileref.max_total_bytes"), "{message}");
+    assert_eq!(out.refs.len(), 500);
+    // The placeholder keeps the range.
+    assert!(
+        out.user_text.contains("[unresolved file ref: f499#L1-2]"),
+        "{}",
+        out.user_text
+    );
+}
+
+#[test]
+fn bad_ranges_are_reference_errors_not_io_errors() {
+    let mut r = MapResolver::with(&[("a", "one\ntwo\n")]);
+    let out = run(
+        "@a#L0 @a#L5-2",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert_eq!(
+        out.refs.iter().map(|r| r.status).collect::<Vec<_>>(),
+        vec!["error", "error"]
+    );
+    assert!(
+        out.alerts[0].message.contains("lines are numbered from 1"),
+        "{:?}",
+        out.alerts
+    );
+    assert!(
+        out.alerts[1].message.contains("the start is after the end"),
+        "{:?}",
+        out.alerts
+    );
+    for alert in &out.alerts {
+        assert!(!alert.message.contains("i/o error"), "{}", alert.message);
+    }
+    assert!(
+        r.requests.is_empty(),
+        "refused before the resolver is asked"
+    );
+}
+
+#[test]
+fn a_name_split_by_the_shell_gets_a_quoting_hint() {
+    let mut r = MapResolver::with(&[("my notes.txt", "n\n")]);
+    let out = run(
+        "read @my notes.txt please",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert_eq!(out.refs[0].status, "not-found");
+    let message = &out.alerts[0].message;
+    assert!(message.contains("\"my notes.txt\" exists"), "{message}");
+    assert!(message.contains("single quotes"), "{message}");
+    let out = run(
+        "read @nothing here",
+        &mut r,
+        &FileRefConfig::default(),
+        &ShownFiles::new(),
+    );
+    assert!(
+        !out.alerts[0].message.contains("quotes"),
+        "{}",
+        out.alerts[0].message
     );
 }

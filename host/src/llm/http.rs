@@ -2,7 +2,10 @@
 //! [`sse`](super::sse) parser, cancellation, error statuses, and the retry loop.
 //!
 //! Timeouts: `timeout` bounds the wait for the response headers and every wait for more body
-//! data, so a long answer that keeps streaming is never cut, and a stalled one is.
+//! data, so a long answer that keeps streaming is never cut, and a stalled one is: for a
+//! streamed request it is a time to first byte and an idle-stream timeout. The headers of a
+//! non-streamed answer only come once the whole answer is written, so their wait is at least
+//! [`WHOLE_ANSWER_WAIT`].
 //!
 //! Retries: a retryable failure ([`LlmError::is_retryable`]) is retried per the
 //! [`RetryPolicy`] only while no answer content has been reported to the caller; the whole
@@ -16,6 +19,10 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use tokio::runtime::Runtime;
 
 use super::retry::{RetryPolicy, wait_from_headers};
+
+/// Shortest wait for the headers of a non-streamed answer, which the server sends only after
+/// writing the whole answer (minutes for a long one).
+pub const WHOLE_ANSWER_WAIT: Duration = Duration::from_secs(300);
 use super::sse::{SseEvent, SseParser};
 use super::{CancelToken, LlmError, Response};
 use crate::domain::StreamEvent;
@@ -174,7 +181,8 @@ impl HttpClient {
                 });
             }
             let delay = self.retry.delay(attempt, err.retry_after());
-            tracing::warn!(provider, attempt, ?delay, error = %err, "retrying model request");
+            // The caller shows each retry to the person; a log line would say it twice.
+            tracing::debug!(provider, attempt, ?delay, error = %err, "retrying model request");
             on_event(&StreamEvent::Retrying {
                 attempt,
                 delay,
@@ -210,10 +218,18 @@ impl HttpClient {
             .header(CONTENT_TYPE, "application/json")
             .body(call.body.clone())
             .send();
-        let mut resp = tokio::time::timeout(self.timeout, send)
+        let header_wait = if call.stream {
+            self.timeout
+        } else {
+            self.timeout.max(WHOLE_ANSWER_WAIT)
+        };
+        let mut resp = tokio::time::timeout(header_wait, send)
             .await
-            .map_err(|_| self.timed_out(provider))?
-            .map_err(|e| transport_error(provider, &e, self.timeout))?;
+            .map_err(|_| LlmError::Timeout {
+                provider,
+                after: header_wait,
+            })?
+            .map_err(|e| transport_error(provider, &e, header_wait))?;
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             let headers = resp.headers().clone();

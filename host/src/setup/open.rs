@@ -30,6 +30,22 @@ pub enum SetupError {
     /// Two tools share a name.
     #[error("{0}")]
     Tools(#[from] DuplicateTool),
+    /// A configured plugin's component file is missing.
+    #[error(
+        "{}: plugin `{name}`: its `path` {} {problem}",
+        declared_in.display(),
+        path.display()
+    )]
+    MissingComponent {
+        /// Plugin name.
+        name: String,
+        /// The component path as configured.
+        path: PathBuf,
+        /// The config file that declared the plugin.
+        declared_in: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -45,7 +61,10 @@ impl SetupError {
     /// failure (exit 1).
     pub fn is_usage(&self) -> bool {
         match self {
-            Self::Plugin(_) | Self::Workspace { .. } | Self::Tools(_) => true,
+            Self::Plugin(_)
+            | Self::Workspace { .. }
+            | Self::Tools(_)
+            | Self::MissingComponent { .. } => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) => false,
         }
@@ -96,6 +115,17 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
     let mut chain = Vec::new();
     let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
     for entry in &config.plugins {
+        if let Some(problem) = missing_component(&entry.path) {
+            return Err(SetupError::MissingComponent {
+                name: entry.name.clone(),
+                path: entry.path.clone(),
+                declared_in: entry
+                    .declared_in
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(&entry.origin)),
+                problem,
+            });
+        }
         let limits = Limits::from_entry(entry);
         let init: Vec<(String, String)> = entry
             .config
@@ -126,6 +156,16 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
         }
     }
     Ok((chain, hooks))
+}
+
+/// Why a component path cannot be used, if it cannot.
+fn missing_component(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => None,
+        Ok(_) => Some("is not a file".to_owned()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some("does not exist".to_owned()),
+        Err(err) => Some(format!("cannot be read: {err}")),
+    }
 }
 
 /// A worker for `workspace` on the session `session` (created when absent; a new id when

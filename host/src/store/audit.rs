@@ -44,10 +44,28 @@ pub enum AuditEvent {
     ModelRequest {
         /// Provider name.
         provider: String,
+        /// Model name, as sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
         /// Items in the request.
         items: u64,
         /// Approximate request size in bytes.
         bytes: u64,
+    },
+    /// A turn began: the prompt's sha256 and size, never its text.
+    TurnStarted {
+        /// sha256 of the prompt as typed, lowercase hex.
+        prompt_sha256: String,
+        /// Its size in bytes.
+        prompt_bytes: u64,
+    },
+    /// An interceptor cancelled the turn (or failed closed): nothing of the prompt was
+    /// committed or sent.
+    TurnCancelled {
+        /// The plugin.
+        plugin: String,
+        /// sha256 of the prompt as typed, lowercase hex.
+        prompt_sha256: String,
     },
     /// Any other event.
     Other {

@@ -448,6 +448,7 @@ fn audit_log_appends_and_survives_a_torn_line() -> TestResult {
         },
         AuditEvent::ModelRequest {
             provider: "echo".into(),
+            model: Some("echo".into()),
             items: 3,
             bytes: 120,
         },

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::domain::{Alert, Item, Resolve, Source};
+use crate::domain::{Alert, Item, Resolve, Segment, Source};
 use crate::fileref::{self, RefReport, ShownFiles};
 use crate::worker::chain::{ChainEntry, PointEnd};
 use crate::worker::prompt::prepare;
@@ -42,8 +42,19 @@ pub fn preview(
     chain: &mut [ChainEntry],
     config: &Config,
 ) -> Preview {
+    preview_segments(&fileref::parse(prompt).segments, resolver, chain, config)
+}
+
+/// [`preview`] for a prompt already parsed (a front end that adjusted its references, e.g. to
+/// the directory the person typed them in).
+pub fn preview_segments(
+    segments: &[Segment],
+    resolver: &mut dyn Resolve,
+    chain: &mut [ChainEntry],
+    config: &Config,
+) -> Preview {
     let prepared = prepare(
-        &fileref::parse(prompt).segments,
+        segments,
         resolver,
         chain,
         &config.fileref,

@@ -13,6 +13,11 @@ use toml::{Table, Value};
 use super::error::ConfigError;
 use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
 
+mod origin;
+mod validate;
+
+pub use origin::{Origin, Origins, load_with_origins};
+
 /// A configuration file's shape.
 #[derive(Debug, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -111,8 +116,9 @@ pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
 /// Parse and check one file: syntax, unknown keys and types, with file, line and key.
 fn parse_layer(path: &Path, text: &str) -> Result<Table, ConfigError> {
     if let Err(err) = toml::from_str::<FileConfig>(text) {
-        return Err(ConfigError::parse(path, text, &err));
+        return Err(validate::with_hint(ConfigError::parse(path, text, &err)));
     }
+    validate::check_values(path, text)?;
     let mut table: Table =
         toml::from_str(text).map_err(|err| ConfigError::parse(path, text, &err))?;
     absolutize_paths(&mut table, path.parent().unwrap_or(Path::new(".")));
@@ -160,6 +166,14 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
+    let layer_files: Vec<(LayerKind, PathBuf)> =
+        layers.iter().map(|(k, p, _)| (*k, p.clone())).collect();
+    let file_of = |kind: LayerKind| {
+        layer_files
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or_else(|| PathBuf::from(kind.as_str()), |(_, p)| p.clone())
+    };
 
     for (kind, path, mut table) in layers {
         files.push(path.clone());
@@ -233,7 +247,7 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
             value
                 .try_into()
                 .map_err(|err: toml::de::Error| ConfigError::Invalid {
-                    path: PathBuf::from(kind.as_str()),
+                    path: file_of(kind),
                     key: "plugins".into(),
                     message: err.message().to_owned(),
                 })?;
@@ -245,9 +259,11 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
             ));
             continue;
         }
-        entries.push(spec.resolve(kind.as_str()));
+        let mut entry = spec.resolve(kind.as_str());
+        entry.declared_in = Some(file_of(kind));
+        entries.push(entry);
     }
-    check_plugins(&entries, &policy)?;
+    check_plugins(&entries, &policy, &layer_files)?;
 
     let mut fileref = file.fileref;
     fileref.deny = deny;
@@ -271,11 +287,16 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
     })
 }
 
-fn check_plugins(entries: &[super::PluginEntry], policy: &PolicyConfig) -> Result<(), ConfigError> {
+fn check_plugins(
+    entries: &[super::PluginEntry],
+    policy: &PolicyConfig,
+    layer_files: &[(LayerKind, PathBuf)],
+) -> Result<(), ConfigError> {
     let mut seen = std::collections::BTreeSet::new();
     for entry in entries {
+        // Errors name the file that declared the entry, never the component file.
         let invalid = |message: String| ConfigError::Invalid {
-            path: entry.path.clone(),
+            path: validate::declaring_file(entry, layer_files),
             key: format!("plugins.{}", entry.name),
             message,
         };

@@ -15,6 +15,8 @@ mod points;
 #[cfg(test)]
 mod tests;
 
+use sha2::Digest;
+
 use crate::config::Config;
 use crate::domain::{Alert, Entry, Event, Resolve, Segment, TurnSink};
 use crate::fileref::{self, ShownFiles};
@@ -203,14 +205,28 @@ impl Worker {
         }
         let typed = prepared.typed;
         let resolved = prepared.resolved;
-        let (end, decisions) = self.report(sink, prepared.run);
+        let (end, mut decisions) = self.report(sink, prepared.run);
+        let prompt_sha256 = hex::encode(sha2::Sha256::digest(typed.as_bytes()));
+        decisions.insert(
+            0,
+            AuditEvent::TurnStarted {
+                prompt_sha256: prompt_sha256.clone(),
+                prompt_bytes: typed.len() as u64,
+            },
+        );
+        let cancelled_by = |plugin: &str| AuditEvent::TurnCancelled {
+            plugin: plugin.to_owned(),
+            prompt_sha256: prompt_sha256.clone(),
+        };
         let added = match end {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
+                decisions.push(cancelled_by(&plugin));
                 self.audit(&decisions)?;
                 return self.cancelled(sink, plugin, reason);
             }
             PointEnd::FailedClosed { plugin, message } => {
+                decisions.push(cancelled_by(&plugin));
                 self.audit(&decisions)?;
                 let reason = format!("plugin failed and its policy is closed: {message}");
                 return self.cancelled(sink, plugin, reason);

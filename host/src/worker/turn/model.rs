@@ -213,6 +213,7 @@ impl Worker {
         };
         self.audit(&[AuditEvent::ModelRequest {
             provider: self.provider.name().to_owned(),
+            model: Some(request.model.clone()),
             items: count as u64,
             bytes,
         }])?;
@@ -257,6 +258,12 @@ impl Worker {
             }
             Err(err) => {
                 self.raise(sink, Alert::error("provider", err.to_string()));
+                // The prompt stays committed; recording the failure beside it lets a resumed
+                // session show the model that this request got no answer.
+                let note = Item::System {
+                    text: format!("[the model request failed and got no answer: {err}]"),
+                };
+                self.commit(sink, vec![Entry::new(Source::Host, note)])?;
                 self.emit(sink, Event::TurnEnded("model request failed".into()));
                 Err(WorkerError::Model(err))
             }

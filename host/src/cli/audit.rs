@@ -1,0 +1,227 @@
+//! `warden audit [ID] [--json] [--since T]`: what left the machine, per turn — each file
+//! (path, bytes, sha256, truncated), each plugin decision, each model request (provider, model,
+//! bytes, items); a cancelled turn shows the prompt's sha256, never its text.
+
+use std::time::SystemTime;
+
+use serde_json::{Value, json};
+
+use super::common::home;
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+use super::session_target::existing;
+use crate::store::{self, AuditEvent, AuditRecord, Home};
+
+/// One turn as the audit log shows it.
+#[derive(Debug, Default)]
+struct Turn {
+    session: String,
+    started: Option<SystemTime>,
+    prompt_sha256: Option<String>,
+    prompt_bytes: Option<u64>,
+    cancelled_by: Option<String>,
+    files: Vec<Value>,
+    decisions: Vec<Value>,
+    requests: Vec<Value>,
+    other: Vec<Value>,
+}
+
+impl Turn {
+    fn outcome(&self) -> &'static str {
+        if self.cancelled_by.is_some() {
+            "cancelled"
+        } else if self.requests.is_empty() {
+            "no model request"
+        } else {
+            "sent"
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "session": self.session,
+            "started": self.started.map(ts),
+            "prompt_sha256": self.prompt_sha256,
+            "prompt_bytes": self.prompt_bytes,
+            "outcome": self.outcome(),
+            "cancelled_by": self.cancelled_by,
+            "files": self.files,
+            "decisions": self.decisions,
+            "requests": self.requests,
+            "other": self.other,
+        })
+    }
+}
+
+fn ts(t: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// Print the audit log of one session, or of all, grouped by turn.
+pub(crate) fn audit(id: Option<&str>, json: bool, since: Option<&str>) -> Result<u8, CliError> {
+    let since = since
+        .map(|t| {
+            humantime::parse_rfc3339_weak(t).map_err(|err| {
+                CliError::usage(format!(
+                    "--since {t:?}: {err} (use RFC 3339, e.g. 2026-01-31T09:00:00Z)"
+                ))
+            })
+        })
+        .transpose()?;
+    let home = home()?;
+    let ids: Vec<String> = match id {
+        Some(id) => {
+            existing(&home, id)?;
+            vec![id.to_owned()]
+        }
+        None => store::list(&home)
+            .map_err(|err| CliError::failure(err.to_string()))?
+            .into_iter()
+            .map(|s| s.id)
+            .collect(),
+    };
+    let mut turns = Vec::new();
+    for id in &ids {
+        turns.extend(turns_of(&home, id)?);
+    }
+    turns.retain(|t| since.is_none_or(|s| t.started.is_some_and(|started| started >= s)));
+    if json {
+        let list: Vec<Value> = turns.iter().map(Turn::to_json).collect();
+        outln!("{}", json!({ "turns": list }));
+        return Ok(EXIT_OK);
+    }
+    if turns.is_empty() {
+        outln!("no audited turns");
+    }
+    for turn in &turns {
+        print_turn(turn);
+    }
+    Ok(EXIT_OK)
+}
+
+fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
+    let (records, warnings) =
+        store::read_audit(home, id).map_err(|err| CliError::failure(err.to_string()))?;
+    for warning in warnings {
+        eprintln!("warning [store]: {warning}");
+    }
+    Ok(group(id, records))
+}
+
+/// Split a session's records into turns at each `turn_started` (records written before turns
+/// were marked form one turn of their own).
+fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for record in records {
+        let starts = matches!(record.event, AuditEvent::TurnStarted { .. });
+        if starts || turns.is_empty() {
+            turns.push(Turn {
+                session: id.to_owned(),
+                started: Some(record.ts),
+                ..Turn::default()
+            });
+        }
+        let Some(turn) = turns.last_mut() else {
+            continue;
+        };
+        let at = ts(record.ts);
+        match record.event {
+            AuditEvent::TurnStarted {
+                prompt_sha256,
+                prompt_bytes,
+            } => {
+                turn.prompt_sha256 = Some(prompt_sha256);
+                turn.prompt_bytes = Some(prompt_bytes);
+            }
+            AuditEvent::TurnCancelled {
+                plugin,
+                prompt_sha256,
+            } => {
+                turn.cancelled_by = Some(plugin);
+                turn.prompt_sha256.get_or_insert(prompt_sha256);
+            }
+            AuditEvent::FileSent {
+                path,
+                bytes,
+                sha256,
+                truncated,
+            } => turn.files.push(json!({
+                "path": path, "bytes": bytes, "sha256": sha256, "truncated": truncated, "ts": at,
+            })),
+            AuditEvent::PluginDecision {
+                plugin,
+                hook,
+                decision,
+                reason,
+            } => turn.decisions.push(json!({
+                "plugin": plugin, "hook": hook, "decision": decision, "reason": reason, "ts": at,
+            })),
+            AuditEvent::ModelRequest {
+                provider,
+                model,
+                items,
+                bytes,
+            } => turn.requests.push(json!({
+                "provider": provider, "model": model, "items": items, "bytes": bytes, "ts": at,
+            })),
+            other => turn.other.push(json!({ "event": other, "ts": at })),
+        }
+    }
+    turns
+}
+
+fn print_turn(turn: &Turn) {
+    let started = turn.started.map(ts).unwrap_or_default();
+    let prompt = turn
+        .prompt_sha256
+        .as_deref()
+        .map(|h| {
+            format!(
+                " prompt sha256 {h} ({} bytes)",
+                turn.prompt_bytes.unwrap_or(0)
+            )
+        })
+        .unwrap_or_default();
+    outln!(
+        "── {started} session {}: {}{prompt}",
+        turn.session,
+        turn.outcome()
+    );
+    if let Some(plugin) = &turn.cancelled_by {
+        outln!("   cancelled by plugin {plugin}; nothing of the prompt was sent");
+    }
+    for f in &turn.files {
+        outln!(
+            "   file {}  {} bytes  sha256 {}{}",
+            f["path"].as_str().unwrap_or(""),
+            f["bytes"],
+            f["sha256"].as_str().unwrap_or(""),
+            if f["truncated"] == true {
+                "  truncated"
+            } else {
+                ""
+            }
+        );
+    }
+    for d in &turn.decisions {
+        let reason = d["reason"]
+            .as_str()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        outln!(
+            "   plugin {} at {}: {}{reason}",
+            d["plugin"].as_str().unwrap_or(""),
+            d["hook"].as_str().unwrap_or(""),
+            d["decision"].as_str().unwrap_or(""),
+        );
+    }
+    for r in &turn.requests {
+        outln!(
+            "   request to {} model {}: {} items, {} bytes",
+            r["provider"].as_str().unwrap_or(""),
+            r["model"].as_str().unwrap_or("?"),
+            r["items"],
+            r["bytes"],
+        );
+    }
+}

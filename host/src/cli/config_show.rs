@@ -1,0 +1,141 @@
+//! `warden config show [--json]`: every effective value, the layer it came from (default,
+//! user, project, managed) and the file, which keys managed policy locks, and the plugins with
+//! the layer that declared each.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::common::{env, print_alert};
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+use super::workspace::Workspace;
+use crate::config::{self, Sources};
+use crate::domain::Alert;
+
+/// Print the effective configuration of the workspace.
+pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
+    let root = Workspace::find(dir)?.root;
+    let sources = Sources::standard(&root, &env);
+    let (loaded, origins) =
+        config::load_with_origins(&sources).map_err(|err| CliError::usage(err.to_string()))?;
+    let locked = loaded.config.policy.locked.clone();
+    let is_locked = |key: &str| {
+        locked
+            .iter()
+            .any(|l| key == l || key.starts_with(&format!("{l}.")))
+    };
+    let mut tree = serde_json::to_value(&loaded.config)
+        .map_err(|err| CliError::failure(format!("cannot encode the configuration: {err}")))?;
+    let plugins = tree
+        .as_object_mut()
+        .and_then(|o| o.remove("plugins"))
+        .unwrap_or(Value::Array(Vec::new()));
+    let mut leaves = Vec::new();
+    flatten(&tree, "", &mut leaves);
+    let values: Vec<Value> = leaves
+        .into_iter()
+        .map(|(key, value)| {
+            let origin = origins.of(&key);
+            json!({
+                "key": key,
+                "value": value,
+                "layer": origin.layer,
+                "file": origin.file,
+                "locked": is_locked(&key),
+            })
+        })
+        .collect();
+    let files: Vec<Value> = sources
+        .layers
+        .iter()
+        .map(|(kind, path)| {
+            json!({
+                "layer": format!("{kind:?}").to_lowercase(),
+                "path": path,
+                "found": path.is_file(),
+            })
+        })
+        .collect();
+    if json {
+        let out = json!({
+            "workspace": root,
+            "files": files,
+            "values": values,
+            "locked": locked,
+            "plugins": plugins,
+            "warnings": loaded.warnings,
+        });
+        outln!("{out}");
+        return Ok(EXIT_OK);
+    }
+    for warning in &loaded.warnings {
+        print_alert(&Alert::warn("config", warning.clone()));
+    }
+    outln!("workspace {}", root.display());
+    for file in &files {
+        let found = if file["found"] == true {
+            ""
+        } else {
+            "  (absent)"
+        };
+        outln!(
+            "{:<8} {}{found}",
+            file["layer"].as_str().unwrap_or(""),
+            file["path"].as_str().unwrap_or("")
+        );
+    }
+    outln!();
+    let width = values
+        .iter()
+        .filter_map(|v| v["key"].as_str())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    for v in &values {
+        let lock = if v["locked"] == true { "  locked" } else { "" };
+        let file = v["file"]
+            .as_str()
+            .map(|f| format!("  ({f})"))
+            .unwrap_or_default();
+        outln!(
+            "{:<width$}  {}  [{}{lock}]{file}",
+            v["key"].as_str().unwrap_or(""),
+            v["value"],
+            v["layer"].as_str().unwrap_or(""),
+        );
+    }
+    if let Some(list) = plugins.as_array()
+        && !list.is_empty()
+    {
+        outln!();
+        for p in list {
+            outln!(
+                "plugin {} ({}) {}  [{}]",
+                p["name"].as_str().unwrap_or(""),
+                p["kind"].as_str().unwrap_or(""),
+                p["path"].as_str().unwrap_or(""),
+                p["origin"].as_str().unwrap_or(""),
+            );
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// Every non-object value with its dotted key; string maps (plugin and resolver config) stay
+/// whole.
+fn flatten(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) if !prefix.ends_with("resolver_config") => {
+            for (key, inner) in map {
+                let dotted = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(inner, &dotted, out);
+            }
+        }
+        other => out.push((prefix.to_owned(), other.clone())),
+    }
+}

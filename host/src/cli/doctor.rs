@@ -1,0 +1,225 @@
+//! `warden doctor [--network]`: the checks an operator runs first. Config layers found and
+//! valid, the managed file in force and its sha256, the provider's settings (and, only with
+//! `--network`, a 3-second probe), plugins load and their pins match, `$WARDEN_HOME` is
+//! writable, the size of the compiled-code cache. Exit 1 when a check fails.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::common::env;
+use super::exit::{CliError, EXIT_FAILURE, EXIT_OK};
+use super::out::outln;
+use super::workspace::Workspace;
+use crate::config::{self, Config, LayerKind, Sources};
+use crate::domain::Item;
+use crate::llm::{CancelToken, Request};
+use crate::setup;
+use crate::store::Home;
+
+/// How long the `--network` probe may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Counts failed checks while printing each one.
+#[derive(Default)]
+struct Report {
+    failed: usize,
+}
+
+impl Report {
+    fn ok(&mut self, what: &str) {
+        outln!("ok    {what}");
+    }
+    fn info(&mut self, what: &str) {
+        outln!("info  {what}");
+    }
+    fn fail(&mut self, what: &str) {
+        self.failed += 1;
+        outln!("FAIL  {what}");
+    }
+}
+
+/// Run the checks and print one line each.
+pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> {
+    let mut report = Report::default();
+    let root = Workspace::find(dir)?.root;
+    report.info(&format!("workspace {}", root.display()));
+    let sources = Sources::standard(&root, &env);
+    check_layers(&mut report, &sources);
+    match config::load(&sources) {
+        Ok(loaded) => {
+            report.ok("configuration layers merge");
+            for warning in &loaded.warnings {
+                report.info(&format!("config: {warning}"));
+            }
+            check_provider(&mut report, &loaded.config, network);
+            check_plugins(&mut report, &loaded.config, &root);
+        }
+        Err(err) => report.fail(&format!("configuration: {err}")),
+    }
+    check_home(&mut report);
+    if report.failed > 0 {
+        outln!("{} check(s) failed", report.failed);
+        Ok(EXIT_FAILURE)
+    } else {
+        Ok(EXIT_OK)
+    }
+}
+
+fn check_layers(report: &mut Report, sources: &Sources) {
+    for (kind, path) in &sources.layers {
+        let name = format!("{kind:?}").to_lowercase();
+        if !path.exists() {
+            report.info(&format!("{name} config {}: absent", path.display()));
+            continue;
+        }
+        let alone = Sources {
+            layers: vec![(*kind, path.clone())],
+        };
+        match config::load(&alone) {
+            Ok(_) => report.ok(&format!("{name} config {}", path.display())),
+            Err(err) => report.fail(&format!("{name} config: {err}")),
+        }
+    }
+    match managed_in_force(sources) {
+        Some((path, Ok(digest))) => report.ok(&format!(
+            "managed policy in force: {} sha256 {digest}",
+            path.display()
+        )),
+        Some((path, Err(err))) => report.fail(&format!("managed policy {}: {err}", path.display())),
+        None => report.info("no managed policy file in force"),
+    }
+}
+
+/// The managed policy file that applies, if any, with the sha256 of its bytes.
+pub(crate) fn managed_in_force(
+    sources: &Sources,
+) -> Option<(PathBuf, Result<String, std::io::Error>)> {
+    let (_, path) = sources
+        .layers
+        .iter()
+        .find(|(kind, path)| *kind == LayerKind::Managed && path.exists())?;
+    let digest = std::fs::read(path).map(|bytes| crate::plugin::sha256_hex(&bytes));
+    Some((path.clone(), digest))
+}
+
+fn check_provider(report: &mut Report, config: &Config, network: bool) {
+    let settings = match setup::provider::settings(&config.model, &env) {
+        Ok(settings) => settings,
+        Err(err) => return report.fail(&format!("provider: {err}")),
+    };
+    let name = format!("{:?}", settings.kind).to_lowercase();
+    if settings.base_url.is_empty() {
+        return report.ok(&format!("provider {name} (offline, nothing to reach)"));
+    }
+    report.ok(&format!(
+        "provider {name} model {} at {} (credentials set)",
+        settings.model, settings.base_url
+    ));
+    if !network {
+        report.info("provider not probed (use --network)");
+        return;
+    }
+    let mut probe = settings.clone();
+    probe.timeout = PROBE_TIMEOUT;
+    probe.retry.max_retries = 0;
+    let result = probe.build().and_then(|mut provider| {
+        let request = Request {
+            model: settings.model.clone(),
+            system: None,
+            items: vec![Item::User {
+                text: "ping".into(),
+            }],
+            tools: Vec::new(),
+            max_tokens: 1,
+            // Streamed, so that the probe's limit applies to the first byte.
+            stream: true,
+        };
+        provider.complete(&request, &mut |_| {}, &CancelToken::new())
+    });
+    match result {
+        Ok(_) => report.ok(&format!("provider reachable at {}", settings.base_url)),
+        Err(err) => report.fail(&format!("provider probe: {err}")),
+    }
+}
+
+fn check_plugins(report: &mut Report, config: &Config, root: &Path) {
+    let home = Home::from_env().ok().filter(|h| h.root().is_dir());
+    let engine = match setup::engine(home.as_ref()) {
+        Ok(engine) => engine,
+        Err(err) => return report.fail(&format!("plugin engine: {err}")),
+    };
+    let resolver = config
+        .fileref
+        .resolver
+        .as_ref()
+        .map_or("built-in".to_owned(), |p| p.display().to_string());
+    match setup::resolver(&engine, config, root) {
+        Ok(_) => report.ok(&format!("resolver {resolver} loads")),
+        Err(err) => report.fail(&format!("resolver {resolver}: {err}")),
+    }
+    for entry in &config.plugins {
+        let alone = Config {
+            plugins: vec![entry.clone()],
+            ..config.clone()
+        };
+        let pin = if entry.sha256.is_some() {
+            "pin matches"
+        } else {
+            "no pin"
+        };
+        match setup::plugins(&engine, &alone) {
+            Ok(_) => report.ok(&format!(
+                "plugin {} ({:?}, {} layer) loads, {pin}",
+                entry.name, entry.kind, entry.origin
+            )),
+            Err(err) => report.fail(&format!(
+                "plugin {} ({} layer): {err}",
+                entry.name, entry.origin
+            )),
+        }
+    }
+}
+
+fn check_home(report: &mut Report) {
+    let home = match Home::from_env() {
+        Ok(home) => home,
+        Err(err) => return report.fail(&format!("state directory: {err}")),
+    };
+    let root = home.root();
+    let probe = root.join(format!(".doctor-probe-{}", std::process::id()));
+    let writable = std::fs::create_dir_all(root)
+        .and_then(|()| std::fs::write(&probe, b"probe"))
+        .and_then(|()| std::fs::remove_file(&probe));
+    match writable {
+        Ok(()) => report.ok(&format!("state directory {} is writable", root.display())),
+        Err(err) => report.fail(&format!(
+            "state directory {} is not writable: {err}",
+            root.display()
+        )),
+    }
+    let cache = root.join("cache").join("compiled");
+    let (files, bytes) = dir_size(&cache);
+    report.info(&format!(
+        "compiled-code cache {}: {files} files, {:.1} MiB",
+        cache.display(),
+        bytes as f64 / (1024.0 * 1024.0)
+    ));
+}
+
+/// Files and bytes under `dir` (0 when absent).
+fn dir_size(dir: &Path) -> (u64, u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (0, 0);
+    };
+    let mut total = (0, 0);
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() {
+            let (f, b) = dir_size(&entry.path());
+            total = (total.0 + f, total.1 + b);
+        } else {
+            total = (total.0 + 1, total.1 + meta.len());
+        }
+    }
+    total
+}

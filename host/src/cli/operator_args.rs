@@ -1,0 +1,64 @@
+//! Arguments of the operator's commands (`config show`, `audit`, `doctor`) and their dispatch.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+/// Commands an operator runs to see what warden does and why.
+#[derive(Debug, Subcommand)]
+pub(crate) enum OperatorCommand {
+    /// Show the effective configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Show what left the machine, per turn: files, plugin decisions, model requests.
+    Audit {
+        /// One session (default: every session).
+        id: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Only turns at or after this time (RFC 3339, e.g. `2026-01-31T09:00:00Z`).
+        #[arg(long, value_name = "TIME")]
+        since: Option<String>,
+    },
+    /// Check configuration, plugins, provider and state directory; exit 1 if a check fails.
+    Doctor {
+        /// Workspace root (default: as for `run`).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Also probe the model provider (one small request, 3-second limit).
+        #[arg(long)]
+        network: bool,
+    },
+}
+
+/// `warden config …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// Every effective value, the layer it came from, and which keys are locked.
+    Show {
+        /// Workspace root (default: as for `run`).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl OperatorCommand {
+    /// Run the command.
+    pub(crate) fn run(self) -> Result<u8, super::CliError> {
+        match self {
+            Self::Config {
+                command: ConfigCommand::Show { dir, json },
+            } => super::config_show::show(dir.as_deref(), json),
+            Self::Audit { id, json, since } => {
+                super::audit::audit(id.as_deref(), json, since.as_deref())
+            }
+            Self::Doctor { dir, network } => super::doctor::doctor(dir.as_deref(), network),
+        }
+    }
+}
