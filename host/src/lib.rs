@@ -8,9 +8,12 @@
 //! - [`store`]: durable session history, audit log and notification inbox.
 //! - [`config`]: layered TOML configuration.
 //! - [`cli`]: the `warden` command line.
+//! - [`escape`]: the one escaping function for names and plugin-supplied text shown to the model
+//!   or printed to a terminal.
 
 pub mod cli;
 pub mod config;
+pub mod escape;
 pub mod fileref;
 pub mod llm;
 pub mod plugin;

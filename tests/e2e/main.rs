@@ -5,6 +5,7 @@
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
+mod hardening;
 mod interrupt;
 mod llm;
 mod plugin_check;

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
+use crate::escape::escape;
 use crate::store::Home;
 use crate::worker::{Alert, AlertLevel, setup};
 
@@ -38,14 +39,18 @@ pub(crate) fn home() -> Result<Home, CliError> {
     Home::from_env().map_err(|err| CliError::usage(err.to_string()))
 }
 
-/// Print an alert to stderr.
+/// Print an alert to stderr, as one line whatever it holds.
 pub(crate) fn print_alert(alert: &Alert) {
     let level = match alert.level {
         AlertLevel::Info => "info",
         AlertLevel::Warn => "warning",
         AlertLevel::Error => "error",
     };
-    eprintln!("{level} [{}]: {}", alert.source, alert.message);
+    eprintln!(
+        "{level} [{}]: {}",
+        escape(&alert.source),
+        escape(&alert.message)
+    );
 }
 
 /// Map a setup failure to an exit code.

@@ -12,6 +12,7 @@ mod plugin;
 mod preview;
 mod run;
 mod session;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -34,10 +35,11 @@ pub fn main() -> ExitCode {
         }
     };
     init_tracing();
+    signals::ignore_file_size_signal();
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("warden: {}", err.message);
+            eprintln!("warden: {}", crate::escape::terminal(&err.message));
             ExitCode::from(err.code)
         }
     }
@@ -62,6 +64,8 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             SessionCommand::List { json } => session::list(json),
             SessionCommand::Show { id } => session::show(&id),
             SessionCommand::Export { id } => session::export(&id),
+            SessionCommand::Verify { id } => session::verify(id.as_deref()),
+            SessionCommand::Salvage { id } => session::salvage(&id),
         },
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
@@ -74,6 +78,8 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a log captured to a file holds no escape sequences.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }

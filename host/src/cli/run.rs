@@ -1,6 +1,7 @@
 //! `warden run [-C DIR] [--session ID] [--json] PROMPT`: one turn.
 
 use super::out::{out, outln};
+use crate::escape::{escape, terminal};
 use std::path::Path;
 
 use super::common::{env, home, load_config, print_alert, setup_error, workspace};
@@ -28,7 +29,7 @@ impl TurnSink for CliSink {
     fn model_event(&mut self, event: &StreamEvent) {
         match event {
             StreamEvent::TextDelta(text) if self.stream => {
-                out!("{text}");
+                out!("{}", terminal(text));
                 self.streamed = true;
             }
             StreamEvent::Retrying {
@@ -51,7 +52,11 @@ impl TurnSink for CliSink {
                 outln!();
                 self.streamed = false;
             }
-            eprintln!("warden: tool {name} {arguments}");
+            eprintln!(
+                "warden: tool {} {}",
+                escape(name),
+                escape(&arguments.to_string())
+            );
         }
     }
 }
@@ -122,7 +127,7 @@ pub(crate) fn run(
         if let Some(text) = answer
             && !sink.streamed
         {
-            out!("{text}");
+            out!("{}", terminal(text));
         }
         if answer.is_some() || sink.streamed {
             outln!();

@@ -8,9 +8,10 @@ use std::time::Duration;
 use super::resolve::Resolve;
 use super::types::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
 use crate::config::FileRefConfig;
+use crate::config::plugin_defaults::MAX_TIMEOUT_MS;
 use crate::plugin::{Limits, PluginEngine, PluginError, ResolverPlugin, ResolverSource};
 
-/// Limits of a resolver: generous enough for a listing of a very large directory, still bounded.
+/// Limits of a resolver (the deadline is `fileref.resolver_timeout_ms`): generous enough for a listing of a very large directory, still bounded.
 pub const RESOLVER_LIMITS: Limits = Limits {
     timeout: Duration::from_secs(10),
     memory_bytes: 256 << 20,
@@ -48,7 +49,11 @@ pub fn load_resolver(
         },
         None => ResolverSource::Builtin,
     };
-    ResolverPlugin::load(engine, source, roots, RESOLVER_LIMITS, init_config(config))
+    let limits = Limits {
+        timeout: Duration::from_millis(config.resolver_timeout_ms.clamp(1, MAX_TIMEOUT_MS)),
+        ..RESOLVER_LIMITS
+    };
+    ResolverPlugin::load(engine, source, roots, limits, init_config(config))
 }
 
 fn failed(error: PluginError) -> ResolveError {
@@ -72,5 +77,9 @@ impl Resolve for ResolverPlugin {
 
     fn list_files(&mut self, path: &str, max_entries: u32) -> Result<Listing, ResolveError> {
         ResolverPlugin::list_files(self, path, max_entries).map_err(failed)?
+    }
+
+    fn new_turn(&mut self) {
+        ResolverPlugin::new_turn(self);
     }
 }

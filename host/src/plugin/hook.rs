@@ -49,6 +49,10 @@ impl worker::Hook for HookPlugin {
         &self.managed.name
     }
 
+    fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
     fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
         let arg = convert::event_to_wit(event);
         self.managed.call("on-event", |b, store| {

@@ -86,6 +86,10 @@ impl worker::Interceptor for InterceptorPlugin {
         &self.managed.name
     }
 
+    fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
     fn on_prompt_submit(
         &mut self,
         prompt: &SubmittedPrompt,

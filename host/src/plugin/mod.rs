@@ -10,6 +10,7 @@
 //! the traits of [`crate::worker`].
 
 mod bindings;
+mod breaker;
 mod cache;
 mod convert;
 mod engine;
@@ -21,7 +22,9 @@ mod interceptor;
 mod limits;
 mod loader;
 mod resolver;
+mod resolver_caps;
 mod state;
+mod stderr;
 
 pub use engine::{EngineOptions, PluginEngine};
 pub use error::PluginError;

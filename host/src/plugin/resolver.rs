@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use wasmtime_wasi::FsPerms;
 
 use super::bindings::resolver::{Resolver as Bindings, ResolverPre};
+use super::bindings::types as wit;
 use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
@@ -14,6 +15,7 @@ use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
+use super::resolver_caps as caps;
 use super::state::closed_wasi;
 use crate::fileref::{FileChunk, Listing, ResolveError, ResolveRequest, Resolved};
 
@@ -123,6 +125,31 @@ impl ResolverPlugin {
         &self.info
     }
 
+    /// Starts a turn: after a trap or a deadline the resolver gets one more try in the turn;
+    /// after a second failure its remaining calls in the turn fail at once.
+    pub fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
+    /// Checks an answer against the caps before anything uses it; an overrun is a plugin
+    /// failure.
+    fn held_to_caps<T>(
+        &self,
+        call: &'static str,
+        answer: &Result<T, wit::ResolveError>,
+        check: impl FnOnce(&T) -> Result<(), caps::Overrun>,
+    ) -> Result<(), PluginError> {
+        let checked = match answer {
+            Ok(value) => check(value),
+            Err(err) => caps::check_error(err),
+        };
+        checked.map_err(|message| PluginError::BadOutput {
+            plugin: self.managed.name.clone(),
+            call,
+            message,
+        })
+    }
+
     /// The workspace roots it sees.
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
@@ -137,6 +164,10 @@ impl ResolverPlugin {
         let arg = convert::file_ref_to_wit(request);
         let answer = self.managed.call("resolve", |b, store| {
             b.warden_plugin_resolve().call_resolve(store, &arg)
+        })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("resolve", &answer, |r| {
+            caps::check_resolved(r, request.max_bytes, max_output)
         })?;
         Ok(answer
             .map(convert::resolved_from_wit)
@@ -155,6 +186,10 @@ impl ResolverPlugin {
             b.warden_plugin_resolve()
                 .call_read_file(store, path, offset, limit, max_bytes)
         })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("read-file", &answer, |c| {
+            caps::check_chunk(c, max_bytes, max_output)
+        })?;
         Ok(answer
             .map(convert::chunk_from_wit)
             .map_err(convert::resolve_error_from_wit))
@@ -169,6 +204,10 @@ impl ResolverPlugin {
         let answer = self.managed.call("list-files", |b, store| {
             b.warden_plugin_resolve()
                 .call_list_files(store, path, max_entries)
+        })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("list-files", &answer, |l| {
+            caps::check_listing(l, max_entries, max_output)
         })?;
         Ok(answer
             .map(convert::listing_from_wit)

@@ -26,6 +26,8 @@ pub struct Loaded {
     pub records: Vec<Record>,
     /// What was dropped while reading (a torn tail), for the caller to show.
     pub warnings: Vec<LoadWarning>,
+    /// Records without a checksum (written before checksums existed).
+    pub unsealed: usize,
 }
 
 impl Loaded {
@@ -49,6 +51,7 @@ pub fn load(home: &Home, id: &str) -> Result<Loaded, StoreError> {
         header: scanned.header,
         records: scanned.records.into_iter().map(Record::from).collect(),
         warnings,
+        unsealed: scanned.unsealed,
     })
 }
 

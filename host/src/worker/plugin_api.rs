@@ -124,6 +124,8 @@ pub trait Interceptor {
         &mut self,
         turn: &TurnInfo,
     ) -> Result<TurnEndDecision, crate::plugin::PluginError>;
+    /// A turn starts: per-turn budgets and failure counts start again.
+    fn new_turn(&mut self) {}
 }
 
 /// A hook as the worker sees it.
@@ -132,4 +134,6 @@ pub trait Hook {
     fn name(&self) -> &str;
     /// Deliver one event.
     fn on_event(&mut self, event: &Event) -> Result<(), crate::plugin::PluginError>;
+    /// A turn starts: per-turn budgets and failure counts start again.
+    fn new_turn(&mut self) {}
 }

@@ -39,6 +39,7 @@ pub fn preview(
     chain: &mut [ChainEntry],
     config: &Config,
 ) -> Preview {
+    resolver.new_turn();
     let resolved = fileref::resolve_prompt(segments, resolver, &config.fileref, &ShownFiles::new());
     let typed = Segment::typed(segments);
     let mut alerts = resolved.alerts.clone();

@@ -181,6 +181,10 @@ impl Worker {
     ) -> Result<TurnOutcome, WorkerError> {
         let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
         self.hooks.new_turn();
+        self.resolver.new_turn();
+        for entry in &mut self.chain {
+            entry.plugin.new_turn();
+        }
         let typed = Segment::typed(segments);
         self.emit(sink, Event::PromptSubmitted(typed.clone()));
 

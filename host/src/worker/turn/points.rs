@@ -6,6 +6,7 @@ use super::Worker;
 use crate::plugin::PluginError;
 use crate::store::{AuditEvent, Entry};
 use crate::worker::chain::{Step, step};
+use crate::worker::validate::{call_ids, reused_call_ids};
 use crate::worker::{Alert, Event, Interceptor, Item, Source, TurnSink};
 
 /// What one interceptor answered, in the chain's common terms.
@@ -47,6 +48,31 @@ fn decision(plugin: &str, point: &str, decision: &str, reason: Option<String>) -
     }
 }
 
+/// Refuses added items whose tool-call ids the session's history (or an earlier plugin at
+/// this point) already used: a duplicate id would pair a result with the wrong call.
+fn reject_reused_ids<'a>(
+    plugin: &str,
+    point: &'static str,
+    verdict: Verdict,
+    history: impl Iterator<Item = &'a Item>,
+    added: &[Entry],
+) -> Result<Verdict, PluginError> {
+    let Verdict::Add(items) = &verdict else {
+        return Ok(verdict);
+    };
+    let mut used = call_ids(history);
+    used.extend(call_ids(added.iter().map(|e| &e.item)));
+    let reused = reused_call_ids(items, &used);
+    if reused.is_empty() {
+        return Ok(verdict);
+    }
+    Err(PluginError::BadOutput {
+        plugin: plugin.to_owned(),
+        call: point,
+        message: format!("tool call ids {reused:?} are already used in this session"),
+    })
+}
+
 impl Worker {
     /// Ask every interceptor at `point`; returns how the point ended and the audit records of
     /// every decision (for the caller to write with what it commits).
@@ -62,7 +88,10 @@ impl Worker {
             let entry = &mut self.chain[index];
             let name = entry.plugin.name().to_owned();
             let _span = tracing::debug_span!("interceptor", plugin = %name, point).entered();
-            let result = call(entry.plugin.as_mut());
+            let result = call(entry.plugin.as_mut()).and_then(|verdict| {
+                reject_reused_ids(&name, point, verdict, self.writer.items(), &items)
+            });
+            let entry = &mut self.chain[index];
             let verdict = step(entry, result, |v| match v {
                 Verdict::Add(items) => Some(items.as_slice()),
                 Verdict::Pass(_) | Verdict::Cancel(_) => None,
