@@ -390,3 +390,31 @@ fn a_panic_message_survives_a_flood_of_stderr() {
     );
     assert!(!err.contains("noise line"), "{err}");
 }
+
+/// A model answer holding terminal control sequences is printed with them neutralised;
+/// newlines and tabs stay.
+#[test]
+fn model_output_cannot_drive_the_terminal() {
+    use warden_tests::mock_server::{MockServer, Reply};
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text(
+        "line one\n\tindented \u{1b}[2J\u{1b}]0;title\u{7}\u{9b}31m end",
+    ));
+    let env = TestEnv::new();
+    env.project_config("[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n");
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "hello"]);
+    let out = crate::support::output_within(cmd, crate::support::HANG_LIMIT);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains("line one\n\tindented \\u{1b}[2J\\u{1b}]0;title\\u{7}\\u{9b}31m end"),
+        "{text:?}"
+    );
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{9b}'),
+        "{text:?}"
+    );
+}

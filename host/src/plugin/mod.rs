@@ -15,6 +15,8 @@ mod cache;
 mod convert;
 mod engine;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hook;
 mod inspect;
 mod instance;

@@ -67,10 +67,11 @@ pub(crate) fn check(line: &[u8]) -> Seal {
     {
         return Seal::Missing;
     }
-    let mut covered = Vec::with_capacity(body.len() + 1);
-    covered.extend_from_slice(body);
-    covered.push(b'}');
-    let computed = digest(&covered);
+    // The covered bytes are the body and the closing brace, hashed without copying the line.
+    let computed = hex(&Sha256::new()
+        .chain_update(body)
+        .chain_update(b"}")
+        .finalize());
     if computed.as_bytes() == digits {
         Seal::Valid
     } else {
@@ -82,12 +83,18 @@ pub(crate) fn check(line: &[u8]) -> Seal {
 }
 
 fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(DIGITS);
+    hex(&Sha256::digest(bytes))
+}
+
+/// The first [`DIGITS`] hex digits of `hash`.
+fn hex(hash: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(DIGITS);
     for b in &hash[..DIGITS / 2] {
-        hex.push_str(&format!("{b:02x}"));
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
-    hex
+    out
 }
 
 #[cfg(test)]

@@ -55,6 +55,17 @@ pub fn load(home: &Home, id: &str) -> Result<Loaded, StoreError> {
     })
 }
 
+/// Reads `bytes` as the content of a history file named `path`, as [`load`] does; returns
+/// the records kept and how many carry no checksum. For the history fuzz target.
+#[doc(hidden)]
+pub fn scan_history_bytes(
+    path: &std::path::Path,
+    bytes: &[u8],
+) -> Result<(usize, usize), StoreError> {
+    let scanned = scan::<RecordIn>(path, bytes)?;
+    Ok((scanned.records.len(), scanned.unsealed))
+}
+
 /// One line of a session listing.
 #[derive(Debug, Clone)]
 pub struct SessionSummary {

@@ -41,7 +41,7 @@ pub use error::{LoadWarning, StoreError};
 pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
 pub use inbox::{Inbox, Notification};
-pub use load::{Loaded, SessionSummary, list, load};
+pub use load::{Loaded, SessionSummary, list, load, scan_history_bytes};
 pub use record::{Entry, HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record};
 pub use salvage::{Salvaged, Verified, salvage, verify};
 
