@@ -49,12 +49,16 @@ pub fn history(data: &[u8]) {
     assert_eq!(first, again);
 }
 
+thread_local! {
+    /// One directory per thread for the config target's file, kept for the whole run.
+    static CONFIG_DIR: Option<tempfile::TempDir> = tempfile::tempdir().ok();
+}
+
 /// The configuration loader on one project layer: never panics.
 pub fn config(data: &[u8]) {
-    let Ok(dir) = tempfile::tempdir() else {
+    let Some(path) = CONFIG_DIR.with(|d| d.as_ref().map(|d| d.path().join("config.toml"))) else {
         return;
     };
-    let path = dir.path().join("config.toml");
     if std::fs::write(&path, data).is_err() {
         return;
     }
