@@ -8,7 +8,13 @@ use std::path::PathBuf;
 #[path = "../host/guest_build.rs"]
 mod guest_build;
 
-const GUESTS: &[&str] = &["hostile", "hostile-hook", "future-version", "other-world"];
+const GUESTS: &[&str] = &[
+    "hostile",
+    "hostile-hook",
+    "hostile-resolver",
+    "future-version",
+    "other-world",
+];
 const SAMPLES: &[&str] = &[
     "keyword-context",
     "pattern-guard",

@@ -9,6 +9,7 @@ mod cli_session;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
+mod hardening;
 mod interrupt;
 mod llm;
 mod operator;

@@ -71,7 +71,12 @@ impl TestEnv {
     /// A `warden` command in this environment (cwd = workspace), with model credentials
     /// removed so nothing reaches a real provider.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::new(warden_bin());
+        self.command_of(warden_bin())
+    }
+
+    /// [`TestEnv::command`] running `program` (a shell that then runs warden) instead.
+    pub fn command_of(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
         cmd.current_dir(self.workspace())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -172,9 +177,16 @@ pub fn output_with_input(mut cmd: Command, input: &[u8], limit: Duration) -> Out
     }
 }
 
-/// The `warden` binary under test.
+/// The `warden` binary under test: the one built with the tests, or the one named by
+/// `$WARDEN_E2E_BIN` (to check that a new test fails against an older build).
 pub fn warden_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_warden-under-test"))
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var_os("WARDEN_E2E_BIN").map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_warden-under-test")),
+            PathBuf::from,
+        )
+    })
 }
 
 /// Standard output as text.

@@ -13,6 +13,7 @@ macro_rules! fixture {
 
 fixture!(hostile, "WARDEN_FIXTURE_HOSTILE_WASM");
 fixture!(hostile_hook, "WARDEN_FIXTURE_HOSTILE_HOOK_WASM");
+fixture!(hostile_resolver, "WARDEN_FIXTURE_HOSTILE_RESOLVER_WASM");
 fixture!(future_version, "WARDEN_FIXTURE_FUTURE_VERSION_WASM");
 fixture!(other_world, "WARDEN_FIXTURE_OTHER_WORLD_WASM");
 fixture!(keyword_context, "WARDEN_FIXTURE_KEYWORD_CONTEXT_WASM");

@@ -34,7 +34,7 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
-    /// List, show, export, delete and prune sessions.
+    /// List, show, export, verify, salvage, delete and prune sessions.
     Session {
         #[command(subcommand)]
         command: SessionCommand,
@@ -97,6 +97,17 @@ pub(crate) enum SessionCommand {
     },
     /// Print a session's history as `history.json` (an array of items).
     Export {
+        /// Session id.
+        id: String,
+    },
+    /// Check the checksums and framing of one session, or of all; exit 1 if any is damaged.
+    Verify {
+        /// Session id (all sessions when omitted).
+        id: Option<String>,
+    },
+    /// Copy the complete groups before a session's first damage into a new session; the
+    /// original is left as it is.
+    Salvage {
         /// Session id.
         id: String,
     },

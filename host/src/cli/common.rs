@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
+use crate::domain::escape::escape;
 use crate::domain::{Alert, AlertLevel};
 use crate::setup;
 use crate::store::Home;
@@ -28,7 +29,7 @@ pub(crate) fn home() -> Result<Home, CliError> {
     Home::from_env().map_err(|err| CliError::usage(err.to_string()))
 }
 
-/// Print an alert to stderr.
+/// Print an alert to stderr, as one line whatever it holds.
 pub(crate) fn print_alert(alert: &Alert) {
     let (level, colour) = match alert.level {
         AlertLevel::Info => ("info", 36),
@@ -36,7 +37,11 @@ pub(crate) fn print_alert(alert: &Alert) {
         AlertLevel::Error => ("error", 31),
     };
     let level = super::colour::paint(level, colour, super::colour::stderr_colour());
-    eprintln!("{level} [{}]: {}", alert.source, alert.message);
+    eprintln!(
+        "{level} [{}]: {}",
+        escape(&alert.source),
+        escape(&alert.message)
+    );
 }
 
 /// Map a setup failure to an exit code.

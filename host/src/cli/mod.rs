@@ -22,6 +22,7 @@ mod run_args;
 mod session;
 mod session_prune;
 mod session_target;
+mod signals;
 mod workspace;
 
 use std::process::ExitCode;
@@ -45,10 +46,11 @@ pub fn main() -> ExitCode {
         }
     };
     init_tracing();
+    signals::ignore_file_size_signal();
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("warden: {}", err.message);
+            eprintln!("warden: {}", crate::domain::escape::terminal(&err.message));
             ExitCode::from(err.code)
         }
     }
@@ -70,6 +72,8 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             SessionCommand::Export { id } => session::export(&id),
             SessionCommand::Delete { id } => session_prune::delete(&id),
             SessionCommand::Prune { empty, older_than } => session_prune::prune(empty, older_than),
+            SessionCommand::Verify { id } => session::verify(id.as_deref()),
+            SessionCommand::Salvage { id } => session::salvage(&id),
         },
         Command::Operator(command) => command.run(),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),

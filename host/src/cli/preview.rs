@@ -38,7 +38,7 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
         }
         for shown in &result.items {
             outln!("── {} ({})", shown.item.role(), shown.source);
-            outln!("{}", shown.item.text());
+            outln!("{}", crate::domain::escape::terminal(shown.item.text()));
         }
     }
     Ok(EXIT_OK)

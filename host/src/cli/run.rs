@@ -1,6 +1,7 @@
 //! `warden run [-C DIR] [--session ID | --new-session NAME] [--json] PROMPT|-`: one turn.
 
 use super::out::{out, outln};
+use crate::domain::escape::{escape, terminal};
 
 use super::common::{env, home, load_config, print_alert, setup_error};
 use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
@@ -37,7 +38,7 @@ impl TurnSink for CliSink {
         self.progress.stop();
         match event {
             StreamEvent::TextDelta(text) if self.stream => {
-                out!("{text}");
+                out!("{}", terminal(text));
                 self.streamed = true;
             }
             StreamEvent::Retrying {
@@ -62,7 +63,11 @@ impl TurnSink for CliSink {
                 outln!();
                 self.streamed = false;
             }
-            eprintln!("warden: tool {name} {arguments}");
+            eprintln!(
+                "warden: tool {} {}",
+                escape(name),
+                escape(&arguments.to_string())
+            );
         }
         self.progress.start();
     }
@@ -155,7 +160,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         if let Some(text) = answer
             && !sink.streamed
         {
-            out!("{text}");
+            out!("{}", terminal(text));
         }
         if answer.is_some() || sink.streamed {
             outln!();

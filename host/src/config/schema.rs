@@ -115,6 +115,8 @@ pub struct FileRefConfig {
     pub resolver_sha256: Option<String>,
     /// Config map handed to the resolver's `init`.
     pub resolver_config: BTreeMap<String, String>,
+    /// Deadline of one resolver call, in milliseconds (clamped to the plugin ceiling).
+    pub resolver_timeout_ms: u64,
 }
 
 /// Deny globs that apply unless a layer adds more; they can never be removed.
@@ -132,6 +134,7 @@ impl Default for FileRefConfig {
             resolver: None,
             resolver_sha256: None,
             resolver_config: BTreeMap::new(),
+            resolver_timeout_ms: 10_000,
         }
     }
 }
@@ -281,6 +284,10 @@ pub mod plugin_defaults {
     pub const MAX_ITEMS: u32 = 64;
     /// Bytes per call.
     pub const MAX_OUTPUT_BYTES: u64 = 256 * 1024;
+    /// Ceiling on any plugin's deadline; larger values are clamped (managed policy may lower it).
+    pub const MAX_TIMEOUT_MS: u64 = 60_000;
+    /// Ceiling on any plugin's memory cap; larger values are clamped (managed policy may lower it).
+    pub const MAX_MEMORY_MB: u64 = 4096;
 }
 
 /// Managed policy for locked-down deployments.
@@ -293,4 +300,10 @@ pub struct PolicyConfig {
     pub managed_plugins_only: bool,
     /// Dotted keys the user and project layers may not change (`model.provider`).
     pub locked: Vec<String>,
+    /// Lowers the ceiling on plugin deadlines (ms) below the built-in 60 000.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_plugin_timeout_ms: Option<u64>,
+    /// Lowers the ceiling on plugin memory caps (MiB) below the built-in 4096.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_plugin_memory_mb: Option<u64>,
 }

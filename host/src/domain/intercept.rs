@@ -75,4 +75,6 @@ pub trait Interceptor {
     fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure>;
     /// `on-turn-end`.
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure>;
+    /// A turn starts: per-turn budgets and failure counts start again.
+    fn new_turn(&mut self) {}
 }

@@ -10,11 +10,13 @@
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
 //!   fails.
-//! - [`defaults`]: the security defaults, written down once.
+//! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
+//!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
 mod alert;
 pub mod defaults;
 mod entry;
+pub mod escape;
 mod failure;
 mod intercept;
 mod item;

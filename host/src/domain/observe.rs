@@ -56,4 +56,6 @@ pub trait Hook {
     fn name(&self) -> &str;
     /// Deliver one event.
     fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure>;
+    /// A turn starts: per-turn budgets and failure counts start again.
+    fn new_turn(&mut self) {}
 }

@@ -137,4 +137,7 @@ pub trait Resolve {
 
     /// List a directory, at most `max_entries` entries.
     fn list_files(&mut self, path: &str, max_entries: u32) -> Result<Listing, ResolveError>;
+
+    /// A turn starts. A resolver that failed twice in a turn is not called again in it.
+    fn new_turn(&mut self) {}
 }

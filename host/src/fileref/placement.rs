@@ -65,17 +65,10 @@ pub fn label(path: &str, kind: EntryKind, range: Option<LineRange>) -> String {
     out
 }
 
-/// `path` with control characters escaped (`\n`, `\u{1b}`), so a file name cannot break a line.
+/// `path` escaped by [`crate::domain::escape::escape`] (control characters, line separators, bidi
+/// overrides), so a file name cannot break a line or reorder it.
 pub fn printable(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::domain::escape::escape(path).into_owned()
 }
 
 /// The note that replaces an unchanged body.
@@ -93,9 +86,12 @@ fn heading(kind: EntryKind) -> &'static str {
     }
 }
 
+/// Prefix of the ids of synthesized tool calls; reserved to the host.
+pub const CALL_ID_PREFIX: &str = "fileref-";
+
 /// The id of the `n`-th synthesized tool call of a session.
 pub fn call_id(n: u64) -> String {
-    format!("fileref-{n}")
+    format!("{CALL_ID_PREFIX}{n}")
 }
 
 /// Items for `refs` under `placement`, in mention order. `next_call` numbers synthesized tool

@@ -258,7 +258,13 @@ pub fn format_listing(listing: &Listing, max_entries: u32) -> String {
     if listing.entries.is_empty() && !listing.truncated {
         return "(empty directory)".to_owned();
     }
-    let mut out = listing.entries.join("\n");
+    // One entry per line: a name holding a newline must not forge further lines.
+    let entries: Vec<_> = listing
+        .entries
+        .iter()
+        .map(|e| crate::domain::escape::escape(e))
+        .collect();
+    let mut out = entries.join("\n");
     if listing.truncated {
         out.push_str(&format!(
             "\n[listing stopped at {max_entries} entries; list a subdirectory to see more]"

@@ -1,6 +1,7 @@
 //! Conversions between the generated WIT types and the host's domain types, in one place.
 
 use super::bindings::types as wit;
+use crate::domain::escape::escape_capped;
 use crate::domain::{
     Alert, AlertLevel, Entry, EntryKind, Event, FileChunk, Item, LineRange, Listing,
     PromptDecision, RequestInfo, ResolveError, ResolveRequest, Resolved, SubmittedPrompt, ToolCall,
@@ -90,7 +91,9 @@ pub(crate) fn turn_to_wit(t: &TurnInfo) -> wit::TurnInfo {
 pub(crate) fn prompt_action_from_wit(a: wit::PromptAction) -> PromptDecision {
     match a {
         wit::PromptAction::Continue => PromptDecision::Continue,
-        wit::PromptAction::Cancel(reason) => PromptDecision::Cancel(reason),
+        wit::PromptAction::Cancel(reason) => {
+            PromptDecision::Cancel(escape_capped(&reason, MAX_PLUGIN_STRING))
+        }
         wit::PromptAction::ContinueWith(items) => {
             PromptDecision::ContinueWith(items.into_iter().map(item_from_wit).collect())
         }
@@ -170,15 +173,20 @@ pub(crate) fn file_ref_to_wit(r: &ResolveRequest) -> wit::FileRef {
     }
 }
 
+/// Longest plugin-supplied message (a cancel reason, a resolver's error) kept, after escaping.
+pub(crate) const MAX_PLUGIN_STRING: usize = 1024;
+
+/// A resolver's error, its message escaped (it reaches the model and the terminal).
 pub(crate) fn resolve_error_from_wit(e: wit::ResolveError) -> ResolveError {
+    let clean = |m: String| escape_capped(&m, MAX_PLUGIN_STRING);
     match e {
-        wit::ResolveError::OutOfScope(m) => ResolveError::OutOfScope(m),
-        wit::ResolveError::NotFound(m) => ResolveError::NotFound(m),
-        wit::ResolveError::Denied(m) => ResolveError::Denied(m),
-        wit::ResolveError::Binary(m) => ResolveError::Binary(m),
-        wit::ResolveError::Special(m) => ResolveError::Special(m),
-        wit::ResolveError::TooLarge(m) => ResolveError::TooLarge(m),
-        wit::ResolveError::Io(m) => ResolveError::Io(m),
+        wit::ResolveError::OutOfScope(m) => ResolveError::OutOfScope(clean(m)),
+        wit::ResolveError::NotFound(m) => ResolveError::NotFound(clean(m)),
+        wit::ResolveError::Denied(m) => ResolveError::Denied(clean(m)),
+        wit::ResolveError::Binary(m) => ResolveError::Binary(clean(m)),
+        wit::ResolveError::Special(m) => ResolveError::Special(clean(m)),
+        wit::ResolveError::TooLarge(m) => ResolveError::TooLarge(clean(m)),
+        wit::ResolveError::Io(m) => ResolveError::Io(clean(m)),
     }
 }
 

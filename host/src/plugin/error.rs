@@ -62,6 +62,20 @@ pub enum PluginError {
         /// Deadline.
         timeout_ms: u64,
     },
+    /// The plugin failed twice in this turn; its remaining calls in the turn are not made.
+    #[error(
+        "plugin {plugin}: {call} not called: it failed {failures} times this turn (first: {first})"
+    )]
+    Suspended {
+        /// Plugin name.
+        plugin: String,
+        /// Export that was not called.
+        call: &'static str,
+        /// Failures this turn.
+        failures: u32,
+        /// The first failure of the turn.
+        first: String,
+    },
     /// The call trapped (panic, memory cap, stack overflow, …).
     #[error("plugin {plugin}: {call} trapped: {message}")]
     Trap {
@@ -99,7 +113,8 @@ impl PluginError {
             | Self::DigestMismatch { .. }
             | Self::Load { .. }
             | Self::InitRefused { .. }
-            | Self::BadOutput { .. } => false,
+            | Self::BadOutput { .. }
+            | Self::Suspended { .. } => false,
         }
     }
 }

@@ -57,6 +57,10 @@ impl Hook for HookPlugin {
         &self.managed.name
     }
 
+    fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
     fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {
         HookPlugin::on_event(self, event)
             .map_err(|e| e.into_failure(&self.managed.name, "on-event"))

@@ -4,16 +4,14 @@
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtx;
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
+use super::breaker::Breaker;
 use super::engine::{EpochTicker, PluginEngine, deadline_ticks};
 use super::error::PluginError;
 use super::inspect::World;
 use super::limits::Limits;
 use super::state::PluginState;
-
-/// Captured guest stderr per instance (panic messages end up here).
-const STDERR_CAPTURE: usize = 16 << 10;
+use super::stderr::{STDERR_TAIL, TailPipe};
 
 /// The generated bindings of one world, as the instance manager needs them.
 pub(crate) trait WorldBindings: Sized + 'static {
@@ -80,7 +78,7 @@ macro_rules! world_bindings {
 pub(crate) use world_bindings;
 
 /// Makes the WASI context of each fresh instance.
-pub(crate) type WasiFactory = Box<dyn Fn(MemoryOutputPipe) -> WasiCtx + Send>;
+pub(crate) type WasiFactory = Box<dyn Fn(TailPipe) -> WasiCtx + Send>;
 
 /// A plugin instance manager.
 pub(crate) struct Managed<B: WorldBindings> {
@@ -91,6 +89,8 @@ pub(crate) struct Managed<B: WorldBindings> {
     config: Vec<(String, String)>,
     wasi: WasiFactory,
     live: Option<Live<B>>,
+    /// Failures this turn, when the owner marks turns (see [`Managed::new_turn`]).
+    breaker: Option<Breaker>,
     /// Keeps deadlines enforced for as long as this plugin lives.
     _ticker: std::sync::Arc<EpochTicker>,
 }
@@ -98,7 +98,7 @@ pub(crate) struct Managed<B: WorldBindings> {
 struct Live<B> {
     store: Store<PluginState>,
     bindings: B,
-    stderr: MemoryOutputPipe,
+    stderr: TailPipe,
 }
 
 impl<B: WorldBindings> Managed<B> {
@@ -138,6 +138,7 @@ impl<B: WorldBindings> Managed<B> {
             config,
             wasi,
             live: None,
+            breaker: None,
             _ticker: plugin_engine.ticker(),
         };
         managed.ensure_live()?;
@@ -146,7 +147,7 @@ impl<B: WorldBindings> Managed<B> {
 
     fn ensure_live(&mut self) -> Result<&mut Live<B>, PluginError> {
         if self.live.is_none() {
-            let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
+            let stderr = TailPipe::new(STDERR_TAIL);
             let wasi = (self.wasi)(stderr.clone());
             let state = PluginState::new(&self.name, wasi, &self.limits);
             let mut store = Store::new(&self.engine, state);
@@ -186,6 +187,15 @@ impl<B: WorldBindings> Managed<B> {
         }
     }
 
+    /// Starts a turn: from now on a plugin that failed twice in a turn is not called again in
+    /// that turn (see `breaker`).
+    pub(crate) fn new_turn(&mut self) {
+        self.breaker.get_or_insert_with(Breaker::default).reset();
+        if let Some(live) = self.live.as_mut() {
+            live.store.data_mut().logs.new_turn();
+        }
+    }
+
     /// Drop the live instance; the next call creates and initialises a fresh one.
     pub(crate) fn reset(&mut self) {
         self.live = None;
@@ -198,9 +208,27 @@ impl<B: WorldBindings> Managed<B> {
         call: &'static str,
         f: impl FnOnce(&B, &mut Store<PluginState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginError> {
+        if let Some(breaker) = &self.breaker {
+            breaker.check(&self.name, call)?;
+        }
+        let result = self.call_live(call, f);
+        if let (Err(err), Some(breaker)) = (&result, self.breaker.as_mut())
+            && !matches!(err, PluginError::InitRefused { .. })
+        {
+            breaker.record(err);
+        }
+        result
+    }
+
+    fn call_live<R>(
+        &mut self,
+        call: &'static str,
+        f: impl FnOnce(&B, &mut Store<PluginState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginError> {
         let ticks = deadline_ticks(self.limits.timeout);
         let live = self.ensure_live()?;
         live.store.set_epoch_deadline(ticks);
+        live.store.data_mut().logs.new_call();
         let result = f(&live.bindings, &mut live.store);
         match result {
             Ok(value) => Ok(value),
@@ -212,12 +240,7 @@ impl<B: WorldBindings> Managed<B> {
         }
     }
 
-    fn failure(
-        &self,
-        call: &'static str,
-        err: wasmtime::Error,
-        stderr: &MemoryOutputPipe,
-    ) -> PluginError {
+    fn failure(&self, call: &'static str, err: wasmtime::Error, stderr: &TailPipe) -> PluginError {
         if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
             return PluginError::Deadline {
                 plugin: self.name.clone(),
@@ -231,7 +254,7 @@ impl<B: WorldBindings> Managed<B> {
             None => first_line(&err.root_cause().to_string()),
         };
         if let Some(panic) = last_panic_line(&stderr.contents()) {
-            message = format!("{message} ({panic})");
+            message = format!("{message} ({})", crate::domain::escape::escape(&panic));
         }
         tracing::debug!(plugin = %self.name, call, "plugin failed: {message}");
         PluginError::Trap {

@@ -141,6 +141,10 @@ impl Interceptor for InterceptorPlugin {
         &self.managed.name
     }
 
+    fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
     fn on_prompt_submit(
         &mut self,
         prompt: &SubmittedPrompt,

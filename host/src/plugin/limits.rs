@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::config::plugin_defaults;
+
 /// Limits applied to every call of one plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -27,12 +29,14 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Limits from a `[[plugins]]` entry.
+    /// Limits from a `[[plugins]]` entry, never above the built-in ceilings (configuration
+    /// loading clamps and warns first; this is the backstop for entries built in code).
     pub fn from_entry(entry: &crate::config::PluginEntry) -> Self {
+        let timeout_ms = entry.timeout_ms.clamp(1, plugin_defaults::MAX_TIMEOUT_MS);
+        let memory_mb = entry.memory_mb.min(plugin_defaults::MAX_MEMORY_MB);
         Self {
-            timeout: Duration::from_millis(entry.timeout_ms.max(1)),
-            memory_bytes: usize::try_from(entry.memory_mb.saturating_mul(1 << 20))
-                .unwrap_or(usize::MAX),
+            timeout: Duration::from_millis(timeout_ms),
+            memory_bytes: usize::try_from(memory_mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
             max_items: usize::try_from(entry.max_items).unwrap_or(usize::MAX),
             max_output_bytes: usize::try_from(entry.max_output_bytes).unwrap_or(usize::MAX),
         }

@@ -14,10 +14,13 @@
 //! traits only.
 
 mod bindings;
+mod breaker;
 mod cache;
 mod convert;
 mod engine;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hook;
 mod inspect;
 mod instance;
@@ -25,7 +28,9 @@ mod interceptor;
 mod limits;
 mod loader;
 mod resolver;
+mod resolver_caps;
 mod state;
+mod stderr;
 
 pub use engine::{EngineOptions, PluginEngine};
 pub use error::PluginError;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use wasmtime_wasi::FsPerms;
 
 use super::bindings::resolver::{Resolver as Bindings, ResolverPre};
+use super::bindings::types as wit;
 use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
@@ -16,8 +17,10 @@ use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
+use super::resolver_caps as caps;
 use super::state::closed_wasi;
 use crate::config::FileRefConfig;
+use crate::config::plugin_defaults::MAX_TIMEOUT_MS;
 use crate::domain::{FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
 
 /// The built-in resolver component, compiled from `plugins/file-ref` at build time.
@@ -126,6 +129,31 @@ impl ResolverPlugin {
         &self.info
     }
 
+    /// Starts a turn: after a trap or a deadline the resolver gets one more try in the turn;
+    /// after a second failure its remaining calls in the turn fail at once.
+    pub fn new_turn(&mut self) {
+        self.managed.new_turn();
+    }
+
+    /// Checks an answer against the caps before anything uses it; an overrun is a plugin
+    /// failure.
+    fn held_to_caps<T>(
+        &self,
+        call: &'static str,
+        answer: &Result<T, wit::ResolveError>,
+        check: impl FnOnce(&T) -> Result<(), caps::Overrun>,
+    ) -> Result<(), PluginError> {
+        let checked = match answer {
+            Ok(value) => check(value),
+            Err(err) => caps::check_error(err),
+        };
+        checked.map_err(|message| PluginError::BadOutput {
+            plugin: self.managed.name.clone(),
+            call,
+            message,
+        })
+    }
+
     /// The workspace roots it sees.
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
@@ -140,6 +168,10 @@ impl ResolverPlugin {
         let arg = convert::file_ref_to_wit(request);
         let answer = self.managed.call("resolve", |b, store| {
             b.warden_plugin_resolve().call_resolve(store, &arg)
+        })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("resolve", &answer, |r| {
+            caps::check_resolved(r, request.max_bytes, max_output)
         })?;
         Ok(answer
             .map(convert::resolved_from_wit)
@@ -158,6 +190,10 @@ impl ResolverPlugin {
             b.warden_plugin_resolve()
                 .call_read_file(store, path, offset, limit, max_bytes)
         })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("read-file", &answer, |c| {
+            caps::check_chunk(c, max_bytes, max_output)
+        })?;
         Ok(answer
             .map(convert::chunk_from_wit)
             .map_err(convert::resolve_error_from_wit))
@@ -173,13 +209,17 @@ impl ResolverPlugin {
             b.warden_plugin_resolve()
                 .call_list_files(store, path, max_entries)
         })?;
+        let max_output = self.managed.limits.max_output_bytes;
+        self.held_to_caps("list-files", &answer, |l| {
+            caps::check_listing(l, max_entries, max_output)
+        })?;
         Ok(answer
             .map(convert::listing_from_wit)
             .map_err(convert::resolve_error_from_wit))
     }
 }
 
-/// Limits of a resolver: generous enough for a listing of a very large directory, still bounded.
+/// Limits of a resolver (the deadline is `fileref.resolver_timeout_ms`): generous enough for a listing of a very large directory, still bounded.
 pub const RESOLVER_LIMITS: Limits = Limits {
     timeout: Duration::from_secs(10),
     memory_bytes: 256 << 20,
@@ -217,7 +257,11 @@ pub fn load_resolver(
         },
         None => ResolverSource::Builtin,
     };
-    ResolverPlugin::load(engine, source, roots, RESOLVER_LIMITS, init_config(config))
+    let limits = Limits {
+        timeout: Duration::from_millis(config.resolver_timeout_ms.clamp(1, MAX_TIMEOUT_MS)),
+        ..RESOLVER_LIMITS
+    };
+    ResolverPlugin::load(engine, source, roots, limits, init_config(config))
 }
 
 /// A failure of the resolver itself fails one reference (or one tool call), not the turn.
@@ -242,5 +286,9 @@ impl Resolve for ResolverPlugin {
 
     fn list_files(&mut self, path: &str, max_entries: u32) -> Result<Listing, ResolveError> {
         ResolverPlugin::list_files(self, path, max_entries).map_err(failed)?
+    }
+
+    fn new_turn(&mut self) {
+        ResolverPlugin::new_turn(self);
     }
 }

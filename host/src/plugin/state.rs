@@ -11,6 +11,8 @@ use super::limits::Limits;
 /// Store data of one plugin instance.
 pub(crate) struct PluginState {
     pub(crate) name: String,
+    /// What the plugin may still log.
+    pub(crate) logs: LogBudget,
     wasi: WasiCtx,
     table: ResourceTable,
     pub(crate) limits: StoreLimits,
@@ -21,6 +23,7 @@ impl PluginState {
     pub(crate) fn new(name: &str, wasi: WasiCtx, limits: &Limits) -> Self {
         Self {
             name: name.to_owned(),
+            logs: LogBudget::default(),
             wasi,
             table: ResourceTable::new(),
             limits: StoreLimitsBuilder::new()
@@ -66,11 +69,93 @@ impl WasiView for PluginState {
 
 impl types::Host for PluginState {}
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_budget_per_call_and_per_turn() {
+        let mut b = LogBudget::default();
+        assert_eq!(b.take(LOG_BYTES_PER_CALL), Ok(()));
+        assert_eq!(b.take(1), Err(true));
+        assert_eq!(b.take(1), Err(false));
+        for _ in 0..3 {
+            b.new_call();
+            assert_eq!(b.take(LOG_BYTES_PER_CALL), Ok(()));
+        }
+        b.new_call();
+        assert_eq!(b.take(1), Err(true), "the turn's budget is spent");
+        b.new_turn();
+        assert_eq!(b.take(1), Ok(()));
+    }
+}
+
 /// Longest guest log line kept; the rest is cut so a plugin cannot flood the log.
 const MAX_LOG_LINE: usize = 4096;
+/// Bytes of log lines one call may write.
+pub(crate) const LOG_BYTES_PER_CALL: usize = 16 << 10;
+/// Bytes of log lines one plugin may write in one turn.
+pub(crate) const LOG_BYTES_PER_TURN: usize = 64 << 10;
+
+/// A plugin's log budget: bytes left in this call and in this turn. Once either is spent,
+/// further lines are dropped, and one note says so.
+#[derive(Debug)]
+pub(crate) struct LogBudget {
+    call: usize,
+    turn: usize,
+    noted: bool,
+}
+
+impl Default for LogBudget {
+    fn default() -> Self {
+        Self {
+            call: LOG_BYTES_PER_CALL,
+            turn: LOG_BYTES_PER_TURN,
+            noted: false,
+        }
+    }
+}
+
+impl LogBudget {
+    /// A call starts.
+    pub(crate) fn new_call(&mut self) {
+        self.call = LOG_BYTES_PER_CALL;
+        self.noted = false;
+    }
+
+    /// A turn starts.
+    pub(crate) fn new_turn(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Takes `bytes` from the budget; `Err(first)` when they do not fit, `first` being true
+    /// the first time in this call (when the note is due).
+    fn take(&mut self, bytes: usize) -> Result<(), bool> {
+        if bytes > self.call || bytes > self.turn {
+            let first = !self.noted;
+            self.noted = true;
+            self.call = 0;
+            return Err(first);
+        }
+        self.call -= bytes;
+        self.turn -= bytes;
+        Ok(())
+    }
+}
 
 impl host::Host for PluginState {
     fn log(&mut self, level: types::LogLevel, message: String) {
+        if let Err(first) = self.logs.take(message.len().min(MAX_LOG_LINE) + 1) {
+            if first {
+                tracing::warn!(
+                    target: "warden::plugin::guest",
+                    plugin = self.name.as_str(),
+                    "log budget spent ({LOG_BYTES_PER_CALL} bytes per call, \
+                     {LOG_BYTES_PER_TURN} per turn); further lines are dropped"
+                );
+            }
+            return;
+        }
         let mut message = message;
         if message.len() > MAX_LOG_LINE {
             let mut cut = MAX_LOG_LINE;
@@ -80,6 +165,7 @@ impl host::Host for PluginState {
             message.truncate(cut);
             message.push_str(" […]");
         }
+        let message = crate::domain::escape::escape(&message);
         let plugin = self.name.as_str();
         match level {
             types::LogLevel::Trace => {

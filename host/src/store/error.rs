@@ -95,6 +95,20 @@ pub enum StoreError {
         source: io::Error,
     },
 
+    /// The file system refused a commit for lack of space (or the file-size limit); the commit
+    /// was rolled back.
+    #[error(
+        "cannot write {path}: {source}; the commit was rolled back, the history holds every \
+         earlier group — free some space and run again"
+    )]
+    NoSpace {
+        /// The history file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+
     /// A value could not be encoded as JSON.
     #[error("cannot encode a record for {path}: {source}")]
     Encode {

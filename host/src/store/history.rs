@@ -9,14 +9,18 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::domain::{Entry, FileShown, Item, Source};
 
+use super::checksum;
 use super::fsio::{self, format_ts};
 use super::home::{AUDIT_FILE, HISTORY_FILE, INBOX_DIR, LOCK_FILE};
 use super::inbox::{Inbox, Notification};
 use super::lock::SessionLock;
-use super::record::{HISTORY_FORMAT, HISTORY_VERSION, Header, Record, RecordIn, RecordOut};
+use super::record::{
+    HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record, RecordIn, RecordOut,
+};
 use super::scan::scan;
 use super::{Home, LoadWarning, StoreError, new_session_id, validate_id};
 
@@ -183,7 +187,7 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..])))
+        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..])), None)
     }
 
     /// [`SessionWriter::commit`] for entries, which may carry an origin (a notification id)
@@ -194,10 +198,27 @@ impl SessionWriter {
             group
                 .iter()
                 .map(|e| (&e.source, &e.item, e.origin.as_deref(), e.files.as_slice())),
+            None,
         )
     }
 
-    fn commit_parts<'a, I>(&mut self, group: I) -> Result<CommitReceipt, StoreError>
+    /// Appends records read from another history as one group, keeping their timestamp (that
+    /// of the first record), sources and origins; for salvaging a damaged session.
+    pub(crate) fn commit_copies(&mut self, group: &[Record]) -> Result<CommitReceipt, StoreError> {
+        let ts = group.first().map(|r| r.ts);
+        self.commit_parts(
+            group
+                .iter()
+                .map(|r| (&r.source, &r.item, r.origin.as_deref(), r.files.as_slice())),
+            ts,
+        )
+    }
+
+    fn commit_parts<'a, I>(
+        &mut self,
+        group: I,
+        ts: Option<SystemTime>,
+    ) -> Result<CommitReceipt, StoreError>
     where
         I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>, &'a [FileShown])>
             + Clone,
@@ -217,7 +238,7 @@ impl SessionWriter {
             });
         }
         let group_id = self.records.last().map_or(1, |r| r.group + 1);
-        let now = fsio::now();
+        let now = ts.unwrap_or_else(fsio::now);
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
         for (i, (source, item, origin, files)) in group.clone().enumerate() {
@@ -231,10 +252,12 @@ impl SessionWriter {
                 files,
                 end: i + 1 == n,
             };
+            let start = buf.len();
             serde_json::to_writer(&mut buf, &line).map_err(|source| StoreError::Encode {
                 path: self.path.clone(),
                 source,
             })?;
+            checksum::seal_from(&mut buf, start);
             buf.push(b'\n');
         }
         self.append(&buf)?;
@@ -274,7 +297,7 @@ impl SessionWriter {
             if self.file.set_len(self.len).is_err() {
                 self.poisoned = true;
             }
-            return Err(StoreError::io("write", &self.path)(e));
+            return Err(write_error(&self.path, self.poisoned, e));
         }
         if self.fsync
             && let Err(e) = self.file.sync_data()
@@ -349,6 +372,23 @@ impl SessionWriter {
     }
 }
 
+/// The error of a failed append: lack of space (a full disk, the file-size limit) is told
+/// apart when the rollback worked, so the person knows what to do.
+fn write_error(path: &Path, poisoned: bool, e: io::Error) -> StoreError {
+    let no_space = matches!(
+        e.kind(),
+        io::ErrorKind::StorageFull | io::ErrorKind::FileTooLarge | io::ErrorKind::QuotaExceeded
+    );
+    if no_space && !poisoned {
+        StoreError::NoSpace {
+            path: path.to_owned(),
+            source: e,
+        }
+    } else {
+        StoreError::io("write", path)(e)
+    }
+}
+
 /// Fills a new session directory at `dir`: lock (taken), inbox, history header, empty audit
 /// log, all fsynced.
 fn build_session_dir(
@@ -363,6 +403,7 @@ fn build_session_dir(
     let header = Header {
         format: HISTORY_FORMAT.to_owned(),
         version: u64::from(HISTORY_VERSION),
+        minor: u64::from(HISTORY_MINOR),
         session: id.to_owned(),
         workspace: PathBuf::from(workspace.to_string_lossy().into_owned()),
         created: fsio::now(),
@@ -372,6 +413,7 @@ fn build_session_dir(
         path: path.clone(),
         source,
     })?;
+    checksum::seal(&mut line);
     line.push(b'\n');
     write_synced(&path, &line)?;
     write_synced(&dir.join(AUDIT_FILE), b"")?;

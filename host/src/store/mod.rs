@@ -13,14 +13,18 @@
 //! - [`SessionWriter`]: create or open a session (taking its lock) and commit groups of items,
 //!   each with one write and one fsync.
 //! - [`load`] and [`list`]: read-only access, no lock taken, nothing changed.
+//! - [`verify`] and [`salvage`]: check a session; copy the valid prefix of a damaged one into
+//!   a new session.
 //! - [`AuditLog`]: append [`AuditEvent`]s; [`read_audit`] reads them back.
 //! - [`Inbox`]: queue a [`Notification`] from any process; the writer commits it exactly once.
 //!
+//! Every history line carries a checksum (the first 64 bits of its SHA-256), checked on load.
 //! A crash mid-commit leaves a torn tail that is dropped with a [`LoadWarning`] (and cut off
 //! when a writer next opens the session); corruption anywhere else is a [`StoreError`] naming
 //! file and line, and nothing is changed. `docs/sessions.md` describes the formats.
 
 mod audit;
+mod checksum;
 mod error;
 mod fsio;
 mod history;
@@ -29,6 +33,7 @@ mod inbox;
 mod load;
 mod lock;
 mod record;
+mod salvage;
 mod scan;
 
 pub use audit::{AuditEvent, AuditLog, AuditRecord, read_audit};
@@ -36,8 +41,9 @@ pub use error::{LoadWarning, StoreError};
 pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
 pub use inbox::{Inbox, Notification};
-pub use load::{Loaded, SessionSummary, list, load};
-pub use record::{HISTORY_FORMAT, HISTORY_VERSION, Header, Record};
+pub use load::{Loaded, SessionSummary, list, load, scan_history_bytes};
+pub use record::{HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record};
+pub use salvage::{Salvaged, Verified, salvage, verify};
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,10 @@ use super::fsio::rfc3339;
 pub const HISTORY_FORMAT: &str = "warden-history";
 /// The history format version this build reads and writes.
 pub const HISTORY_VERSION: u32 = 1;
+/// The minor version this build writes: 1 means every line carries a checksum (`sum`). Files
+/// of minor version 0 (no checksums) are read too; a build that knows only version 1 reads
+/// minor version 1 files as well, ignoring the sums.
+pub const HISTORY_MINOR: u32 = 1;
 
 /// First line of `history.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,6 +26,10 @@ pub struct Header {
     pub format: String,
     /// Always [`HISTORY_VERSION`] for files this build accepts.
     pub version: u64,
+    /// 0 (absent) for files written before checksums, [`HISTORY_MINOR`] for files whose every
+    /// line carries one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub minor: u64,
     /// The session id.
     pub session: String,
     /// The workspace the session was started in.
@@ -29,6 +37,10 @@ pub struct Header {
     /// When the session was created.
     #[serde(with = "rfc3339")]
     pub created: SystemTime,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Just enough of a header to decide whether this build reads the file.

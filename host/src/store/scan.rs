@@ -9,11 +9,18 @@
 //! [`LoadWarning::TornTail`]. An unreadable line *followed by a complete group* (a record with
 //! the `end` marker) cannot come from an interrupted append: it is corruption, reported with
 //! its line number, as is any record whose `seq` or `group` does not follow its predecessor.
+//!
+//! Every complete line carries a checksum in files of minor version 1 (see `checksum`): a
+//! line whose sum does not match its content is corruption wherever it is (bit rot or an edit
+//! by hand, never an interrupted append, which cannot leave a whole line behind with a wrong
+//! sum), as is a record without a sum in such a file. In files of minor version 0 a sum is
+//! checked when present.
 
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
+use super::checksum::{self, Seal};
 use super::record::{Framing, HISTORY_FORMAT, HISTORY_VERSION, Header, HeaderProbe};
 use super::{LoadWarning, StoreError};
 
@@ -27,6 +34,8 @@ pub(crate) struct Scan<R> {
     pub(crate) valid_len: u64,
     /// Set when an incomplete group or partial line at the end was dropped.
     pub(crate) torn: Option<LoadWarning>,
+    /// Records kept that carry no checksum (all of them in a file written before checksums).
+    pub(crate) unsealed: usize,
 }
 
 /// Parses the history file `path` whose content is `bytes`.
@@ -34,7 +43,24 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
     path: &Path,
     bytes: &[u8],
 ) -> Result<Scan<R>, StoreError> {
+    match scan_prefix(path, bytes)? {
+        (scan, None) => Ok(scan),
+        (_, Some(err)) => Err(err),
+    }
+}
+
+/// Parses the history file `path` up to its first corruption: returns the complete groups
+/// before it (with `valid_len` their end) and the corruption, if any. Only a bad header is an
+/// error on its own.
+pub(crate) fn scan_prefix<R: DeserializeOwned + Framing>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(Scan<R>, Option<StoreError>), StoreError> {
     let (header, mut pos) = read_header(path, bytes)?;
+    let sealed = header.minor >= 1;
+    let mut unsealed = 0;
+    let mut unsealed_committed = 0;
+    let mut failure = None;
     let mut records: Vec<R> = Vec::new();
     let mut committed = 0; // records of complete groups
     let mut valid_len = pos;
@@ -48,7 +74,8 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
     while pos < bytes.len() {
         let nl = find_newline(bytes, pos);
         let line_end = nl.unwrap_or(bytes.len());
-        let record: R = match nl.map(|_| serde_json::from_slice(&bytes[pos..line_end])) {
+        let line = &bytes[pos..line_end];
+        let record: R = match nl.map(|_| serde_json::from_slice(line)) {
             Some(Ok(r)) => r,
             // A partial or unreadable line: the torn part of the file, unless a complete group
             // follows it.
@@ -57,18 +84,47 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
                     Some(Err(e)) => format!("not a history record ({e})"),
                     _ => "incomplete line".to_owned(),
                 };
-                check_nothing_committed_after::<R>(path, bytes, line_end + 1, line_no, &reason)?;
-                torn_line = Some(open.map_or(line_no, |(_, first)| first));
+                if let Err(e) =
+                    check_nothing_committed_after::<R>(path, bytes, line_end + 1, line_no, &reason)
+                {
+                    failure = Some(e);
+                } else {
+                    torn_line = Some(open.map_or(line_no, |(_, first)| first));
+                }
                 break;
             }
         };
+        match checksum::check(line) {
+            Seal::Valid => {}
+            Seal::Missing if !sealed => unsealed += 1,
+            Seal::Missing => {
+                failure = Some(StoreError::corrupt(
+                    path,
+                    line_no,
+                    "record without a checksum in a history whose every line carries one",
+                ));
+                break;
+            }
+            Seal::Mismatch { found, computed } => {
+                failure = Some(StoreError::corrupt(
+                    path,
+                    line_no,
+                    format!(
+                        "checksum mismatch (the line says {found}, its content gives \
+                         {computed}): the line was changed after it was written"
+                    ),
+                ));
+                break;
+            }
+        }
         let line_end = line_end + 1;
         if record.seq() != next_seq {
-            return Err(StoreError::corrupt(
+            failure = Some(StoreError::corrupt(
                 path,
                 line_no,
                 format!("seq {} where {next_seq} was expected", record.seq()),
             ));
+            break;
         }
         let expected_group = open.map_or(last_group + 1, |(g, _)| g);
         if record.group() != expected_group {
@@ -82,7 +138,8 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
                     record.group()
                 ),
             };
-            return Err(StoreError::corrupt(path, line_no, reason));
+            failure = Some(StoreError::corrupt(path, line_no, reason));
+            break;
         }
         next_seq += 1;
         records.push(record);
@@ -90,6 +147,7 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
             last_group = expected_group;
             open = None;
             committed = records.len();
+            unsealed_committed = unsealed;
             valid_len = line_end;
         } else if open.is_none() {
             open = Some((expected_group, line_no));
@@ -97,7 +155,7 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
         pos = line_end;
         line_no += 1;
     }
-    if torn_line.is_none() {
+    if torn_line.is_none() && failure.is_none() {
         torn_line = open.map(|(_, first)| first);
     }
     let torn = torn_line.map(|line| LoadWarning::TornTail {
@@ -107,12 +165,14 @@ pub(crate) fn scan<R: DeserializeOwned + Framing>(
         bytes: (bytes.len() - valid_len) as u64,
     });
     records.truncate(committed);
-    Ok(Scan {
+    let scan = Scan {
         header,
         records,
         valid_len: valid_len as u64,
         torn,
-    })
+        unsealed: unsealed_committed,
+    };
+    Ok((scan, failure))
 }
 
 /// After a bad line at `bad_line`, checks that no complete group follows from byte `from` on:
@@ -168,6 +228,27 @@ fn read_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), StoreError>
     }
     let header: Header = serde_json::from_slice(line)
         .map_err(|e| StoreError::corrupt(path, 1, format!("invalid history header ({e})")))?;
+    match checksum::check(line) {
+        Seal::Valid => {}
+        Seal::Missing if header.minor == 0 => {}
+        Seal::Missing => {
+            return Err(StoreError::corrupt(
+                path,
+                1,
+                "header without a checksum, though it declares minor version 1",
+            ));
+        }
+        Seal::Mismatch { found, computed } => {
+            return Err(StoreError::corrupt(
+                path,
+                1,
+                format!(
+                    "header checksum mismatch (the line says {found}, its content gives \
+                     {computed}): the line was changed after it was written"
+                ),
+            ));
+        }
+    }
     Ok((header, nl + 1))
 }
 

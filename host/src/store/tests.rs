@@ -7,6 +7,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
+use super::checksum;
 use super::*;
 use crate::domain::{Item, Source};
 
@@ -45,6 +46,25 @@ fn append(home: &Home, id: &str, bytes: &[u8]) -> TestResult {
         .open(home.history_path(id)?)?;
     f.write_all(bytes)?;
     Ok(())
+}
+
+/// `bytes` with a checksum on every complete line that is a JSON object, as the writer leaves
+/// the records of a group it did not finish.
+fn sealed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut lines = bytes.split(|&b| b == b'\n').peekable();
+    while let Some(line) = lines.next() {
+        let mut line = line.to_vec();
+        let complete = lines.peek().is_some();
+        if complete && serde_json::from_slice::<serde_json::Value>(&line).is_ok() {
+            checksum::seal(&mut line);
+        }
+        out.extend_from_slice(&line);
+        if complete {
+            out.push(b'\n');
+        }
+    }
+    out
 }
 
 fn texts(records: &[Record]) -> Vec<String> {
@@ -146,6 +166,7 @@ fn torn_tails_are_dropped_and_truncated() -> TestResult {
         ),
     ];
     for (what, tail, dropped_records) in tails {
+        let tail = &sealed(tail);
         let (_d, home) = home()?;
         let good = session_with(&home, "s1", 2)?;
         append(&home, "s1", tail)?;
@@ -460,5 +481,139 @@ fn audit_log_appends_and_survives_a_torn_line() -> TestResult {
     assert_eq!(warnings.len(), 1);
     let line = fs::read_to_string(home.audit_path("s1")?)?;
     assert!(line.starts_with(r#"{"ts":""#) && line.contains(r#""event":{"type":"file_sent""#));
+    Ok(())
+}
+
+/// Replaces the first `from` in line `line` (0-based) of session `id`'s history with `to`;
+/// returns the new content.
+fn edit_line(
+    home: &Home,
+    id: &str,
+    line: usize,
+    from: &str,
+    to: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let path = home.history_path(id)?;
+    let text = fs::read_to_string(&path)?;
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert!(lines[line].contains(from), "{}", lines[line]);
+    lines[line] = lines[line].replacen(from, to, 1);
+    let edited = format!("{}\n", lines.join("\n"));
+    fs::write(&path, &edited)?;
+    Ok(edited)
+}
+
+#[test]
+fn a_flipped_letter_is_refused_naming_the_line_and_nothing_changes() -> TestResult {
+    // In a middle group, in the last group's end record, in the header.
+    for (line, from, to) in [(3, "g1-0", "g1-1"), (6, "g2-1", "g2-0"), (0, "/ws", "/wt")] {
+        let (_d, home) = home()?;
+        session_with(&home, "s1", 3)?;
+        let path = home.history_path("s1")?;
+        let edited = edit_line(&home, "s1", line, from, to)?;
+        for err in [
+            load(&home, "s1").err(),
+            SessionWriter::open(&home, "s1").err(),
+        ] {
+            let msg = err.as_ref().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                msg.contains(&format!("{}:{}:", path.display(), line + 1))
+                    && msg.contains("checksum mismatch"),
+                "line {line}: {msg}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&path)?, edited, "line {line}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_removed_checksum_is_refused() -> TestResult {
+    let (_d, home) = home()?;
+    session_with(&home, "s1", 2)?;
+    let path = home.history_path("s1")?;
+    let text = fs::read_to_string(&path)?;
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let cut = lines[2].rfind(",\"sum\"").unwrap_or(0);
+    lines[2] = format!("{}}}", &lines[2][..cut]);
+    fs::write(&path, format!("{}\n", lines.join("\n")))?;
+    let msg = load(&home, "s1")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains(":3:") && msg.contains("without a checksum"),
+        "{msg}"
+    );
+    Ok(())
+}
+
+/// A history written before checksums (no `minor`, no `sum`) loads, and a writer appends
+/// sealed groups to it that load too.
+#[test]
+fn histories_without_checksums_still_load_and_grow() -> TestResult {
+    let (_d, home) = home()?;
+    session_with(&home, "s1", 2)?;
+    let path = home.history_path("s1")?;
+    let text = fs::read_to_string(&path)?;
+    let old: String = text
+        .lines()
+        .map(|l| {
+            let l = l
+                .rfind(",\"sum\"")
+                .map_or(l.to_owned(), |i| format!("{}}}", &l[..i]));
+            format!("{}\n", l.replacen(",\"minor\":1", "", 1))
+        })
+        .collect();
+    assert!(!old.contains("sum") && !old.contains("minor"), "{old}");
+    fs::write(&path, &old)?;
+    let loaded = load(&home, "s1")?;
+    assert_eq!(loaded.records.len(), 4);
+    assert_eq!(loaded.unsealed, 4);
+    assert_eq!(loaded.header.minor, 0);
+    let mut w = SessionWriter::open(&home, "s1")?;
+    w.commit(&group(1, "new"))?;
+    drop(w);
+    let loaded = load(&home, "s1")?;
+    assert_eq!(loaded.records.len(), 5);
+    assert_eq!(loaded.unsealed, 4);
+    // The new record carries a sum that is checked even in an old file.
+    let edited = edit_line(&home, "s1", 5, "new-0", "new-1")?;
+    let msg = load(&home, "s1")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        msg.contains(":6:") && msg.contains("checksum mismatch"),
+        "{msg}"
+    );
+    assert_eq!(fs::read_to_string(&path)?, edited);
+    Ok(())
+}
+
+#[test]
+fn salvage_copies_the_groups_before_the_damage_and_leaves_the_original() -> TestResult {
+    let (_d, home) = home()?;
+    session_with(&home, "s1", 4)?;
+    let original = load(&home, "s1")?;
+    let path = home.history_path("s1")?;
+    let edited = edit_line(&home, "s1", 6, "g2-1", "g2-X")?;
+    let report = verify(&home, "s1")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(report.contains(":7:"), "{report}");
+
+    let saved = salvage(&home, "s1")?;
+    assert_eq!((saved.records, saved.groups), (4, 2));
+    assert!(matches!(
+        saved.problem,
+        Some(StoreError::Corrupt { line: 7, .. })
+    ));
+    assert_eq!(fs::read_to_string(&path)?, edited);
+    let copy = load(&home, &saved.id)?;
+    assert_eq!(copy.records, original.records[..4]);
+    assert_eq!(copy.header.workspace, original.header.workspace);
+    assert_eq!(verify(&home, &saved.id)?.records, 4);
     Ok(())
 }

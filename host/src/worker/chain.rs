@@ -3,12 +3,13 @@
 //! failure policy, with the items they return validated. The turn and `preview` both run
 //! points through [`run_point`], so a chain rule lives in one place.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::config::FailurePolicy;
 use crate::domain::{Entry, Interceptor, Item, PluginFailure, Source};
 use crate::store::AuditEvent;
-use crate::worker::validate::check_plugin_items;
+use crate::worker::validate::{call_ids, check_plugin_items, reused_call_ids};
 
 /// One interceptor with its failure policy.
 pub struct ChainEntry {
@@ -75,10 +76,13 @@ fn decision(plugin: &str, point: &str, decision: &str, reason: Option<String>) -
     }
 }
 
-/// Ask every interceptor of `chain` at `point` through `call`.
+/// Ask every interceptor of `chain` at `point` through `call`. `used_ids` are the tool-call
+/// ids the session already holds: a plugin may not reuse one (a duplicate id would pair a
+/// result with the wrong call).
 pub(crate) fn run_point(
     chain: &mut [ChainEntry],
     point: &'static str,
+    used_ids: &HashSet<String>,
     mut call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
 ) -> PointRun {
     let mut items = Vec::new();
@@ -99,7 +103,20 @@ pub(crate) fn run_point(
         let outcome = result.map_err(|e| e.to_string()).and_then(|verdict| {
             match &verdict {
                 Verdict::Add(added) => check_plugin_items(added)
-                    .map_err(|why| format!("plugin {name}: returned invalid items: {why}")),
+                    .map_err(|why| format!("plugin {name}: returned invalid items: {why}"))
+                    .and_then(|()| {
+                        let mut used: HashSet<&str> =
+                            used_ids.iter().map(String::as_str).collect();
+                        used.extend(call_ids(items.iter().map(|e: &Entry| &e.item)));
+                        let reused = reused_call_ids(added, &used);
+                        if reused.is_empty() {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "plugin {name}: {point} returned invalid output: tool call ids {reused:?} are already used in this session"
+                            ))
+                        }
+                    }),
                 Verdict::Pass(_) | Verdict::Cancel(_) => Ok(()),
             }
             .map(|()| verdict)

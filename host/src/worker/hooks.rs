@@ -24,6 +24,9 @@ impl Hooks {
     /// Start a new turn: failures are reported again.
     pub(crate) fn new_turn(&mut self) {
         self.reported.clear();
+        for hook in &mut self.hooks {
+            hook.new_turn();
+        }
     }
 
     /// Deliver `event` to every hook; returns alerts for hooks that failed (the first failure

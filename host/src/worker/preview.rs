@@ -53,6 +53,7 @@ pub fn preview_segments(
     chain: &mut [ChainEntry],
     config: &Config,
 ) -> Preview {
+    resolver.new_turn();
     let prepared = prepare(
         segments,
         resolver,
@@ -60,6 +61,7 @@ pub fn preview_segments(
         &config.fileref,
         &ShownFiles::new(),
         "",
+        &std::collections::HashSet::new(),
     );
     let resolved = prepared.resolved;
     let mut alerts = resolved.alerts;

@@ -1,6 +1,8 @@
 //! Steps 1–2 of a turn, shared by the turn and by `preview`: resolve the prompt's references,
 //! then run `on-prompt-submit` through the chain. Nothing is committed here.
 
+use std::collections::HashSet;
+
 use crate::config::FileRefConfig;
 use crate::domain::{PromptDecision, Resolve, Segment, SubmittedPrompt};
 use crate::fileref::{self, ResolvedPrompt, ShownFiles};
@@ -24,6 +26,7 @@ pub(crate) fn prepare(
     config: &FileRefConfig,
     shown: &ShownFiles,
     session: &str,
+    used_ids: &HashSet<String>,
 ) -> Prepared {
     let typed = Segment::typed(segments);
     let resolved = fileref::resolve_prompt(segments, resolver, config, shown);
@@ -32,7 +35,7 @@ pub(crate) fn prepare(
         text: typed.clone(),
         items: resolved.entries.iter().map(|e| e.item.clone()).collect(),
     };
-    let run = run_point(chain, "on-prompt-submit", |plugin| {
+    let run = run_point(chain, "on-prompt-submit", used_ids, |plugin| {
         plugin.on_prompt_submit(&prompt).map(|d| match d {
             PromptDecision::Continue => Verdict::Pass(Some("continue")),
             PromptDecision::ContinueWith(items) => Verdict::Add(items),

@@ -237,7 +237,10 @@ impl Workspace {
             false,
         )
         .map_err(|e| select_error(shown, e, range.start))?;
-        if let Some(at) = sel.nul_at {
+        // Only the lines shown decide: what was read past them (a chunk reaching into a sparse
+        // hole) is not part of the answer.
+        if let Some(pos) = sel.bytes.iter().position(|&b| b == 0) {
+            let at = sel.nul_at.unwrap_or(pos as u64);
             return Err(binary(
                 shown,
                 text::NotText::Nul(usize::try_from(at).unwrap_or(usize::MAX)),

@@ -264,9 +264,11 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
         entries.push(entry);
     }
     check_plugins(&entries, &policy, &layer_files)?;
+    super::clamp_plugins(&mut entries, &policy, &mut warnings);
 
     let mut fileref = file.fileref;
     fileref.deny = deny;
+    super::clamp_resolver(&mut fileref, &policy, &mut warnings);
     if policy.require_sha256 && fileref.resolver.is_some() && fileref.resolver_sha256.is_none() {
         return Err(ConfigError::Invalid {
             path: PathBuf::from("fileref.resolver"),

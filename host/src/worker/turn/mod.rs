@@ -27,6 +27,7 @@ use crate::worker::chain::{ChainEntry, PointEnd};
 use crate::worker::hooks::Hooks;
 use crate::worker::prompt::prepare;
 use crate::worker::tools::ToolRegistry;
+use crate::worker::validate::call_ids;
 
 /// Source name of alerts the worker itself raises.
 const HOST: &str = "host";
@@ -133,6 +134,14 @@ impl Worker {
         self.writer.items()
     }
 
+    /// The tool-call ids the session's history holds.
+    pub(super) fn used_call_ids(&self) -> std::collections::HashSet<String> {
+        call_ids(self.writer.items())
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     pub(super) fn raise(&mut self, sink: &mut dyn TurnSink, alert: Alert) {
         sink.alert(&alert);
         let more = self.hooks.emit(&Event::AlertRaised(alert));
@@ -189,9 +198,14 @@ impl Worker {
     ) -> Result<TurnOutcome, WorkerError> {
         let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
         self.hooks.new_turn();
+        self.resolver.new_turn();
+        for entry in &mut self.chain {
+            entry.plugin.new_turn();
+        }
         self.emit(sink, Event::PromptSubmitted(Segment::typed(segments)));
 
         // 1–2. File references, then the interceptor chain.
+        let used_ids = self.used_call_ids();
         let prepared = prepare(
             segments,
             self.resolver.as_mut(),
@@ -199,6 +213,7 @@ impl Worker {
             &self.config.fileref,
             &self.shown,
             self.writer.id(),
+            &used_ids,
         );
         for alert in prepared.resolved.alerts.clone() {
             self.raise(sink, alert);

@@ -15,7 +15,8 @@ impl Worker {
         point: &'static str,
         call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
     ) -> (PointEnd, Vec<AuditEvent>) {
-        let run = run_point(&mut self.chain, point, call);
+        let used = self.used_call_ids();
+        let run = run_point(&mut self.chain, point, &used, call);
         self.report(sink, run)
     }
 

@@ -1,0 +1,139 @@
+//! The caps the host holds every resolver answer to before using it: a resolver component is
+//! not trusted to honour `max-bytes`, `max-entries` or the documented string lengths. An
+//! answer over a cap is a plugin failure (`BadOutput`), never cut and used.
+
+use super::bindings::types as wit;
+use super::convert::MAX_PLUGIN_STRING;
+
+/// Longest path a resolver may return, in bytes.
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
+/// Longest listing entry, in bytes.
+pub(crate) const MAX_ENTRY_BYTES: usize = 4096;
+/// Bytes allowed past `max-bytes`: the truncation marker and a cut character's bytes (the
+/// stage's own reserve for its marker).
+pub(crate) const CONTENT_MARGIN: u64 = 128;
+
+/// What is over which cap, for the `BadOutput` message.
+pub(crate) type Overrun = String;
+
+fn string(what: &str, s: &str, max: usize) -> Result<(), Overrun> {
+    if s.len() > max {
+        return Err(format!(
+            "{what} of {} bytes, over the cap of {max}",
+            s.len()
+        ));
+    }
+    Ok(())
+}
+
+fn content(what: &str, s: &str, max_bytes: u64) -> Result<(), Overrun> {
+    let allowed = max_bytes.saturating_add(CONTENT_MARGIN);
+    if s.len() as u64 > allowed {
+        return Err(format!(
+            "{what} of {} bytes, over the requested {max_bytes} (+{CONTENT_MARGIN} for the marker)",
+            s.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An error answer: its message is at most [`MAX_PLUGIN_STRING`] bytes.
+pub(crate) fn check_error(e: &wit::ResolveError) -> Result<(), Overrun> {
+    let (wit::ResolveError::OutOfScope(m)
+    | wit::ResolveError::NotFound(m)
+    | wit::ResolveError::Denied(m)
+    | wit::ResolveError::Binary(m)
+    | wit::ResolveError::Special(m)
+    | wit::ResolveError::TooLarge(m)
+    | wit::ResolveError::Io(m)) = e;
+    string("an error message", m, MAX_PLUGIN_STRING)
+}
+
+/// A `resolve` answer: content within `max_bytes` (+ margin) and `max_output`, a short path.
+pub(crate) fn check_resolved(
+    r: &wit::Resolved,
+    max_bytes: u64,
+    max_output: usize,
+) -> Result<(), Overrun> {
+    string("a path", &r.path, MAX_PATH_BYTES)?;
+    string("content", &r.content, max_output)?;
+    content("content", &r.content, max_bytes)
+}
+
+/// A `read-file` answer: as [`check_resolved`].
+pub(crate) fn check_chunk(
+    c: &wit::FileChunk,
+    max_bytes: u64,
+    max_output: usize,
+) -> Result<(), Overrun> {
+    string("a path", &c.path, MAX_PATH_BYTES)?;
+    string("content", &c.content, max_output)?;
+    content("content", &c.content, max_bytes)
+}
+
+/// A `list-files` answer: at most `max_entries` entries, each and all of them short enough.
+pub(crate) fn check_listing(
+    l: &wit::Listing,
+    max_entries: u32,
+    max_output: usize,
+) -> Result<(), Overrun> {
+    string("a path", &l.path, MAX_PATH_BYTES)?;
+    if l.entries.len() as u64 > u64::from(max_entries) {
+        return Err(format!(
+            "{} entries, over the requested {max_entries}",
+            l.entries.len()
+        ));
+    }
+    let mut total = 0usize;
+    for entry in &l.entries {
+        string("an entry", entry, MAX_ENTRY_BYTES)?;
+        total = total.saturating_add(entry.len() + 1);
+    }
+    if total > max_output {
+        return Err(format!(
+            "{total} bytes of entries, over the cap of {max_output}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(n: usize) -> wit::Listing {
+        wit::Listing {
+            path: "d".into(),
+            entries: (0..n).map(|i| format!("f{i}")).collect(),
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn answers_over_a_cap_are_refused() {
+        assert!(check_listing(&listing(200), 200, 1 << 20).is_ok());
+        let msg = check_listing(&listing(60_000), 200, 1 << 20)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            msg.contains("60000 entries, over the requested 200"),
+            "{msg}"
+        );
+        let big = wit::Resolved {
+            path: "a".into(),
+            kind: wit::EntryKind::File,
+            content: "x".repeat(2 << 20),
+            total_bytes: 2 << 20,
+            truncated: false,
+        };
+        assert!(check_resolved(&big, 16384, 1 << 20).is_err());
+        let fits = wit::Resolved {
+            content: "x".repeat(16384 + 100),
+            ..big
+        };
+        assert!(check_resolved(&fits, 16384, 1 << 20).is_ok());
+        let long = wit::ResolveError::Io("e".repeat(MAX_PLUGIN_STRING + 1));
+        assert!(check_error(&long).is_err());
+        assert!(check_error(&wit::ResolveError::NotFound("short".into())).is_ok());
+    }
+}
