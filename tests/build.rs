@@ -8,7 +8,13 @@ use std::path::PathBuf;
 #[path = "../host/guest_build.rs"]
 mod guest_build;
 
-const GUESTS: &[&str] = &["hostile", "hostile-hook", "future-version", "other-world"];
+const GUESTS: &[&str] = &[
+    "hostile",
+    "hostile-hook",
+    "future-version",
+    "other-world",
+    "leaky-resolver",
+];
 const SAMPLES: &[&str] = &[
     "keyword-context",
     "pattern-guard",
@@ -25,7 +31,11 @@ fn main() {
     );
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
     let guests = manifest.join("fixtures").join("guests");
-    let built = guest_build::build_guests(&guests, GUESTS, &guest_build::target_root()).and_then(
+    // A target directory of their own: `leaky-resolver` builds `file-ref` and the SDK, which the
+    // host's build script also builds from the `plugins` workspace; sharing one directory would
+    // let one workspace's artifacts replace the other's.
+    let fixtures_target = guest_build::target_root().join("test-fixtures");
+    let built = guest_build::build_guests(&guests, GUESTS, &fixtures_target).and_then(
         |mut built| {
             // The samples are built by the host's build script too; this reuses its output.
             built.extend(guest_build::build_guests(

@@ -10,6 +10,7 @@ mod llm;
 mod plugin_check;
 mod plugins_hostile;
 mod policy;
+mod policy_hold;
 mod store;
 mod support;
 mod wit;
