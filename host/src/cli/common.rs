@@ -1,11 +1,26 @@
 //! What several commands share: environment, configuration, workspace, alert printing.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
 use crate::store::Home;
 use crate::worker::{Alert, AlertLevel, setup};
+
+/// Where this process looks for the system managed file; set once at start-up.
+static SYSTEM_MANAGED: OnceLock<PathBuf> = OnceLock::new();
+
+/// Set where the system managed file is (first call wins).
+pub(crate) fn set_system_managed(path: PathBuf) {
+    let _ = SYSTEM_MANAGED.set(path);
+}
+
+fn system_managed() -> &'static Path {
+    SYSTEM_MANAGED
+        .get()
+        .map_or(Path::new(config::SYSTEM_MANAGED_PATH), PathBuf::as_path)
+}
 
 /// Reads the process environment.
 pub(crate) fn env(var: &str) -> Option<String> {
@@ -25,7 +40,7 @@ pub(crate) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
 
 /// The layered configuration for `workspace`; its warnings are printed as alerts.
 pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
-    let loaded = config::load(&Sources::standard(workspace, &env))
+    let loaded = config::load(&Sources::standard_with_system(workspace, &env, system_managed()))
         .map_err(|err| CliError::usage(err.to_string()))?;
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
