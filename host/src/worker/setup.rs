@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::{Config, PluginKind};
-use crate::fileref::{self, Resolve};
+use crate::fileref::{self, DenyGlobs, DenyGuard, Resolve};
 use crate::llm::{self, LlmError};
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError, ResolverPlugin,
@@ -73,17 +73,31 @@ pub fn engine(home: Option<&Home>) -> Result<PluginEngine, SetupError> {
     })?)
 }
 
-/// The configured resolver, seeing `workspace` read-only.
+/// The plugin engine for `config` (its maximum component size), caching under `home`.
+pub fn engine_for(home: Option<&Home>, config: &Config) -> Result<PluginEngine, SetupError> {
+    Ok(PluginEngine::new(EngineOptions {
+        cache_dir: home.map(|h| h.root().join("cache").join("compiled")),
+        max_component_bytes: Some(config.policy.max_component_bytes()),
+        ..EngineOptions::default()
+    })?)
+}
+
+/// The configured resolver, seeing `workspace` read-only, behind the host's own deny check.
 pub fn resolver(
     engine: &PluginEngine,
     config: &Config,
     workspace: &Path,
-) -> Result<ResolverPlugin, SetupError> {
-    Ok(fileref::component::load_resolver(
-        engine,
-        &[workspace.to_owned()],
-        &config.fileref,
-    )?)
+) -> Result<DenyGuard<ResolverPlugin>, SetupError> {
+    let roots = [workspace.to_owned()];
+    let plugin = fileref::component::load_resolver(engine, &roots, &config.fileref)?;
+    let deny = DenyGlobs::new(&config.fileref.deny, &roots).map_err(|message| {
+        PluginError::Load {
+            plugin: "resolver".into(),
+            stage: "deny globs",
+            message,
+        }
+    })?;
+    Ok(DenyGuard::new(plugin, deny))
 }
 
 /// Interceptors in chain order, and hooks.
@@ -136,7 +150,7 @@ pub fn open(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Worker, SetupError> {
     let provider = llm::from_config(&config.model, env)?;
-    let engine = engine(Some(home))?;
+    let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config)?;
     let writer = match session {
