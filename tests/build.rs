@@ -35,8 +35,8 @@ fn main() {
     // host's build script also builds from the `plugins` workspace; sharing one directory would
     // let one workspace's artifacts replace the other's.
     let fixtures_target = guest_build::target_root().join("test-fixtures");
-    let built = guest_build::build_guests(&guests, GUESTS, &fixtures_target).and_then(
-        |mut built| {
+    let built =
+        guest_build::build_guests(&guests, GUESTS, &fixtures_target).and_then(|mut built| {
             // The samples are built by the host's build script too; this reuses its output.
             built.extend(guest_build::build_guests(
                 &root.join("plugins"),
@@ -44,8 +44,7 @@ fn main() {
                 &guest_build::target_root(),
             )?);
             Ok(built)
-        },
-    );
+        });
     match built {
         Ok(built) => {
             for (name, path) in built {

@@ -126,7 +126,11 @@ fn locking_a_table_locks_every_key_under_it() {
     let err = stderr(&out);
     assert!(err.contains("`model` is locked"), "{err}");
     assert!(err.contains("`fileref` is locked"), "{err}");
-    assert!(stdout(&out).starts_with("[echo provider]"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("[echo provider]"),
+        "{}",
+        stdout(&out)
+    );
     let (_, value) = preview_json(&env, "read @a.txt");
     assert_eq!(statuses(&value), ["resolved"]);
     let file_item = value["items"][1]["text"].as_str().unwrap();
@@ -136,8 +140,8 @@ fn locking_a_table_locks_every_key_under_it() {
 #[test]
 fn a_lock_naming_no_key_is_an_error_of_the_managed_file() {
     let env = TestEnv::new();
-    let managed =
-        env.managed_config("[policy]\nlocked = [\n  \"model.provider\",\n  \"model.provder\",\n]\n");
+    let managed = env
+        .managed_config("[policy]\nlocked = [\n  \"model.provider\",\n  \"model.provder\",\n]\n");
     let out = env.run(&["run", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
@@ -292,7 +296,10 @@ fn the_deny_list_holds_against_a_directory_swapped_for_a_symlink() {
     assert_eq!(leaks, 0, "{leaks} of {tries} references read .git/config");
     assert!(tries >= 1000, "only {tries} tries in the time allowed");
     assert!(swaps > 100, "the swap loop ran only {swaps} times");
-    assert!(resolved > 0, "no reference ever resolved: the race was never run");
+    assert!(
+        resolved > 0,
+        "no reference ever resolved: the race was never run"
+    );
 }
 
 // ---- 5. Component paths that are not regular files -------------------------------------------
@@ -322,12 +329,20 @@ fn a_fifo_as_plugin_or_resolver_is_refused_without_hanging() {
     ));
     let out = run_briefly(&env, &["run", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
 
     env.project_config(&format!("[fileref]\nresolver = \"{}\"\n", fifo.display()));
     let out = run_briefly(&env, &["preview", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -336,7 +351,11 @@ fn a_device_as_plugin_is_refused_without_reading_it() {
     env.project_config("[[plugins]]\nname = \"z\"\nkind = \"hook\"\npath = \"/dev/zero\"\n");
     let out = run_briefly(&env, &["run", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -40,8 +40,12 @@ pub(crate) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
 
 /// The layered configuration for `workspace`; its warnings are printed as alerts.
 pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
-    let loaded = config::load(&Sources::standard_with_system(workspace, &env, system_managed()))
-        .map_err(|err| CliError::usage(err.to_string()))?;
+    let loaded = config::load(&Sources::standard_with_system(
+        workspace,
+        &env,
+        system_managed(),
+    ))
+    .map_err(|err| CliError::usage(err.to_string()))?;
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
     }

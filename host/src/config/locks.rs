@@ -167,7 +167,9 @@ mod tests {
     #[test]
     fn an_unknown_lock_names_file_line_and_key() {
         let text = "[policy]\nlocked = [\n  \"model\",\n  \"model.provder\",\n]\n";
-        let err = check(Path::new("/etc/m.toml"), text).unwrap_err().to_string();
+        let err = check(Path::new("/etc/m.toml"), text)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("/etc/m.toml:4:"), "{err}");
         assert!(err.contains("model.provder"), "{err}");
         let err = check(Path::new("m.toml"), "[policy]\nlocked = [\"policy\"]\n")

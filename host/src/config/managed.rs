@@ -93,9 +93,7 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, ConfigError> {
         .read_to_end(&mut bytes)
         .map_err(|err| unusable(err.to_string()))?;
     if bytes.len() as u64 > MAX_MANAGED_BYTES {
-        return Err(unusable(format!(
-            "larger than {MAX_MANAGED_BYTES} bytes"
-        )));
+        return Err(unusable(format!("larger than {MAX_MANAGED_BYTES} bytes")));
     }
     String::from_utf8(bytes)
         .map(Some)

@@ -109,7 +109,14 @@ mod tests {
         ] {
             assert!(deny.denies(denied), "{denied}");
         }
-        for allowed in [".", "src/main.rs", ".envrc", "x/corp/a", "/other/.envrc", "../.env"] {
+        for allowed in [
+            ".",
+            "src/main.rs",
+            ".envrc",
+            "x/corp/a",
+            "/other/.envrc",
+            "../.env",
+        ] {
             assert!(!deny.denies(allowed), "{allowed}");
         }
     }

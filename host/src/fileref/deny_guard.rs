@@ -83,7 +83,12 @@ impl<R: Resolve> Resolve for DenyGuard<R> {
         let mut listing = self.inner.list_files(path, max_entries)?;
         self.check(&listing.path)?;
         let keep = self.keep_allowed(&listing.path);
-        let entries = listing.entries.iter().filter(|e| keep(e)).cloned().collect();
+        let entries = listing
+            .entries
+            .iter()
+            .filter(|e| keep(e))
+            .cloned()
+            .collect();
         drop(keep);
         listing.entries = entries;
         Ok(listing)
@@ -114,7 +119,13 @@ mod tests {
             })
         }
 
-        fn read_file(&mut self, path: &str, _: u32, _: u32, _: u64) -> Result<FileChunk, ResolveError> {
+        fn read_file(
+            &mut self,
+            path: &str,
+            _: u32,
+            _: u32,
+            _: u64,
+        ) -> Result<FileChunk, ResolveError> {
             Ok(FileChunk {
                 path: self.reported.clone().unwrap_or(path.to_owned()),
                 content: "SECRET".into(),
@@ -128,14 +139,23 @@ mod tests {
         fn list_files(&mut self, path: &str, _: u32) -> Result<Listing, ResolveError> {
             Ok(Listing {
                 path: path.to_owned(),
-                entries: vec![".env".into(), "a.txt".into(), "corp/".into(), "keys/x.pem".into()],
+                entries: vec![
+                    ".env".into(),
+                    "a.txt".into(),
+                    "corp/".into(),
+                    "keys/x.pem".into(),
+                ],
                 truncated: false,
             })
         }
     }
 
     fn guard(reported: Option<&str>) -> DenyGuard<Careless> {
-        let globs = vec![".env".to_owned(), "corp/**".to_owned(), "**/*.pem".to_owned()];
+        let globs = vec![
+            ".env".to_owned(),
+            "corp/**".to_owned(),
+            "**/*.pem".to_owned(),
+        ];
         DenyGuard::new(
             Careless {
                 reported: reported.map(str::to_owned),
@@ -155,14 +175,29 @@ mod tests {
     #[test]
     fn denied_requests_and_results_never_pass() {
         let mut g = guard(None);
-        assert!(matches!(g.resolve(&request(".env")), Err(ResolveError::Denied(_))));
-        assert!(matches!(g.resolve(&request("/ws/corp/x")), Err(ResolveError::Denied(_))));
+        assert!(matches!(
+            g.resolve(&request(".env")),
+            Err(ResolveError::Denied(_))
+        ));
+        assert!(matches!(
+            g.resolve(&request("/ws/corp/x")),
+            Err(ResolveError::Denied(_))
+        ));
         assert!(g.resolve(&request("ok.txt")).is_ok());
-        assert!(matches!(g.read_file("sub/.env", 0, 0, 9), Err(ResolveError::Denied(_))));
+        assert!(matches!(
+            g.read_file("sub/.env", 0, 0, 9),
+            Err(ResolveError::Denied(_))
+        ));
         // The reported path is checked too.
         let mut g = guard(Some("corp/plan.txt"));
-        assert!(matches!(g.resolve(&request("ok.txt")), Err(ResolveError::Denied(_))));
-        assert!(matches!(g.read_file("ok.txt", 0, 0, 9), Err(ResolveError::Denied(_))));
+        assert!(matches!(
+            g.resolve(&request("ok.txt")),
+            Err(ResolveError::Denied(_))
+        ));
+        assert!(matches!(
+            g.read_file("ok.txt", 0, 0, 9),
+            Err(ResolveError::Denied(_))
+        ));
         let mut g = guard(None);
         let listing = g.list_files(".", 10).unwrap();
         assert_eq!(listing.entries, ["a.txt"]);

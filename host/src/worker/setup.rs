@@ -90,13 +90,12 @@ pub fn resolver(
 ) -> Result<DenyGuard<ResolverPlugin>, SetupError> {
     let roots = [workspace.to_owned()];
     let plugin = fileref::component::load_resolver(engine, &roots, &config.fileref)?;
-    let deny = DenyGlobs::new(&config.fileref.deny, &roots).map_err(|message| {
-        PluginError::Load {
+    let deny =
+        DenyGlobs::new(&config.fileref.deny, &roots).map_err(|message| PluginError::Load {
             plugin: "resolver".into(),
             stage: "deny globs",
             message,
-        }
-    })?;
+        })?;
     Ok(DenyGuard::new(plugin, deny))
 }
 

@@ -321,11 +321,7 @@ mod imp {
 
         /// Type and size of `name` in this directory, not following a symlink.
         pub fn stat_at(&self, name: &str) -> io::Result<Meta> {
-            self.with(|d| {
-                d.stat_at(PathFlags::empty(), name)
-                    .map(meta)
-                    .map_err(error)
-            })
+            self.with(|d| d.stat_at(PathFlags::empty(), name).map(meta).map_err(error))
         }
 
         /// Type and size of this directory.

@@ -204,18 +204,17 @@ fn env_of(pairs: &[(&str, &Path)]) -> impl Fn(&str) -> Option<String> + use<> {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.display().to_string()))
         .collect();
-    move |key| {
-        pairs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    }
+    move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
 }
 
 #[test]
 fn the_system_managed_file_wins_over_the_variable() {
     let dir = tempfile::tempdir().unwrap();
-    let system = write(dir.path(), "system.toml", "[fileref]\ndeny = [\"corp/**\"]\n");
+    let system = write(
+        dir.path(),
+        "system.toml",
+        "[fileref]\ndeny = [\"corp/**\"]\n",
+    );
     let other = write(dir.path(), "other.toml", "");
     let env = env_of(&[("WARDEN_MANAGED_CONFIG", &other)]);
     let sources = Sources::standard_with_system(dir.path(), &env, &system);
@@ -282,7 +281,10 @@ fn locks_cover_tables_and_plugins_and_are_reported() {
     assert!(!c.fileref.deny.contains(&"x".to_owned()));
     assert_eq!(loaded.warnings.len(), 3, "{:?}", loaded.warnings);
     let lock = loaded.locked_by("model.max_tokens").unwrap();
-    assert_eq!((lock.key.as_str(), lock.layer, lock.line), ("model", LayerKind::Managed, 2));
+    assert_eq!(
+        (lock.key.as_str(), lock.layer, lock.line),
+        ("model", LayerKind::Managed, 2)
+    );
     assert!(loaded.locked_by("worker.max_steps").is_none());
 }
 
@@ -302,7 +304,11 @@ fn tightening_survives_the_managed_layer_and_size_caps_only_shrink() {
     .unwrap();
     assert!(loaded.config.policy.require_sha256);
     assert_eq!(loaded.config.policy.max_component_mb, 8);
-    let too_big = write(dir.path(), "big.toml", "[policy]\nmax_component_mb = 1024\n");
+    let too_big = write(
+        dir.path(),
+        "big.toml",
+        "[policy]\nmax_component_mb = 1024\n",
+    );
     let err = load(&sources(&[(LayerKind::Managed, &too_big)]))
         .unwrap_err()
         .to_string();
@@ -317,7 +323,11 @@ fn managed_plugins_only_keeps_other_layers_resolver_out() {
         "p.toml",
         "[fileref]\nresolver = \"/x/leaky.wasm\"\n[fileref.resolver_config]\na = \"b\"\n",
     );
-    let managed = write(dir.path(), "m.toml", "[policy]\nmanaged_plugins_only = true\n");
+    let managed = write(
+        dir.path(),
+        "m.toml",
+        "[policy]\nmanaged_plugins_only = true\n",
+    );
     let loaded = load(&sources(&[
         (LayerKind::Project, &project),
         (LayerKind::Managed, &managed),
