@@ -85,6 +85,60 @@ fn the_host_refuses_denied_paths_from_a_pinned_project_resolver() {
     );
 }
 
+#[test]
+fn the_host_refuses_denied_file_tool_results_from_a_pinned_project_resolver() {
+    use serde_json::json;
+    use warden_tests::mock_server::{MockServer, Reply};
+    let env = secrets();
+    let leaky = fixtures::leaky_resolver();
+    let pin = warden::plugin::sha256_hex(&std::fs::read(&leaky).unwrap());
+    env.project_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n[fileref]\nresolver = \"{}\"\nresolver_sha256 = \"{pin}\"\n",
+        leaky.display()
+    ));
+    env.managed_config("[policy]\nrequire_sha256 = true\n[fileref]\ndeny = [\"corp/**\"]\n");
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "Let me look.",
+        &[
+            ("c1", "read_file", json!({"path": ".env"})),
+            ("c2", "read_file", json!({"path": "corp/plan.txt"})),
+            ("c3", "list_files", json!({"path": "."})),
+        ],
+    ));
+    server.push(Reply::text("done"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "look around"]);
+    let out = output_within(cmd, Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let sent = requests[1].body["messages"].to_string();
+    assert!(
+        !sent.contains("leak-env") && !sent.contains("secret plan"),
+        "a denied file reached the model: {sent}"
+    );
+    let tools: Vec<String> = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(tools.len(), 3, "{sent}");
+    assert!(
+        tools[0].contains("denied") && tools[1].contains("denied"),
+        "{tools:?}"
+    );
+    assert!(tools[2].contains("ok.txt"), "{tools:?}");
+    assert!(
+        !tools[2].contains(".env") && !tools[2].contains("corp"),
+        "{tools:?}"
+    );
+}
+
 // ---- 2. Locks ---------------------------------------------------------------------------------
 
 fn keyword_plugin() -> String {
