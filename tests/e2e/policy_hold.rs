@@ -233,10 +233,13 @@ fn the_user_cannot_replace_the_system_managed_file() {
     }
 }
 
+/// Puts something unusable at a managed path.
+type MakeBroken = fn(&Path);
+
 #[test]
 fn managed_paths_that_cannot_be_read_fail_closed() {
     let env = TestEnv::new();
-    let cases: [(&str, fn(&Path)); 3] = [
+    let cases: [(&str, MakeBroken); 3] = [
         ("dangling symlink", |p| {
             symlink("/nonexistent/managed.toml", p).unwrap()
         }),
