@@ -47,10 +47,10 @@ pub struct Located {
 
 impl Located {
     /// Open the target for reading through the directory that was checked, not by path: a
-    /// symlink swapped in since is not followed. Type and size come from the open handle.
+    /// symlink swapped in since is not followed.
     pub fn open_file(&self) -> std::io::Result<(fsys::OpenFile, Meta)> {
         match &self.name {
-            Some(name) => self.parent.open_file(name),
+            Some(name) => self.parent.open_file(name, self.metadata),
             None => Err(std::io::Error::new(
                 ErrorKind::IsADirectory,
                 "the root is a directory",
@@ -98,7 +98,8 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let root_dir = fsys::Dir::root(&roots[root]).map_err(|e| io_error(&shown, &e))?;
     let mut stack: Vec<String> = Vec::new();
     // dirs[i] is the directory reached through stack[..=i]: each opened from the one before it
-    // without following a symlink, so what is checked is what is opened.
+    // without following a symlink, so what is checked is what is opened. The last name of
+    // `stack` may be the target, not opened (a file is opened only once checked).
     let mut dirs: Vec<fsys::Dir> = Vec::new();
     let mut queue: VecDeque<String> = rest.into();
     let mut hops = 0u32;
@@ -113,27 +114,39 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
                         "{shown}: `..` leads outside the workspace"
                     )));
                 }
-                // The component just left was a directory on the way (or the target).
-                if dirs.len() > stack.len() {
-                    dirs.truncate(stack.len());
-                }
+                dirs.truncate(stack.len());
                 metadata = None;
                 continue;
             }
             _ => {}
         }
-        // Whatever was reached so far is a directory, opened: step into the last one.
-        let last = stack.len();
-        if dirs.len() < last {
-            let parent = dirs.last().unwrap_or(&root_dir);
-            let name = &stack[last - 1];
-            let opened = parent
-                .open_dir(name)
-                .map_err(|e| changed_or(&shown, parent, name, &e))?;
-            dirs.push(opened);
-        }
         let parent = dirs.last().unwrap_or(&root_dir);
-        let meta = match parent.stat_at(&component) {
+        let last = queue.iter().all(|c| c.is_empty() || c == ".");
+        let looked = if last {
+            parent.stat_at(&component)
+        } else {
+            // A directory on the way: open it without following a symlink. Only when that
+            // fails is it looked at (a symlink to follow, a file, or nothing).
+            match parent.open_dir(&component) {
+                Ok(opened) => {
+                    stack.push(component);
+                    dirs.push(opened);
+                    metadata = None;
+                    continue;
+                }
+                Err(open_err) => match parent.stat_at(&component) {
+                    Ok(meta) if meta.is_dir() => return Err(io_error(&shown, &open_err)),
+                    Ok(meta) if meta.kind != fsys::Kind::Symlink => {
+                        // More components follow a non-directory; `..` after a file too.
+                        return Err(ResolveError::NotFound(format!(
+                            "{shown}: not a directory on the way"
+                        )));
+                    }
+                    other => other,
+                },
+            }
+        };
+        let meta = match looked {
             Ok(meta) => meta,
             // The sandbox refuses even to `stat` a link with an absolute target.
             Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
@@ -164,12 +177,6 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
             continue;
         }
         stack.push(component);
-        if !queue.iter().all(|c| c.is_empty() || c == ".") && !meta.is_dir() {
-            // More components follow a non-directory; `..` after a file is not allowed either.
-            return Err(ResolveError::NotFound(format!(
-                "{shown}: not a directory on the way"
-            )));
-        }
         metadata = Some(meta);
     }
 
@@ -201,16 +208,6 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         parent,
         name,
     })
-}
-
-/// Why the directory `name` in `parent` could not be opened: it was replaced (by a symlink or
-/// a file) since it was checked, or the original I/O error.
-fn changed_or(shown: &str, parent: &fsys::Dir, name: &str, e: &std::io::Error) -> ResolveError {
-    match parent.stat_at(name) {
-        Ok(meta) if meta.is_dir() => io_error(shown, e),
-        Ok(_) => ResolveError::Io(format!("{shown}: changed while being resolved")),
-        Err(e) => io_error(shown, &e),
-    }
 }
 
 /// The root an input path is written against and its components below that root.
