@@ -50,14 +50,16 @@ impl<R: Resolve> Resolve for DenyGuard<R> {
         let mut resolved = self.inner.resolve(request)?;
         self.check(&resolved.path)?;
         if resolved.kind == EntryKind::Directory {
-            // Listing lines are entries relative to the directory; notes start with `[` or `(`.
+            // Listing lines are entries relative to the directory, except the notes
+            // `(empty directory)` and `[... N more entries not listed]`; a denied entry goes
+            // whatever it looks like.
             let keep = self.keep_allowed(&resolved.path);
             let content: String = resolved
                 .content
                 .split_inclusive('\n')
                 .filter(|line| {
                     let entry = line.trim_end_matches('\n');
-                    entry.starts_with('[') || entry.starts_with('(') || keep(entry)
+                    is_listing_note(entry) || keep(entry)
                 })
                 .collect();
             resolved.content = content;
@@ -93,6 +95,12 @@ impl<R: Resolve> Resolve for DenyGuard<R> {
         listing.entries = entries;
         Ok(listing)
     }
+}
+
+/// The notes a listing may end with (see docs/resolver.md).
+fn is_listing_note(line: &str) -> bool {
+    line == "(empty directory)"
+        || (line.starts_with("[... ") && line.ends_with(" more entries not listed]"))
 }
 
 #[cfg(test)]
@@ -201,5 +209,49 @@ mod tests {
         let mut g = guard(None);
         let listing = g.list_files(".", 10).unwrap();
         assert_eq!(listing.entries, ["a.txt"]);
+    }
+
+    /// A resolver answering every reference with a directory listing.
+    struct Lister;
+
+    impl Resolve for Lister {
+        fn resolve(&mut self, request: &ResolveRequest) -> Result<Resolved, ResolveError> {
+            Ok(Resolved {
+                path: request.path.clone(),
+                kind: EntryKind::Directory,
+                content: ".env\na.txt\n[x].pem\ncorp/\n[... 3 more entries not listed]\n".into(),
+                total_bytes: 4,
+                truncated: true,
+            })
+        }
+
+        fn read_file(
+            &mut self,
+            _: &str,
+            _: u32,
+            _: u32,
+            _: u64,
+        ) -> Result<FileChunk, ResolveError> {
+            Err(ResolveError::NotFound(String::new()))
+        }
+
+        fn list_files(&mut self, _: &str, _: u32) -> Result<Listing, ResolveError> {
+            Err(ResolveError::NotFound(String::new()))
+        }
+    }
+
+    #[test]
+    fn denied_entries_leave_directory_references() {
+        let globs = vec![
+            ".env".to_owned(),
+            "corp/**".to_owned(),
+            "**/*.pem".to_owned(),
+        ];
+        let mut g = DenyGuard::new(
+            Lister,
+            DenyGlobs::new(&globs, &[PathBuf::from("/ws")]).unwrap(),
+        );
+        let resolved = g.resolve(&request(".")).unwrap();
+        assert_eq!(resolved.content, "a.txt\n[... 3 more entries not listed]\n");
     }
 }
