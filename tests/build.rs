@@ -14,6 +14,7 @@ const GUESTS: &[&str] = &[
     "hostile-resolver",
     "future-version",
     "other-world",
+    "leaky-resolver",
 ];
 const SAMPLES: &[&str] = &[
     "keyword-context",
@@ -31,8 +32,12 @@ fn main() {
     );
     println!("cargo:rerun-if-changed={}", root.join("wit").display());
     let guests = manifest.join("fixtures").join("guests");
-    let built = guest_build::build_guests(&guests, GUESTS, &guest_build::target_root()).and_then(
-        |mut built| {
+    // A target directory of their own: `leaky-resolver` builds `file-ref` and the SDK, which the
+    // host's build script also builds from the `plugins` workspace; sharing one directory would
+    // let one workspace's artifacts replace the other's.
+    let fixtures_target = guest_build::target_root().join("test-fixtures");
+    let built =
+        guest_build::build_guests(&guests, GUESTS, &fixtures_target).and_then(|mut built| {
             // The samples are built by the host's build script too; this reuses its output.
             built.extend(guest_build::build_guests(
                 &root.join("plugins"),
@@ -40,8 +45,7 @@ fn main() {
                 &guest_build::target_root(),
             )?);
             Ok(built)
-        },
-    );
+        });
     match built {
         Ok(built) => {
             for (name, path) in built {

@@ -64,6 +64,8 @@ pub fn config(data: &[u8]) {
     }
     let sources = warden::config::Sources {
         layers: vec![(warden::config::LayerKind::Project, path)],
+        managed_is_system: false,
+        notes: Vec::new(),
     };
     let _ = warden::config::load(&sources);
 }

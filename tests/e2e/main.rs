@@ -16,6 +16,7 @@ mod operator;
 mod plugin_check;
 mod plugins_hostile;
 mod policy;
+mod policy_hold;
 mod store;
 mod support;
 mod wit;

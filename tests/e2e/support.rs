@@ -41,9 +41,21 @@ impl TestEnv {
         self.root.path().join("state")
     }
 
-    /// Path of the managed policy file (absent unless written).
+    /// Path of the managed policy file named by `$WARDEN_MANAGED_CONFIG` (absent unless
+    /// written).
     pub fn managed_path(&self) -> PathBuf {
         self.root.path().join("managed.toml")
+    }
+
+    /// Where the binary under test looks for the system managed file (its stand-in for
+    /// `/etc/warden/managed.toml`; absent unless written).
+    pub fn system_managed_path(&self) -> PathBuf {
+        self.root.path().join("etc-warden-managed.toml")
+    }
+
+    /// The temporary directory holding the workspace, homes and policy files.
+    pub fn root(&self) -> &Path {
+        self.root.path()
     }
 
     /// Write `text` to `rel` inside the workspace, creating directories.
@@ -84,6 +96,7 @@ impl TestEnv {
             .env("XDG_CONFIG_HOME", self.root.path().join("config"))
             .env("WARDEN_HOME", self.state_home())
             .env("WARDEN_MANAGED_CONFIG", self.managed_path())
+            .env(SYSTEM_MANAGED_VAR, self.system_managed_path())
             .env("WARDEN_LOG", "warn")
             .stdin(Stdio::null());
         cmd
@@ -117,6 +130,9 @@ impl TestEnv {
         std::fs::canonicalize(dir).expect("canonical")
     }
 }
+
+/// Read by the binary under test only (never by `warden`): where its system managed file is.
+pub const SYSTEM_MANAGED_VAR: &str = "WARDEN_TEST_SYSTEM_MANAGED_CONFIG";
 
 /// A `warden` process that runs longer than this is hung: the test fails instead of blocking.
 pub const HANG_LIMIT: Duration = Duration::from_secs(120);

@@ -20,3 +20,4 @@ fixture!(keyword_context, "WARDEN_FIXTURE_KEYWORD_CONTEXT_WASM");
 fixture!(pattern_guard, "WARDEN_FIXTURE_PATTERN_GUARD_WASM");
 fixture!(event_counter, "WARDEN_FIXTURE_EVENT_COUNTER_WASM");
 fixture!(file_ref, "WARDEN_FIXTURE_FILE_REF_WASM");
+fixture!(leaky_resolver, "WARDEN_FIXTURE_LEAKY_RESOLVER_WASM");

@@ -1,6 +1,7 @@
 //! What several commands share: environment, configuration, workspace, alert printing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::exit::CliError;
 use crate::config::{self, Loaded, Sources};
@@ -9,6 +10,20 @@ use crate::domain::{Alert, AlertLevel};
 use crate::setup;
 use crate::store::Home;
 
+/// Where this process looks for the system managed file; set once at start-up.
+static SYSTEM_MANAGED: OnceLock<PathBuf> = OnceLock::new();
+
+/// Set where the system managed file is (first call wins).
+pub(crate) fn set_system_managed(path: PathBuf) {
+    let _ = SYSTEM_MANAGED.set(path);
+}
+
+fn system_managed() -> &'static Path {
+    SYSTEM_MANAGED
+        .get()
+        .map_or(Path::new(config::SYSTEM_MANAGED_PATH), PathBuf::as_path)
+}
+
 /// Reads the process environment.
 pub(crate) fn env(var: &str) -> Option<String> {
     std::env::var(var).ok()
@@ -16,8 +31,12 @@ pub(crate) fn env(var: &str) -> Option<String> {
 
 /// The layered configuration for `workspace`; its warnings are printed as alerts.
 pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
-    let loaded = config::load(&Sources::standard(workspace, &env))
-        .map_err(|err| CliError::usage(err.to_string()))?;
+    let loaded = config::load(&Sources::standard_with_system(
+        workspace,
+        &env,
+        system_managed(),
+    ))
+    .map_err(|err| CliError::usage(err.to_string()))?;
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
     }

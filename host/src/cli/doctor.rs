@@ -74,6 +74,8 @@ fn check_layers(report: &mut Report, sources: &Sources) {
         }
         let alone = Sources {
             layers: vec![(*kind, path.clone())],
+            managed_is_system: sources.managed_is_system,
+            notes: Vec::new(),
         };
         match config::load(&alone) {
             Ok(_) => report.ok(&format!("{name} config {}", path.display())),

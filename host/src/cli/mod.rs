@@ -25,14 +25,25 @@ mod session_target;
 mod signals;
 mod workspace;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::config;
+
 pub use exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 
-/// Entry point of the binary.
+/// Entry point of the binary: the system managed file is [`config::SYSTEM_MANAGED_PATH`].
 pub fn main() -> ExitCode {
+    main_with_system_managed(PathBuf::from(config::SYSTEM_MANAGED_PATH))
+}
+
+/// Entry point with the system managed file at `system_managed` instead of
+/// `/etc/warden/managed.toml`. The `warden` binary never calls it; the test build of the
+/// command line does, so that tests can put a system policy in place without writing to `/etc`.
+pub fn main_with_system_managed(system_managed: PathBuf) -> ExitCode {
+    common::set_system_managed(system_managed);
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

@@ -4,13 +4,13 @@ use super::out::outln;
 use std::path::Path;
 
 use super::exit::{CliError, EXIT_OK};
-use crate::plugin::{EngineOptions, PluginEngine, inspect};
+use crate::plugin::{EngineOptions, MAX_COMPONENT_BYTES, PluginEngine, inspect, read_component};
 
 /// Print the component's world, API version, sha256, imports and exports; exit 2 with one
 /// line saying why when it is not a plugin warden can run.
 pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
-    let bytes = std::fs::read(file)
-        .map_err(|err| CliError::usage(format!("{}: cannot read: {err}", file.display())))?;
+    let bytes = read_component(file, MAX_COMPONENT_BYTES)
+        .map_err(|err| CliError::usage(err.to_string()))?;
     let engine = PluginEngine::new(EngineOptions::default())
         .map_err(|err| CliError::failure(err.to_string()))?;
     let what = file.display().to_string();

@@ -18,7 +18,7 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
     super::prompt::check(prompt, loaded.config.worker.max_prompt_bytes)?;
     // The compiled-code cache is the only thing written, and only when the state home exists.
     let home = home().ok().filter(|h| h.root().is_dir());
-    let engine = setup::engine(home.as_ref()).map_err(setup_error)?;
+    let engine = setup::engine_for(home.as_ref(), &loaded.config).map_err(setup_error)?;
     let mut resolver =
         setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
     let (mut chain, _hooks) = setup::plugins(&engine, &loaded.config).map_err(setup_error)?;

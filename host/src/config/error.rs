@@ -27,6 +27,14 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The managed file exists but cannot be used (fail closed: never "no policy").
+    #[error("{}: managed policy cannot be read: {message}", path.display())]
+    Unusable {
+        /// File.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A value that parses but is not acceptable.
     #[error("{}: key `{key}`: {message}", path.display())]
     Invalid {
@@ -40,17 +48,22 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
+    /// An error at byte `offset` of `text` (the contents of `path`).
+    pub(crate) fn at(path: &Path, text: &str, offset: usize, key: &str, message: String) -> Self {
+        let (line, column) = line_column(text, offset);
+        Self::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            key: Some(key.to_owned()),
+            message,
+        }
+    }
+
     /// A parse error of `text` (the contents of `path`).
     pub(crate) fn parse(path: &Path, text: &str, err: &toml::de::Error) -> Self {
-        let offset = err.span().map(|s| s.start).unwrap_or(0).min(text.len());
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rsplit('\n')
-            .next()
-            .map(|l| l.chars().count())
-            .unwrap_or(0)
-            + 1;
+        let offset = err.span().map(|s| s.start).unwrap_or(0);
+        let (line, column) = line_column(text, offset);
         Self::Parse {
             path: path.to_owned(),
             line,
@@ -59,6 +72,23 @@ impl ConfigError {
             message: err.message().trim().to_owned(),
         }
     }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, column)
 }
 
 /// The dotted key defined on `line` (1-based), using the nearest table header above it.

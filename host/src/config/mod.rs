@@ -1,11 +1,25 @@
 //! Layered TOML configuration: built-in defaults < user < project < managed.
+//!
+//! - [`load`]: reading and merging the layers into a [`Loaded`] configuration.
+//! - [`managed`]: which managed file is in force ([`ManagedSource`]), read so that a broken
+//!   policy fails closed.
+//! - [`locks`]: the keys `policy.locked` may name ([`LOCKABLE_KEYS`]) and [`LockedKey`].
+//! - [`schema`]: the configuration types and their defaults.
+//!
+//! For `warden config show` and `warden doctor`: [`Loaded::managed`] says which managed file is
+//! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
+//! and line ([`Loaded::locked_by`] answers for one key).
 
 mod ceilings;
 mod error;
 mod load;
+mod locks;
+mod managed;
 mod schema;
 
 pub use ceilings::{clamp_plugins, clamp_resolver, memory_ceiling_mb, timeout_ceiling_ms};
 pub use error::ConfigError;
 pub use load::{LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins};
+pub use locks::{LOCKABLE_KEYS, LockedKey};
+pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};
 pub use schema::*;

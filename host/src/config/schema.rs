@@ -290,15 +290,20 @@ pub mod plugin_defaults {
     pub const MAX_MEMORY_MB: u64 = 4096;
 }
 
+/// Largest component file (plugin or resolver) warden reads, in MiB; `policy.max_component_mb`
+/// may lower it, never raise it.
+pub const MAX_COMPONENT_MB: u64 = 256;
+
 /// Managed policy for locked-down deployments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Every plugin (and a custom resolver) must carry a sha256 pin.
     pub require_sha256: bool,
-    /// Only plugins declared by the managed layer load.
+    /// Only plugins (and a resolver) declared by the managed layer load.
     pub managed_plugins_only: bool,
-    /// Dotted keys the user and project layers may not change (`model.provider`).
+    /// Dotted keys the user and project layers may not change (`model.provider`); a table
+    /// locks everything under it (see [`LOCKABLE_KEYS`](super::LOCKABLE_KEYS)).
     pub locked: Vec<String>,
     /// Lowers the ceiling on plugin deadlines (ms) below the built-in 60 000.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,4 +311,26 @@ pub struct PolicyConfig {
     /// Lowers the ceiling on plugin memory caps (MiB) below the built-in 4096.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_plugin_memory_mb: Option<u64>,
+    /// Largest component file read, in MiB (1 to [`MAX_COMPONENT_MB`]).
+    pub max_component_mb: u64,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        Self {
+            require_sha256: false,
+            managed_plugins_only: false,
+            locked: Vec::new(),
+            max_plugin_timeout_ms: None,
+            max_plugin_memory_mb: None,
+            max_component_mb: MAX_COMPONENT_MB,
+        }
+    }
+}
+
+impl PolicyConfig {
+    /// [`PolicyConfig::max_component_mb`] in bytes.
+    pub fn max_component_bytes(&self) -> u64 {
+        self.max_component_mb.min(MAX_COMPONENT_MB) << 20
+    }
 }

@@ -2,6 +2,8 @@
 //! into history.
 //!
 //! - [`parser`]: typed text → [`Segment`](crate::domain::Segment)s with exact spans.
+//! - [`deny`] and [`deny_guard`]: the host's own deny check of every request and result of a
+//!   resolver, so that a resolver that ignores the deny globs still cannot serve a denied path.
 //! - [`stage`]: [`resolve_prompt`], the submit-time stage: refs → items, alerts, reports.
 //! - [`report`]: [`RefReport`] (the `refs` entries of `preview --json`) and [`FileAudit`].
 //! - [`placement`]: the three placement policies and their inverses.
@@ -9,6 +11,8 @@
 //! - [`tools`]: the model's `read_file` and `list_files` tools.
 
 pub mod dedup;
+pub mod deny;
+pub mod deny_guard;
 pub mod parser;
 pub mod placement;
 pub mod report;
@@ -19,6 +23,8 @@ pub mod tools;
 pub(crate) mod testing;
 
 pub use dedup::ShownFiles;
+pub use deny::DenyGlobs;
+pub use deny_guard::DenyGuard;
 pub use parser::{Mention, Parsed, parse};
 pub use report::{FileAudit, RefReport};
 pub use stage::{ResolvedPrompt, resolve_prompt};

@@ -11,6 +11,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
 
 use super::cache::CompileCache;
+use super::component_file::MAX_COMPONENT_BYTES;
 use super::error::PluginError;
 use super::inspect::World;
 use super::state::PluginState;
@@ -28,6 +29,9 @@ pub struct EngineOptions {
     pub cache_dir: Option<PathBuf>,
     /// Use the on-demand allocator instead of the pooling allocator.
     pub on_demand_allocator: bool,
+    /// Largest component file read, in bytes; `None` is [`MAX_COMPONENT_BYTES`] (also the
+    /// upper bound).
+    pub max_component_bytes: Option<u64>,
 }
 
 /// The thread that advances the engine's epoch, enforcing call deadlines. Every loaded plugin
@@ -55,6 +59,7 @@ pub struct PluginEngine {
     /// One linker per world (interceptor, hook, resolver), built on first use and shared by
     /// every plugin of that world.
     linkers: [OnceLock<Linker<PluginState>>; 3],
+    max_component_bytes: u64,
 }
 
 impl std::fmt::Debug for PluginEngine {
@@ -134,6 +139,9 @@ impl PluginEngine {
                 })?
         };
         let cache = options.cache_dir.map(|dir| CompileCache::new(dir, &engine));
+        let max_component_bytes = options
+            .max_component_bytes
+            .map_or(MAX_COMPONENT_BYTES, |max| max.min(MAX_COMPONENT_BYTES));
         Ok(Self {
             engine,
             cache,
@@ -142,6 +150,7 @@ impl PluginEngine {
                 thread: Some(thread),
             }),
             linkers: Default::default(),
+            max_component_bytes,
         })
     }
 
@@ -157,6 +166,11 @@ impl PluginEngine {
         }
         let linker = build(&self.engine)?;
         Ok(slot.get_or_init(|| linker))
+    }
+
+    /// Largest component file read, in bytes.
+    pub fn max_component_bytes(&self) -> u64 {
+        self.max_component_bytes
     }
 
     /// A reference that keeps the epoch ticker running.

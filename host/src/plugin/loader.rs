@@ -4,11 +4,12 @@ use std::path::Path;
 
 use wasmtime::component::Component;
 
+use super::component_file::read_component;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World, inspect_digested, sha256_hex};
 
-/// Read `path`, check its sha256 against `pin`, compile it and check it implements `world`.
+/// Read `path` (a regular file within the size cap), check its sha256 against `pin`, compile it and check it implements `world`.
 pub(crate) fn load_file(
     engine: &PluginEngine,
     name: &str,
@@ -16,10 +17,7 @@ pub(crate) fn load_file(
     pin: Option<&str>,
     world: World,
 ) -> Result<(ComponentInfo, Component), PluginError> {
-    let bytes = std::fs::read(path).map_err(|source| PluginError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = read_component(path, engine.max_component_bytes())?;
     load_bytes(engine, name, &bytes, pin, world)
 }
 

@@ -2,6 +2,8 @@
 //!
 //! - [`PluginEngine`]: one per process; compiles components (with an on-disk cache keyed by the
 //!   engine's compatibility hash and the component's sha256) and drives call deadlines.
+//! - [`read_component`]: a component file is read only if it is a regular file within the
+//!   maximum component size.
 //! - [`inspect`]: identity, world and API version of a component, or why it is refused.
 //! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`]: the three adapters, one loaded
 //!   plugin each, under a deadline, a memory cap, output caps and a failure policy; a trapped
@@ -16,6 +18,7 @@
 mod bindings;
 mod breaker;
 mod cache;
+mod component_file;
 mod convert;
 mod engine;
 mod error;
@@ -32,6 +35,7 @@ mod resolver_caps;
 mod state;
 mod stderr;
 
+pub use component_file::{MAX_COMPONENT_BYTES, read_component};
 pub use engine::{EngineOptions, PluginEngine};
 pub use error::PluginError;
 pub use hook::HookPlugin;

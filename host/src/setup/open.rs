@@ -8,6 +8,7 @@ use super::provider;
 use crate::config::{Config, PluginKind};
 use crate::domain::{Hook, Resolve};
 use crate::fileref::tools::file_tools;
+use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
@@ -94,17 +95,30 @@ pub fn engine(home: Option<&Home>) -> Result<PluginEngine, SetupError> {
     })?)
 }
 
-/// The configured resolver, seeing `workspace` read-only.
+/// The plugin engine for `config` (its maximum component size), caching under `home`.
+pub fn engine_for(home: Option<&Home>, config: &Config) -> Result<PluginEngine, SetupError> {
+    Ok(PluginEngine::new(EngineOptions {
+        cache_dir: home.map(|h| h.root().join("cache").join("compiled")),
+        max_component_bytes: Some(config.policy.max_component_bytes()),
+        ..EngineOptions::default()
+    })?)
+}
+
+/// The configured resolver, seeing `workspace` read-only, behind the host's own deny check.
 pub fn resolver(
     engine: &PluginEngine,
     config: &Config,
     workspace: &Path,
-) -> Result<ResolverPlugin, SetupError> {
-    Ok(load_resolver(
-        engine,
-        &[workspace.to_owned()],
-        &config.fileref,
-    )?)
+) -> Result<DenyGuard<ResolverPlugin>, SetupError> {
+    let roots = [workspace.to_owned()];
+    let plugin = load_resolver(engine, &roots, &config.fileref)?;
+    let deny =
+        DenyGlobs::new(&config.fileref.deny, &roots).map_err(|message| PluginError::Load {
+            plugin: "resolver".into(),
+            stage: "deny globs",
+            message,
+        })?;
+    Ok(DenyGuard::new(plugin, deny))
 }
 
 /// Interceptors in chain order, and hooks.
@@ -162,7 +176,7 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
 fn missing_component(path: &Path) -> Option<String> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => None,
-        Ok(_) => Some("is not a file".to_owned()),
+        Ok(_) => Some("is not a regular file".to_owned()),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some("does not exist".to_owned()),
         Err(err) => Some(format!("cannot be read: {err}")),
     }
@@ -178,7 +192,7 @@ pub fn open(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Worker, SetupError> {
     let provider = provider::from_config(&config.model, env)?;
-    let engine = engine(Some(home))?;
+    let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config)?;
     let writer = match session {

@@ -2,6 +2,13 @@
 //! directory. Natively they are `std::fs`; in the component they go straight to WASI p2
 //! (`wasi:filesystem`) through the preopened roots, because wasi-libc adds a second host `stat`
 //! to every `stat` and every directory entry (to fill in inode numbers nobody here uses).
+//!
+//! [`Dir`] walks a path one component at a time: each directory is opened relative to the one
+//! before it without following a symbolic link, and a file is opened and read through the
+//! descriptor of the directory that was checked. In the component, nothing can be swapped
+//! between the check and the use (a directory replaced by a link to `.git` fails to open rather
+//! than being followed). Natively (tests and library use) a [`Dir`] is a path and the same
+//! calls are made by path.
 
 use std::io;
 use std::path::Path;
@@ -40,7 +47,7 @@ impl Meta {
     }
 }
 
-pub use imp::{OpenFile, lstat, open, read_dir};
+pub use imp::{Dir, OpenFile, lstat, open, read_dir};
 
 #[cfg(not(target_os = "wasi"))]
 mod imp {
@@ -86,6 +93,56 @@ mod imp {
         Ok((OpenFile(file), m))
     }
 
+    /// A directory on the way of a walk (natively: its path).
+    #[derive(Debug)]
+    pub struct Dir(std::path::PathBuf);
+
+    impl Dir {
+        /// The root directory at `path`.
+        pub fn root(path: &Path) -> io::Result<Self> {
+            Ok(Self(path.to_owned()))
+        }
+
+        /// Type and size of `name` in this directory, not following a symlink.
+        pub fn stat_at(&self, name: &str) -> io::Result<Meta> {
+            lstat(&self.0.join(name))
+        }
+
+        /// Type and size of this directory.
+        pub fn stat(&self) -> io::Result<Meta> {
+            fs::metadata(&self.0).map(|m| meta(&m))
+        }
+
+        /// The directory `name` in this one; a symlink is not followed (an error).
+        pub fn open_dir(&self, name: &str) -> io::Result<Self> {
+            let path = self.0.join(name);
+            if lstat(&path)?.kind != Kind::Dir {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    "not a directory",
+                ));
+            }
+            Ok(Self(path))
+        }
+
+        /// The target of the symlink `name` in this directory.
+        pub fn read_link(&self, name: &str) -> io::Result<String> {
+            fs::read_link(self.0.join(name)).map(|t| t.to_string_lossy().into_owned())
+        }
+
+        /// Open the file `name` in this directory for reading; metadata from the handle
+        /// (`known` is what an earlier `stat_at` said).
+        pub fn open_file(&self, name: &str, _known: Meta) -> io::Result<(OpenFile, Meta)> {
+            let path = self.0.join(name);
+            if lstat(&path)?.kind == Kind::Symlink {
+                return Err(io::Error::other("a symbolic link"));
+            }
+            let file = File::open(path)?;
+            let m = meta(&file.metadata()?);
+            Ok((OpenFile(file), m))
+        }
+    }
+
     /// Names in `dir` with their kinds (symlinks not followed).
     pub fn read_dir(dir: &Path) -> io::Result<Vec<(String, Kind)>> {
         let mut out = Vec::new();
@@ -121,7 +178,7 @@ mod imp {
     use super::{Kind, Meta};
 
     thread_local! {
-        static PREOPENS: OnceCell<Vec<(Descriptor, Vec<String>)>> = const { OnceCell::new() };
+        static PREOPENS: OnceCell<Preopens> = const { OnceCell::new() };
     }
 
     fn parts(path: &Path) -> Vec<String> {
@@ -133,6 +190,17 @@ mod imp {
             .collect()
     }
 
+    type Preopens = Vec<(Descriptor, Vec<String>)>;
+
+    fn init(cell: &OnceCell<Preopens>) -> &Preopens {
+        cell.get_or_init(|| {
+            get_directories()
+                .into_iter()
+                .map(|(d, name)| (d, parts(Path::new(&name))))
+                .collect()
+        })
+    }
+
     /// Run `f` with the preopen holding `path` and the path relative to it (`.` for the
     /// preopen itself).
     fn with_preopen<R>(
@@ -140,12 +208,7 @@ mod imp {
         f: impl FnOnce(&Descriptor, &str) -> io::Result<R>,
     ) -> io::Result<R> {
         PREOPENS.with(|cell| {
-            let preopens = cell.get_or_init(|| {
-                get_directories()
-                    .into_iter()
-                    .map(|(d, name)| (d, parts(Path::new(&name))))
-                    .collect()
-            });
+            let preopens = init(cell);
             let wanted = parts(path);
             let best = preopens
                 .iter()
@@ -185,6 +248,129 @@ mod imp {
             DescriptorType::Directory => Kind::Dir,
             DescriptorType::SymbolicLink => Kind::Symlink,
             _ => Kind::Other,
+        }
+    }
+
+    fn meta(stat: wasi::filesystem::types::DescriptorStat) -> Meta {
+        Meta {
+            kind: kind(stat.type_),
+            len: stat.size,
+        }
+    }
+
+    /// A directory on the way of a walk: a preopened root or a descriptor opened from one,
+    /// component by component, never through a symlink.
+    pub enum Dir {
+        /// The preopen with this index.
+        Preopen(usize),
+        /// A directory opened during the walk.
+        Opened(Descriptor),
+    }
+
+    impl std::fmt::Debug for Dir {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                Self::Preopen(i) => write!(f, "Dir::Preopen({i})"),
+                Self::Opened(_) => f.write_str("Dir::Opened"),
+            }
+        }
+    }
+
+    impl Dir {
+        /// The root directory at `path` (a preopen, or a directory below one).
+        pub fn root(path: &Path) -> io::Result<Self> {
+            PREOPENS.with(|cell| {
+                let preopens = init(cell);
+                let wanted = parts(path);
+                let best = preopens
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, root))| {
+                        wanted.len() >= root.len() && wanted[..root.len()] == root[..]
+                    })
+                    .max_by_key(|(_, (_, root))| root.len());
+                let Some((index, (dir, root))) = best else {
+                    return Err(io::Error::new(
+                        ErrorKind::PermissionDenied,
+                        "outside every preopened directory",
+                    ));
+                };
+                let rel = wanted[root.len()..].join("/");
+                if rel.is_empty() {
+                    return Ok(Self::Preopen(index));
+                }
+                dir.open_at(
+                    PathFlags::empty(),
+                    &rel,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
+                .map(Self::Opened)
+                .map_err(error)
+            })
+        }
+
+        fn with<R>(&self, f: impl FnOnce(&Descriptor) -> io::Result<R>) -> io::Result<R> {
+            match self {
+                Self::Opened(d) => f(d),
+                Self::Preopen(index) => PREOPENS.with(|cell| match init(cell).get(*index) {
+                    Some((d, _)) => f(d),
+                    None => Err(io::Error::other("preopen missing")),
+                }),
+            }
+        }
+
+        /// Type and size of `name` in this directory, not following a symlink.
+        pub fn stat_at(&self, name: &str) -> io::Result<Meta> {
+            self.with(|d| d.stat_at(PathFlags::empty(), name).map(meta).map_err(error))
+        }
+
+        /// Type and size of this directory.
+        pub fn stat(&self) -> io::Result<Meta> {
+            self.with(|d| d.stat().map(meta).map_err(error))
+        }
+
+        /// The directory `name` in this one; a symlink is not followed (an error).
+        pub fn open_dir(&self, name: &str) -> io::Result<Self> {
+            self.with(|d| {
+                d.open_at(
+                    PathFlags::empty(),
+                    name,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
+                .map(Self::Opened)
+                .map_err(error)
+            })
+        }
+
+        /// The target of the symlink `name` in this directory.
+        pub fn read_link(&self, name: &str) -> io::Result<String> {
+            self.with(|d| d.readlink_at(name).map_err(error))
+        }
+
+        /// Open the file `name` in this directory for reading, which `known` (an earlier
+        /// `stat_at`) describes. The open does not follow a symlink, so a link swapped in since
+        /// fails to open; `known` is trusted for type and size rather than asked again (each host
+        /// call costs microseconds), as in [`open`].
+        pub fn open_file(&self, name: &str, known: Meta) -> io::Result<(OpenFile, Meta)> {
+            self.with(|d| {
+                let descriptor = d
+                    .open_at(
+                        PathFlags::empty(),
+                        name,
+                        OpenFlags::empty(),
+                        DescriptorFlags::READ,
+                    )
+                    .map_err(error)?;
+                Ok((
+                    OpenFile {
+                        descriptor,
+                        offset: 0,
+                    },
+                    known,
+                ))
+            })
         }
     }
 

@@ -1,6 +1,9 @@
 //! Where a reference points: resolves a path against the workspace roots one component at a
 //! time, following symlinks by hand so that an escape is classified (`out-of-scope`) rather than
-//! merely failing, and a loop is cut off.
+//! merely failing, and a loop is cut off. Each directory on the way is opened from the one before
+//! it without following symlinks ([`fsys::Dir`]), and a file is opened through its checked
+//! directory ([`Located::open_file`]): swapping a directory for a symlink between the check and
+//! the read cannot redirect the read.
 //!
 //! Relative paths start at the primary root; absolute paths must lie inside a root. `..` may
 //! not climb above the root it is applied in; a symlink whose relative target climbs out of
@@ -9,7 +12,6 @@
 //! all alike keeps native and sandboxed behaviour identical.)
 
 use std::collections::VecDeque;
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -36,9 +38,26 @@ pub struct Located {
     pub full: PathBuf,
     /// Metadata of the target (never a symlink).
     pub metadata: Meta,
+    /// The directory holding the target (the root itself for the root), reached without
+    /// following any symlink after each was checked.
+    pub parent: fsys::Dir,
+    /// The target's name in `parent`; `None` for the root.
+    pub name: Option<String>,
 }
 
 impl Located {
+    /// Open the target for reading through the directory that was checked, not by path: a
+    /// symlink swapped in since is not followed.
+    pub fn open_file(&self) -> std::io::Result<(fsys::OpenFile, Meta)> {
+        match &self.name {
+            Some(name) => self.parent.open_file(name, self.metadata),
+            None => Err(std::io::Error::new(
+                ErrorKind::IsADirectory,
+                "the root is a directory",
+            )),
+        }
+    }
+
     /// The path to show: the written path relative to the primary root, or absolute for a
     /// secondary root; `.` for the primary root itself.
     pub fn display(&self, roots: &[PathBuf]) -> String {
@@ -76,7 +95,12 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
     let lexical = lexical_normalise(&rest);
 
     let root = written_root;
+    let root_dir = fsys::Dir::root(&roots[root]).map_err(|e| io_error(&shown, &e))?;
     let mut stack: Vec<String> = Vec::new();
+    // dirs[i] is the directory reached through stack[..=i]: each opened from the one before it
+    // without following a symlink, so what is checked is what is opened. The last name of
+    // `stack` may be the target, not opened (a file is opened only once checked).
+    let mut dirs: Vec<fsys::Dir> = Vec::new();
     let mut queue: VecDeque<String> = rest.into();
     let mut hops = 0u32;
     let mut metadata = None;
@@ -90,14 +114,39 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
                         "{shown}: `..` leads outside the workspace"
                     )));
                 }
+                dirs.truncate(stack.len());
                 metadata = None;
                 continue;
             }
             _ => {}
         }
-        stack.push(component);
-        let path = join(&roots[root], &stack);
-        let meta = match fsys::lstat(&path) {
+        let parent = dirs.last().unwrap_or(&root_dir);
+        let last = queue.iter().all(|c| c.is_empty() || c == ".");
+        let looked = if last {
+            parent.stat_at(&component)
+        } else {
+            // A directory on the way: open it without following a symlink. Only when that
+            // fails is it looked at (a symlink to follow, a file, or nothing).
+            match parent.open_dir(&component) {
+                Ok(opened) => {
+                    stack.push(component);
+                    dirs.push(opened);
+                    metadata = None;
+                    continue;
+                }
+                Err(open_err) => match parent.stat_at(&component) {
+                    Ok(meta) if meta.is_dir() => return Err(io_error(&shown, &open_err)),
+                    Ok(meta) if meta.kind != fsys::Kind::Symlink => {
+                        // More components follow a non-directory; `..` after a file too.
+                        return Err(ResolveError::NotFound(format!(
+                            "{shown}: not a directory on the way"
+                        )));
+                    }
+                    other => other,
+                },
+            }
+        };
+        let meta = match looked {
             Ok(meta) => meta,
             // The sandbox refuses even to `stat` a link with an absolute target.
             Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(absolute_link(&shown)),
@@ -113,35 +162,42 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
             // The sandbox refuses to read a link with an absolute target (it could point
             // anywhere); natively it can be read. Either way such a link is out of scope, so
             // both behave alike.
-            let target = match fs::read_link(&path) {
-                Ok(target) if !target.is_absolute() => target,
+            let target = match parent.read_link(&component) {
+                Ok(target) if !Path::new(&target).is_absolute() => target,
                 Ok(_) => return Err(absolute_link(&shown)),
                 Err(e) if e.kind() == ErrorKind::PermissionDenied => {
                     return Err(absolute_link(&shown));
                 }
                 Err(e) => return Err(io_error(&shown, &e)),
             };
-            stack.pop();
-            let mut target_parts = components(&target.to_string_lossy());
+            let mut target_parts = components(&target);
             target_parts.extend(queue.drain(..));
             queue = target_parts.into();
             metadata = None;
             continue;
         }
-        if !queue.iter().all(|c| c.is_empty() || c == ".") && !meta.is_dir() {
-            // More components follow a non-directory; `..` after a file is not allowed either.
-            return Err(ResolveError::NotFound(format!(
-                "{shown}: not a directory on the way"
-            )));
-        }
+        stack.push(component);
         metadata = Some(meta);
     }
 
-    let full = join(&roots[root], &stack);
-    let metadata = match metadata {
-        Some(m) => m,
-        None => fsys::lstat(&full).map_err(|e| io_error(&shown, &e))?,
+    // The target is the last name of `stack`, in the directory reached through the rest.
+    let name = stack.last().cloned();
+    dirs.truncate(stack.len().saturating_sub(1));
+    let parent = match dirs.pop() {
+        Some(dir) => dir,
+        None => root_dir,
     };
+    let full = join(&roots[root], &stack);
+    let metadata = match (metadata, &name) {
+        (Some(m), _) => m,
+        (None, Some(name)) => parent.stat_at(name).map_err(|e| io_error(&shown, &e))?,
+        (None, None) => parent.stat().map_err(|e| io_error(&shown, &e))?,
+    };
+    if metadata.kind == fsys::Kind::Symlink {
+        return Err(ResolveError::Io(format!(
+            "{shown}: changed while being resolved"
+        )));
+    }
     Ok(Located {
         root,
         real: stack.join("/"),
@@ -149,6 +205,8 @@ pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
         written_root,
         full,
         metadata,
+        parent,
+        name,
     })
 }
 

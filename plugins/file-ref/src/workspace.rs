@@ -282,7 +282,9 @@ fn check_range(shown: &str, range: LineRange) -> Result<(), ResolveError> {
 /// Open a file that was checked to be regular, and check again on the open handle.
 fn open_regular(target: &Target) -> Result<(OpenFile, Meta), ResolveError> {
     let shown = scope::printable(&target.shown);
-    let (file, meta) = fsys::open(&target.located.full, target.located.metadata)
+    let (file, meta) = target
+        .located
+        .open_file()
         .map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
     if !meta.is_file() {
         return Err(ResolveError::Special(format!(

@@ -2,16 +2,21 @@
 //!
 //! Each file is first checked on its own (so an error names its file, line and key), then the
 //! layers are merged as TOML tables: later layers override, `fileref.deny` only ever grows,
-//! `[[plugins]]` accumulate, and keys the managed layer locks keep the managed (or default)
-//! value. Policy from a non-managed layer can only tighten.
+//! `[[plugins]]` accumulate, and keys the managed layer locks (tables included, `plugins`
+//! included) keep the managed (or default) value. Policy from any layer can only tighten;
+//! under `managed_plugins_only` the resolver keys of other layers are ignored too.
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use super::error::ConfigError;
-use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
+use super::locks::{self, LockedKey};
+use super::managed::{self, ManagedSource, SYSTEM_MANAGED_PATH};
+use super::schema::{
+    Config, FileRefConfig, MAX_COMPONENT_MB, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig,
+};
 
 mod origin;
 mod validate;
@@ -30,18 +35,20 @@ struct FileConfig {
 }
 
 /// Which layer a file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LayerKind {
     /// `~/.config/warden/config.toml`.
     User,
     /// `<workspace>/.warden/config.toml`.
     Project,
-    /// `/etc/warden/managed.toml` or `$WARDEN_MANAGED_CONFIG`.
+    /// `/etc/warden/managed.toml`, or `$WARDEN_MANAGED_CONFIG` where no system file exists.
     Managed,
 }
 
 impl LayerKind {
-    fn as_str(self) -> &'static str {
+    /// `user`, `project` or `managed`.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::User => "user",
             Self::Project => "project",
@@ -53,14 +60,28 @@ impl LayerKind {
 /// Where the layers are read from.
 #[derive(Debug, Clone)]
 pub struct Sources {
-    /// Files in precedence order, lowest first; missing files are skipped.
+    /// Files in precedence order, lowest first; missing files are skipped. A managed file that
+    /// exists but cannot be read or parsed is an error.
     pub layers: Vec<(LayerKind, PathBuf)>,
+    /// Whether the managed file in `layers` is the system one.
+    pub managed_is_system: bool,
+    /// Warnings about the choice of files (an ignored `$WARDEN_MANAGED_CONFIG`).
+    pub notes: Vec<String>,
 }
 
 impl Sources {
     /// The standard locations for a workspace, honouring `$XDG_CONFIG_HOME`, `$HOME` and
-    /// `$WARDEN_MANAGED_CONFIG`.
+    /// (where no system managed file exists) `$WARDEN_MANAGED_CONFIG`.
     pub fn standard(workspace: &Path, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        Self::standard_with_system(workspace, env, Path::new(SYSTEM_MANAGED_PATH))
+    }
+
+    /// Like [`Sources::standard`], with the system managed file at `system`.
+    pub fn standard_with_system(
+        workspace: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        system: &Path,
+    ) -> Self {
         let mut layers = Vec::new();
         let config_home = env("XDG_CONFIG_HOME")
             .filter(|v| !v.is_empty())
@@ -73,12 +94,13 @@ impl Sources {
             LayerKind::Project,
             workspace.join(".warden").join("config.toml"),
         ));
-        let managed = env("WARDEN_MANAGED_CONFIG")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/etc/warden/managed.toml"));
+        let (managed, managed_is_system, note) = managed::choose(system, env);
         layers.push((LayerKind::Managed, managed));
-        Self { layers }
+        Self {
+            layers,
+            managed_is_system,
+            notes: note.into_iter().collect(),
+        }
     }
 }
 
@@ -91,26 +113,67 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// Files that were read, in order.
     pub files: Vec<PathBuf>,
+    /// The managed file in force, if any: path and sha256.
+    pub managed: Option<ManagedSource>,
+    /// The keys locked by managed policy, each with the layer, file and line that locked it.
+    pub locks: Vec<LockedKey>,
+}
+
+impl Loaded {
+    /// The lock covering dotted `key` (the key itself or a table above it), if any.
+    pub fn locked_by(&self, key: &str) -> Option<&LockedKey> {
+        self.locks.iter().find(|lock| lock.covers(key))
+    }
+}
+
+/// One layer read and checked.
+struct Layer {
+    kind: LayerKind,
+    path: PathBuf,
+    table: Table,
 }
 
 /// Read and merge the layers in `sources`.
 pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
-    let mut parsed: Vec<(LayerKind, PathBuf, Table)> = Vec::new();
+    let mut parsed = Vec::new();
+    let mut managed = None;
+    let mut locks = Vec::new();
     for (kind, path) in &sources.layers {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.clone(),
-                    source,
-                });
+        let text = if *kind == LayerKind::Managed {
+            match managed::read(path)? {
+                Some(text) => text,
+                None => continue,
+            }
+        } else {
+            match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => {
+                    return Err(ConfigError::Read {
+                        path: path.clone(),
+                        source,
+                    });
+                }
             }
         };
         let table = parse_layer(path, &text)?;
-        parsed.push((*kind, path.clone(), table));
+        if *kind == LayerKind::Managed {
+            locks = locks::check(path, &text)?;
+            managed = Some(managed::source(path, &text, sources.managed_is_system));
+        }
+        parsed.push(Layer {
+            kind: *kind,
+            path: path.clone(),
+            table,
+        });
     }
-    merge_layers(parsed)
+    let mut loaded = merge_layers(parsed, &locks)?;
+    let mut warnings = sources.notes.clone();
+    warnings.append(&mut loaded.warnings);
+    loaded.warnings = warnings;
+    loaded.managed = managed;
+    loaded.locks = locks;
+    Ok(loaded)
 }
 
 /// Parse and check one file: syntax, unknown keys and types, with file, line and key.
@@ -149,25 +212,28 @@ fn absolutize_paths(table: &mut Table, base: &Path) {
     }
 }
 
-fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, ConfigError> {
+/// Keys of the resolver: under `managed_plugins_only` only the managed layer may set them.
+const RESOLVER_KEYS: &[&str] = &["resolver", "resolver_sha256", "resolver_config"];
+
+fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, ConfigError> {
     let mut warnings = Vec::new();
     let mut files = Vec::new();
-    let managed: Option<Table> = layers
-        .iter()
-        .find(|(kind, _, _)| *kind == LayerKind::Managed)
-        .map(|(_, _, t)| t.clone());
-    let managed_policy: PolicyConfig = managed
-        .as_ref()
-        .and_then(|t| t.get("policy").cloned())
-        .and_then(|v| v.try_into().ok())
-        .unwrap_or_default();
+    // Managed-plugins-only may be asked for by any layer (policy only tightens).
+    let plugins_only = layers.iter().any(|layer| {
+        layer
+            .table
+            .get("policy")
+            .and_then(|p| p.get("managed_plugins_only"))
+            .and_then(Value::as_bool)
+            == Some(true)
+    });
 
     let mut merged = Table::new();
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
     let layer_files: Vec<(LayerKind, PathBuf)> =
-        layers.iter().map(|(k, p, _)| (*k, p.clone())).collect();
+        layers.iter().map(|l| (l.kind, l.path.clone())).collect();
     let file_of = |kind: LayerKind| {
         layer_files
             .iter()
@@ -175,8 +241,36 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
             .map_or_else(|| PathBuf::from(kind.as_str()), |(_, p)| p.clone())
     };
 
-    for (kind, path, mut table) in layers {
+    for Layer {
+        kind,
+        path,
+        mut table,
+    } in layers
+    {
         files.push(path.clone());
+        if kind != LayerKind::Managed {
+            // Locks first, so that nothing below (plugins, deny globs) escapes them.
+            for lock in locks {
+                if remove_dotted(&mut table, &lock.key) {
+                    warnings.push(format!(
+                        "{}: `{}` is locked by managed policy; the setting was ignored",
+                        path.display(),
+                        lock.key
+                    ));
+                }
+            }
+            if plugins_only && let Some(Value::Table(fr)) = table.get_mut("fileref") {
+                for key in RESOLVER_KEYS {
+                    if fr.remove(*key).is_some() {
+                        warnings.push(format!(
+                            "{}: `fileref.{key}` from the {} layer was not used: managed policy allows managed plugins only (the resolver is the built-in one or the one the managed layer names)",
+                            path.display(),
+                            kind.as_str()
+                        ));
+                    }
+                }
+            }
+        }
         if let Some(Value::Array(list)) = table.remove("plugins") {
             plugins.extend(list.into_iter().map(|v| (kind, v)));
         }
@@ -201,36 +295,43 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
                         key: "policy".into(),
                         message: err.message().to_owned(),
                     })?;
-            if kind == LayerKind::Managed {
-                policy = layer_policy;
-            } else {
-                // Only tightening is honoured from a non-managed layer.
-                policy.require_sha256 |= layer_policy.require_sha256;
-                policy.managed_plugins_only |= layer_policy.managed_plugins_only;
-                if !layer_policy.locked.is_empty() {
-                    warnings.push(format!(
-                        "{}: `policy.locked` is only honoured in the managed layer",
-                        path.display()
-                    ));
-                }
+            if !(1..=MAX_COMPONENT_MB).contains(&layer_policy.max_component_mb) {
+                return Err(ConfigError::Invalid {
+                    path: path.clone(),
+                    key: "policy.max_component_mb".into(),
+                    message: format!(
+                        "must be 1 to {MAX_COMPONENT_MB}, got {}",
+                        layer_policy.max_component_mb
+                    ),
+                });
             }
-        }
-        if kind != LayerKind::Managed {
-            for key in &managed_policy.locked {
-                if remove_dotted(&mut table, key) {
-                    warnings.push(format!(
-                        "{}: `{key}` is locked by managed policy; the setting was ignored",
-                        path.display()
-                    ));
-                }
+            // Every layer can only tighten; locks come from the managed layer alone.
+            policy.require_sha256 |= layer_policy.require_sha256;
+            policy.managed_plugins_only |= layer_policy.managed_plugins_only;
+            policy.max_component_mb = policy.max_component_mb.min(layer_policy.max_component_mb);
+            // Lower ceilings on plugin limits only tighten, from whichever layer they come.
+            let lower = |a: Option<u64>, b: Option<u64>| match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            policy.max_plugin_timeout_ms = lower(
+                policy.max_plugin_timeout_ms,
+                layer_policy.max_plugin_timeout_ms,
+            );
+            policy.max_plugin_memory_mb = lower(
+                policy.max_plugin_memory_mb,
+                layer_policy.max_plugin_memory_mb,
+            );
+            if kind == LayerKind::Managed {
+                policy.locked = layer_policy.locked;
+            } else if !layer_policy.locked.is_empty() {
+                warnings.push(format!(
+                    "{}: `policy.locked` is only honoured in the managed layer",
+                    path.display()
+                ));
             }
         }
         deep_merge(&mut merged, table);
-    }
-    if managed.is_some() {
-        policy.require_sha256 |= managed_policy.require_sha256;
-        policy.managed_plugins_only |= managed_policy.managed_plugins_only;
-        policy.locked = managed_policy.locked.clone();
     }
 
     let file: FileConfig = Value::Table(merged)
@@ -286,6 +387,8 @@ fn merge_layers(layers: Vec<(LayerKind, PathBuf, Table)>) -> Result<Loaded, Conf
         },
         warnings,
         files,
+        managed: None,
+        locks: Vec::new(),
     })
 }
 

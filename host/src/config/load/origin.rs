@@ -133,6 +133,8 @@ mod tests {
                 (LayerKind::Project, project.clone()),
                 (LayerKind::Managed, managed.clone()),
             ],
+            managed_is_system: false,
+            notes: Vec::new(),
         };
         let (loaded, origins) = load_with_origins(&sources).unwrap();
         assert_eq!(loaded.config.model.max_tokens, 20);

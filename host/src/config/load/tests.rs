@@ -13,6 +13,8 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn sources(files: &[(LayerKind, &PathBuf)]) -> Sources {
     Sources {
         layers: files.iter().map(|(k, p)| (*k, (*p).clone())).collect(),
+        managed_is_system: false,
+        notes: Vec::new(),
     }
 }
 
@@ -196,4 +198,162 @@ fn errors_name_file_line_and_key() {
         .unwrap_err()
         .to_string();
     assert!(text.contains("used twice"), "{text}");
+}
+
+fn env_of(pairs: &[(&str, &Path)]) -> impl Fn(&str) -> Option<String> + use<> {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.display().to_string()))
+        .collect();
+    move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+}
+
+#[test]
+fn the_system_managed_file_wins_over_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let system = write(
+        dir.path(),
+        "system.toml",
+        "[fileref]\ndeny = [\"corp/**\"]\n",
+    );
+    let other = write(dir.path(), "other.toml", "");
+    let env = env_of(&[("WARDEN_MANAGED_CONFIG", &other)]);
+    let sources = Sources::standard_with_system(dir.path(), &env, &system);
+    assert_eq!(sources.layers.last().unwrap().1, system);
+    let loaded = load(&sources).unwrap();
+    assert!(loaded.warnings[0].contains("WARDEN_MANAGED_CONFIG is ignored"));
+    let managed = loaded.managed.unwrap();
+    assert_eq!(managed.path, system);
+    assert!(managed.system);
+    use sha2::Digest;
+    let expected = hex::encode(sha2::Sha256::digest(b"[fileref]\ndeny = [\"corp/**\"]\n"));
+    assert_eq!(managed.sha256, expected);
+
+    // Without a system file the variable names the managed file.
+    std::fs::remove_file(&system).unwrap();
+    let sources = Sources::standard_with_system(dir.path(), &env, &system);
+    assert_eq!(sources.layers.last().unwrap().1, other);
+    assert!(!sources.managed_is_system);
+}
+
+#[test]
+fn a_managed_path_that_exists_but_cannot_be_used_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let dangling = dir.path().join("dangling.toml");
+    std::os::unix::fs::symlink(dir.path().join("nothing"), &dangling).unwrap();
+    let err = load(&sources(&[(LayerKind::Managed, &dangling)]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("symbolic link to nothing"), "{err}");
+    let directory = dir.path().join("dir.toml");
+    std::fs::create_dir(&directory).unwrap();
+    let err = load(&sources(&[(LayerKind::Managed, &directory)]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    // A dangling symbolic link at the system path still keeps the variable out.
+    let other = write(dir.path(), "other.toml", "");
+    let env = env_of(&[("WARDEN_MANAGED_CONFIG", &other)]);
+    let sources = Sources::standard_with_system(dir.path(), &env, &dangling);
+    assert_eq!(sources.layers.last().unwrap().1, dangling);
+}
+
+#[test]
+fn locks_cover_tables_and_plugins_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = write(
+        dir.path(),
+        "p.toml",
+        "[model]\nmax_tokens = 9\n[fileref]\ndeny = [\"x\"]\n[[plugins]]\nname = \"mine\"\nkind = \"hook\"\npath = \"x.wasm\"\n",
+    );
+    let managed = write(
+        dir.path(),
+        "m.toml",
+        "[policy]\nlocked = [\"model\", \"plugins\", \"fileref.deny\"]\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    let c = &loaded.config;
+    assert_eq!(c.model.max_tokens, 4096);
+    assert!(c.plugins.is_empty());
+    assert!(!c.fileref.deny.contains(&"x".to_owned()));
+    assert_eq!(loaded.warnings.len(), 3, "{:?}", loaded.warnings);
+    let lock = loaded.locked_by("model.max_tokens").unwrap();
+    assert_eq!(
+        (lock.key.as_str(), lock.layer, lock.line),
+        ("model", LayerKind::Managed, 2)
+    );
+    assert!(loaded.locked_by("worker.max_steps").is_none());
+}
+
+#[test]
+fn tightening_survives_the_managed_layer_and_size_caps_only_shrink() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = write(
+        dir.path(),
+        "p.toml",
+        "[policy]\nrequire_sha256 = true\nmax_component_mb = 8\n",
+    );
+    let managed = write(dir.path(), "m.toml", "[policy]\nmax_component_mb = 16\n");
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert!(loaded.config.policy.require_sha256);
+    assert_eq!(loaded.config.policy.max_component_mb, 8);
+    let too_big = write(
+        dir.path(),
+        "big.toml",
+        "[policy]\nmax_component_mb = 1024\n",
+    );
+    let err = load(&sources(&[(LayerKind::Managed, &too_big)]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("max_component_mb"), "{err}");
+}
+
+#[test]
+fn managed_plugins_only_keeps_other_layers_resolver_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = write(
+        dir.path(),
+        "p.toml",
+        "[fileref]\nresolver = \"/x/leaky.wasm\"\n[fileref.resolver_config]\na = \"b\"\n",
+    );
+    let managed = write(
+        dir.path(),
+        "m.toml",
+        "[policy]\nmanaged_plugins_only = true\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.fileref.resolver, None);
+    assert!(loaded.config.fileref.resolver_config.is_empty());
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("fileref.resolver") && w.contains("managed plugins only"))
+    );
+    let managed = write(
+        dir.path(),
+        "m2.toml",
+        "[policy]\nmanaged_plugins_only = true\n[fileref]\nresolver = \"/corp/r.wasm\"\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert_eq!(
+        loaded.config.fileref.resolver,
+        Some(PathBuf::from("/corp/r.wasm"))
+    );
 }
