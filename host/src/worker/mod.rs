@@ -5,6 +5,7 @@
 //! - [`Worker`]: one session's turns ([`Worker::submit`]); [`setup`] assembles one from
 //!   configuration.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
+//! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then.
 
 mod chain;
 mod error;
@@ -12,6 +13,7 @@ mod hooks;
 mod item;
 mod plugin_api;
 pub mod preview;
+pub mod replay;
 pub mod setup;
 mod sink;
 mod turn;
