@@ -6,6 +6,7 @@
 //! A test whose toolchain is missing prints `SKIP <example>: <tool> not installed` and passes,
 //! except under `CI=true`, where CI has installed the tools and a missing one is a failure.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -63,7 +64,9 @@ fn build(example: &'static str) -> Option<PathBuf> {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("{line}, but CI=true: .ci/run must install it");
         }
-        eprintln!("{line}");
+        // Straight to the process's stderr: the test harness captures `eprintln!` of passing
+        // tests, and a skip must never be silent.
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
         return None;
     }
     let dir = repo().join("examples").join(example);
