@@ -22,14 +22,25 @@ fn repo() -> PathBuf {
 /// tests. The project's lock file is seeded from the guest workspace's, so offline resolution
 /// picks the crates the SDK is built with (already in the local cache).
 fn cargo_build(project: &Path) -> PathBuf {
-    std::fs::copy(repo().join("plugins/Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    std::fs::copy(
+        repo().join("plugins/Cargo.lock"),
+        project.join("Cargo.lock"),
+    )
+    .unwrap();
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .unwrap()
         .join("plugin-new");
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(project)
-        .args(["build", "--release", "--offline", "--quiet", "--target", "wasm32-wasip2"])
+        .args([
+            "build",
+            "--release",
+            "--offline",
+            "--quiet",
+            "--target",
+            "wasm32-wasip2",
+        ])
         .arg("--target-dir")
         .arg(&target);
     for (key, _) in std::env::vars_os() {
@@ -46,7 +57,11 @@ fn cargo_build(project: &Path) -> PathBuf {
         project.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let name = project.file_name().unwrap().to_string_lossy().replace('-', "_");
+    let name = project
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace('-', "_");
     target.join(format!("wasm32-wasip2/release/{name}.wasm"))
 }
 
@@ -69,8 +84,15 @@ fn new_project_builds_and_checks(world: &str) {
         assert!(project.join(file).is_file(), "{file} missing");
     }
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
-    assert!(manifest.contains(&format!("features = [\"{world}\"]")), "{manifest}");
-    assert!(std::fs::read_to_string(project.join("src/lib.rs")).unwrap().contains("#[test]"));
+    assert!(
+        manifest.contains(&format!("features = [\"{world}\"]")),
+        "{manifest}"
+    );
+    assert!(
+        std::fs::read_to_string(project.join("src/lib.rs"))
+            .unwrap()
+            .contains("#[test]")
+    );
     // The same name again is refused, and nothing is overwritten.
     let again = env.run(&["plugin", "new", &name, "--world", world]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
@@ -102,10 +124,21 @@ fn plugin_new_outside_the_source_tree_depends_on_the_sdk_by_version() {
         manifest.contains(r#"warden-plugin = { version = "0.1", features = ["resolver"] }"#),
         "{manifest}"
     );
-    let out = env.run(&["plugin", "new", "pyguard", "--world", "interceptor", "--lang", "python"]);
+    let out = env.run(&[
+        "plugin",
+        "new",
+        "pyguard",
+        "--world",
+        "interceptor",
+        "--lang",
+        "python",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for file in ["app.py", "build.sh", "README.md", "wit/worlds.wit"] {
-        assert!(env.workspace().join("pyguard").join(file).is_file(), "{file}");
+        assert!(
+            env.workspace().join("pyguard").join(file).is_file(),
+            "{file}"
+        );
     }
     let out = env.run(&["plugin", "new", "Bad/Name", "--world", "hook"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -124,7 +157,10 @@ fn replay_shows_the_guard_would_cancel_exactly_the_second_prompt() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     }
     let history_before = std::fs::read(
-        env.state_home().join("sessions").join(&session).join("history.jsonl"),
+        env.state_home()
+            .join("sessions")
+            .join(&session)
+            .join("history.jsonl"),
     )
     .unwrap();
 
@@ -157,13 +193,27 @@ fn replay_shows_the_guard_would_cancel_exactly_the_second_prompt() {
         .unwrap()
         .iter()
         .filter(|p| p["point"] == "on-prompt-submit")
-        .map(|p| json!([p["turn"], p["input"]["prompt"], p["then"]["decision"], p["now"]["decision"], p["differs"]]))
+        .map(|p| {
+            json!([
+                p["turn"],
+                p["input"]["prompt"],
+                p["then"]["decision"],
+                p["now"]["decision"],
+                p["differs"]
+            ])
+        })
         .collect();
     assert_eq!(
         prompts,
         vec![
             json!([1, "first question", "continue", "continue", false]),
-            json!([2, "second question about the forbidden plan", "continue", "cancel", true]),
+            json!([
+                2,
+                "second question about the forbidden plan",
+                "continue",
+                "cancel",
+                true
+            ]),
             json!([3, "third question", "continue", "continue", false]),
         ]
     );
@@ -188,7 +238,10 @@ fn replay_shows_the_guard_would_cancel_exactly_the_second_prompt() {
     );
     // Nothing was committed.
     let history_after = std::fs::read(
-        env.state_home().join("sessions").join(&session).join("history.jsonl"),
+        env.state_home()
+            .join("sessions")
+            .join(&session)
+            .join("history.jsonl"),
     )
     .unwrap();
     assert_eq!(history_before, history_after);
@@ -238,7 +291,8 @@ fn plugin_log_filter_shows_plugin_logs_and_not_wasmtime_internals() {
             fixtures::keyword_context().display()
         ));
         let mut cmd = env.command();
-        cmd.env("WARDEN_LOG", filter).args(["preview", "deploy now"]);
+        cmd.env("WARDEN_LOG", filter)
+            .args(["preview", "deploy now"]);
         let out = crate::support::output_within(cmd, crate::support::HANG_LIMIT);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         strip_ansi(&stderr(&out))
@@ -250,15 +304,24 @@ fn plugin_log_filter_shows_plugin_logs_and_not_wasmtime_internals() {
         "at `debug` the engine logs its own work; the filter below must remove it"
     );
     let plugin_only = run("warden::plugin=debug");
-    assert!(plugin_only.contains("found \"deploy\" plugin=\"kw\""), "{plugin_only}");
+    assert!(
+        plugin_only.contains("found \"deploy\" plugin=\"kw\""),
+        "{plugin_only}"
+    );
     for line in plugin_only.lines() {
-        assert!(line.contains("plugin="), "a line not about a plugin: {line}");
+        assert!(
+            line.contains("plugin="),
+            "a line not about a plugin: {line}"
+        );
         assert!(!is_engine_internal(line), "an engine line: {line}");
     }
     // Only the guests' own lines.
     let guest_only = run("warden::plugin::guest=debug");
     assert_eq!(
-        guest_only.lines().map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest)).collect::<Vec<_>>(),
+        guest_only
+            .lines()
+            .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest))
+            .collect::<Vec<_>>(),
         ["DEBUG found \"deploy\" plugin=\"kw\""]
     );
 }

@@ -43,11 +43,13 @@ fn missing_tool(example: &str) -> Option<&'static str> {
     }
 }
 
+/// Each example built so far, with its component (`None`: skipped).
+type Built = Vec<(&'static str, Option<PathBuf>)>;
+
 /// Run `examples/<example>/build.sh` once per test run; `None` (after a printed skip line) when
 /// its tool is missing outside CI.
 pub fn built_example(example: &'static str) -> Option<PathBuf> {
-    static BUILT: OnceLock<std::sync::Mutex<Vec<(&'static str, Option<PathBuf>)>>> =
-        OnceLock::new();
+    static BUILT: OnceLock<std::sync::Mutex<Built>> = OnceLock::new();
     let cache = BUILT.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, path)) = cache.iter().find(|(name, _)| *name == example) {
@@ -93,7 +95,10 @@ fn build(example: &'static str) -> Option<PathBuf> {
         String::from_utf8_lossy(&out.stderr)
     );
     let wasm = dir.join("plugin.wasm");
-    assert!(wasm.is_file(), "{example}/build.sh did not write plugin.wasm");
+    assert!(
+        wasm.is_file(),
+        "{example}/build.sh did not write plugin.wasm"
+    );
     Some(wasm)
 }
 
@@ -140,7 +145,11 @@ fn loads_unchanged_and_behaves_like_the_sample(example: &'static str) {
     env.project_config(&config(&wasm, "secret", "x", "shout"));
     let out = env.run(&["preview", "hello"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("config key `mode`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("config key `mode`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -45,9 +45,19 @@ impl Guest for KeywordContext {
         let cancel = match get("mode").as_deref() {
             None | Some("add") => false,
             Some("cancel") => true,
-            Some(other) => return Err(format!("config key `mode`: expected add or cancel, got {other:?}")),
+            Some(other) => {
+                return Err(format!(
+                    "config key `mode`: expected add or cancel, got {other:?}"
+                ));
+            }
         };
-        SETTINGS.with(|s| *s.borrow_mut() = Some(Settings { word, context, cancel }));
+        SETTINGS.with(|s| {
+            *s.borrow_mut() = Some(Settings {
+                word,
+                context,
+                cancel,
+            })
+        });
         Ok(())
     }
 

@@ -62,10 +62,23 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             command: PluginCommand::Check { file, json },
         } => plugin::check(&file, json),
         Command::Plugin {
-            command: PluginCommand::New { name, world, lang, sdk_path },
+            command:
+                PluginCommand::New {
+                    name,
+                    world,
+                    lang,
+                    sdk_path,
+                },
         } => plugin_new::new(&name, world, lang, sdk_path.as_deref()),
         Command::Plugin {
-            command: PluginCommand::Replay { session, file, config, json, diff },
+            command:
+                PluginCommand::Replay {
+                    session,
+                    file,
+                    config,
+                    json,
+                    diff,
+                },
         } => plugin_replay::replay(&session, &file, &config, json, diff),
         Command::Plugin {
             command: PluginCommand::Pin { name, dir },

@@ -113,7 +113,11 @@ pub(crate) fn new(
         NewLang::Python | NewLang::Js if world != NewWorld::Interceptor => {
             return Err(CliError::usage(format!(
                 "--lang {} has an interceptor template only; use --lang rust for a {}",
-                if lang == NewLang::Python { "python" } else { "js" },
+                if lang == NewLang::Python {
+                    "python"
+                } else {
+                    "js"
+                },
                 world.as_str()
             )));
         }
@@ -123,11 +127,14 @@ pub(crate) fn new(
     for (rel, text, executable) in &files {
         write(&dir.join(rel), text, *executable)?;
     }
-    outln!("wrote {} ({} {})", dir.display(), lang_name(lang), world.as_str());
+    outln!(
+        "wrote {} ({} {})",
+        dir.display(),
+        lang_name(lang),
+        world.as_str()
+    );
     match lang {
-        NewLang::Rust => outln!(
-            "build: cd {name} && cargo build --release --target wasm32-wasip2"
-        ),
+        NewLang::Rust => outln!("build: cd {name} && cargo build --release --target wasm32-wasip2"),
         NewLang::Python => outln!("build: cd {name} && ./build.sh"),
         NewLang::Js => outln!("build: cd {name} && npm install && ./build.sh"),
     }
@@ -153,7 +160,9 @@ fn rust_files(
     let feature = world.as_str();
     let in_tree = source_tree_sdk().and_then(|(repo, sdk)| {
         let parent = std::fs::canonicalize(dir.parent()?).ok()?;
-        parent.starts_with(&repo).then(|| relative(&parent.join(name), &sdk))
+        parent
+            .starts_with(&repo)
+            .then(|| relative(&parent.join(name), &sdk))
     });
     let explicit = match sdk_path {
         Some(path) => Some(
@@ -171,7 +180,9 @@ fn rust_files(
              depends on the SDK by path and always builds against the SDK and WIT of that tree.",
         ),
         None => (
-            format!("warden-plugin = {{ version = \"{SDK_VERSION}\", features = [\"{feature}\"] }}"),
+            format!(
+                "warden-plugin = {{ version = \"{SDK_VERSION}\", features = [\"{feature}\"] }}"
+            ),
             "This project depends on the released SDK by version (crates.io). Inside warden's \
              source tree, `warden plugin new` writes a path dependency instead.",
         ),
@@ -198,29 +209,84 @@ fn rust_files(
             )
     };
     Ok(vec![
-        ("Cargo.toml".into(), fill(include_str!("templates/rust/Cargo.toml")), false),
-        ("README.md".into(), fill(include_str!("templates/rust/README.md")), false),
-        (".gitignore".into(), include_str!("templates/rust/gitignore").into(), false),
+        (
+            "Cargo.toml".into(),
+            fill(include_str!("templates/rust/Cargo.toml")),
+            false,
+        ),
+        (
+            "README.md".into(),
+            fill(include_str!("templates/rust/README.md")),
+            false,
+        ),
+        (
+            ".gitignore".into(),
+            include_str!("templates/rust/gitignore").into(),
+            false,
+        ),
         ("src/lib.rs".into(), source.to_owned(), false),
     ])
 }
 
 fn script_files(name: &str, lang: &str) -> Files {
-    let config = config_example(name, NewWorld::Interceptor, &format!("/path/to/{name}/plugin.wasm"));
-    let fill = |text: &str| text.replace("{{name}}", name).replace("{{config}}", &config);
+    let config = config_example(
+        name,
+        NewWorld::Interceptor,
+        &format!("/path/to/{name}/plugin.wasm"),
+    );
+    let fill = |text: &str| {
+        text.replace("{{name}}", name)
+            .replace("{{config}}", &config)
+    };
     let mut files: Files = match lang {
         "python" => vec![
-            ("app.py".into(), include_str!("templates/python/app.py").into(), false),
-            ("build.sh".into(), include_str!("templates/python/build.sh").into(), true),
-            ("README.md".into(), fill(include_str!("templates/python/README.md")), false),
-            (".gitignore".into(), include_str!("templates/python/gitignore").into(), false),
+            (
+                "app.py".into(),
+                include_str!("templates/python/app.py").into(),
+                false,
+            ),
+            (
+                "build.sh".into(),
+                include_str!("templates/python/build.sh").into(),
+                true,
+            ),
+            (
+                "README.md".into(),
+                fill(include_str!("templates/python/README.md")),
+                false,
+            ),
+            (
+                ".gitignore".into(),
+                include_str!("templates/python/gitignore").into(),
+                false,
+            ),
         ],
         _ => vec![
-            ("app.js".into(), include_str!("templates/js/app.js").into(), false),
-            ("build.sh".into(), include_str!("templates/js/build.sh").into(), true),
-            ("package.json".into(), fill(include_str!("templates/js/package.json")), false),
-            ("README.md".into(), fill(include_str!("templates/js/README.md")), false),
-            (".gitignore".into(), include_str!("templates/js/gitignore").into(), false),
+            (
+                "app.js".into(),
+                include_str!("templates/js/app.js").into(),
+                false,
+            ),
+            (
+                "build.sh".into(),
+                include_str!("templates/js/build.sh").into(),
+                true,
+            ),
+            (
+                "package.json".into(),
+                fill(include_str!("templates/js/package.json")),
+                false,
+            ),
+            (
+                "README.md".into(),
+                fill(include_str!("templates/js/README.md")),
+                false,
+            ),
+            (
+                ".gitignore".into(),
+                include_str!("templates/js/gitignore").into(),
+                false,
+            ),
         ],
     };
     files.extend(
@@ -268,7 +334,10 @@ mod tests {
             relative(Path::new("/r/examples/x"), Path::new("/r/plugins/sdk")),
             "../../plugins/sdk"
         );
-        assert_eq!(relative(Path::new("/r/x"), Path::new("/r/plugins/sdk")), "../plugins/sdk");
+        assert_eq!(
+            relative(Path::new("/r/x"), Path::new("/r/plugins/sdk")),
+            "../plugins/sdk"
+        );
     }
 
     #[test]

@@ -49,7 +49,10 @@ pub(crate) fn pin(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
         .and_then(Item::as_array_of_tables_mut)
         .and_then(|list| list.get_mut(index))
     else {
-        return Err(CliError::failure(format!("{}: entry vanished", file.display())));
+        return Err(CliError::failure(format!(
+            "{}: entry vanished",
+            file.display()
+        )));
     };
     let Some(path) = entry.get("path").and_then(Item::as_str) else {
         return Err(CliError::usage(format!(
@@ -58,15 +61,20 @@ pub(crate) fn pin(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
         )));
     };
     let component = resolve(&file, path);
-    let bytes = std::fs::read(&component).map_err(|err| {
-        CliError::usage(format!("plugin {name}: {}: {err}", component.display()))
-    })?;
+    let bytes = std::fs::read(&component)
+        .map_err(|err| CliError::usage(format!("plugin {name}: {}: {err}", component.display())))?;
     let digest = sha256_hex(&bytes);
-    let old = entry.get("sha256").and_then(Item::as_str).map(str::to_owned);
+    let old = entry
+        .get("sha256")
+        .and_then(Item::as_str)
+        .map(str::to_owned);
     entry.insert("sha256", value(digest.as_str()));
     write_atomically(&file, &doc.to_string())?;
     outln!("{}: plugin {name}", file.display());
-    outln!("  sha256 {} -> {digest}", old.as_deref().unwrap_or("(none)"));
+    outln!(
+        "  sha256 {} -> {digest}",
+        old.as_deref().unwrap_or("(none)")
+    );
     Ok(EXIT_OK)
 }
 

@@ -10,7 +10,9 @@ use serde_json::json;
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
-use crate::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect};
+use crate::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect,
+};
 use crate::store::{load, read_audit};
 use crate::worker::replay::{
     Decision, PointInput, ReplayRow, recorded_events, recorded_points, replay_hook,
@@ -29,7 +31,9 @@ pub(crate) fn replay(
         .iter()
         .map(|pair| match pair.split_once('=') {
             Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-            _ => Err(CliError::usage(format!("--config {pair:?}: expected KEY=VALUE"))),
+            _ => Err(CliError::usage(format!(
+                "--config {pair:?}: expected KEY=VALUE"
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let home = home()?;
@@ -74,7 +78,9 @@ pub(crate) fn replay(
 fn input_json(input: &PointInput) -> serde_json::Value {
     match input {
         PointInput::Prompt(p) => json!({"prompt": p.text, "items": p.items.len()}),
-        PointInput::CancelledPrompt => json!({"prompt": null, "note": "cancelled then; its text was never committed"}),
+        PointInput::CancelledPrompt => {
+            json!({"prompt": null, "note": "cancelled then; its text was never committed"})
+        }
         PointInput::Request(r) => json!({"step": r.step, "history_items": r.history_items}),
         PointInput::TurnEnd(t) => json!({"answer": t.answer, "continuations": t.continuations}),
     }
@@ -98,7 +104,10 @@ fn print_rows(session: &str, rows: &[ReplayRow], json: bool, diff: bool) {
             })
             .collect();
         let differ = rows.iter().filter(|r| r.differs()).count();
-        outln!("{}", json!({"session": session, "points": points, "differ": differ}));
+        outln!(
+            "{}",
+            json!({"session": session, "points": points, "differ": differ})
+        );
         return;
     }
     for row in shown {
@@ -109,7 +118,11 @@ fn print_rows(session: &str, rows: &[ReplayRow], json: bool, diff: bool) {
             PointInput::Request(r) => format!("step {}", r.step),
             PointInput::TurnEnd(t) => format!("answer {:?}", t.answer),
         };
-        outln!("turn {} {} {what}{mark}", row.point.turn, row.point.input.point());
+        outln!(
+            "turn {} {} {what}{mark}",
+            row.point.turn,
+            row.point.input.point()
+        );
         outln!("  then: {}", describe(&row.point.then));
         match &row.now {
             Some(now) => outln!("  now:  {}", describe(now)),

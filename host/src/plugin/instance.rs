@@ -250,8 +250,11 @@ impl<B: WorldBindings> Managed<B> {
 
 /// True when the error is the memory limiter refusing growth (the store traps on it).
 fn is_memory_cap(err: &wasmtime::Error) -> bool {
-    err.chain()
-        .any(|cause| cause.to_string().contains("forcing trap when growing memory"))
+    err.chain().any(|cause| {
+        cause
+            .to_string()
+            .contains("forcing trap when growing memory")
+    })
 }
 
 fn first_line(s: &str) -> String {

@@ -71,7 +71,9 @@ impl Decision {
             (Self::Cancel { reason: a, .. }, Self::Cancel { reason: b, .. }) => a == b,
             (Self::ContinueWith { items: a }, Self::ContinueWith { items: b }) => {
                 a.len() == b.len()
-                    && a.iter().zip(b).all(|(x, y)| x.role == y.role && x.text == y.text)
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| x.role == y.role && x.text == y.text)
             }
             _ => self == other,
         }
@@ -132,7 +134,9 @@ struct Group<'a> {
 
 impl Group<'_> {
     fn starts_prompt(&self) -> bool {
-        self.records.first().is_some_and(|r| r.source == Source::User)
+        self.records
+            .first()
+            .is_some_and(|r| r.source == Source::User)
     }
     fn plugin_items(&self) -> (Source, Vec<Item>) {
         let mut source = Source::Plugin(String::new());
@@ -203,7 +207,11 @@ fn prompt_runs(audit: &[AuditRecord]) -> Vec<PromptRun> {
 }
 
 /// The call points of a recorded session, in order.
-pub fn recorded_points(session: &str, records: &[Record], audit: &[AuditRecord]) -> Vec<RecordedPoint> {
+pub fn recorded_points(
+    session: &str,
+    records: &[Record],
+    audit: &[AuditRecord],
+) -> Vec<RecordedPoint> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for record in records {
         match groups.last_mut() {
@@ -253,7 +261,11 @@ pub fn recorded_points(session: &str, records: &[Record], audit: &[AuditRecord])
                 .filter(|r| matches!(r.source, Source::User | Source::FileRef))
                 .map(|r| r.item.clone())
                 .collect();
-            prompt = group.records.first().map(|r| r.item.text().to_owned()).unwrap_or_default();
+            prompt = group
+                .records
+                .first()
+                .map(|r| r.item.text().to_owned())
+                .unwrap_or_default();
             let (source, added) = group.plugin_items();
             points.push(RecordedPoint {
                 turn,
@@ -268,9 +280,10 @@ pub fn recorded_points(session: &str, records: &[Record], audit: &[AuditRecord])
         } else if turn == 0 {
             // Items before any prompt (none in a session written by warden).
         } else if let Some(answer) = group.answer() {
-            let (history_items, source, items) = pending
-                .take()
-                .unwrap_or((seen_items, Source::Plugin(String::new()), Vec::new()));
+            let (history_items, source, items) =
+                pending
+                    .take()
+                    .unwrap_or((seen_items, Source::Plugin(String::new()), Vec::new()));
             points.push(RecordedPoint {
                 turn,
                 input: PointInput::Request(RequestInfo {
@@ -341,12 +354,17 @@ pub struct ReplayRow {
 impl ReplayRow {
     /// True when the plugin would decide differently from the chain then.
     pub fn differs(&self) -> bool {
-        self.now.as_ref().is_some_and(|now| !now.same_as(&self.point.then))
+        self.now
+            .as_ref()
+            .is_some_and(|now| !now.same_as(&self.point.then))
     }
 }
 
 /// Feed `plugin` every recorded point in order, on one instance, as a turn would.
-pub fn replay_interceptor(points: &[RecordedPoint], plugin: &mut dyn Interceptor) -> Vec<ReplayRow> {
+pub fn replay_interceptor(
+    points: &[RecordedPoint],
+    plugin: &mut dyn Interceptor,
+) -> Vec<ReplayRow> {
     let source = Source::Plugin(plugin.name().to_owned());
     let failed = |err: crate::plugin::PluginError| Decision::Failed {
         message: err.to_string(),
@@ -407,8 +425,10 @@ pub fn recorded_events(records: &[Record]) -> Vec<(usize, Event)> {
             turn += 1;
             events.push((turn, Event::PromptSubmitted(first.item.text().to_owned())));
         }
-        if let Some(Item::Assistant { text, tool_calls }) =
-            slice.iter().map(|r| &r.item).find(|i| matches!(i, Item::Assistant { .. }))
+        if let Some(Item::Assistant { text, tool_calls }) = slice
+            .iter()
+            .map(|r| &r.item)
+            .find(|i| matches!(i, Item::Assistant { .. }))
         {
             events.push((
                 turn,
@@ -453,14 +473,19 @@ pub fn recorded_events(records: &[Record]) -> Vec<(usize, Event)> {
         }
         events.push((
             turn,
-            Event::ItemsCommitted(slice.iter().map(|r| (r.source.clone(), r.item.clone())).collect()),
+            Event::ItemsCommitted(
+                slice
+                    .iter()
+                    .map(|r| (r.source.clone(), r.item.clone()))
+                    .collect(),
+            ),
         ));
         seen += slice.len() as u64;
         bytes += slice.iter().map(|r| r.item.byte_len() as u64).sum::<u64>();
         let next_is_prompt = records.get(end).is_none_or(|r| r.source == Source::User);
-        let answered = slice
-            .iter()
-            .any(|r| matches!(&r.item, Item::Assistant { tool_calls, .. } if tool_calls.is_empty()));
+        let answered = slice.iter().any(
+            |r| matches!(&r.item, Item::Assistant { tool_calls, .. } if tool_calls.is_empty()),
+        );
         if answered && next_is_prompt {
             events.push((turn, Event::TurnEnded("answered".into())));
         }
@@ -475,4 +500,165 @@ pub fn replay_hook(events: &[(usize, Event)], hook: &mut dyn Hook) -> Vec<Option
         .iter()
         .map(|(_, event)| hook.on_event(event).err().map(|e| e.to_string()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::worker::ToolCall;
+
+    fn record(seq: u64, group: u64, source: Source, item: Item) -> Record {
+        Record {
+            seq,
+            group,
+            source,
+            ts: SystemTime::UNIX_EPOCH,
+            item,
+            origin: None,
+        }
+    }
+
+    fn decision(plugin: &str, hook: &str, decision: &str, reason: Option<&str>) -> AuditRecord {
+        AuditRecord {
+            ts: SystemTime::UNIX_EPOCH,
+            event: AuditEvent::PluginDecision {
+                plugin: plugin.into(),
+                hook: hook.into(),
+                decision: decision.into(),
+                reason: reason.map(str::to_owned),
+            },
+        }
+    }
+
+    fn plugin(name: &str) -> Source {
+        Source::Plugin(name.into())
+    }
+
+    /// A cancelled prompt, then a turn with a file, a plugin item, a notification, a tool call,
+    /// a turn-end continuation and a second answer.
+    #[test]
+    fn points_follow_the_turn_loop_and_the_audit_log() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "read_file".into(),
+            arguments: serde_json::json!({"path": "a.txt"}),
+        };
+        let records = vec![
+            record(1, 1, Source::User, Item::user("ship @a.txt")),
+            record(
+                2,
+                1,
+                Source::FileRef,
+                Item::system("[File: a.txt]\nalpha\n"),
+            ),
+            record(3, 1, plugin("kw"), Item::system("ctx")),
+            record(4, 2, Source::Notify, Item::system("[Notification] red")),
+            record(
+                5,
+                3,
+                Source::Provider,
+                Item::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![call],
+                },
+            ),
+            record(
+                6,
+                4,
+                Source::Tool,
+                Item::ToolResult {
+                    call_id: "c1".into(),
+                    content: "alpha".into(),
+                    is_error: false,
+                },
+            ),
+            record(7, 5, Source::Provider, Item::assistant("done")),
+            record(8, 6, plugin("review"), Item::system("check again")),
+            record(9, 7, Source::Provider, Item::assistant("checked")),
+        ];
+        let audit = vec![
+            decision("guard", "on-prompt-submit", "cancel", Some("no")),
+            decision("guard", "on-prompt-submit", "continue", None),
+            decision("kw", "on-prompt-submit", "continue-with", Some("1 items")),
+            decision("review", "on-turn-end", "continue-with", Some("1 items")),
+            decision("review", "on-turn-end", "finish", None),
+        ];
+        let points = recorded_points("s", &records, &audit);
+        let summary: Vec<(usize, &str, String)> = points
+            .iter()
+            .map(|p| {
+                let then = match &p.then {
+                    Decision::ContinueWith { items } => format!("continue-with {}", items.len()),
+                    Decision::Cancel { reason, by } => {
+                        format!("cancel {reason} by {}", by.as_deref().unwrap_or("?"))
+                    }
+                    other => format!("{other:?}").to_lowercase(),
+                };
+                (p.turn, p.input.point(), then)
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, "on-prompt-submit", "cancel no by guard".to_owned()),
+                (2, "on-prompt-submit", "continue-with 1".to_owned()),
+                (2, "pre-llm-request", "continue".to_owned()),
+                (2, "pre-llm-request", "continue".to_owned()),
+                (2, "on-turn-end", "continue-with 1".to_owned()),
+                (2, "pre-llm-request", "continue".to_owned()),
+                (2, "on-turn-end", "finish".to_owned()),
+            ]
+        );
+        assert_eq!(points[0].input, PointInput::CancelledPrompt);
+        let PointInput::Prompt(prompt) = &points[1].input else {
+            panic!("{:?}", points[1].input);
+        };
+        assert_eq!(prompt.items.len(), 2, "the user item and the file item");
+        assert_eq!(
+            points[1].chain,
+            ["guard: continue", "kw: continue-with (1 items)"]
+        );
+        // The first request came after the prompt group (3 items), before the notification.
+        let steps: Vec<(u32, u32)> = points
+            .iter()
+            .filter_map(|p| match &p.input {
+                PointInput::Request(r) => Some((r.step, r.history_items)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(steps, [(0, 3), (1, 6), (2, 8)]);
+        let ends: Vec<(String, u32)> = points
+            .iter()
+            .filter_map(|p| match &p.input {
+                PointInput::TurnEnd(t) => Some((t.answer.clone(), t.continuations)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, [("done".to_owned(), 0), ("checked".to_owned(), 1)]);
+    }
+
+    #[test]
+    fn decisions_compare_by_what_they_do_not_who_made_them() {
+        let item = |source: &str| ShownItem {
+            role: "system".into(),
+            text: "ctx".into(),
+            source: source.into(),
+        };
+        let a = Decision::ContinueWith {
+            items: vec![item("plugin:a")],
+        };
+        let b = Decision::ContinueWith {
+            items: vec![item("plugin:b")],
+        };
+        assert!(a.same_as(&b));
+        let cancel = |by: &str| Decision::Cancel {
+            reason: "no".into(),
+            by: Some(by.into()),
+        };
+        assert!(cancel("x").same_as(&cancel("y")));
+        assert!(!Decision::Continue.same_as(&cancel("x")));
+        assert!(!Decision::Continue.same_as(&a));
+    }
 }

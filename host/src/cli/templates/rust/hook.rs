@@ -31,7 +31,11 @@ impl Plugin {
     fn count(&mut self, event: &Event) -> Option<String> {
         *self.counts.entry(kind(event)).or_default() += 1;
         matches!(event, Event::TurnEnded(_)).then(|| {
-            let counts: Vec<String> = self.counts.iter().map(|(k, n)| format!("{k}={n}")).collect();
+            let counts: Vec<String> = self
+                .counts
+                .iter()
+                .map(|(k, n)| format!("{k}={n}"))
+                .collect();
             format!("event counts: {}", counts.join(" "))
         })
     }
@@ -60,7 +64,9 @@ mod tests {
         let mut plugin = Plugin::default();
         assert_eq!(plugin.count(&Event::PromptSubmitted("hi".into())), None);
         assert_eq!(
-            plugin.count(&Event::TurnEnded("answered".into())).as_deref(),
+            plugin
+                .count(&Event::TurnEnded("answered".into()))
+                .as_deref(),
             Some("event counts: prompt-submitted=1 turn-ended=1")
         );
     }

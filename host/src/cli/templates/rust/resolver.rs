@@ -6,10 +6,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use warden_plugin::Config;
 use warden_plugin::resolver::{
     EntryKind, FileChunk, FileRef, Listing, ResolveError, Resolved, Resolver,
 };
-use warden_plugin::Config;
 
 struct Plugin {
     root: PathBuf,
@@ -23,7 +23,9 @@ impl Plugin {
             .components()
             .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
         if escapes {
-            return Err(ResolveError::OutOfScope(format!("{path} is outside the workspace")));
+            return Err(ResolveError::OutOfScope(format!(
+                "{path} is outside the workspace"
+            )));
         }
         Ok(self.root.join(relative))
     }
@@ -48,14 +50,23 @@ fn cap(text: &str, max: u64) -> (String, bool) {
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    (format!("{}\n[...truncated, {} bytes total]", &text[..cut], text.len()), true)
+    (
+        format!(
+            "{}\n[...truncated, {} bytes total]",
+            &text[..cut],
+            text.len()
+        ),
+        true,
+    )
 }
 
 impl Resolver for Plugin {
     fn init(config: Config) -> Result<Self, String> {
         let roots = config.require("roots")?;
         let root = roots.lines().next().ok_or("config key `roots` is empty")?;
-        Ok(Self { root: PathBuf::from(root) })
+        Ok(Self {
+            root: PathBuf::from(root),
+        })
     }
 
     fn resolve(&mut self, request: FileRef) -> Result<Resolved, ResolveError> {
@@ -101,13 +112,21 @@ impl Resolver for Plugin {
             .filter_map(Result::ok)
             .map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if e.path().is_dir() { format!("{name}/") } else { name }
+                if e.path().is_dir() {
+                    format!("{name}/")
+                } else {
+                    name
+                }
             })
             .collect();
         entries.sort();
         let truncated = entries.len() > max_entries as usize;
         entries.truncate(max_entries as usize);
-        Ok(Listing { path, entries, truncated })
+        Ok(Listing {
+            path,
+            entries,
+            truncated,
+        })
     }
 }
 
@@ -119,10 +138,24 @@ mod tests {
 
     #[test]
     fn paths_out_of_the_workspace_are_refused_and_text_is_capped() {
-        let plugin = Plugin { root: PathBuf::from("/ws") };
-        assert!(matches!(plugin.locate("../etc/passwd"), Err(ResolveError::OutOfScope(_))));
-        assert!(matches!(plugin.locate("/etc/passwd"), Err(ResolveError::OutOfScope(_))));
-        assert_eq!(plugin.locate("src/lib.rs").ok(), Some(PathBuf::from("/ws/src/lib.rs")));
-        assert_eq!(cap("héllo", 2), ("h\n[...truncated, 6 bytes total]".to_owned(), true));
+        let plugin = Plugin {
+            root: PathBuf::from("/ws"),
+        };
+        assert!(matches!(
+            plugin.locate("../etc/passwd"),
+            Err(ResolveError::OutOfScope(_))
+        ));
+        assert!(matches!(
+            plugin.locate("/etc/passwd"),
+            Err(ResolveError::OutOfScope(_))
+        ));
+        assert_eq!(
+            plugin.locate("src/lib.rs").ok(),
+            Some(PathBuf::from("/ws/src/lib.rs"))
+        );
+        assert_eq!(
+            cap("héllo", 2),
+            ("h\n[...truncated, 6 bytes total]".to_owned(), true)
+        );
     }
 }
