@@ -115,6 +115,11 @@ fn plugin_new_hook_builds_and_passes_check() {
 }
 
 #[test]
+fn plugin_new_resolver_builds_and_passes_check() {
+    new_project_builds_and_checks("resolver");
+}
+
+#[test]
 fn plugin_new_outside_the_source_tree_depends_on_the_sdk_by_version() {
     let env = TestEnv::new();
     let out = env.run(&["plugin", "new", "guard", "--world", "resolver"]);
