@@ -1,6 +1,10 @@
 //! Plugin call costs, side by side with the same logic as a native trait object.
 //!
 //! `cargo bench -p warden --bench plugin`
+//!
+//! The same interceptor written other ways (`examples/*/build.sh` writes `plugin.wasm`) is
+//! measured beside the SDK sample when its path is set: `WARDEN_BENCH_WIT_BINDGEN_WASM`,
+//! `WARDEN_BENCH_PYTHON_WASM`, `WARDEN_BENCH_JS_WASM` (group `languages`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -143,5 +147,64 @@ fn startup(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, calls, startup);
+/// The SDK sample and whichever other builds of the same interceptor the environment names.
+fn languages_under_test() -> Vec<(&'static str, PathBuf)> {
+    let mut out = vec![("rust-sdk", PathBuf::from(KEYWORD))];
+    for (label, var) in [
+        ("rust-wit-bindgen", "WARDEN_BENCH_WIT_BINDGEN_WASM"),
+        ("python", "WARDEN_BENCH_PYTHON_WASM"),
+        ("js", "WARDEN_BENCH_JS_WASM"),
+    ] {
+        if let Some(path) = std::env::var_os(var) {
+            out.push((label, PathBuf::from(path)));
+        }
+    }
+    out
+}
+
+fn load_keyword(engine: &PluginEngine, path: &Path) -> InterceptorPlugin {
+    InterceptorPlugin::load(
+        engine,
+        "kw",
+        path,
+        None,
+        Limits::default(),
+        vec![
+            ("word".into(), "deploy".into()),
+            ("context".into(), "Deploys go through CI.".into()),
+        ],
+    )
+    .unwrap()
+}
+
+/// Warm call, fresh instance and start-up (warm compiled cache) of each build of the sample.
+fn languages(c: &mut Criterion) {
+    let prompt = prompt_1k();
+    let cache = tempfile::tempdir().unwrap();
+    let engine = PluginEngine::new(EngineOptions {
+        cache_dir: Some(cache.path().to_owned()),
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let mut group = c.benchmark_group("languages");
+    group.sample_size(10);
+    for (label, path) in languages_under_test() {
+        let mut plugin = load_keyword(&engine, &path);
+        group.bench_function(format!("{label}: warm call"), |b| {
+            b.iter(|| black_box(plugin.on_prompt_submit(black_box(&prompt)).unwrap()))
+        });
+        group.bench_function(format!("{label}: fresh instance + init + call"), |b| {
+            b.iter(|| {
+                plugin.reset();
+                black_box(plugin.on_prompt_submit(black_box(&prompt)).unwrap())
+            })
+        });
+        group.bench_function(format!("{label}: start (warm compiled cache)"), |b| {
+            b.iter(|| black_box(load_keyword(&engine, &path)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, calls, startup, languages);
 criterion_main!(benches);

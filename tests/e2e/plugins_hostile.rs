@@ -93,6 +93,8 @@ fn infinite_loop_is_stopped_at_its_deadline_every_time() {
             "{err}"
         );
         assert!(err.to_string().contains("deadline"), "{err}");
+        // The author is told which key to raise.
+        assert!(err.to_string().contains("raise `timeout_ms`"), "{err}");
         // Generous sanity bound: the call came back instead of hanging.
         assert!(start.elapsed() < Duration::from_secs(10));
     }
@@ -136,6 +138,11 @@ fn memory_bomb_hits_the_memory_cap() {
     };
     assert!(
         message.contains("memory") || message.contains("alloc"),
+        "{message}"
+    );
+    // The author is told which key to raise.
+    assert!(
+        message.contains("memory cap 32 MiB") && message.contains("`memory_mb`"),
         "{message}"
     );
 }

@@ -83,3 +83,28 @@ fn released_versions_are_frozen() {
         "the WIT of released warden:plugin@0.1.0 changed; a change needs a new version"
     );
 }
+
+/// The SDK carries its own copy of the WIT (a published crate cannot reach outside its
+/// directory); the copy must be the contract, byte for byte.
+#[test]
+fn the_sdk_copy_of_the_wit_is_identical() {
+    let sdk = wit_dir().parent().unwrap().join("plugins/sdk/wit");
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".wit"))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&sdk), names(&wit_dir()));
+    for name in names(&wit_dir()) {
+        assert_eq!(
+            std::fs::read(sdk.join(&name)).unwrap(),
+            std::fs::read(wit_dir().join(&name)).unwrap(),
+            "plugins/sdk/wit/{} differs from wit/; copy wit/*.wit into plugins/sdk/wit/",
+            name.to_string_lossy()
+        );
+    }
+}

@@ -63,6 +63,45 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a plugin project into ./NAME that builds out of the box.
+    New {
+        /// Project and crate name.
+        name: String,
+        /// The world the plugin implements.
+        #[arg(long, value_enum)]
+        world: super::plugin_new::NewWorld,
+        /// The language.
+        #[arg(long, value_enum, default_value = "rust")]
+        lang: super::plugin_new::NewLang,
+        /// Depend on the Rust SDK at this path instead of by version.
+        #[arg(long, value_name = "DIR")]
+        sdk_path: Option<PathBuf>,
+    },
+    /// Feed a plugin the inputs a recorded session saw; print what it would decide beside what
+    /// the chain decided then. Nothing is committed.
+    Replay {
+        /// Session id.
+        session: String,
+        /// The component file.
+        file: PathBuf,
+        /// A config value for the plugin's `init` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Print only the points where the decision differs.
+        #[arg(long)]
+        diff: bool,
+    },
+    /// Write the sha256 of a configured plugin's file into the config file that declared it.
+    Pin {
+        /// The plugin's name in `[[plugins]]`.
+        name: String,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

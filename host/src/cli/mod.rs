@@ -14,6 +14,9 @@ mod notify;
 mod operator_args;
 mod out;
 mod plugin;
+mod plugin_new;
+mod plugin_pin;
+mod plugin_replay;
 mod preview;
 mod progress;
 mod prompt;
@@ -77,6 +80,28 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Plugin {
             command: PluginCommand::Check { file, json },
         } => plugin::check(&file, json),
+        Command::Plugin {
+            command:
+                PluginCommand::New {
+                    name,
+                    world,
+                    lang,
+                    sdk_path,
+                },
+        } => plugin_new::new(&name, world, lang, sdk_path.as_deref()),
+        Command::Plugin {
+            command:
+                PluginCommand::Replay {
+                    session,
+                    file,
+                    config,
+                    json,
+                    diff,
+                },
+        } => plugin_replay::replay(&session, &file, &config, json, diff),
+        Command::Plugin {
+            command: PluginCommand::Pin { name, dir },
+        } => plugin_pin::pin(&name, dir.as_deref()),
         Command::Session { command } => match command {
             SessionCommand::List { json, all } => session::list(json, all),
             SessionCommand::Show { id } => session::show(&id),

@@ -53,7 +53,9 @@ pub enum PluginError {
         message: String,
     },
     /// The call ran past its deadline and was interrupted.
-    #[error("plugin {plugin}: {call} ran past its {timeout_ms} ms deadline")]
+    #[error(
+        "plugin {plugin}: {call} ran past its {timeout_ms} ms deadline (raise `timeout_ms` in its [[plugins]] entry if it needs longer)"
+    )]
     Deadline {
         /// Plugin name.
         plugin: String,

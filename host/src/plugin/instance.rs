@@ -256,6 +256,12 @@ impl<B: WorldBindings> Managed<B> {
         if let Some(panic) = last_panic_line(&stderr.contents()) {
             message = format!("{message} ({})", crate::domain::escape::escape(&panic));
         }
+        if is_memory_cap(&err) {
+            message = format!(
+                "{message} (memory cap {} MiB: raise `memory_mb` in its [[plugins]] entry if it needs more)",
+                self.limits.memory_bytes >> 20
+            );
+        }
         tracing::debug!(plugin = %self.name, call, "plugin failed: {message}");
         PluginError::Trap {
             plugin: self.name.clone(),
@@ -263,6 +269,15 @@ impl<B: WorldBindings> Managed<B> {
             message,
         }
     }
+}
+
+/// True when the error is the memory limiter refusing growth (the store traps on it).
+fn is_memory_cap(err: &wasmtime::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .to_string()
+            .contains("forcing trap when growing memory")
+    })
 }
 
 fn first_line(s: &str) -> String {

@@ -9,12 +9,14 @@
 //! - [`Hooks`]: fan-out of events to observer plugins.
 //! - [`ToolRegistry`]: the tools the model may call.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
+//! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then.
 
 mod chain;
 mod error;
 mod hooks;
 pub mod preview;
 mod prompt;
+pub mod replay;
 mod tools;
 mod turn;
 mod validate;

@@ -3,7 +3,7 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "warden:plugin/hook",
         pub_export_macro: true,
         export_macro_name: "__export_hook_world",

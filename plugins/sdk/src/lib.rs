@@ -4,6 +4,8 @@
 //! world's trait once and call its export macro: [`export_interceptor!`], [`export_hook!`] or
 //! [`export_resolver!`]. See the crate README for a complete plugin.
 
+#![warn(missing_docs)]
+
 extern crate self as warden_plugin;
 
 #[cfg(any(

@@ -4,7 +4,7 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "warden:plugin/resolver",
         pub_export_macro: true,
         export_macro_name: "__export_resolver_world",

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Build the component and write it to plugin.wasm beside this script.
+# Needs: componentize-py 0.25 (`pip install 'componentize-py==0.25.*'`).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+command -v componentize-py >/dev/null || { echo "componentize-py not installed: pip install 'componentize-py==0.25.*'" >&2; exit 127; }
+cd "$here"
+componentize-py -d "$here/../../wit" -w warden:plugin/interceptor componentize app -o "$here/plugin.wasm"
+echo "built $here/plugin.wasm"

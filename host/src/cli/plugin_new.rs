@@ -1,0 +1,350 @@
+//! `warden plugin new NAME --world W [--lang L]`: write a plugin project into `./NAME` from
+//! templates embedded in the binary. Rust projects depend on the SDK by path when written inside
+//! warden's source tree (or when `--sdk-path` says where it is), else by version.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+
+/// The world a new plugin implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum NewWorld {
+    /// May continue, cancel or extend a turn.
+    Interceptor,
+    /// Observes every event; changes nothing.
+    Hook,
+    /// Turns `@path` references into file content.
+    Resolver,
+}
+
+/// The language of a new plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum NewLang {
+    /// Rust with the `warden-plugin` SDK.
+    Rust,
+    /// Python with componentize-py.
+    Python,
+    /// JavaScript with componentize-js.
+    Js,
+}
+
+impl NewWorld {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Interceptor => "interceptor",
+            Self::Hook => "hook",
+            Self::Resolver => "resolver",
+        }
+    }
+}
+
+/// The released SDK version a project outside the source tree depends on.
+const SDK_VERSION: &str = "0.1";
+
+/// warden's own SDK, when this binary was built from a source tree that is still there.
+fn source_tree_sdk() -> Option<(PathBuf, PathBuf)> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let repo = std::fs::canonicalize(repo).ok()?;
+    let sdk = repo.join("plugins").join("sdk");
+    sdk.join("Cargo.toml").is_file().then_some((repo, sdk))
+}
+
+/// `to` relative to `from` (both absolute, canonical), with `/` separators.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<Component> = from.components().collect();
+    let to: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// A crate and directory name: lowercase ASCII letters, digits, `-` and `_`, starting with a
+/// letter.
+fn check_name(name: &str) -> Result<(), CliError> {
+    let ok = name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError::usage(format!(
+            "plugin name {name:?}: use lowercase letters, digits, `-` and `_`, starting with a letter"
+        )))
+    }
+}
+
+/// The WIT files, for projects whose bindings generator reads them.
+const WIT: &[(&str, &str)] = &[
+    ("types.wit", include_str!("../../../wit/types.wit")),
+    ("host.wit", include_str!("../../../wit/host.wit")),
+    ("intercept.wit", include_str!("../../../wit/intercept.wit")),
+    ("observe.wit", include_str!("../../../wit/observe.wit")),
+    ("resolve.wit", include_str!("../../../wit/resolve.wit")),
+    ("worlds.wit", include_str!("../../../wit/worlds.wit")),
+];
+
+/// Write the project; prints what was written and how to build it.
+pub(crate) fn new(
+    name: &str,
+    world: NewWorld,
+    lang: NewLang,
+    sdk_path: Option<&Path>,
+) -> Result<u8, CliError> {
+    check_name(name)?;
+    let cwd = std::env::current_dir()
+        .map_err(|err| CliError::failure(format!("cannot read the current directory: {err}")))?;
+    let dir = cwd.join(name);
+    if dir.exists() {
+        return Err(CliError::usage(format!(
+            "{}: already exists; choose another name or remove it",
+            dir.display()
+        )));
+    }
+    let files = match lang {
+        NewLang::Rust => rust_files(name, world, &cwd.join(name), sdk_path)?,
+        NewLang::Python | NewLang::Js if world != NewWorld::Interceptor => {
+            return Err(CliError::usage(format!(
+                "--lang {} has an interceptor template only; use --lang rust for a {}",
+                if lang == NewLang::Python {
+                    "python"
+                } else {
+                    "js"
+                },
+                world.as_str()
+            )));
+        }
+        NewLang::Python => script_files(name, "python"),
+        NewLang::Js => script_files(name, "js"),
+    };
+    for (rel, text, executable) in &files {
+        write(&dir.join(rel), text, *executable)?;
+    }
+    outln!(
+        "wrote {} ({} {})",
+        dir.display(),
+        lang_name(lang),
+        world.as_str()
+    );
+    match lang {
+        NewLang::Rust => outln!("build: cd {name} && cargo build --release --target wasm32-wasip2"),
+        NewLang::Python => outln!("build: cd {name} && ./build.sh"),
+        NewLang::Js => outln!("build: cd {name} && npm install && ./build.sh"),
+    }
+    Ok(EXIT_OK)
+}
+
+fn lang_name(lang: NewLang) -> &'static str {
+    match lang {
+        NewLang::Rust => "rust",
+        NewLang::Python => "python",
+        NewLang::Js => "js",
+    }
+}
+
+type Files = Vec<(String, String, bool)>;
+
+fn rust_files(
+    name: &str,
+    world: NewWorld,
+    dir: &Path,
+    sdk_path: Option<&Path>,
+) -> Result<Files, CliError> {
+    let feature = world.as_str();
+    let in_tree = source_tree_sdk().and_then(|(repo, sdk)| {
+        let parent = std::fs::canonicalize(dir.parent()?).ok()?;
+        parent
+            .starts_with(&repo)
+            .then(|| relative(&parent.join(name), &sdk))
+    });
+    let explicit = match sdk_path {
+        Some(path) => Some(
+            std::fs::canonicalize(path)
+                .map_err(|err| CliError::usage(format!("--sdk-path {}: {err}", path.display())))?
+                .display()
+                .to_string(),
+        ),
+        None => None,
+    };
+    let (sdk, note) = match explicit.or(in_tree) {
+        Some(path) => (
+            format!("warden-plugin = {{ path = {path:?}, features = [\"{feature}\"] }}"),
+            "This project was written inside warden's source tree (or with `--sdk-path`), so it \
+             depends on the SDK by path and always builds against the SDK and WIT of that tree.",
+        ),
+        None => (
+            format!(
+                "warden-plugin = {{ version = \"{SDK_VERSION}\", features = [\"{feature}\"] }}"
+            ),
+            "This project depends on the released SDK by version (crates.io). Inside warden's \
+             source tree, `warden plugin new` writes a path dependency instead.",
+        ),
+    };
+    let source = match world {
+        NewWorld::Interceptor => include_str!("templates/rust/interceptor.rs"),
+        NewWorld::Hook => include_str!("templates/rust/hook.rs"),
+        NewWorld::Resolver => include_str!("templates/rust/resolver.rs"),
+    };
+    let file = name.replace('-', "_");
+    let fill = |text: &str| {
+        text.replace("{{name}}", name)
+            .replace("{{world}}", feature)
+            .replace("{{file}}", &file)
+            .replace("{{sdk}}", &sdk)
+            .replace("{{sdk_note}}", note)
+            .replace(
+                "{{config}}",
+                &config_example(
+                    name,
+                    world,
+                    &format!("/path/to/{name}/target/wasm32-wasip2/release/{file}.wasm"),
+                ),
+            )
+    };
+    Ok(vec![
+        (
+            "Cargo.toml".into(),
+            fill(include_str!("templates/rust/Cargo.toml")),
+            false,
+        ),
+        (
+            "README.md".into(),
+            fill(include_str!("templates/rust/README.md")),
+            false,
+        ),
+        (
+            ".gitignore".into(),
+            include_str!("templates/rust/gitignore").into(),
+            false,
+        ),
+        ("src/lib.rs".into(), source.to_owned(), false),
+    ])
+}
+
+fn script_files(name: &str, lang: &str) -> Files {
+    let config = config_example(
+        name,
+        NewWorld::Interceptor,
+        &format!("/path/to/{name}/plugin.wasm"),
+    );
+    let fill = |text: &str| {
+        text.replace("{{name}}", name)
+            .replace("{{config}}", &config)
+    };
+    let mut files: Files = match lang {
+        "python" => vec![
+            (
+                "app.py".into(),
+                include_str!("templates/python/app.py").into(),
+                false,
+            ),
+            (
+                "build.sh".into(),
+                include_str!("templates/python/build.sh").into(),
+                true,
+            ),
+            (
+                "README.md".into(),
+                fill(include_str!("templates/python/README.md")),
+                false,
+            ),
+            (
+                ".gitignore".into(),
+                include_str!("templates/python/gitignore").into(),
+                false,
+            ),
+        ],
+        _ => vec![
+            (
+                "app.js".into(),
+                include_str!("templates/js/app.js").into(),
+                false,
+            ),
+            (
+                "build.sh".into(),
+                include_str!("templates/js/build.sh").into(),
+                true,
+            ),
+            (
+                "package.json".into(),
+                fill(include_str!("templates/js/package.json")),
+                false,
+            ),
+            (
+                "README.md".into(),
+                fill(include_str!("templates/js/README.md")),
+                false,
+            ),
+            (
+                ".gitignore".into(),
+                include_str!("templates/js/gitignore").into(),
+                false,
+            ),
+        ],
+    };
+    files.extend(
+        WIT.iter()
+            .map(|(file, text)| (format!("wit/{file}"), (*text).to_owned(), false)),
+    );
+    files
+}
+
+fn config_example(name: &str, world: NewWorld, path: &str) -> String {
+    match world {
+        NewWorld::Interceptor => format!(
+            "[[plugins]]\nname = \"{name}\"\nkind = \"interceptor\"\npath = \"{path}\"\n[plugins.config]\nword = \"deploy\"\ncontext = \"Deploys go through CI.\""
+        ),
+        NewWorld::Hook => {
+            format!("[[plugins]]\nname = \"{name}\"\nkind = \"hook\"\npath = \"{path}\"")
+        }
+        NewWorld::Resolver => format!("[fileref]\nresolver = \"{path}\""),
+    }
+}
+
+fn write(path: &Path, text: &str, executable: bool) -> Result<(), CliError> {
+    let fail = |err: std::io::Error| CliError::failure(format!("{}: {err}", path.display()));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    std::fs::write(path, text).map_err(fail)?;
+    #[cfg(unix)]
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(fail)?;
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_then_descend() {
+        assert_eq!(
+            relative(Path::new("/r/examples/x"), Path::new("/r/plugins/sdk")),
+            "../../plugins/sdk"
+        );
+        assert_eq!(
+            relative(Path::new("/r/x"), Path::new("/r/plugins/sdk")),
+            "../plugins/sdk"
+        );
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(check_name("my-guard_2").is_ok());
+        for bad in ["", "My", "2x", "a/b", "../x", "a b"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! `warden plugin replay SESSION FILE.wasm [--config k=v]... [--json] [--diff]`: feed a plugin
+//! the inputs a recorded session saw and print, per call point, what it would decide beside
+//! what the chain decided then. The plugin runs in the usual sandbox; nothing is written (no
+//! history, no audit, no compiled-code cache).
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::common::home;
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+use crate::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect,
+};
+use crate::store::{load, read_audit};
+use crate::worker::replay::{
+    Decision, PointInput, ReplayRow, recorded_events, recorded_points, replay_hook,
+    replay_interceptor,
+};
+
+/// Replay session `session` into the plugin at `file`.
+pub(crate) fn replay(
+    session: &str,
+    file: &Path,
+    config: &[String],
+    json: bool,
+    diff: bool,
+) -> Result<u8, CliError> {
+    let init = config
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+            _ => Err(CliError::usage(format!(
+                "--config {pair:?}: expected KEY=VALUE"
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let home = home()?;
+    let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
+    let (audit, _) = read_audit(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
+    let bytes = std::fs::read(file)
+        .map_err(|err| CliError::usage(format!("{}: cannot read: {err}", file.display())))?;
+    let engine = PluginEngine::new(EngineOptions::default())
+        .map_err(|err| CliError::failure(err.to_string()))?;
+    let (info, _) = inspect(&engine, &file.display().to_string(), &bytes)
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    let name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    match info.world {
+        World::Interceptor => {
+            let mut plugin =
+                InterceptorPlugin::load(&engine, &name, file, None, Limits::default(), init)
+                    .map_err(|err| CliError::usage(err.to_string()))?;
+            let points = recorded_points(session, &loaded.records, &audit);
+            let rows = replay_interceptor(&points, &mut plugin);
+            print_rows(session, &rows, json, diff);
+        }
+        World::Hook => {
+            let mut plugin = HookPlugin::load(&engine, &name, file, None, Limits::default(), init)
+                .map_err(|err| CliError::usage(err.to_string()))?;
+            let events = recorded_events(&loaded.records);
+            let results = replay_hook(&events, &mut plugin);
+            print_events(session, &events, &results, json, diff);
+        }
+        World::Resolver => {
+            return Err(CliError::usage(format!(
+                "{}: a resolver has no decisions to replay; try it with `warden preview`",
+                file.display()
+            )));
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn input_json(input: &PointInput) -> serde_json::Value {
+    match input {
+        PointInput::Prompt(p) => json!({"prompt": p.text, "items": p.items.len()}),
+        PointInput::CancelledPrompt => {
+            json!({"prompt": null, "note": "cancelled then; its text was never committed"})
+        }
+        PointInput::Request(r) => json!({"step": r.step, "history_items": r.history_items}),
+        PointInput::TurnEnd(t) => json!({"answer": t.answer, "continuations": t.continuations}),
+    }
+}
+
+fn print_rows(session: &str, rows: &[ReplayRow], json: bool, diff: bool) {
+    let shown: Vec<&ReplayRow> = rows.iter().filter(|r| !diff || r.differs()).collect();
+    if json {
+        let points: Vec<_> = shown
+            .iter()
+            .map(|r| {
+                json!({
+                    "turn": r.point.turn,
+                    "point": r.point.input.point(),
+                    "input": input_json(&r.point.input),
+                    "then": r.point.then,
+                    "chain": r.point.chain,
+                    "now": r.now,
+                    "differs": r.differs(),
+                })
+            })
+            .collect();
+        let differ = rows.iter().filter(|r| r.differs()).count();
+        outln!(
+            "{}",
+            json!({"session": session, "points": points, "differ": differ})
+        );
+        return;
+    }
+    for row in shown {
+        let mark = if row.differs() { "  ← differs" } else { "" };
+        let what = match &row.point.input {
+            PointInput::Prompt(p) => format!("{:?}", p.text),
+            PointInput::CancelledPrompt => "(prompt cancelled then; not recorded)".into(),
+            PointInput::Request(r) => format!("step {}", r.step),
+            PointInput::TurnEnd(t) => format!("answer {:?}", t.answer),
+        };
+        outln!(
+            "turn {} {} {what}{mark}",
+            row.point.turn,
+            row.point.input.point()
+        );
+        outln!("  then: {}", describe(&row.point.then));
+        match &row.now {
+            Some(now) => outln!("  now:  {}", describe(now)),
+            None => outln!("  now:  (not replayed)"),
+        }
+    }
+}
+
+fn describe(decision: &Decision) -> String {
+    match decision {
+        Decision::Continue => "continue".into(),
+        Decision::Finish => "finish".into(),
+        Decision::Cancel { reason, by } => match by {
+            Some(by) => format!("cancel({reason}) by {by}"),
+            None => format!("cancel({reason})"),
+        },
+        Decision::ContinueWith { items } => {
+            let list: Vec<String> = items
+                .iter()
+                .map(|i| format!("[{} {}] {:?}", i.role, i.source, i.text))
+                .collect();
+            format!("continue-with {} item(s): {}", items.len(), list.join(", "))
+        }
+        Decision::Failed { message } => format!("failed: {message}"),
+    }
+}
+
+fn print_events(
+    session: &str,
+    events: &[(usize, crate::domain::Event)],
+    results: &[Option<String>],
+    json: bool,
+    diff: bool,
+) {
+    let rows: Vec<_> = events
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| !diff || r.is_some())
+        .collect();
+    if json {
+        let list: Vec<_> = rows
+            .iter()
+            .map(|((turn, event), result)| {
+                json!({"turn": turn, "event": format!("{event:?}").split(['(', ' ', '{']).next().unwrap_or(""), "then": "delivered", "now": match result { None => "delivered".to_owned(), Some(e) => format!("failed: {e}") }})
+            })
+            .collect();
+        outln!("{}", json!({"session": session, "events": list}));
+        return;
+    }
+    for ((turn, event), result) in rows {
+        let kind = format!("{event:?}");
+        let kind = kind.split(['(', ' ', '{']).next().unwrap_or("");
+        match result {
+            None => outln!("turn {turn} {kind}: delivered"),
+            Some(err) => outln!("turn {turn} {kind}: failed: {err}  ← differs"),
+        }
+    }
+}
