@@ -7,9 +7,11 @@
 //! - [`llm`]: model providers (echo, Anthropic Messages, OpenAI-compatible).
 //! - [`store`]: durable session history, audit log and notification inbox.
 //! - [`config`]: layered TOML configuration.
+//! - [`complete`]: completion of workspace paths for `@` mentions.
 //! - [`cli`]: the `warden` command line.
 
 pub mod cli;
+pub mod complete;
 pub mod config;
 pub mod fileref;
 pub mod llm;
