@@ -22,12 +22,42 @@ pub(crate) enum Command {
         /// Continue this session (created when it does not exist).
         #[arg(long, value_name = "ID")]
         session: Option<String>,
+        /// Continue the most recent session of this workspace.
+        #[arg(long = "continue", conflicts_with = "session")]
+        continue_last: bool,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
         /// The prompt; `@path` mentions pull in files.
         #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
         prompt: Vec<String>,
+    },
+    /// Talk with the model interactively, with `@` completion and slash commands.
+    Chat {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Resume session ID (without ID: the most recent session of this workspace).
+        #[arg(long, value_name = "ID", num_args = 0..=1)]
+        resume: Option<Option<String>>,
+        /// Continue the most recent session of this workspace.
+        #[arg(long = "continue", conflicts_with = "resume")]
+        continue_last: bool,
+    },
+    /// Rank workspace paths for a partial `@` mention, best first.
+    Complete {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print a JSON array of `{"path","kind","score"}`.
+        #[arg(long)]
+        json: bool,
+        /// How many paths to print.
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        limit: usize,
+        /// The partial path (a leading `@` is ignored); empty lists the top of the tree.
+        #[arg(num_args = 0.., value_name = "QUERY")]
+        query: Vec<String>,
     },
     /// Show what a prompt would commit: no model call, nothing written.
     Preview {

@@ -4,7 +4,9 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod chat;
 mod common;
+mod complete;
 mod exit;
 mod notify;
 mod out;
@@ -49,9 +51,27 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Run {
             dir,
             session,
+            continue_last,
             json,
             prompt,
-        } => run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" ")),
+        } => {
+            let session = chat::resume_target(dir.as_deref(), session, continue_last)?;
+            run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" "))
+        }
+        Command::Chat {
+            dir,
+            resume,
+            continue_last,
+        } => {
+            let resume = resume.map(|id| id.unwrap_or_default());
+            chat::chat(dir.as_deref(), resume, continue_last)
+        }
+        Command::Complete {
+            dir,
+            json,
+            limit,
+            query,
+        } => complete::complete(dir.as_deref(), json, limit, &query.join(" ")),
         Command::Preview { dir, json, prompt } => {
             preview::preview(dir.as_deref(), json, &prompt.join(" "))
         }

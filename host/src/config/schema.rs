@@ -149,6 +149,9 @@ impl Default for FileRefConfig {
     }
 }
 
+/// The project instructions file read when the configuration names none.
+pub const DEFAULT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
+
 /// Turn loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -157,6 +160,9 @@ pub struct WorkerConfig {
     pub max_continuations: u32,
     /// Model requests allowed per turn (tool round trips included).
     pub max_steps: u32,
+    /// Project instructions at the workspace root, committed as a `System` item (source
+    /// `project`) at a session's first turn and again whenever it changed; empty disables it.
+    pub instructions_file: String,
 }
 
 impl Default for WorkerConfig {
@@ -164,6 +170,7 @@ impl Default for WorkerConfig {
         Self {
             max_continuations: 4,
             max_steps: 16,
+            instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
         }
     }
 }

@@ -12,7 +12,8 @@
 //!
 //! - [`SessionWriter`]: create or open a session (taking its lock) and commit groups of items,
 //!   each with one write and one fsync.
-//! - [`load`] and [`list`]: read-only access, no lock taken, nothing changed.
+//! - [`load`] and [`list`]: read-only access, no lock taken, nothing changed;
+//!   [`latest_for_workspace`] finds the session `--continue` resumes.
 //! - [`AuditLog`]: append [`AuditEvent`]s; [`read_audit`] reads them back.
 //! - [`Inbox`]: queue a [`Notification`] from any process; the writer commits it exactly once.
 //!
@@ -28,6 +29,7 @@ mod home;
 mod inbox;
 mod load;
 mod lock;
+mod recent;
 mod record;
 mod scan;
 
@@ -37,6 +39,7 @@ pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
 pub use inbox::{Inbox, Notification};
 pub use load::{Loaded, SessionSummary, list, load};
+pub use recent::latest_for_workspace;
 pub use record::{Entry, HISTORY_FORMAT, HISTORY_VERSION, Header, Record};
 
 #[cfg(test)]

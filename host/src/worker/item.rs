@@ -174,6 +174,8 @@ pub enum Source {
     Provider,
     /// Output of a tool the host ran.
     Tool,
+    /// The project's instructions file (`AGENTS.md`).
+    Project,
 }
 
 impl fmt::Display for Source {
@@ -185,6 +187,7 @@ impl fmt::Display for Source {
             Self::Notify => f.write_str("notify"),
             Self::Provider => f.write_str("provider"),
             Self::Tool => f.write_str("tool"),
+            Self::Project => f.write_str("project"),
         }
     }
 }
@@ -204,6 +207,7 @@ impl std::str::FromStr for Source {
             "notify" => Ok(Self::Notify),
             "provider" => Ok(Self::Provider),
             "tool" => Ok(Self::Tool),
+            "project" => Ok(Self::Project),
             other => match other.strip_prefix("plugin:") {
                 Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
                 _ => Err(UnknownSource(other.to_owned())),
@@ -308,7 +312,12 @@ mod tests {
 
     #[test]
     fn source_round_trips_and_rejects_unknown() {
-        for s in [Source::User, Source::Plugin("a-b".into()), Source::Notify] {
+        for s in [
+            Source::User,
+            Source::Plugin("a-b".into()),
+            Source::Notify,
+            Source::Project,
+        ] {
             assert_eq!(s.to_string().parse::<Source>().ok(), Some(s));
         }
         assert!("plugin:".parse::<Source>().is_err());

@@ -1,5 +1,6 @@
 //! What a front end receives while a turn runs.
 
+use crate::fileref::RefReport;
 use crate::llm::StreamEvent;
 use crate::worker::Alert;
 
@@ -13,6 +14,10 @@ pub trait TurnSink {
     /// A tool is about to run.
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         let _ = (name, arguments);
+    }
+    /// The prompt was committed with these references (one report per `@` mention).
+    fn files_attached(&mut self, refs: &[RefReport]) {
+        let _ = refs;
     }
 }
 
