@@ -142,7 +142,8 @@ impl Chat {
         loop {
             match editor.read_line(&editor::ChatPrompt) {
                 Ok(Signal::Success(buffer)) => {
-                    let text = editor::joined(&buffer);
+                    // Trailing blanks (the space a completion adds) are not part of the prompt.
+                    let text = editor::joined(&buffer).trim_end().to_owned();
                     if text.trim().is_empty() {
                         continue;
                     }
