@@ -55,7 +55,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             json,
             prompt,
         } => {
-            let session = chat::resume_target(dir.as_deref(), session, continue_last)?;
+            let session = common::continue_target(dir.as_deref(), session, continue_last)?;
             run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" "))
         }
         Command::Chat {

@@ -23,43 +23,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use reedline::Signal;
 
-use super::common::{home, load_config, workspace};
+use super::common::{home, latest_session, load_config, workspace};
 use super::exit::{CliError, EXIT_OK};
 use crate::complete::BackgroundIndex;
 use crate::config::Loaded;
 use crate::fileref;
 use crate::llm::CancelToken;
-use crate::store::{self, Home};
+use crate::store::Home;
 use crate::worker::{Alert, TurnOutcome, Worker};
 use counted::PluginRow;
 use sink::ChatSink;
 use slash::Slash;
 use style::Style;
-
-/// The session `warden run` continues: `--session ID`, or with `--continue` the most recent
-/// session of the workspace.
-pub(crate) fn resume_target(
-    dir: Option<&Path>,
-    session: Option<String>,
-    continue_last: bool,
-) -> Result<Option<String>, CliError> {
-    if !continue_last {
-        return Ok(session);
-    }
-    let workspace = workspace(dir)?;
-    let found = latest(&home()?, &workspace)?;
-    match found {
-        Some(id) => Ok(Some(id)),
-        None => Err(CliError::usage(format!(
-            "no session of {} to continue",
-            workspace.display()
-        ))),
-    }
-}
-
-fn latest(home: &Home, workspace: &Path) -> Result<Option<String>, CliError> {
-    store::latest_for_workspace(home, workspace).map_err(|e| CliError::failure(e.to_string()))
-}
 
 /// Run the chat until the person leaves.
 pub(crate) fn chat(
@@ -75,7 +50,7 @@ pub(crate) fn chat(
     let session = match (resume, continue_last) {
         (Some(id), _) if !id.is_empty() => Some(id),
         (Some(_), _) | (None, true) => {
-            let found = latest(&home, &workspace)?;
+            let found = latest_session(&home, &workspace)?;
             if found.is_none() {
                 eprintln!(
                     "{}",
