@@ -93,8 +93,7 @@ pub(super) fn lowercase(s: &str) -> String {
     }
 }
 
-/// Every completable path of one workspace, in listing order (components compared
-/// byte-wise, each directory right before its contents).
+/// Every completable path of one workspace, breadth first (the top of the tree first).
 #[derive(Debug, Clone, Default)]
 pub struct Index {
     entries: Vec<Entry>,
@@ -122,7 +121,7 @@ impl Index {
         }
     }
 
-    /// The entries, in listing order.
+    /// The entries, breadth first.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
@@ -158,7 +157,9 @@ mod tests {
         }
         let deny: Vec<String> = deny.iter().map(|s| (*s).to_owned()).collect();
         let index = Index::build(dir.path(), &deny).unwrap();
-        index.entries().iter().map(Entry::display).collect()
+        let mut listed: Vec<String> = index.entries().iter().map(Entry::display).collect();
+        listed.sort();
+        listed
     }
 
     #[test]
