@@ -13,6 +13,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("llm", &["domain"]),
     ("fileref", &["domain", "config"]),
     ("plugin", &["domain", "config"]),
+    ("complete", &["domain", "config"]),
     (
         "worker",
         &["domain", "config", "store", "llm", "fileref", "plugin"],
@@ -26,7 +27,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "domain", "config", "store", "llm", "fileref", "plugin", "worker", "setup",
+            "domain", "config", "store", "llm", "fileref", "plugin", "complete", "worker", "setup",
         ],
     ),
 ];

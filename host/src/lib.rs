@@ -8,12 +8,14 @@
 //!   OpenAI-compatible). Each builds on the domain only.
 //! - [`fileref`]: the `@path` parser, the submit-time resolution stage, placement, dedup and
 //!   the file tools. [`plugin`]: the wasmtime host and the three plugin adapters. Both build on
-//!   the domain and configuration.
+//!   the domain and configuration. [`complete`]: completion of workspace paths for `@`
+//!   mentions, with the resolver's own listing rules; it builds on the domain and configuration.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`cli`]: the `warden` command line.
 
 pub mod cli;
+pub mod complete;
 pub mod config;
 pub mod domain;
 pub mod fileref;

@@ -2,14 +2,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod chat;
 mod cli_output;
 mod cli_prompt;
 mod cli_root;
 mod cli_session;
+mod complete;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
 mod hardening;
+mod instructions;
 mod interrupt;
 mod llm;
 mod operator;
@@ -19,6 +22,7 @@ mod plugin_langs;
 mod plugins_hostile;
 mod policy;
 mod policy_hold;
+mod resume;
 mod store;
 mod support;
 mod wit;

@@ -80,6 +80,23 @@ impl TestEnv {
         path
     }
 
+    /// The environment variables of [`TestEnv::command`], for running warden another way
+    /// (in a terminal multiplexer).
+    pub fn env_vars(&self) -> Vec<(String, String)> {
+        let path = |p: PathBuf| p.to_string_lossy().into_owned();
+        vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".into(), path(self.root.path().join("home"))),
+            (
+                "XDG_CONFIG_HOME".into(),
+                path(self.root.path().join("config")),
+            ),
+            ("WARDEN_HOME".into(), path(self.state_home())),
+            ("WARDEN_MANAGED_CONFIG".into(), path(self.managed_path())),
+            ("WARDEN_LOG".into(), "warn".into()),
+        ]
+    }
+
     /// A `warden` command in this environment (cwd = workspace), with model credentials
     /// removed so nothing reaches a real provider.
     pub fn command(&self) -> Command {

@@ -16,6 +16,33 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Run one turn: the answer goes to stdout, alerts to stderr.
     Run(super::run_args::RunArgs),
+    /// Talk with the model interactively, with `@` completion and slash commands.
+    Chat {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Resume session ID (without ID: the most recent session of this workspace).
+        #[arg(long, value_name = "ID", num_args = 0..=1)]
+        resume: Option<Option<String>>,
+        /// Continue the most recent session of this workspace.
+        #[arg(long = "continue", conflicts_with = "resume")]
+        continue_last: bool,
+    },
+    /// Rank workspace paths for a partial `@` mention, best first.
+    Complete {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print a JSON array of `{"path","kind","score"}`.
+        #[arg(long)]
+        json: bool,
+        /// How many paths to print.
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        limit: usize,
+        /// The partial path (a leading `@` is ignored); empty lists the top of the tree.
+        #[arg(num_args = 0.., value_name = "QUERY")]
+        query: Vec<String>,
+    },
     /// Show what a prompt would commit: no model call, nothing written.
     Preview {
         /// Workspace root (default: the nearest ancestor holding `.warden/`, else `.git`, else

@@ -8,7 +8,7 @@ use crate::config::{self, Loaded, Sources};
 use crate::domain::escape::escape;
 use crate::domain::{Alert, AlertLevel};
 use crate::setup;
-use crate::store::Home;
+use crate::store::{self, Home};
 
 /// Where this process looks for the system managed file; set once at start-up.
 static SYSTEM_MANAGED: OnceLock<PathBuf> = OnceLock::new();
@@ -70,4 +70,30 @@ pub(crate) fn setup_error(err: setup::SetupError) -> CliError {
     } else {
         CliError::failure(err.to_string())
     }
+}
+
+/// The session `warden run` continues: `--session ID`, or with `--continue` the most recent
+/// session of the workspace.
+pub(crate) fn continue_target(
+    dir: Option<&Path>,
+    session: Option<String>,
+    continue_last: bool,
+) -> Result<Option<String>, CliError> {
+    if !continue_last {
+        return Ok(session);
+    }
+    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let found = latest_session(&home()?, &workspace)?;
+    match found {
+        Some(id) => Ok(Some(id)),
+        None => Err(CliError::usage(format!(
+            "no session of {} to continue",
+            workspace.display()
+        ))),
+    }
+}
+
+/// The session of `workspace` whose history was written last.
+pub(crate) fn latest_session(home: &Home, workspace: &Path) -> Result<Option<String>, CliError> {
+    store::latest_for_workspace(home, workspace).map_err(|e| CliError::failure(e.to_string()))
 }

@@ -5,8 +5,10 @@
 
 mod args;
 mod audit;
+mod chat;
 mod colour;
 mod common;
+mod complete;
 mod config_show;
 mod doctor;
 mod exit;
@@ -73,7 +75,26 @@ pub fn main_with_system_managed(system_managed: PathBuf) -> ExitCode {
 fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
     use args::{Command, PluginCommand, SessionCommand};
     match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(mut args) => {
+            if args.continue_last {
+                args.session = common::continue_target(args.dir.as_deref(), None, true)?;
+            }
+            run::run(args)
+        }
+        Command::Chat {
+            dir,
+            resume,
+            continue_last,
+        } => {
+            let resume = resume.map(|id| id.unwrap_or_default());
+            chat::chat(dir.as_deref(), resume, continue_last)
+        }
+        Command::Complete {
+            dir,
+            json,
+            limit,
+            query,
+        } => complete::complete(dir.as_deref(), json, limit, &query.join(" ")),
         Command::Preview { dir, json, prompt } => {
             preview::preview(dir.as_deref(), json, &prompt.join(" "))
         }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-/// `warden run [-C DIR] [--session ID | --new-session NAME] [--json] [-v] PROMPT… | - | --file F`.
+/// `warden run [-C DIR] [--session ID | --new-session NAME | --continue] [--json] [-v] PROMPT… | - | --file F`.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// Workspace root (default: the nearest ancestor holding `.warden/`, else `.git`, else the
@@ -17,6 +17,9 @@ pub(crate) struct RunArgs {
     /// Start a new session with this name.
     #[arg(long, value_name = "NAME")]
     pub(crate) new_session: Option<String>,
+    /// Continue the most recent session of this workspace.
+    #[arg(long = "continue", conflicts_with_all = ["session", "new_session"])]
+    pub(crate) continue_last: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,

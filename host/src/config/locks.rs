@@ -39,6 +39,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.max_continuations",
     "worker.max_steps",
     "worker.max_prompt_bytes",
+    "worker.instructions_file",
     "plugins",
 ];
 

@@ -139,6 +139,9 @@ impl Default for FileRefConfig {
     }
 }
 
+/// The project instructions file read when the configuration names none.
+pub const DEFAULT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
+
 /// Turn loop settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -149,6 +152,9 @@ pub struct WorkerConfig {
     pub max_steps: u32,
     /// Largest prompt accepted, in bytes; a larger one is refused before anything is committed.
     pub max_prompt_bytes: u64,
+    /// Project instructions at the workspace root, committed as a `System` item (source
+    /// `project`) at a session's first turn and again whenever it changed; empty disables it.
+    pub instructions_file: String,
 }
 
 impl Default for WorkerConfig {
@@ -157,6 +163,7 @@ impl Default for WorkerConfig {
             max_continuations: 4,
             max_steps: 16,
             max_prompt_bytes: 1024 * 1024,
+            instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
         }
     }
 }

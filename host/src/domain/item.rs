@@ -123,6 +123,8 @@ pub enum Source {
     Tool,
     /// Written by the host itself (e.g. the record of a failed model request).
     Host,
+    /// The project's instructions file (`AGENTS.md`).
+    Project,
 }
 
 impl fmt::Display for Source {
@@ -135,6 +137,7 @@ impl fmt::Display for Source {
             Self::Provider => f.write_str("provider"),
             Self::Tool => f.write_str("tool"),
             Self::Host => f.write_str("host"),
+            Self::Project => f.write_str("project"),
         }
     }
 }
@@ -155,6 +158,7 @@ impl std::str::FromStr for Source {
             "provider" => Ok(Self::Provider),
             "tool" => Ok(Self::Tool),
             "host" => Ok(Self::Host),
+            "project" => Ok(Self::Project),
             other => match other.strip_prefix("plugin:") {
                 Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
                 _ => Err(UnknownSource(other.to_owned())),
@@ -196,7 +200,12 @@ mod tests {
 
     #[test]
     fn source_round_trips_and_rejects_unknown() {
-        for s in [Source::User, Source::Plugin("a-b".into()), Source::Notify] {
+        for s in [
+            Source::User,
+            Source::Plugin("a-b".into()),
+            Source::Notify,
+            Source::Project,
+        ] {
             assert_eq!(s.to_string().parse::<Source>().ok(), Some(s));
         }
         assert!("plugin:".parse::<Source>().is_err());

@@ -22,6 +22,7 @@ mod intercept;
 mod item;
 mod observe;
 mod provider;
+mod report;
 mod resolve;
 mod segment;
 mod sink;
@@ -37,6 +38,7 @@ pub use intercept::{
 pub use item::{Item, Source, ToolCall, UnknownSource};
 pub use observe::{Event, Hook};
 pub use provider::ProviderKind;
+pub use report::RefReport;
 pub use resolve::{EntryKind, FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
 pub use segment::{LineRange, Segment};
 pub use sink::{CollectingSink, TurnSink};

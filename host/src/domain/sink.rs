@@ -1,6 +1,7 @@
 //! What a front end receives while a turn runs.
 
 use super::alert::Alert;
+use super::report::RefReport;
 use super::stream::StreamEvent;
 
 /// Receives what the person should see during a turn: alerts (never sent to the model) and the
@@ -13,6 +14,10 @@ pub trait TurnSink {
     /// A tool is about to run.
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         let _ = (name, arguments);
+    }
+    /// The prompt was committed with these references (one report per `@` mention).
+    fn files_attached(&mut self, refs: &[RefReport]) {
+        let _ = refs;
     }
 }
 

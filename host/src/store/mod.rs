@@ -12,7 +12,8 @@
 //!
 //! - [`SessionWriter`]: create or open a session (taking its lock) and commit groups of items,
 //!   each with one write and one fsync.
-//! - [`load`] and [`list`]: read-only access, no lock taken, nothing changed.
+//! - [`load`] and [`list`]: read-only access, no lock taken, nothing changed;
+//!   [`latest_for_workspace`] finds the session `--continue` resumes.
 //! - [`verify`] and [`salvage`]: check a session; copy the valid prefix of a damaged one into
 //!   a new session.
 //! - [`AuditLog`]: append [`AuditEvent`]s; [`read_audit`] reads them back.
@@ -32,6 +33,7 @@ mod home;
 mod inbox;
 mod load;
 mod lock;
+mod recent;
 mod record;
 mod salvage;
 mod scan;
@@ -42,6 +44,7 @@ pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
 pub use inbox::{Inbox, Notification};
 pub use load::{Loaded, SessionSummary, list, load, scan_history_bytes};
+pub use recent::latest_for_workspace;
 pub use record::{HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record};
 pub use salvage::{Salvaged, Verified, salvage, verify};
 

@@ -13,6 +13,10 @@
 //! - [`gitignore`] and [`listing`]: bounded, gitignore-aware directory listings.
 //! - [`workspace`]: the three operations, built from the above.
 //!
+//! `fsys`, `deny`, `gitignore` and `listing` are also compiled into the host (its `@`
+//! completion follows exactly these listing rules), so they name each other through `super::`
+//! and depend on nothing else of this crate.
+//!
 //! The logic is plain `std` and is tested natively; only the export is wasm-specific. Another
 //! resolver can reuse it as a library with `default-features = false` (no export).
 

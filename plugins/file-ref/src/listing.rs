@@ -10,9 +10,9 @@ use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::deny::Deny;
-use crate::fsys;
-use crate::gitignore::{IgnoreFile, IgnoreStack};
+use super::deny::Deny;
+use super::fsys;
+use super::gitignore::{IgnoreFile, IgnoreStack};
 
 /// Entries examined beyond a full listing, only to count what was omitted.
 const COUNT_CAP: u64 = 20_000;

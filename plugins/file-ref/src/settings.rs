@@ -124,4 +124,46 @@ mod tests {
         let s = Settings::from_config(&config(&[("roots", "/a")])).map(|s| s.deny.len());
         assert_eq!(s, Ok(DEFAULT_DENY.len()));
     }
+
+    // The default globs, checked here because `deny.rs` is also compiled into the host,
+    // where these settings do not exist.
+    fn defaults() -> crate::deny::Deny {
+        let globs: Vec<String> = DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect();
+        match crate::deny::Deny::new(&globs) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn default_globs() {
+        let d = defaults();
+        for denied in [
+            ".env",
+            "sub/.env",
+            ".env.local",
+            ".ENV",
+            ".git/config",
+            "vendor/.git/config",
+            "a/b/server.pem",
+            "x.key",
+            "home/.ssh/id_rsa",
+            "id_rsa.pub",
+        ] {
+            assert!(d.file(denied), "{denied} should be denied");
+        }
+        for allowed in [
+            "src/main.rs",
+            ".envrc",
+            "env",
+            ".github/workflows/ci.yml",
+            "keys.rs",
+        ] {
+            assert!(!d.file(allowed), "{allowed} should be allowed");
+        }
+        assert!(d.dir(".git"));
+        assert!(d.dir("sub/.git"));
+        assert!(!d.dir("src"));
+        assert!(!d.dir(""));
+    }
 }

@@ -9,6 +9,8 @@
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
+mod front;
+mod instructions;
 mod model;
 mod points;
 
@@ -248,11 +250,15 @@ impl Worker {
             }
         };
 
-        // 3. Commit the prompt group, then audit what it sends.
-        let mut group = resolved.entries;
+        // 3. Commit the prompt group (project instructions first when they are new), then
+        //    audit what it sends.
+        let (mut group, mut events): (Vec<Entry>, Vec<AuditEvent>) =
+            self.instructions_entry(sink).into_iter().unzip();
+        group.extend(resolved.entries);
         group.extend(added);
         self.commit(sink, group)?;
-        let mut events = decisions;
+        sink.files_attached(&resolved.refs);
+        events.extend(decisions);
         events.extend(resolved.audit.iter().map(|f| AuditEvent::FileSent {
             path: f.path.clone(),
             bytes: f.bytes,

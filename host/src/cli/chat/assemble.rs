@@ -1,0 +1,100 @@
+//! The chat's worker: the standard assembly, with every plugin wrapped so that `/plugins` can
+//! show its calls and failures.
+
+use std::path::Path;
+
+use super::counted::{CountedHook, CountedInterceptor, PluginRow};
+use crate::cli::common::{env, setup_error};
+use crate::cli::exit::CliError;
+use crate::config::{Config, PluginKind};
+use crate::domain::Resolve;
+use crate::fileref::tools::file_tools;
+use crate::setup;
+use crate::store::{AuditLog, Home, SessionWriter};
+use crate::worker::{Hooks, ToolRegistry, Worker, WorkerParts};
+
+/// A worker on `session` (a new session when `None`) and the `/plugins` rows.
+pub(crate) fn assemble(
+    config: &Config,
+    workspace: &Path,
+    home: &Home,
+    session: Option<&str>,
+) -> Result<(Worker, Vec<PluginRow>), CliError> {
+    let provider =
+        setup::provider::from_config(&config.model, &env).map_err(|e| setup_error(e.into()))?;
+    let engine = setup::engine_for(Some(home), config).map_err(setup_error)?;
+    let resolver: Box<dyn Resolve> =
+        Box::new(setup::resolver(&engine, config, workspace).map_err(setup_error)?);
+    let (chain, hooks) = setup::plugins(&engine, config).map_err(setup_error)?;
+    let mut rows = Vec::new();
+    let mut chain = chain.into_iter();
+    let mut hooks = hooks.into_iter();
+    let mut wrapped_chain = Vec::new();
+    let mut wrapped_hooks = Vec::new();
+    for entry in &config.plugins {
+        let (row, counters) = PluginRow::new(entry);
+        rows.push(row);
+        match entry.kind {
+            PluginKind::Interceptor => {
+                if let Some(plugin) = chain.next() {
+                    wrapped_chain.push(CountedInterceptor::wrap(plugin, counters));
+                }
+            }
+            PluginKind::Hook => {
+                if let Some(hook) = hooks.next() {
+                    wrapped_hooks.push(CountedHook::wrap(hook, counters));
+                }
+            }
+        }
+    }
+    let writer = match session {
+        Some(id) => SessionWriter::open(home, id),
+        None => SessionWriter::create(home, None, workspace),
+    }
+    .map_err(|e| CliError::failure(e.to_string()))?;
+    for warning in writer.warnings() {
+        tracing::warn!("{warning}");
+    }
+    let audit = AuditLog::open(home, writer.id()).map_err(|e| CliError::failure(e.to_string()))?;
+    let worker = Worker::new(WorkerParts {
+        writer,
+        audit,
+        provider,
+        resolver,
+        chain: wrapped_chain,
+        hooks: Hooks::new(wrapped_hooks),
+        tools: ToolRegistry::with(file_tools(&config.fileref))
+            .map_err(|e| CliError::usage(e.to_string()))?,
+        config: config.clone(),
+    });
+    Ok((worker, rows))
+}
+
+/// Open session `id` for this chat, refusing one recorded for another workspace.
+pub(crate) fn open_session(
+    home: &Home,
+    workspace: &Path,
+    id: &str,
+) -> Result<(SessionWriter, AuditLog), String> {
+    let writer = SessionWriter::open(home, id).map_err(|e| e.to_string())?;
+    let recorded = &writer.header().workspace;
+    if recorded != workspace {
+        return Err(format!(
+            "session {id} belongs to {}; run `warden chat -C {} --resume {id}`",
+            recorded.display(),
+            recorded.display()
+        ));
+    }
+    let audit = AuditLog::open(home, id).map_err(|e| e.to_string())?;
+    Ok((writer, audit))
+}
+
+/// A new session of `workspace`.
+pub(crate) fn new_session(
+    home: &Home,
+    workspace: &Path,
+) -> Result<(SessionWriter, AuditLog), String> {
+    let writer = SessionWriter::create(home, None, workspace).map_err(|e| e.to_string())?;
+    let audit = AuditLog::open(home, writer.id()).map_err(|e| e.to_string())?;
+    Ok((writer, audit))
+}

@@ -1,0 +1,162 @@
+//! The `/plugins` table: each loaded plugin's identity and policy, with calls and failures
+//! counted by wrapping it on its way into the worker.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+
+use crate::config::{FailurePolicy, PluginEntry, PluginKind};
+use crate::domain::PluginFailure;
+use crate::domain::{
+    Event, Hook, Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision,
+    TurnInfo,
+};
+use crate::worker::ChainEntry;
+
+/// Calls and failures of one plugin so far.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    calls: AtomicU64,
+    failures: AtomicU64,
+}
+
+impl Counters {
+    fn count<T>(&self, result: Result<T, PluginFailure>) -> Result<T, PluginFailure> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        if result.is_err() {
+            self.failures.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+/// One row of `/plugins`.
+#[derive(Debug)]
+pub(crate) struct PluginRow {
+    name: String,
+    world: &'static str,
+    sha256: String,
+    failure: FailurePolicy,
+    counters: Arc<Counters>,
+}
+
+impl PluginRow {
+    /// The row of `entry`; the digest is the pinned one, else that of the file.
+    pub(crate) fn new(entry: &PluginEntry) -> (Self, Arc<Counters>) {
+        let counters = Arc::new(Counters::default());
+        let sha256 = entry
+            .sha256
+            .clone()
+            .or_else(|| file_digest(&entry.path))
+            .unwrap_or_else(|| "?".into());
+        let row = Self {
+            name: entry.name.clone(),
+            world: match entry.kind {
+                PluginKind::Interceptor => "interceptor",
+                PluginKind::Hook => "hook",
+            },
+            sha256,
+            failure: entry.failure,
+            counters: Arc::clone(&counters),
+        };
+        (row, counters)
+    }
+
+    /// `name  world  sha256:0123456789ab  failure=closed  calls=3 failures=0`.
+    pub(crate) fn render(&self) -> String {
+        let failure = match self.failure {
+            FailurePolicy::Closed => "closed",
+            FailurePolicy::Open => "open",
+        };
+        let prefix: String = self.sha256.chars().take(12).collect();
+        format!(
+            "{}  {}  sha256:{prefix}  failure={failure}  calls={} failures={}",
+            self.name,
+            self.world,
+            self.counters.calls.load(Ordering::Relaxed),
+            self.counters.failures.load(Ordering::Relaxed),
+        )
+    }
+}
+
+fn file_digest(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex::encode(Sha256::digest(&bytes)))
+}
+
+/// An interceptor whose calls are counted.
+pub(crate) struct CountedInterceptor {
+    inner: Box<dyn Interceptor>,
+    counters: Arc<Counters>,
+}
+
+impl CountedInterceptor {
+    /// Wrap the plugin of `entry`.
+    pub(crate) fn wrap(entry: ChainEntry, counters: Arc<Counters>) -> ChainEntry {
+        ChainEntry {
+            plugin: Box::new(Self {
+                inner: entry.plugin,
+                counters,
+            }),
+            failure: entry.failure,
+        }
+    }
+}
+
+impl Interceptor for CountedInterceptor {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn on_prompt_submit(
+        &mut self,
+        prompt: &SubmittedPrompt,
+    ) -> Result<PromptDecision, PluginFailure> {
+        self.counters.count(self.inner.on_prompt_submit(prompt))
+    }
+
+    fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        self.counters.count(self.inner.pre_llm_request(request))
+    }
+
+    fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        self.counters.count(self.inner.on_turn_end(turn))
+    }
+
+    fn new_turn(&mut self) {
+        self.inner.new_turn();
+    }
+}
+
+/// A hook whose calls are counted.
+pub(crate) struct CountedHook {
+    inner: Box<dyn Hook>,
+    counters: Arc<Counters>,
+}
+
+impl CountedHook {
+    /// Wrap `hook`.
+    pub(crate) fn wrap(hook: Box<dyn Hook>, counters: Arc<Counters>) -> Box<dyn Hook> {
+        Box::new(Self {
+            inner: hook,
+            counters,
+        })
+    }
+}
+
+impl Hook for CountedHook {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {
+        self.counters.count(self.inner.on_event(event))
+    }
+
+    fn new_turn(&mut self) {
+        self.inner.new_turn();
+    }
+}

@@ -1,0 +1,269 @@
+//! `warden chat [-C DIR] [--resume [ID] | --continue]`: the interactive front end. It is a
+//! client of the worker: it reads prompts, hands them to [`Worker::submit`] and prints what
+//! comes back.
+//!
+//! - [`editor`]: the line editor (keys, history, multi-line input).
+//! - [`completer`] and [`mention`]: `@` completion over the workspace index.
+//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn.
+//! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
+//! - [`assemble`]: the worker this chat talks to.
+
+mod assemble;
+mod completer;
+mod counted;
+mod editor;
+mod mention;
+mod sink;
+mod slash;
+mod spinner;
+mod style;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use reedline::Signal;
+
+use super::common::{home, latest_session, load_config};
+use super::exit::{CliError, EXIT_OK};
+use crate::complete::BackgroundIndex;
+use crate::config::Loaded;
+use crate::domain::Alert;
+use crate::fileref;
+use crate::llm::CancelToken;
+use crate::store::Home;
+use crate::worker::{TurnOutcome, Worker};
+use counted::PluginRow;
+use sink::ChatSink;
+use slash::Slash;
+use style::Style;
+
+/// Run the chat until the person leaves.
+pub(crate) fn chat(
+    dir: Option<&Path>,
+    resume: Option<String>,
+    continue_last: bool,
+) -> Result<u8, CliError> {
+    let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
+    let loaded = load_config(&workspace)?;
+    let home = home()?;
+    let style = Style::detect();
+    let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
+    let session = match (resume, continue_last) {
+        (Some(id), _) if !id.is_empty() => Some(id),
+        (Some(_), _) | (None, true) => {
+            let found = latest_session(&home, &workspace)?;
+            if found.is_none() {
+                eprintln!(
+                    "{}",
+                    style.dim("no earlier session of this workspace: starting a new one")
+                );
+            }
+            found
+        }
+        (None, false) => None,
+    };
+    let (worker, plugins) =
+        assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
+    let mut chat = Chat {
+        worker,
+        plugins,
+        loaded,
+        home,
+        workspace,
+        style,
+        cancel: Arc::new(Mutex::new(CancelToken::new())),
+    };
+    chat.run(index)
+}
+
+struct Chat {
+    worker: Worker,
+    plugins: Vec<PluginRow>,
+    loaded: Loaded,
+    home: Home,
+    workspace: PathBuf,
+    style: Style,
+    /// The running turn's token, cancelled by Ctrl-C.
+    cancel: Arc<Mutex<CancelToken>>,
+}
+
+impl Chat {
+    fn run(&mut self, index: BackgroundIndex) -> Result<u8, CliError> {
+        let current = Arc::clone(&self.cancel);
+        if let Err(err) = ctrlc::set_handler(move || {
+            current
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .cancel();
+        }) {
+            tracing::debug!("no Ctrl-C handler: {err}");
+        }
+        let (mut editor, problem) = editor::build(&self.home, &self.workspace, index);
+        if let Some(problem) = problem {
+            eprintln!("{}", self.style.alert(&Alert::warn("chat", problem)));
+        }
+        let items = self.worker.history().len();
+        let resumed = if items > 0 {
+            format!(" (resumed, {items} items)")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "{}",
+            self.style.dim(&format!(
+                "warden chat · session {}{resumed} · /help for commands · Ctrl-D to leave",
+                self.worker.session_id()
+            ))
+        );
+        loop {
+            match editor.read_line(&editor::ChatPrompt) {
+                Ok(Signal::Success(buffer)) => {
+                    // Trailing blanks (the space a completion adds) are not part of the prompt.
+                    let text = editor::joined(&buffer).trim_end().to_owned();
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    match slash::parse(&text) {
+                        Some(Slash::Quit) => break,
+                        Some(command) => self.command(command),
+                        None => self.turn(&text),
+                    }
+                }
+                Ok(Signal::CtrlD) => break,
+                Ok(_) => continue,
+                Err(err) => {
+                    self.goodbye();
+                    return Err(CliError::failure(format!("terminal: {err}")));
+                }
+            }
+        }
+        self.goodbye();
+        Ok(EXIT_OK)
+    }
+
+    fn goodbye(&self) {
+        let id = self.worker.session_id();
+        eprintln!("session {id}");
+        eprintln!("resume with: warden chat --resume {id}");
+    }
+
+    /// One turn; Ctrl-C cancels it and nothing partial is committed.
+    fn turn(&mut self, text: &str) {
+        let token = self.worker.new_cancel_token();
+        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token;
+        let segments = fileref::parse(text).segments;
+        let mut sink = ChatSink::new(self.style);
+        let result = self.worker.submit_segments(&segments, &mut sink);
+        sink.settle();
+        match result {
+            Ok(TurnOutcome::Answered { text }) => {
+                if !sink.streamed {
+                    print!("{text}");
+                }
+                println!();
+            }
+            // The worker already raised an alert naming the plugin and its reason.
+            Ok(TurnOutcome::Cancelled { .. }) => {}
+            Ok(TurnOutcome::Stopped { reason }) => {
+                eprintln!("{}", self.style.alert(&Alert::error("host", reason)));
+            }
+            Ok(TurnOutcome::Interrupted { reason }) => {
+                eprintln!("{}", self.style.dim(&format!("cancelled: {reason}")));
+            }
+            Err(err) => {
+                eprintln!(
+                    "{}",
+                    self.style.alert(&Alert::error("host", err.to_string()))
+                );
+            }
+        }
+    }
+
+    fn command(&mut self, command: Slash) {
+        match command {
+            Slash::Help => eprintln!("{}", slash::HELP),
+            Slash::Session => {
+                let id = self.worker.session_id().to_owned();
+                let file = self
+                    .home
+                    .history_path(&id)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                eprintln!("session    {id}");
+                eprintln!("workspace  {}", self.workspace.display());
+                eprintln!("items      {}", self.worker.history().len());
+                eprintln!("file       {file}");
+            }
+            Slash::Resume(id) => {
+                if id == self.worker.session_id() {
+                    eprintln!("already in session {id}");
+                    return;
+                }
+                match assemble::open_session(&self.home, &self.workspace, &id) {
+                    Ok((writer, audit)) => {
+                        self.worker.switch_session(writer, audit);
+                        eprintln!(
+                            "{}",
+                            self.style.dim(&format!(
+                                "resumed session {id} ({} items)",
+                                self.worker.history().len()
+                            ))
+                        );
+                    }
+                    Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err))),
+                }
+            }
+            Slash::New => match assemble::new_session(&self.home, &self.workspace) {
+                Ok((writer, audit)) => {
+                    let old = self.worker.session_id().to_owned();
+                    self.worker.switch_session(writer, audit);
+                    eprintln!(
+                        "{}",
+                        self.style.dim(&format!(
+                            "new session {} (the previous one is {old})",
+                            self.worker.session_id()
+                        ))
+                    );
+                }
+                Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err))),
+            },
+            Slash::Plugins => {
+                if self.plugins.is_empty() {
+                    eprintln!("no plugins loaded (the built-in resolver handles @ mentions)");
+                }
+                for row in &self.plugins {
+                    eprintln!("{}", row.render());
+                }
+            }
+            Slash::Preview(prompt) => {
+                let segments = fileref::parse(&prompt).segments;
+                let preview = self.worker.preview(&segments);
+                for alert in &preview.alerts {
+                    eprintln!("{}", self.style.alert(alert));
+                }
+                for shown in &preview.items {
+                    println!(
+                        "{}",
+                        self.style
+                            .bold(&format!("── {} ({})", shown.item.role(), shown.source))
+                    );
+                    println!("{}", shown.item.text());
+                }
+            }
+            Slash::Config => self.show_config(),
+            Slash::Quit => {}
+            Slash::Unknown(hint) => eprintln!("{hint}"),
+        }
+    }
+
+    fn show_config(&self) {
+        eprintln!("layers, lowest first: built-in defaults");
+        for file in &self.loaded.files {
+            eprintln!("  {}", file.display());
+        }
+        match toml::to_string_pretty(&self.loaded.config) {
+            Ok(text) => println!("{text}"),
+            Err(err) => eprintln!("cannot show the configuration: {err}"),
+        }
+    }
+}

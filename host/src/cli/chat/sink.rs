@@ -1,0 +1,172 @@
+//! The transcript of one turn: a spinner until the first token, one dim line per attached
+//! file, the answer as it streams, one line per retry, tool call and alert.
+
+use std::io::Write;
+
+use super::spinner::Spinner;
+use super::style::Style;
+use crate::domain::StreamEvent;
+use crate::domain::{Alert, TurnSink};
+use crate::fileref::RefReport;
+use crate::fileref::report::RESOLVED;
+
+/// Prints a turn as it happens.
+pub(crate) struct ChatSink {
+    style: Style,
+    spinner: Option<Spinner>,
+    /// Answer text is on the current line (a newline is due before anything else).
+    mid_line: bool,
+    /// Something of the answer was streamed.
+    pub(crate) streamed: bool,
+}
+
+impl ChatSink {
+    /// A sink whose spinner runs until the first output.
+    pub(crate) fn new(style: Style) -> Self {
+        Self {
+            style,
+            spinner: Some(Spinner::start("waiting for the model")),
+            mid_line: false,
+            streamed: false,
+        }
+    }
+
+    /// Stop the spinner and end a streamed line, before printing anything else.
+    pub(crate) fn settle(&mut self) {
+        if let Some(mut spinner) = self.spinner.take() {
+            spinner.stop();
+        }
+        if self.mid_line {
+            println!();
+            self.mid_line = false;
+        }
+    }
+
+    fn note(&mut self, line: &str) {
+        self.settle();
+        eprintln!("{}", self.style.dim(line));
+    }
+}
+
+impl TurnSink for ChatSink {
+    fn alert(&mut self, alert: &Alert) {
+        self.settle();
+        eprintln!("{}", self.style.alert(alert));
+    }
+
+    fn model_event(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta(text) => {
+                if let Some(mut spinner) = self.spinner.take() {
+                    spinner.stop();
+                }
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                self.mid_line = !text.ends_with('\n');
+                self.streamed = true;
+            }
+            StreamEvent::Retrying {
+                attempt,
+                delay,
+                reason,
+            } => {
+                self.note(&format!(
+                    "  retry {attempt} in {:.1}s: {reason}",
+                    delay.as_secs_f64()
+                ));
+                self.spinner = Some(Spinner::start("waiting for the model"));
+            }
+            _ => {}
+        }
+    }
+
+    fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
+        self.note(&format!("  ⚙ {}", tool_line(name, arguments)));
+        self.spinner = Some(Spinner::start("waiting for the model"));
+    }
+
+    fn files_attached(&mut self, refs: &[RefReport]) {
+        for report in refs.iter().filter(|r| r.status == RESOLVED) {
+            self.note(&attached_line(report));
+        }
+    }
+}
+
+/// `read_file src/lib.rs 1-200`, `list_files src/`, or the name and compact arguments.
+pub(crate) fn tool_line(name: &str, arguments: &serde_json::Value) -> String {
+    let path = arguments.get("path").and_then(|v| v.as_str());
+    let number = |key: &str| arguments.get(key).and_then(serde_json::Value::as_u64);
+    match (name, path) {
+        ("read_file", Some(path)) => {
+            let start = number("offset").filter(|n| *n > 0).unwrap_or(1);
+            match number("limit").filter(|n| *n > 0) {
+                Some(limit) => format!("read_file {path} {start}-{}", start + limit - 1),
+                None if start > 1 => format!("read_file {path} {start}-"),
+                None => format!("read_file {path}"),
+            }
+        }
+        ("list_files", Some(path)) => format!("list_files {path}"),
+        _ => format!("{name} {arguments}"),
+    }
+}
+
+/// `  + src/main.rs  1.2 KB`, with the range, `truncated` or `unchanged`.
+pub(crate) fn attached_line(report: &RefReport) -> String {
+    let range = report.range.map(|r| r.to_string()).unwrap_or_default();
+    let size = if report.bytes == 0 {
+        "unchanged since last shown".to_owned()
+    } else {
+        let mut size = human_bytes(report.bytes);
+        if report.truncated {
+            size.push_str(", truncated");
+        }
+        size
+    };
+    format!("  + {}{range}  ({size})", report.path)
+}
+
+fn human_bytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::LineRange;
+
+    #[test]
+    fn tool_lines() {
+        let args = serde_json::json!({"path": "src/lib.rs", "offset": 1, "limit": 200});
+        assert_eq!(tool_line("read_file", &args), "read_file src/lib.rs 1-200");
+        let args = serde_json::json!({"path": "src/lib.rs"});
+        assert_eq!(tool_line("read_file", &args), "read_file src/lib.rs");
+        assert_eq!(tool_line("list_files", &args), "list_files src/lib.rs");
+        assert_eq!(
+            tool_line("other", &serde_json::json!({"a": 1})),
+            "other {\"a\":1}"
+        );
+    }
+
+    #[test]
+    fn attached_lines() {
+        let mut report = RefReport {
+            raw: "@a.rs#L2-3".into(),
+            path: "a.rs".into(),
+            range: Some(LineRange { start: 2, end: 3 }),
+            status: RESOLVED,
+            bytes: 2048,
+            truncated: true,
+        };
+        assert_eq!(attached_line(&report), "  + a.rs#L2-3  (2.0 KB, truncated)");
+        report.bytes = 0;
+        report.range = None;
+        assert_eq!(
+            attached_line(&report),
+            "  + a.rs  (unchanged since last shown)"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
+//! `/config`, `/quit`.
+
+/// A parsed slash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Slash {
+    /// List the commands and keys.
+    Help,
+    /// Id, workspace, items and file of the session.
+    Session,
+    /// Continue another session of this workspace.
+    Resume(String),
+    /// Start a new session.
+    New,
+    /// Loaded plugins with their calls and failures.
+    Plugins,
+    /// What a prompt would commit.
+    Preview(String),
+    /// Effective configuration.
+    Config,
+    /// Leave.
+    Quit,
+    /// Not a command (or missing its argument): the hint to show.
+    Unknown(String),
+}
+
+/// The help text.
+pub(crate) const HELP: &str = "\
+commands:
+  /help            this list
+  /session         id, workspace, items and file of this session
+  /resume ID       continue session ID of this workspace
+  /new             start a new session
+  /plugins         loaded plugins: world, sha256, failure policy, calls and failures
+  /preview PROMPT  what PROMPT would commit (no model call, nothing written)
+  /config          effective configuration and the files it came from
+  /quit            leave (as does Ctrl-D on an empty line)
+keys:
+  @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory)
+  Alt-Enter, \\     a new line in the prompt
+  Ctrl-C           cancel the running turn, or clear the line
+  Ctrl-D           leave, on an empty line
+  Ctrl-R           search the input history";
+
+/// `Some` when `line` is a slash command (a line starting with `/` followed by a letter).
+pub(crate) fn parse(line: &str) -> Option<Slash> {
+    let line = line.trim();
+    let rest = line.strip_prefix('/')?;
+    if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let (name, arg) = match rest.split_once(char::is_whitespace) {
+        Some((name, arg)) => (name, arg.trim()),
+        None => (rest, ""),
+    };
+    Some(match (name, arg.is_empty()) {
+        ("help", _) => Slash::Help,
+        ("session", true) => Slash::Session,
+        ("resume", false) => Slash::Resume(arg.to_owned()),
+        ("resume", true) => {
+            Slash::Unknown("usage: /resume ID (`warden session list` lists them)".into())
+        }
+        ("new", true) => Slash::New,
+        ("plugins", true) => Slash::Plugins,
+        ("preview", false) => Slash::Preview(arg.to_owned()),
+        ("preview", true) => Slash::Unknown("usage: /preview PROMPT".into()),
+        ("config", true) => Slash::Config,
+        ("quit" | "exit", true) => Slash::Quit,
+        _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commands_and_hints_at_the_rest() {
+        assert_eq!(parse("/help"), Some(Slash::Help));
+        assert_eq!(parse("  /session "), Some(Slash::Session));
+        assert_eq!(parse("/resume abc"), Some(Slash::Resume("abc".into())));
+        assert_eq!(
+            parse("/preview look @a.rs"),
+            Some(Slash::Preview("look @a.rs".into()))
+        );
+        assert_eq!(parse("/quit"), Some(Slash::Quit));
+        assert!(matches!(parse("/resume"), Some(Slash::Unknown(h)) if h.contains("/resume ID")));
+        assert!(matches!(parse("/frob"), Some(Slash::Unknown(h)) if h.contains("/help")));
+        assert_eq!(
+            parse("/etc/passwd is a path"),
+            Some(Slash::Unknown(
+                "unknown command /etc/passwd; /help lists the commands".into()
+            ))
+        );
+        assert_eq!(parse("// comment"), None);
+        assert_eq!(parse("hello"), None);
+    }
+}

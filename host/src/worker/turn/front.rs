@@ -1,0 +1,31 @@
+//! What an interactive front end asks of a worker between turns.
+
+use super::Worker;
+use crate::domain::Segment;
+use crate::llm::CancelToken;
+use crate::worker::preview::{Preview, preview_segments};
+
+impl Worker {
+    /// A fresh cancellation token for the next turn (a cancelled token stays cancelled), also
+    /// returned by [`Worker::cancel_token`] from now on.
+    pub fn new_cancel_token(&mut self) -> CancelToken {
+        self.cancel = CancelToken::new();
+        self.cancel.clone()
+    }
+
+    /// What `segments` would commit in this session's configuration: no model call, nothing
+    /// written, nothing remembered as shown.
+    pub fn preview(&mut self, segments: &[Segment]) -> Preview {
+        preview_segments(
+            segments,
+            self.resolver.as_mut(),
+            &mut self.chain,
+            &self.config,
+        )
+    }
+
+    /// The configuration the worker runs with.
+    pub fn config(&self) -> &crate::config::Config {
+        &self.config
+    }
+}

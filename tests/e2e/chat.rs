@@ -1,0 +1,278 @@
+//! `warden chat` through a real terminal: tmux runs it in a detached session, the test types
+//! with `send-keys` and reads the screen with `capture-pane`.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use warden_tests::mock_server::{MockServer, Reply};
+
+use crate::support::{TestEnv, stderr, warden_bin};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A chat running in its own tmux server.
+struct Terminal {
+    socket: String,
+    exit_file: PathBuf,
+}
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Terminal {
+    /// Start `warden ARGS` in `env`'s workspace with `extra` variables.
+    fn start(env: &TestEnv, args: &[&str], extra: &[(&str, String)]) -> Self {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "warden-e2e-{}-{}",
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::SeqCst)
+        );
+        let exit_file = env.state_home().join("chat-exit-code");
+        let mut vars: Vec<String> = env
+            .env_vars()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", shell_quote(&v)))
+            .collect();
+        vars.push("TERM=xterm-256color".into());
+        for (k, v) in extra {
+            vars.push(format!("{k}={}", shell_quote(v)));
+        }
+        let mut command = format!(
+            "cd {} && env -i {} {}",
+            shell_quote(&env.workspace().to_string_lossy()),
+            vars.join(" "),
+            shell_quote(&warden_bin().to_string_lossy())
+        );
+        for arg in args {
+            command.push(' ');
+            command.push_str(&shell_quote(arg));
+        }
+        command.push_str(&format!(
+            "; echo $? > {}",
+            shell_quote(&exit_file.to_string_lossy())
+        ));
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "chat",
+            ])
+            .args(["-x", "160", "-y", "50", &command])
+            .status()
+            .expect("tmux new-session");
+        assert!(status.success());
+        let term = Self { socket, exit_file };
+        // Keep the screen readable after warden exits.
+        term.tmux(&["set-option", "-w", "-t", "chat", "remain-on-exit", "on"]);
+        term
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Type `text` literally.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "chat", "-l", text]);
+    }
+
+    /// Press keys by tmux name (`Tab`, `Enter`, `C-c`, `C-d`).
+    fn press(&self, key: &str) {
+        self.tmux(&["send-keys", "-t", "chat", key]);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "chat", "-S", "-500"])
+    }
+
+    /// Wait until the screen shows `needle`; fail with the screen otherwise.
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > WAIT {
+                panic!("the screen never showed {needle:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Wait for the process to exit and return its status.
+    fn exit_code(&self) -> i32 {
+        let start = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&self.exit_file)
+                && let Ok(code) = text.trim().parse()
+            {
+                return code;
+            }
+            if start.elapsed() > WAIT {
+                panic!("warden chat did not exit:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn skip() -> bool {
+    if tmux_installed() {
+        return false;
+    }
+    eprintln!("SKIP chat tmux tests: tmux not installed");
+    true
+}
+
+fn session_id(screen: &str) -> String {
+    screen
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("session    "))
+        .expect("a /session line")
+        .trim()
+        .to_owned()
+}
+
+fn export(env: &TestEnv, id: &str) -> Vec<Value> {
+    let out = env.run(&["session", "export", id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .cloned()
+        .unwrap()
+}
+
+#[test]
+fn completes_a_mention_attaches_the_file_and_answers() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("my notes.md", "remember the milk\n");
+    env.write("src/main.rs", "fn main() {}\n");
+    env.write("README.md", "readme\n");
+    let term = Terminal::start(&env, &["chat"], &[("NO_COLOR", "1".into())]);
+    term.wait_for("warden ›");
+
+    term.type_text("summarise @my");
+    std::thread::sleep(Duration::from_millis(300));
+    term.press("Tab");
+    term.wait_for("summarise @\"my notes.md\"");
+    term.press("Enter");
+    let screen = term.wait_for("[echo provider]");
+    assert!(screen.contains("+ my notes.md  (18 bytes)"), "{screen}");
+
+    term.type_text("/session");
+    term.press("Enter");
+    let screen = term.wait_for("file       ");
+    let id = session_id(&screen);
+
+    term.type_text("/nonsense");
+    term.press("Enter");
+    term.wait_for("unknown command /nonsense; /help lists the commands");
+
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+    let screen = term.screen();
+    assert!(
+        screen.contains(&format!("warden chat --resume {id}")),
+        "{screen}"
+    );
+
+    let items = export(&env, &id);
+    assert_eq!(items[0]["role"], "user");
+    assert_eq!(items[0]["text"], "summarise @\"my notes.md\"");
+    assert_eq!(items[1]["source"], "fileref");
+    assert!(
+        items[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("remember the milk")
+    );
+    assert_eq!(items[2]["role"], "assistant");
+
+    // The input history survives: the next chat of this workspace offers the prompt again.
+    let term = Terminal::start(&env, &["chat", "--continue"], &[("NO_COLOR", "1".into())]);
+    term.wait_for("(resumed, 3 items)");
+    for _ in ["/nonsense", "/session", "the prompt"] {
+        term.press("Up");
+    }
+    term.wait_for("› summarise @\"my notes.md\"");
+    term.press("C-c");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+#[test]
+fn ctrl_c_cancels_a_slow_answer_and_commits_nothing_partial() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\ntimeout_s = 60\n",
+    );
+    let server = MockServer::start().unwrap();
+    server.push(Reply::stall(
+        "the first words of an answer that never ends",
+        3,
+    ));
+    let term = Terminal::start(
+        &env,
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+        ],
+    );
+    term.wait_for("warden ›");
+    term.type_text("tell me a long story");
+    term.press("Enter");
+    term.wait_for("the first");
+    term.press("C-c");
+    term.wait_for("cancelled:");
+    // The chat is still usable: the prompt comes back.
+    term.type_text("/session");
+    term.press("Enter");
+    let screen = term.wait_for("file       ");
+    let id = session_id(&screen);
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+
+    let items = export(&env, &id);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["text"], "tell me a long story");
+    assert!(items.iter().all(|i| i["role"] != "assistant"));
+}
