@@ -51,6 +51,15 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
+    /// Replace what a session's next request is built from by a summary and current copies of
+    /// the files it referenced (history keeps everything).
+    Compact {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Session id.
+        session: String,
+    },
     /// Queue a notification; it is committed before that session's next model request.
     Notify {
         /// The session.
@@ -91,5 +100,8 @@ pub(crate) enum SessionCommand {
     Export {
         /// Session id.
         id: String,
+        /// Only what the next request would contain (from the latest compaction on).
+        #[arg(long)]
+        as_sent: bool,
     },
 }

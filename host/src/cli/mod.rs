@@ -5,6 +5,7 @@
 
 mod args;
 mod common;
+mod compact;
 mod exit;
 mod notify;
 mod out;
@@ -61,8 +62,9 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Session { command } => match command {
             SessionCommand::List { json } => session::list(json),
             SessionCommand::Show { id } => session::show(&id),
-            SessionCommand::Export { id } => session::export(&id),
+            SessionCommand::Export { id, as_sent } => session::export(&id, as_sent),
         },
+        Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
 }

@@ -1,4 +1,4 @@
-//! `warden session list | show ID | export ID`.
+//! `warden session list | show ID | export [--as-sent] ID`.
 
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
@@ -74,11 +74,16 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-/// Print `history.json`: an array of items shaped as `preview --json` items.
-pub(crate) fn export(id: &str) -> Result<u8, CliError> {
+/// Print `history.json`: an array of items shaped as `preview --json` items; with `as_sent`,
+/// only those the next request would contain.
+pub(crate) fn export(id: &str, as_sent: bool) -> Result<u8, CliError> {
     let loaded = loaded(id)?;
-    let items: Vec<ShownItem> = loaded
-        .records
+    let records = if as_sent {
+        store::as_sent(&loaded.records)
+    } else {
+        &loaded.records
+    };
+    let items: Vec<ShownItem> = records
         .iter()
         .map(|r| ShownItem {
             item: r.item.clone(),

@@ -141,6 +141,10 @@ pub struct WorkerConfig {
     pub max_continuations: u32,
     /// Model requests allowed per turn (tool round trips included).
     pub max_steps: u32,
+    /// Compact the session when a prompt is submitted and the next request's estimated size
+    /// passes this many tokens (see `docs/sessions.md`); unset: only `warden compact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_at_tokens: Option<u64>,
 }
 
 impl Default for WorkerConfig {
@@ -148,6 +152,7 @@ impl Default for WorkerConfig {
         Self {
             max_continuations: 4,
             max_steps: 16,
+            compact_at_tokens: None,
         }
     }
 }

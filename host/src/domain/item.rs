@@ -121,6 +121,8 @@ pub enum Source {
     Provider,
     /// Output of a tool the host ran.
     Tool,
+    /// Written by compaction: its marker, the summary and the files re-read.
+    Compaction,
 }
 
 impl fmt::Display for Source {
@@ -132,6 +134,7 @@ impl fmt::Display for Source {
             Self::Notify => f.write_str("notify"),
             Self::Provider => f.write_str("provider"),
             Self::Tool => f.write_str("tool"),
+            Self::Compaction => f.write_str("compaction"),
         }
     }
 }
@@ -151,6 +154,7 @@ impl std::str::FromStr for Source {
             "notify" => Ok(Self::Notify),
             "provider" => Ok(Self::Provider),
             "tool" => Ok(Self::Tool),
+            "compaction" => Ok(Self::Compaction),
             other => match other.strip_prefix("plugin:") {
                 Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
                 _ => Err(UnknownSource(other.to_owned())),

@@ -10,9 +10,11 @@
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
 //!   fails.
+//! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`defaults`]: the security defaults, written down once.
 
 mod alert;
+mod compaction;
 pub mod defaults;
 mod entry;
 mod failure;
@@ -27,6 +29,7 @@ mod stream;
 mod tool;
 
 pub use alert::{Alert, AlertLevel};
+pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;
 pub use intercept::{

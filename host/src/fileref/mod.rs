@@ -20,5 +20,5 @@ pub(crate) mod testing;
 
 pub use dedup::ShownFiles;
 pub use parser::{Mention, Parsed, parse};
-pub use report::{FileAudit, RefReport};
+pub use report::{FileAudit, RESOLVED, RefReport};
 pub use stage::{ResolvedPrompt, resolve_prompt};

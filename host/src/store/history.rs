@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::domain::{Entry, FileShown, Item, Source};
+use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source};
 
 use super::fsio::{self, format_ts};
 use super::home::{AUDIT_FILE, HISTORY_FILE, INBOX_DIR, LOCK_FILE};
@@ -183,24 +183,35 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..])))
+        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..], None)))
     }
 
     /// [`SessionWriter::commit`] for entries, which may carry an origin (a notification id)
     /// and the files they show (recorded with the item). Inbox files of committed origins are
     /// deleted afterwards.
     pub fn commit_entries(&mut self, group: &[Entry]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(
-            group
-                .iter()
-                .map(|e| (&e.source, &e.item, e.origin.as_deref(), e.files.as_slice())),
-        )
+        self.commit_parts(group.iter().map(|e| {
+            (
+                &e.source,
+                &e.item,
+                e.origin.as_deref(),
+                e.files.as_slice(),
+                e.compaction.as_ref(),
+            )
+        }))
     }
 
     fn commit_parts<'a, I>(&mut self, group: I) -> Result<CommitReceipt, StoreError>
     where
-        I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>, &'a [FileShown])>
-            + Clone,
+        I: ExactSizeIterator<
+                Item = (
+                    &'a Source,
+                    &'a Item,
+                    Option<&'a str>,
+                    &'a [FileShown],
+                    Option<&'a CompactionMarker>,
+                ),
+            > + Clone,
     {
         if self.poisoned {
             return Err(StoreError::Poisoned {
@@ -220,7 +231,7 @@ impl SessionWriter {
         let now = fsio::now();
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
-        for (i, (source, item, origin, files)) in group.clone().enumerate() {
+        for (i, (source, item, origin, files, compaction)) in group.clone().enumerate() {
             let line = RecordOut {
                 seq: first_seq + i as u64,
                 group: group_id,
@@ -229,6 +240,7 @@ impl SessionWriter {
                 item,
                 origin,
                 files,
+                compaction,
                 end: i + 1 == n,
             };
             serde_json::to_writer(&mut buf, &line).map_err(|source| StoreError::Encode {
@@ -240,7 +252,7 @@ impl SessionWriter {
         self.append(&buf)?;
 
         self.records.reserve(n);
-        for (i, (source, item, origin, files)) in group.enumerate() {
+        for (i, (source, item, origin, files, compaction)) in group.enumerate() {
             if let Some(origin) = origin {
                 self.origins.insert(origin.to_owned());
                 // Origins that cannot name an inbox file are not notifications.
@@ -258,6 +270,7 @@ impl SessionWriter {
                 item: item.clone(),
                 origin: origin.map(str::to_owned),
                 files: files.to_vec(),
+                compaction: compaction.copied(),
             });
         }
         Ok(CommitReceipt {

@@ -37,7 +37,7 @@ pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
 pub use inbox::{Inbox, Notification};
 pub use load::{Loaded, SessionSummary, list, load};
-pub use record::{HISTORY_FORMAT, HISTORY_VERSION, Header, Record};
+pub use record::{HISTORY_FORMAT, HISTORY_VERSION, Header, Record, as_sent};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{FileShown, Item, Source};
+use crate::domain::{CompactionMarker, FileShown, Item, Source};
 
 use super::fsio::rfc3339;
 
@@ -55,6 +55,17 @@ pub struct Record {
     pub origin: Option<String>,
     /// Files whose content the item shows (absent in records written before it existed).
     pub files: Vec<FileShown>,
+    /// On the marker of a compaction group: the range it replaces.
+    pub compaction: Option<CompactionMarker>,
+}
+
+/// What a model request is built from: the records after the latest compaction marker (all
+/// records when the session was never compacted). The marker itself is not sent.
+pub fn as_sent(records: &[Record]) -> &[Record] {
+    match records.iter().rposition(|r| r.compaction.is_some()) {
+        Some(i) => &records[i + 1..],
+        None => records,
+    }
 }
 
 /// A record line as written.
@@ -69,6 +80,8 @@ pub(crate) struct RecordOut<'a> {
     pub(crate) origin: Option<&'a str>,
     #[serde(skip_serializing_if = "<[FileShown]>::is_empty")]
     pub(crate) files: &'a [FileShown],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compaction: Option<&'a CompactionMarker>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) end: bool,
 }
@@ -97,6 +110,8 @@ pub(crate) struct RecordIn {
     #[serde(default)]
     files: Vec<FileShown>,
     #[serde(default)]
+    compaction: Option<CompactionMarker>,
+    #[serde(default)]
     end: bool,
 }
 
@@ -122,6 +137,7 @@ impl From<RecordIn> for Record {
             item: r.item,
             origin: r.origin,
             files: r.files,
+            compaction: r.compaction,
         }
     }
 }
@@ -164,6 +180,7 @@ mod tests {
             item: &item,
             origin: Some("n1"),
             files: &[],
+            compaction: None,
             end: true,
         })?;
         assert_eq!(

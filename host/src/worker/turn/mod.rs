@@ -9,8 +9,11 @@
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
+mod compact;
 mod model;
 mod points;
+
+pub use compact::{BYTES_PER_TOKEN, Compacted};
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +72,7 @@ pub struct Worker {
     shown: ShownFiles,
     tools: ToolRegistry,
     cancel: CancelToken,
+    usage: Option<compact::ReportedUsage>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -105,6 +109,7 @@ impl Worker {
             config: parts.config,
             tools: parts.tools,
             cancel: CancelToken::new(),
+            usage: None,
         }
     }
 
@@ -114,6 +119,7 @@ impl Worker {
         self.shown = shown_in(&writer);
         self.writer = writer;
         self.audit = audit;
+        self.usage = None;
     }
 
     /// The session id.
@@ -217,9 +223,11 @@ impl Worker {
             }
         };
 
-        // 3. Commit the prompt group, then audit what it sends.
+        // 3. Compact first if the request would be too large, then commit the prompt group and
+        // audit what it sends.
         let mut group = resolved.entries;
         group.extend(added);
+        self.compact_if_due(sink, &group)?;
         self.commit(sink, group)?;
         let mut events = decisions;
         events.extend(resolved.audit.iter().map(|f| AuditEvent::FileSent {
@@ -254,10 +262,11 @@ impl Worker {
     }
 }
 
-/// What the session's history already shows, for dedup (from the records' file metadata).
+/// What the next request already shows, for dedup (from the file metadata of the records
+/// after the latest compaction marker).
 fn shown_in(writer: &SessionWriter) -> ShownFiles {
     let mut shown = ShownFiles::new();
-    for record in writer.records() {
+    for record in crate::store::as_sent(writer.records()) {
         shown.record_files(&record.source, &record.item, &record.files);
     }
     shown
