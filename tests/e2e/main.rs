@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod children;
 mod compaction;
 mod fileref_cases;
 mod fileref_cli;

@@ -20,8 +20,11 @@ pub(crate) enum Command {
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
         /// Continue this session (created when it does not exist).
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", conflicts_with = "parent")]
         session: Option<String>,
+        /// Start a child session of this one; the turn's end is reported to its inbox.
+        #[arg(long, value_name = "ID")]
+        parent: Option<String>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,

@@ -50,9 +50,16 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Run {
             dir,
             session,
+            parent,
             json,
             prompt,
-        } => run::run(dir.as_deref(), session.as_deref(), json, &prompt.join(" ")),
+        } => {
+            let target = match parent.as_deref() {
+                Some(parent) => run::Target::ChildOf(parent),
+                None => run::Target::Session(session.as_deref()),
+            };
+            run::run(dir.as_deref(), target, json, &prompt.join(" "))
+        }
         Command::Preview { dir, json, prompt } => {
             preview::preview(dir.as_deref(), json, &prompt.join(" "))
         }

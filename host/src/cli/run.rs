@@ -1,4 +1,4 @@
-//! `warden run [-C DIR] [--session ID] [--json] PROMPT`: one turn.
+//! `warden run [-C DIR] [--session ID | --parent ID] [--json] PROMPT`: one turn.
 
 use super::out::{out, outln};
 use std::path::Path;
@@ -56,10 +56,18 @@ impl TurnSink for CliSink {
     }
 }
 
+/// Which session a turn runs in.
+pub(crate) enum Target<'a> {
+    /// `--session ID` (created when absent), or a new session.
+    Session(Option<&'a str>),
+    /// `--parent ID`: a new child session of an existing one.
+    ChildOf(&'a str),
+}
+
 /// Run one turn and print its answer.
 pub(crate) fn run(
     dir: Option<&Path>,
-    session: Option<&str>,
+    target: Target<'_>,
     json: bool,
     prompt: &str,
 ) -> Result<u8, CliError> {
@@ -69,8 +77,13 @@ pub(crate) fn run(
     let workspace = workspace(dir)?;
     let loaded = load_config(&workspace)?;
     let home = home()?;
-    let mut worker =
-        setup::open(&loaded.config, &workspace, session, &home, &env).map_err(setup_error)?;
+    let mut worker = match target {
+        Target::Session(session) => setup::open(&loaded.config, &workspace, session, &home, &env),
+        Target::ChildOf(parent) => {
+            setup::open_child(&loaded.config, &workspace, parent, &home, &env)
+        }
+    }
+    .map_err(setup_error)?;
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
     // once; every commit group already written is durable.

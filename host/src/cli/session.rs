@@ -24,6 +24,7 @@ pub(crate) fn list(json: bool) -> Result<u8, CliError> {
                     "workspace": s.workspace,
                     "created": created(s.created),
                     "items": s.items,
+                    "parent": s.parent,
                     "problem": s.problem,
                 })
             })
@@ -59,9 +60,21 @@ fn loaded(id: &str) -> Result<store::Loaded, CliError> {
     Ok(loaded)
 }
 
-/// Print a session's history for a person.
+/// Print a session's parent and children, then its history, for a person.
 pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     let loaded = loaded(id)?;
+    if let Some(parent) = &loaded.header.parent {
+        outln!("parent: {parent}");
+    }
+    let children: Vec<String> = store::list(&home()?)
+        .map_err(not_found)?
+        .into_iter()
+        .filter(|s| s.parent.as_deref() == Some(id))
+        .map(|s| s.id)
+        .collect();
+    if !children.is_empty() {
+        outln!("children: {}", children.join(", "));
+    }
     for record in &loaded.records {
         outln!(
             "── #{} {} ({})",

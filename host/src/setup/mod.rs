@@ -8,4 +8,6 @@
 mod open;
 pub mod provider;
 
-pub use open::{LoadedPlugins, SetupError, engine, open, plugins, resolver, workspace_root};
+pub use open::{
+    LoadedPlugins, SetupError, engine, open, open_child, plugins, resolver, workspace_root,
+};

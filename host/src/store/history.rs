@@ -54,12 +54,30 @@ pub struct SessionWriter {
     fsync: bool,
     poisoned: bool,
     lock: SessionLock,
+    home: Home,
 }
 
 impl SessionWriter {
     /// Creates a session (with `id`, or a fresh sortable one) for `workspace` and opens it for
     /// writing. The session directory appears complete or not at all.
     pub fn create(home: &Home, id: Option<&str>, workspace: &Path) -> Result<Self, StoreError> {
+        Self::create_with(home, id, workspace, None)
+    }
+
+    /// Creates a child session of `parent` (which must exist), with a fresh id: its header
+    /// records the parent, and [`SessionWriter::report_to_parent`] queues to the parent's inbox.
+    pub fn create_child(home: &Home, workspace: &Path, parent: &str) -> Result<Self, StoreError> {
+        validate_id(parent)?;
+        home.existing_history(parent)?;
+        Self::create_with(home, None, workspace, Some(parent))
+    }
+
+    fn create_with(
+        home: &Home,
+        id: Option<&str>,
+        workspace: &Path,
+        parent: Option<&str>,
+    ) -> Result<Self, StoreError> {
         let id = match id {
             Some(id) => {
                 validate_id(id)?;
@@ -86,7 +104,7 @@ impl SessionWriter {
 
         // Build the session in a temp directory, then rename it into place.
         let tmp = sessions.join(format!(".tmp-{}", uuid::Uuid::now_v7()));
-        let built = build_session_dir(&tmp, &id, workspace);
+        let built = build_session_dir(&tmp, &id, workspace, parent);
         let (mut lock, header) = match built {
             Ok(b) => b,
             Err(e) => {
@@ -125,6 +143,7 @@ impl SessionWriter {
             fsync: true,
             poisoned: false,
             lock,
+            home: home.clone(),
         })
     }
 
@@ -166,6 +185,7 @@ impl SessionWriter {
             fsync: true,
             poisoned: false,
             lock,
+            home: home.clone(),
         })
     }
 
@@ -329,6 +349,15 @@ impl SessionWriter {
         &self.header
     }
 
+    /// Queues `text` to the parent's inbox (one file, written atomically), if this is a child
+    /// session; `Ok(None)` otherwise.
+    pub fn report_to_parent(&self, text: &str) -> Result<Option<Notification>, StoreError> {
+        match &self.header.parent {
+            Some(parent) => Inbox::push(&self.home, parent, text).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The history file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -368,6 +397,7 @@ fn build_session_dir(
     dir: &Path,
     id: &str,
     workspace: &Path,
+    parent: Option<&str>,
 ) -> Result<(SessionLock, Header), StoreError> {
     fs::create_dir(dir).map_err(StoreError::io("create", dir))?;
     let lock = SessionLock::acquire(dir.join(LOCK_FILE), id)?;
@@ -379,6 +409,7 @@ fn build_session_dir(
         session: id.to_owned(),
         workspace: PathBuf::from(workspace.to_string_lossy().into_owned()),
         created: fsio::now(),
+        parent: parent.map(str::to_owned),
     };
     let path = dir.join(HISTORY_FILE);
     let mut line = serde_json::to_vec(&header).map_err(|source| StoreError::Encode {

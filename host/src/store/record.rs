@@ -29,6 +29,10 @@ pub struct Header {
     /// When the session was created.
     #[serde(with = "rfc3339")]
     pub created: SystemTime,
+    /// The session this one reports to (`warden run --parent`); absent in other sessions and
+    /// in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// Just enough of a header to decide whether this build reads the file.

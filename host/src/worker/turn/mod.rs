@@ -9,6 +9,7 @@
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
+mod child;
 mod compact;
 mod model;
 mod points;
@@ -185,8 +186,19 @@ impl Worker {
         self.submit_segments(&fileref::parse(prompt).segments, sink)
     }
 
-    /// Run one turn for `segments`, for front ends that send references already parsed.
+    /// Run one turn for `segments`, for front ends that send references already parsed. In a
+    /// child session the turn's end, however it ends, is reported to the parent's inbox.
     pub fn submit_segments(
+        &mut self,
+        segments: &[Segment],
+        sink: &mut dyn TurnSink,
+    ) -> Result<TurnOutcome, WorkerError> {
+        let result = self.run_turn(segments, sink);
+        self.report_to_parent(sink, &result);
+        result
+    }
+
+    fn run_turn(
         &mut self,
         segments: &[Segment],
         sink: &mut dyn TurnSink,
