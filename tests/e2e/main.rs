@@ -12,6 +12,7 @@ mod llm;
 mod plugin_check;
 mod plugins_hostile;
 mod policy;
+mod reminders;
 mod store;
 mod support;
 mod wit;

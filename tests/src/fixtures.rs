@@ -19,3 +19,4 @@ fixture!(keyword_context, "WARDEN_FIXTURE_KEYWORD_CONTEXT_WASM");
 fixture!(pattern_guard, "WARDEN_FIXTURE_PATTERN_GUARD_WASM");
 fixture!(event_counter, "WARDEN_FIXTURE_EVENT_COUNTER_WASM");
 fixture!(file_ref, "WARDEN_FIXTURE_FILE_REF_WASM");
+fixture!(todo_reminder, "WARDEN_FIXTURE_TODO_REMINDER_WASM");
