@@ -5,10 +5,10 @@
 
 use std::collections::HashSet;
 
-use super::{DEFAULT_SYSTEM_PROMPT, Worker, shown_in};
+use super::{DEFAULT_SYSTEM_PROMPT, HOST, Worker, shown_in};
 use crate::domain::{
-    CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange, SUMMARY_PROMPT,
-    SUMMARY_SYSTEM, Segment, Source, TurnSink,
+    Alert, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
+    SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink,
 };
 use crate::fileref::{self, RESOLVED, ShownFiles};
 use crate::llm::Request;
@@ -250,7 +250,8 @@ impl Worker {
     }
 
     /// Compact first when committing `pending` would take the next request past
-    /// `worker.compact_at_tokens`.
+    /// `worker.compact_at_tokens`. A compaction that fails for any reason but the store is a
+    /// warning: the turn goes on with the history as it was.
     pub(super) fn compact_if_due(
         &mut self,
         sink: &mut dyn TurnSink,
@@ -260,11 +261,26 @@ impl Worker {
             return Ok(());
         };
         let estimate = self.estimate_tokens(pending);
-        if estimate > limit {
-            tracing::info!(estimate, limit, "compacting before the request");
-            self.compact(sink)?;
+        if estimate <= limit {
+            return Ok(());
         }
-        Ok(())
+        tracing::info!(estimate, limit, "compacting before the request");
+        match self.compact(sink) {
+            Ok(_) => Ok(()),
+            Err(WorkerError::Store(err)) => Err(WorkerError::Store(err)),
+            Err(err) => {
+                self.raise(
+                    sink,
+                    Alert::warn(
+                        HOST,
+                        format!(
+                            "the request is estimated at {estimate} tokens, past worker.compact_at_tokens ({limit}), but compaction failed: {err}; sending it uncompacted"
+                        ),
+                    ),
+                );
+                Ok(())
+            }
+        }
     }
 }
 

@@ -655,3 +655,59 @@ fn without_reported_usage_small_sessions_are_not_compacted() {
     h.worker.submit("two", &mut sink).unwrap();
     assert_eq!(h.seen.lock().unwrap().len(), 2);
 }
+
+/// An interceptor that fails at the `compaction` point.
+struct FailsAtCompaction;
+
+impl Interceptor for FailsAtCompaction {
+    fn name(&self) -> &str {
+        "fragile"
+    }
+    fn on_prompt_submit(&mut self, _: &SubmittedPrompt) -> Result<PromptDecision, PluginFailure> {
+        Ok(PromptDecision::Continue)
+    }
+    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        Ok(Vec::new())
+    }
+    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        Ok(TurnEndDecision::Finish)
+    }
+    fn on_compaction(&mut self, _: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        Err(PluginFailure::new("fragile", "compaction", "broken"))
+    }
+}
+
+#[test]
+fn a_closed_failure_at_compaction_commits_none_of_it() {
+    let mut config = Config::default();
+    config.worker.compact_at_tokens = Some(10);
+    let mut h = harness(
+        Vec::new(),
+        vec![Box::new(FailsAtCompaction)],
+        Vec::new(),
+        config,
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one", &mut sink).unwrap();
+    let before = committed(&h);
+    // On demand: an error, nothing committed.
+    assert!(h.worker.compact(&mut sink).is_err());
+    assert_eq!(committed(&h), before);
+    // Automatically: a warning, and the turn goes on uncompacted.
+    let outcome = h.worker.submit("two", &mut sink).unwrap();
+    assert!(matches!(outcome, TurnOutcome::Answered { .. }));
+    assert!(
+        sink.alerts
+            .iter()
+            .any(|a| a.message.contains("compaction failed")),
+        "{:?}",
+        sink.alerts
+    );
+    assert!(
+        committed(&h)
+            .iter()
+            .all(|(_, s, _)| *s != Source::Compaction)
+    );
+    let last = h.seen.lock().unwrap().last().unwrap().items.clone();
+    assert_eq!(last[0], Item::user("one"));
+}
