@@ -71,7 +71,8 @@ fn three_turns(env: &TestEnv, server: &MockServer) {
     openai_project(env);
     env.write("a.txt", "alpha version one\n");
     env.write("b.txt", "beta version one\n");
-    env.write("c.txt", "gamma stays\n");
+    // Large enough that a compaction group is always longer than one 1 KiB block.
+    env.write("c.txt", "gamma stays\n".repeat(200));
     turn(env, server, "Read @a.txt please", "Read a.");
     turn(env, server, "Now @b.txt", "Read b.");
     turn(env, server, "Compare @a.txt with @c.txt", "Compared.");
