@@ -14,6 +14,7 @@ const GUESTS: &[&str] = &[
     "keyword-context",
     "pattern-guard",
     "event-counter",
+    "todo-reminder",
 ];
 
 fn main() {

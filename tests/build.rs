@@ -21,6 +21,7 @@ const SAMPLES: &[&str] = &[
     "pattern-guard",
     "event-counter",
     "file-ref",
+    "todo-reminder",
 ];
 
 fn main() {

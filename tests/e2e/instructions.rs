@@ -22,7 +22,10 @@ fn project_items(env: &TestEnv, session: &str) -> Vec<String> {
 }
 
 fn run(env: &TestEnv, session: &str, prompt: &str) -> String {
-    let out = env.run(&["run", "--session", session, prompt]);
+    // The first turn names the session; later ones continue it.
+    let exists = env.state_home().join("sessions").join(session).is_dir();
+    let flag = if exists { "--session" } else { "--new-session" };
+    let out = env.run(&["run", flag, session, prompt]);
     assert!(out.status.success(), "{}", stderr(&out));
     stderr(&out)
 }

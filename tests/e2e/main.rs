@@ -3,10 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 mod chat;
+mod children;
 mod cli_output;
 mod cli_prompt;
 mod cli_root;
 mod cli_session;
+mod compaction;
 mod complete;
 mod fileref_cases;
 mod fileref_cli;
@@ -22,6 +24,7 @@ mod plugin_langs;
 mod plugins_hostile;
 mod policy;
 mod policy_hold;
+mod reminders;
 mod resume;
 mod store;
 mod support;

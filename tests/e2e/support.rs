@@ -41,6 +41,16 @@ impl TestEnv {
         self.root.path().join("state")
     }
 
+    /// The flag that runs in session `id`: `--session` once it exists, `--new-session` to
+    /// create it (an unknown `--session` id is an error).
+    pub fn session_flag(&self, id: &str) -> &'static str {
+        if self.state_home().join("sessions").join(id).is_dir() {
+            "--session"
+        } else {
+            "--new-session"
+        }
+    }
+
     /// Path of the managed policy file named by `$WARDEN_MANAGED_CONFIG` (absent unless
     /// written).
     pub fn managed_path(&self) -> PathBuf {

@@ -21,3 +21,4 @@ fixture!(pattern_guard, "WARDEN_FIXTURE_PATTERN_GUARD_WASM");
 fixture!(event_counter, "WARDEN_FIXTURE_EVENT_COUNTER_WASM");
 fixture!(file_ref, "WARDEN_FIXTURE_FILE_REF_WASM");
 fixture!(leaky_resolver, "WARDEN_FIXTURE_LEAKY_RESOLVER_WASM");
+fixture!(todo_reminder, "WARDEN_FIXTURE_TODO_REMINDER_WASM");

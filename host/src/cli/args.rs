@@ -69,6 +69,15 @@ pub(crate) enum Command {
     /// Show configuration, audit logs, and run an operator's first checks.
     #[command(flatten)]
     Operator(super::operator_args::OperatorCommand),
+    /// Replace what a session's next request is built from by a summary and current copies of
+    /// the files it referenced (history keeps everything).
+    Compact {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Session id.
+        session: String,
+    },
     /// Queue a notification; it is committed before that session's next model request.
     Notify {
         /// The session.
@@ -165,6 +174,9 @@ pub(crate) enum SessionCommand {
     Export {
         /// Session id.
         id: String,
+        /// Only what the next request would contain (from the latest compaction on).
+        #[arg(long)]
+        as_sent: bool,
     },
     /// Check the checksums and framing of one session, or of all; exit 1 if any is damaged.
     Verify {

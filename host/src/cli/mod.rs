@@ -8,6 +8,7 @@ mod audit;
 mod chat;
 mod colour;
 mod common;
+mod compact;
 mod complete;
 mod config_show;
 mod doctor;
@@ -126,13 +127,14 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Session { command } => match command {
             SessionCommand::List { json, all } => session::list(json, all),
             SessionCommand::Show { id } => session::show(&id),
-            SessionCommand::Export { id } => session::export(&id),
+            SessionCommand::Export { id, as_sent } => session::export(&id, as_sent),
             SessionCommand::Delete { id } => session_prune::delete(&id),
             SessionCommand::Prune { empty, older_than } => session_prune::prune(empty, older_than),
             SessionCommand::Verify { id } => session::verify(id.as_deref()),
             SessionCommand::Salvage { id } => session::salvage(&id),
         },
         Command::Operator(command) => command.run(),
+        Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
 }

@@ -1,4 +1,5 @@
-//! `warden run [-C DIR] [--session ID | --new-session NAME] [--json] PROMPT|-`: one turn.
+//! `warden run [-C DIR] [--session ID | --new-session NAME | --continue | --parent ID] [--json]
+//! PROMPT|-`: one turn.
 
 use super::out::{out, outln};
 use crate::domain::escape::{escape, terminal};
@@ -95,13 +96,16 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     if args.verbose {
         eprintln!("warden: workspace {}", workspace.root.display());
     }
-    let mut worker = setup::open(
-        &loaded.config,
-        &workspace.root,
-        session.as_deref(),
-        &home,
-        &env,
-    )
+    let mut worker = match args.parent.as_deref() {
+        Some(parent) => setup::open_child(&loaded.config, &workspace.root, parent, &home, &env),
+        None => setup::open(
+            &loaded.config,
+            &workspace.root,
+            session.as_deref(),
+            &home,
+            &env,
+        ),
+    }
     .map_err(setup_error)?;
     let root = workspace.root.display().to_string();
     let cancel = worker.cancel_token();

@@ -20,6 +20,9 @@ pub(crate) struct RunArgs {
     /// Continue the most recent session of this workspace.
     #[arg(long = "continue", conflicts_with_all = ["session", "new_session"])]
     pub(crate) continue_last: bool,
+    /// Start a child session of this existing one; the turn's end is reported to its inbox.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["session", "new_session", "continue_last"])]
+    pub(crate) parent: Option<String>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,

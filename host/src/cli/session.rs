@@ -1,4 +1,4 @@
-//! `warden session list | show ID | export ID | verify [ID] | salvage ID`.
+//! `warden session list | show ID | export [--as-sent] ID | verify [ID] | salvage ID`.
 
 use super::common::home;
 use super::exit::{CliError, EXIT_OK};
@@ -55,6 +55,7 @@ pub(crate) fn list(json: bool, all: bool) -> Result<u8, CliError> {
                     "last_activity": activity(s),
                     "items": s.items,
                     "title": title(&home, &s.id),
+                    "parent": s.parent,
                     "problem": s.problem,
                 })
             })
@@ -103,9 +104,21 @@ fn loaded(id: &str) -> Result<store::Loaded, CliError> {
     Ok(loaded)
 }
 
-/// Print a session's history for a person.
+/// Print a session's parent and children, then its history, for a person.
 pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     let loaded = loaded(id)?;
+    if let Some(parent) = &loaded.header.parent {
+        outln!("parent: {parent}");
+    }
+    let children: Vec<String> = store::list(&home()?)
+        .map_err(not_found)?
+        .into_iter()
+        .filter(|s| s.parent.as_deref() == Some(id))
+        .map(|s| s.id)
+        .collect();
+    if !children.is_empty() {
+        outln!("children: {}", children.join(", "));
+    }
     for record in &loaded.records {
         outln!(
             "── #{} {} ({})",
@@ -118,11 +131,16 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     Ok(EXIT_OK)
 }
 
-/// Print `history.json`: an array of items shaped as `preview --json` items.
-pub(crate) fn export(id: &str) -> Result<u8, CliError> {
+/// Print `history.json`: an array of items shaped as `preview --json` items; with `as_sent`,
+/// only those the next request would contain.
+pub(crate) fn export(id: &str, as_sent: bool) -> Result<u8, CliError> {
     let loaded = loaded(id)?;
-    let items: Vec<ShownItem> = loaded
-        .records
+    let records = if as_sent {
+        store::as_sent(&loaded.records)
+    } else {
+        &loaded.records
+    };
+    let items: Vec<ShownItem> = records
         .iter()
         .map(|r| ShownItem {
             item: r.item.clone(),

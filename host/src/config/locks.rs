@@ -40,6 +40,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.max_steps",
     "worker.max_prompt_bytes",
     "worker.instructions_file",
+    "worker.compact_at_tokens",
     "plugins",
 ];
 

@@ -155,6 +155,10 @@ pub struct WorkerConfig {
     /// Project instructions at the workspace root, committed as a `System` item (source
     /// `project`) at a session's first turn and again whenever it changed; empty disables it.
     pub instructions_file: String,
+    /// Compact the session when a prompt is submitted and the next request's estimated size
+    /// passes this many tokens (see `docs/sessions.md`); unset: only `warden compact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_at_tokens: Option<u64>,
 }
 
 impl Default for WorkerConfig {
@@ -164,6 +168,7 @@ impl Default for WorkerConfig {
             max_steps: 16,
             max_prompt_bytes: 1024 * 1024,
             instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
+            compact_at_tokens: None,
         }
     }
 }

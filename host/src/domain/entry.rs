@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::compaction::CompactionMarker;
 use super::item::{Item, Source};
 use super::resolve::EntryKind;
 use super::segment::LineRange;
@@ -40,6 +41,8 @@ pub struct Entry {
     /// Id of what this item was made from (a notification id), recorded so that it is
     /// committed at most once.
     pub origin: Option<String>,
+    /// Set on the marker of a compaction group: the range the group replaces.
+    pub compaction: Option<CompactionMarker>,
 }
 
 impl Entry {
@@ -50,6 +53,19 @@ impl Entry {
             item,
             files: Vec::new(),
             origin: None,
+            compaction: None,
+        }
+    }
+
+    /// The marker of a compaction group: a system note naming the range it replaces.
+    pub fn compaction_marker(replaces: CompactionMarker) -> Self {
+        let text = format!(
+            "[compaction: items {}–{} are replaced by the summary below]",
+            replaces.from, replaces.to
+        );
+        Self {
+            compaction: Some(replaces),
+            ..Self::new(Source::Compaction, Item::system(text))
         }
     }
 

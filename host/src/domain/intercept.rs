@@ -2,6 +2,7 @@
 //! it at the three call points (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`). The wasm
 //! side lives in `plugin/`; nothing here knows about wasmtime.
 
+use super::compaction::CompactionInfo;
 use super::failure::PluginFailure;
 use super::item::Item;
 
@@ -77,4 +78,10 @@ pub trait Interceptor {
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure>;
     /// A turn starts: per-turn budgets and failure counts start again.
     fn new_turn(&mut self) {}
+    /// `compaction`: the items returned are committed with the compaction group; it cannot
+    /// cancel. Wasm plugins (WIT 0.1.0) do not have this point yet: the default adds nothing.
+    fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        let _ = info;
+        Ok(Vec::new())
+    }
 }

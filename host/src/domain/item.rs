@@ -125,6 +125,8 @@ pub enum Source {
     Host,
     /// The project's instructions file (`AGENTS.md`).
     Project,
+    /// Written by compaction: its marker, the summary and the files re-read.
+    Compaction,
 }
 
 impl fmt::Display for Source {
@@ -138,6 +140,7 @@ impl fmt::Display for Source {
             Self::Tool => f.write_str("tool"),
             Self::Host => f.write_str("host"),
             Self::Project => f.write_str("project"),
+            Self::Compaction => f.write_str("compaction"),
         }
     }
 }
@@ -159,6 +162,7 @@ impl std::str::FromStr for Source {
             "tool" => Ok(Self::Tool),
             "host" => Ok(Self::Host),
             "project" => Ok(Self::Project),
+            "compaction" => Ok(Self::Compaction),
             other => match other.strip_prefix("plugin:") {
                 Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
                 _ => Err(UnknownSource(other.to_owned())),

@@ -10,10 +10,12 @@
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
 //!   fails.
+//! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
 mod alert;
+mod compaction;
 pub mod defaults;
 mod entry;
 pub mod escape;
@@ -30,6 +32,7 @@ mod stream;
 mod tool;
 
 pub use alert::{Alert, AlertLevel};
+pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;
 pub use intercept::{

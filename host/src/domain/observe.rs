@@ -41,6 +41,15 @@ pub enum Event {
     Notification(String),
     /// The turn ended (why).
     TurnEnded(String),
+    /// A compaction group was committed.
+    Compacted {
+        /// First sequence number replaced.
+        from: u64,
+        /// Last sequence number replaced.
+        to: u64,
+        /// Items of the group (marker, summary, files re-read, interceptor items).
+        items: u32,
+    },
     /// A plugin failed.
     PluginFailed {
         /// Plugin name.

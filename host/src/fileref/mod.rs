@@ -26,5 +26,5 @@ pub use dedup::ShownFiles;
 pub use deny::DenyGlobs;
 pub use deny_guard::DenyGuard;
 pub use parser::{Mention, Parsed, parse};
-pub use report::{FileAudit, RefReport};
+pub use report::{FileAudit, RESOLVED, RefReport};
 pub use stage::{ResolvedPrompt, resolve_prompt};

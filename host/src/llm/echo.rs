@@ -3,11 +3,14 @@
 //! received: the number of items by role, the files it saw, and the last user text. It never
 //! calls tools.
 //!
+//! A compaction's summary request (its last item is the summary prompt) gets
+//! [`compaction_summary`] instead.
+//!
 //! Files are recognised in system items starting `[File: <path>]`, in `<file path="…">` blocks
 //! (reminder placement), and in the `path` argument of `read_file` / `list_files` tool calls.
 
 use super::{CancelToken, LlmError, Provider, Request, Response, StopReason};
-use crate::domain::{Item, StreamEvent};
+use crate::domain::{Item, SUMMARY_PROMPT, StreamEvent};
 
 /// How every echo answer begins.
 pub const LABEL: &str = "[echo provider]";
@@ -43,7 +46,12 @@ impl Provider for EchoProvider {
                 partial_text: String::new(),
             });
         }
-        let text = summary(&req.items);
+        let text = match req.items.split_last() {
+            Some((Item::User { text }, before)) if text == SUMMARY_PROMPT => {
+                compaction_summary(before)
+            }
+            _ => summary(&req.items),
+        };
         on_event(&StreamEvent::TextDelta(text.clone()));
         Ok(Response {
             text,
@@ -52,6 +60,26 @@ impl Provider for EchoProvider {
             usage: None,
         })
     }
+}
+
+/// The echo answer to a compaction's summary request over `items`: deterministic, naming the
+/// items by role, the files seen and every user text, in order.
+pub fn compaction_summary(items: &[Item]) -> String {
+    let mut out = format!("{LABEL} summary: {}", summary(items));
+    let asked: Vec<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::User { text } => Some(format!("{text:?}")),
+            _ => None,
+        })
+        .collect();
+    out.push_str("\nuser texts: ");
+    if asked.is_empty() {
+        out.push_str("none");
+    } else {
+        out.push_str(&asked.join(", "));
+    }
+    out
 }
 
 /// The echo answer for `items`.
@@ -138,6 +166,29 @@ fn add(files: &mut Vec<String>, path: &str) {
 mod tests {
     use super::*;
     use crate::domain::ToolCall;
+
+    #[test]
+    fn a_summary_request_gets_the_deterministic_compaction_summary() {
+        let req = Request {
+            model: "echo".into(),
+            system: None,
+            items: vec![
+                Item::user("first"),
+                Item::assistant("ok"),
+                Item::user("second"),
+                Item::user(SUMMARY_PROMPT),
+            ],
+            tools: Vec::new(),
+            max_tokens: 100,
+            stream: false,
+        };
+        let r = EchoProvider::new().complete(&req, &mut |_| {}, &CancelToken::new());
+        let text = r.map(|r| r.text).unwrap_or_default();
+        assert_eq!(
+            text,
+            "[echo provider] summary: [echo provider] received 3 items (2 user, 1 assistant).\nfiles: none\nlast user text: \"second\"\nuser texts: \"first\", \"second\""
+        );
+    }
 
     #[test]
     fn summarises_roles_files_and_last_user_text() {

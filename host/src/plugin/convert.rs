@@ -128,8 +128,9 @@ fn committed_to_wit(entry: &Entry) -> wit::CommittedItem {
     }
 }
 
-pub(crate) fn event_to_wit(e: &Event) -> wit::Event {
-    match e {
+/// The WIT form of `e`; `None` for events WIT 0.1.0 has no case for (compaction).
+pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
+    Some(match e {
         Event::PromptSubmitted(text) => wit::Event::PromptSubmitted(text.clone()),
         Event::ItemsCommitted(items) => {
             wit::Event::ItemsCommitted(items.iter().map(committed_to_wit).collect())
@@ -160,7 +161,8 @@ pub(crate) fn event_to_wit(e: &Event) -> wit::Event {
             plugin: plugin.clone(),
             message: message.clone(),
         }),
-    }
+        Event::Compacted { .. } => return None,
+    })
 }
 
 pub(crate) fn file_ref_to_wit(r: &ResolveRequest) -> wit::FileRef {

@@ -45,7 +45,9 @@ impl HookPlugin {
 
     /// Deliver one event, with the plugin host's own error.
     pub fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
-        let arg = convert::event_to_wit(event);
+        let Some(arg) = convert::event_to_wit(event) else {
+            return Ok(());
+        };
         self.managed.call("on-event", |b, store| {
             b.warden_plugin_observe().call_on_event(store, &arg)
         })

@@ -9,5 +9,6 @@ mod open;
 pub mod provider;
 
 pub use open::{
-    LoadedPlugins, SetupError, engine, engine_for, open, plugins, resolver, workspace_root,
+    LoadedPlugins, SetupError, engine, engine_for, open, open_child, plugins, resolver,
+    workspace_root,
 };

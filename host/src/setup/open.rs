@@ -191,14 +191,40 @@ pub fn open(
     home: &Home,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Worker, SetupError> {
+    open_with(config, workspace, home, env, || match session {
+        Some(id) => SessionWriter::open_or_create(home, id, workspace),
+        None => SessionWriter::create(home, None, workspace),
+    })
+}
+
+/// A worker for `workspace` on a new child session of `parent` (which must exist): each turn's
+/// end is reported to the parent's inbox.
+pub fn open_child(
+    config: &Config,
+    workspace: &Path,
+    parent: &str,
+    home: &Home,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Worker, SetupError> {
+    open_with(config, workspace, home, env, || {
+        SessionWriter::create_child(home, workspace, parent)
+    })
+}
+
+/// Everything but the session, then the session from `writer` (so that a configuration error
+/// creates no session).
+fn open_with(
+    config: &Config,
+    workspace: &Path,
+    home: &Home,
+    env: &dyn Fn(&str) -> Option<String>,
+    make_writer: impl FnOnce() -> Result<SessionWriter, StoreError>,
+) -> Result<Worker, SetupError> {
     let provider = provider::from_config(&config.model, env)?;
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config)?;
-    let writer = match session {
-        Some(id) => SessionWriter::open_or_create(home, id, workspace)?,
-        None => SessionWriter::create(home, None, workspace)?,
-    };
+    let writer = make_writer()?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");
     }

@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::domain::{Entry, FileShown, Item, Source};
+use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source};
 
 use super::checksum;
 use super::fsio::{self, format_ts};
@@ -58,12 +58,30 @@ pub struct SessionWriter {
     fsync: bool,
     poisoned: bool,
     lock: SessionLock,
+    home: Home,
 }
 
 impl SessionWriter {
     /// Creates a session (with `id`, or a fresh sortable one) for `workspace` and opens it for
     /// writing. The session directory appears complete or not at all.
     pub fn create(home: &Home, id: Option<&str>, workspace: &Path) -> Result<Self, StoreError> {
+        Self::create_with(home, id, workspace, None)
+    }
+
+    /// Creates a child session of `parent` (which must exist), with a fresh id: its header
+    /// records the parent, and [`SessionWriter::report_to_parent`] queues to the parent's inbox.
+    pub fn create_child(home: &Home, workspace: &Path, parent: &str) -> Result<Self, StoreError> {
+        validate_id(parent)?;
+        home.existing_history(parent)?;
+        Self::create_with(home, None, workspace, Some(parent))
+    }
+
+    fn create_with(
+        home: &Home,
+        id: Option<&str>,
+        workspace: &Path,
+        parent: Option<&str>,
+    ) -> Result<Self, StoreError> {
         let id = match id {
             Some(id) => {
                 validate_id(id)?;
@@ -90,7 +108,7 @@ impl SessionWriter {
 
         // Build the session in a temp directory, then rename it into place.
         let tmp = sessions.join(format!(".tmp-{}", uuid::Uuid::now_v7()));
-        let built = build_session_dir(&tmp, &id, workspace);
+        let built = build_session_dir(&tmp, &id, workspace, parent);
         let (mut lock, header) = match built {
             Ok(b) => b,
             Err(e) => {
@@ -129,6 +147,7 @@ impl SessionWriter {
             fsync: true,
             poisoned: false,
             lock,
+            home: home.clone(),
         })
     }
 
@@ -170,6 +189,7 @@ impl SessionWriter {
             fsync: true,
             poisoned: false,
             lock,
+            home: home.clone(),
         })
     }
 
@@ -187,7 +207,7 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..])), None)
+        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..], None)), None)
     }
 
     /// [`SessionWriter::commit`] for entries, which may carry an origin (a notification id)
@@ -195,9 +215,15 @@ impl SessionWriter {
     /// deleted afterwards.
     pub fn commit_entries(&mut self, group: &[Entry]) -> Result<CommitReceipt, StoreError> {
         self.commit_parts(
-            group
-                .iter()
-                .map(|e| (&e.source, &e.item, e.origin.as_deref(), e.files.as_slice())),
+            group.iter().map(|e| {
+                (
+                    &e.source,
+                    &e.item,
+                    e.origin.as_deref(),
+                    e.files.as_slice(),
+                    e.compaction.as_ref(),
+                )
+            }),
             None,
         )
     }
@@ -207,9 +233,15 @@ impl SessionWriter {
     pub(crate) fn commit_copies(&mut self, group: &[Record]) -> Result<CommitReceipt, StoreError> {
         let ts = group.first().map(|r| r.ts);
         self.commit_parts(
-            group
-                .iter()
-                .map(|r| (&r.source, &r.item, r.origin.as_deref(), r.files.as_slice())),
+            group.iter().map(|r| {
+                (
+                    &r.source,
+                    &r.item,
+                    r.origin.as_deref(),
+                    r.files.as_slice(),
+                    r.compaction.as_ref(),
+                )
+            }),
             ts,
         )
     }
@@ -220,8 +252,15 @@ impl SessionWriter {
         ts: Option<SystemTime>,
     ) -> Result<CommitReceipt, StoreError>
     where
-        I: ExactSizeIterator<Item = (&'a Source, &'a Item, Option<&'a str>, &'a [FileShown])>
-            + Clone,
+        I: ExactSizeIterator<
+                Item = (
+                    &'a Source,
+                    &'a Item,
+                    Option<&'a str>,
+                    &'a [FileShown],
+                    Option<&'a CompactionMarker>,
+                ),
+            > + Clone,
     {
         if self.poisoned {
             return Err(StoreError::Poisoned {
@@ -241,7 +280,7 @@ impl SessionWriter {
         let now = ts.unwrap_or_else(fsio::now);
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
-        for (i, (source, item, origin, files)) in group.clone().enumerate() {
+        for (i, (source, item, origin, files, compaction)) in group.clone().enumerate() {
             let line = RecordOut {
                 seq: first_seq + i as u64,
                 group: group_id,
@@ -250,6 +289,7 @@ impl SessionWriter {
                 item,
                 origin,
                 files,
+                compaction,
                 end: i + 1 == n,
             };
             let start = buf.len();
@@ -263,7 +303,7 @@ impl SessionWriter {
         self.append(&buf)?;
 
         self.records.reserve(n);
-        for (i, (source, item, origin, files)) in group.enumerate() {
+        for (i, (source, item, origin, files, compaction)) in group.enumerate() {
             if let Some(origin) = origin {
                 self.origins.insert(origin.to_owned());
                 // Origins that cannot name an inbox file are not notifications.
@@ -281,6 +321,7 @@ impl SessionWriter {
                 item: item.clone(),
                 origin: origin.map(str::to_owned),
                 files: files.to_vec(),
+                compaction: compaction.copied(),
             });
         }
         Ok(CommitReceipt {
@@ -339,6 +380,15 @@ impl SessionWriter {
         &self.header
     }
 
+    /// Queues `text` to the parent's inbox (one file, written atomically), if this is a child
+    /// session; `Ok(None)` otherwise.
+    pub fn report_to_parent(&self, text: &str) -> Result<Option<Notification>, StoreError> {
+        match &self.header.parent {
+            Some(parent) => Inbox::push(&self.home, parent, text).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The history file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -395,6 +445,7 @@ fn build_session_dir(
     dir: &Path,
     id: &str,
     workspace: &Path,
+    parent: Option<&str>,
 ) -> Result<(SessionLock, Header), StoreError> {
     fs::create_dir(dir).map_err(StoreError::io("create", dir))?;
     let lock = SessionLock::acquire(dir.join(LOCK_FILE), id)?;
@@ -407,6 +458,7 @@ fn build_session_dir(
         session: id.to_owned(),
         workspace: PathBuf::from(workspace.to_string_lossy().into_owned()),
         created: fsio::now(),
+        parent: parent.map(str::to_owned),
     };
     let path = dir.join(HISTORY_FILE);
     let mut line = serde_json::to_vec(&header).map_err(|source| StoreError::Encode {

@@ -77,6 +77,8 @@ pub struct SessionSummary {
     pub created: SystemTime,
     /// Committed items (0 if the history cannot be read).
     pub items: usize,
+    /// The session it reports to, if it is a child session.
+    pub parent: Option<String>,
     /// What was dropped while reading (a torn tail).
     pub warnings: Vec<LoadWarning>,
     /// Why the session cannot be read, if it cannot.
@@ -115,6 +117,7 @@ fn summarize(home: &Home, id: &str) -> SessionSummary {
         workspace: PathBuf::new(),
         created: SystemTime::UNIX_EPOCH,
         items: 0,
+        parent: None,
         warnings: Vec::new(),
         problem: None,
     };
@@ -136,6 +139,7 @@ fn summarize(home: &Home, id: &str) -> SessionSummary {
         Ok(s) => {
             summary.workspace = s.header.workspace;
             summary.created = s.header.created;
+            summary.parent = s.header.parent;
             summary.items = s.records.len();
             summary.warnings = s.torn.into_iter().collect();
         }
@@ -143,6 +147,7 @@ fn summarize(home: &Home, id: &str) -> SessionSummary {
             if let Some(h) = peek_header(&path, &bytes) {
                 summary.workspace = h.workspace;
                 summary.created = h.created;
+                summary.parent = h.parent;
             } else if let Ok(t) = fs::metadata(&path).and_then(|m| m.modified()) {
                 summary.created = t;
             }

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{FileShown, Item, Source};
+use crate::domain::{CompactionMarker, FileShown, Item, Source};
 
 use super::fsio::rfc3339;
 
@@ -37,6 +37,10 @@ pub struct Header {
     /// When the session was created.
     #[serde(with = "rfc3339")]
     pub created: SystemTime,
+    /// The session this one reports to (`warden run --parent`); absent in other sessions and
+    /// in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -67,6 +71,17 @@ pub struct Record {
     pub origin: Option<String>,
     /// Files whose content the item shows (absent in records written before it existed).
     pub files: Vec<FileShown>,
+    /// On the marker of a compaction group: the range it replaces.
+    pub compaction: Option<CompactionMarker>,
+}
+
+/// What a model request is built from: the records after the latest compaction marker (all
+/// records when the session was never compacted). The marker itself is not sent.
+pub fn as_sent(records: &[Record]) -> &[Record] {
+    match records.iter().rposition(|r| r.compaction.is_some()) {
+        Some(i) => &records[i + 1..],
+        None => records,
+    }
 }
 
 /// A record line as written.
@@ -81,6 +96,8 @@ pub(crate) struct RecordOut<'a> {
     pub(crate) origin: Option<&'a str>,
     #[serde(skip_serializing_if = "<[FileShown]>::is_empty")]
     pub(crate) files: &'a [FileShown],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) compaction: Option<&'a CompactionMarker>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) end: bool,
 }
@@ -109,6 +126,8 @@ pub(crate) struct RecordIn {
     #[serde(default)]
     files: Vec<FileShown>,
     #[serde(default)]
+    compaction: Option<CompactionMarker>,
+    #[serde(default)]
     end: bool,
 }
 
@@ -134,6 +153,7 @@ impl From<RecordIn> for Record {
             item: r.item,
             origin: r.origin,
             files: r.files,
+            compaction: r.compaction,
         }
     }
 }
@@ -176,6 +196,7 @@ mod tests {
             item: &item,
             origin: Some("n1"),
             files: &[],
+            compaction: None,
             end: true,
         })?;
         assert_eq!(

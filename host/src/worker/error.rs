@@ -12,4 +12,13 @@ pub enum WorkerError {
     /// The model request failed after its retries.
     #[error("model: {0}")]
     Model(#[from] LlmError),
+    /// An interceptor failed at the `compaction` point and its policy is closed; nothing of
+    /// the compaction was committed.
+    #[error("compaction stopped: plugin {plugin} failed and its policy is closed: {message}")]
+    CompactionStopped {
+        /// Plugin name.
+        plugin: String,
+        /// What went wrong.
+        message: String,
+    },
 }

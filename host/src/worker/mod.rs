@@ -25,4 +25,6 @@ pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
 pub use tools::{DuplicateTool, ToolRegistry};
-pub use turn::{DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts};
+pub use turn::{
+    BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts,
+};

@@ -518,6 +518,7 @@ mod tests {
             item,
             origin: None,
             files: Vec::new(),
+            compaction: None,
         }
     }
 

@@ -9,10 +9,14 @@
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
+mod child;
+mod compact;
 mod front;
 mod instructions;
 mod model;
 mod points;
+
+pub use compact::{BYTES_PER_TOKEN, Compacted};
 
 #[cfg(test)]
 mod tests;
@@ -74,6 +78,7 @@ pub struct Worker {
     shown: ShownFiles,
     tools: ToolRegistry,
     cancel: CancelToken,
+    usage: Option<compact::ReportedUsage>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -110,6 +115,7 @@ impl Worker {
             config: parts.config,
             tools: parts.tools,
             cancel: CancelToken::new(),
+            usage: None,
         }
     }
 
@@ -119,6 +125,7 @@ impl Worker {
         self.shown = shown_in(&writer);
         self.writer = writer;
         self.audit = audit;
+        self.usage = None;
     }
 
     /// The session id.
@@ -192,8 +199,19 @@ impl Worker {
         self.submit_segments(&fileref::parse(prompt).segments, sink)
     }
 
-    /// Run one turn for `segments`, for front ends that send references already parsed.
+    /// Run one turn for `segments`, for front ends that send references already parsed. In a
+    /// child session the turn's end, however it ends, is reported to the parent's inbox.
     pub fn submit_segments(
+        &mut self,
+        segments: &[Segment],
+        sink: &mut dyn TurnSink,
+    ) -> Result<TurnOutcome, WorkerError> {
+        let result = self.run_turn(segments, sink);
+        self.report_to_parent(sink, &result);
+        result
+    }
+
+    fn run_turn(
         &mut self,
         segments: &[Segment],
         sink: &mut dyn TurnSink,
@@ -250,12 +268,13 @@ impl Worker {
             }
         };
 
-        // 3. Commit the prompt group (project instructions first when they are new), then
-        //    audit what it sends.
+        // 3. Compact first if the request would be too large, then commit the prompt group
+        //    (project instructions first when they are new) and audit what it sends.
         let (mut group, mut events): (Vec<Entry>, Vec<AuditEvent>) =
             self.instructions_entry(sink).into_iter().unzip();
         group.extend(resolved.entries);
         group.extend(added);
+        self.compact_if_due(sink, &group)?;
         self.commit(sink, group)?;
         sink.files_attached(&resolved.refs);
         events.extend(decisions);
@@ -291,10 +310,11 @@ impl Worker {
     }
 }
 
-/// What the session's history already shows, for dedup (from the records' file metadata).
+/// What the next request already shows, for dedup (from the file metadata of the records
+/// after the latest compaction marker).
 fn shown_in(writer: &SessionWriter) -> ShownFiles {
     let mut shown = ShownFiles::new();
-    for record in writer.records() {
+    for record in crate::store::as_sent(writer.records()) {
         shown.record_files(&record.source, &record.item, &record.files);
     }
     shown

@@ -1,12 +1,13 @@
 //! Steps 4–6 of a turn: pending items before each request, the request built from history
 //! alone, the answer, tool calls and their results, and turn-end continuations.
 
-use super::{DEFAULT_SYSTEM_PROMPT, HOST, TurnOutcome, Worker};
+use super::compact::ReportedUsage;
+use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
     Alert, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo, TurnSink,
 };
 use crate::llm::{LlmError, Request};
-use crate::store::AuditEvent;
+use crate::store::{AuditEvent, as_sent};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict};
 
@@ -189,23 +190,15 @@ impl Worker {
         &mut self,
         sink: &mut dyn TurnSink,
     ) -> Result<Result<Item, TurnOutcome>, WorkerError> {
-        let items: Vec<Item> = self.writer.items().cloned().collect();
+        let items: Vec<Item> = as_sent(self.writer.records())
+            .iter()
+            .map(|r| r.item.clone())
+            .collect();
         let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
         let count = items.len();
         let request = Request {
-            model: self
-                .config
-                .model
-                .name
-                .clone()
-                .unwrap_or_else(|| self.provider.model().to_owned()),
-            system: Some(
-                self.config
-                    .model
-                    .system_prompt
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
-            ),
+            model: self.model_name(),
+            system: Some(self.system_prompt()),
             items,
             tools: self.tools.specs().to_vec(),
             max_tokens: self.config.model.max_tokens,
@@ -239,6 +232,13 @@ impl Worker {
             Ok(response) => {
                 let item = response.to_item();
                 self.commit(sink, vec![Entry::new(Source::Provider, item.clone())])?;
+                self.usage = response.usage.map(|u| ReportedUsage {
+                    tokens: u.input_tokens
+                        + u.cache_read_tokens
+                        + u.cache_write_tokens
+                        + u.output_tokens,
+                    records: self.writer.records().len(),
+                });
                 self.emit(
                     sink,
                     Event::ResponseReceived {

@@ -12,8 +12,9 @@ use serde_json::json;
 use super::{TurnOutcome, Worker, WorkerParts};
 use crate::config::{Config, FailurePolicy};
 use crate::domain::{
-    CollectingSink, Event, Hook, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo,
-    Source, StreamEvent, SubmittedPrompt, ToolCall, TurnEndDecision, TurnInfo,
+    CollectingSink, CompactionInfo, CompactionMarker, Event, Hook, Interceptor, Item,
+    PluginFailure, PromptDecision, RequestInfo, Source, StreamEvent, SubmittedPrompt, ToolCall,
+    TurnEndDecision, TurnInfo,
 };
 use crate::fileref::testing::MapResolver;
 use crate::fileref::tools::file_tools;
@@ -78,6 +79,7 @@ impl Provider for Scripted {
 type OnSubmit = Box<dyn FnMut(&SubmittedPrompt) -> PromptDecision + Send>;
 type OnRequest = Box<dyn FnMut(&RequestInfo) -> Vec<Item> + Send>;
 type OnEnd = Box<dyn FnMut(&TurnInfo) -> TurnEndDecision + Send>;
+type OnCompaction = Box<dyn FnMut(&CompactionInfo) -> Vec<Item> + Send>;
 
 /// A native interceptor whose answers are closures.
 #[derive(Default)]
@@ -86,6 +88,7 @@ struct Native {
     submit: Option<OnSubmit>,
     request: Option<OnRequest>,
     end: Option<OnEnd>,
+    compaction: Option<OnCompaction>,
 }
 
 impl Interceptor for Native {
@@ -112,6 +115,10 @@ impl Interceptor for Native {
             .end
             .as_mut()
             .map_or(TurnEndDecision::Finish, |f| f(turn)))
+    }
+
+    fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        Ok(self.compaction.as_mut().map_or_else(Vec::new, |f| f(info)))
     }
 }
 
@@ -492,4 +499,215 @@ fn file_items_record_their_metadata_and_dedup_survives_a_resume() {
         Item::system("[File: a.txt unchanged since it was last shown]")
     );
     assert!(dir.exists());
+}
+
+fn sent_items(h: &Harness, request: usize) -> Vec<Item> {
+    h.seen.lock().unwrap()[request].items.clone()
+}
+
+#[test]
+fn compaction_is_one_group_and_the_next_request_starts_at_its_marker() {
+    let keeper = Box::new(Native {
+        name: "keeper".into(),
+        compaction: Some(Box::new(|info| {
+            vec![Item::system(format!(
+                "kept {}-{} {}",
+                info.replaces.from,
+                info.replaces.to,
+                info.files.join(",")
+            ))]
+        })),
+        ..Native::default()
+    });
+    let mut h = harness(
+        vec![tool_answer("t1"), answer("one"), answer("the summary")],
+        vec![keeper],
+        Vec::new(),
+        Config::default(),
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("read @b.txt", &mut sink).unwrap();
+    let before = committed(&h).len() as u64;
+    let done = h.worker.compact(&mut sink).unwrap().unwrap();
+    assert_eq!(
+        done.replaces,
+        CompactionMarker {
+            from: 1,
+            to: before
+        }
+    );
+    // The summary request: everything so far, then the documented prompt.
+    let asked = sent_items(&h, 2);
+    assert_eq!(asked.len() as u64, before + 1);
+    assert_eq!(
+        asked.last(),
+        Some(&Item::user(crate::domain::SUMMARY_PROMPT))
+    );
+
+    let records = load(&h.home, "s1").unwrap().records;
+    let group: Vec<_> = records[before as usize..].iter().collect();
+    assert!(group.iter().all(|r| r.group == group[0].group));
+    assert_eq!(group[0].compaction, Some(done.replaces));
+    let shape: Vec<(Source, Item)> = group
+        .iter()
+        .map(|r| (r.source.clone(), r.item.clone()))
+        .collect();
+    assert_eq!(
+        shape[1..],
+        [
+            (
+                Source::Compaction,
+                Item::system("[Summary of the conversation before compaction]\nthe summary")
+            ),
+            (Source::FileRef, Item::system("[File: b.txt]\nbeta\n")),
+            (Source::FileRef, Item::system("[File: a.txt]\nalpha\n")),
+            (
+                Source::Plugin("keeper".into()),
+                Item::system(format!("kept 1-{before} b.txt,a.txt"))
+            ),
+        ]
+    );
+
+    // The next request holds the group (without its marker) and the new turn only; a file
+    // re-read by the compaction counts as shown.
+    h.worker.submit("again @a.txt", &mut sink).unwrap();
+    let sent = sent_items(&h, 3);
+    assert_eq!(
+        sent[..4],
+        shape[1..]
+            .iter()
+            .map(|(_, i)| i.clone())
+            .collect::<Vec<_>>()[..]
+    );
+    assert_eq!(sent[4], Item::user("again @a.txt"));
+    assert_eq!(
+        sent[5],
+        Item::system("[File: a.txt unchanged since it was last shown]")
+    );
+    assert_eq!(sent.len(), 6);
+}
+
+#[test]
+fn a_prompt_past_compact_at_tokens_compacts_what_came_before_it() {
+    let mut config = Config::default();
+    // The system prompt and tool specs alone are past it: every turn with history compacts.
+    config.worker.compact_at_tokens = Some(10);
+    let mut h = harness(
+        vec![answer("first"), answer("summary of one"), answer("second")],
+        Vec::new(),
+        Vec::new(),
+        config,
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one @a.txt", &mut sink).unwrap();
+    // Nothing to compact before the first prompt: one request only.
+    assert_eq!(h.seen.lock().unwrap().len(), 1);
+    h.worker.submit("two", &mut sink).unwrap();
+    assert_eq!(h.seen.lock().unwrap().len(), 3);
+    assert_eq!(
+        sent_items(&h, 2),
+        [
+            Item::system("[Summary of the conversation before compaction]\nsummary of one"),
+            Item::system("[File: a.txt]\nalpha\n"),
+            Item::user("two"),
+        ]
+    );
+}
+
+#[test]
+fn reported_usage_drives_the_compaction_estimate() {
+    let mut config = Config::default();
+    config.worker.compact_at_tokens = Some(100_000);
+    let mut big = answer("first");
+    big.usage = Some(crate::llm::Usage {
+        input_tokens: 150_000,
+        output_tokens: 10,
+        ..Default::default()
+    });
+    let mut h = harness(
+        vec![big, answer("summary"), answer("second")],
+        Vec::new(),
+        Vec::new(),
+        config,
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one", &mut sink).unwrap();
+    h.worker.submit("two", &mut sink).unwrap();
+    let seen = h.seen.lock().unwrap();
+    assert_eq!(
+        seen.len(),
+        3,
+        "the reported usage did not trigger compaction"
+    );
+    assert_eq!(
+        seen[1].items.last(),
+        Some(&Item::user(crate::domain::SUMMARY_PROMPT))
+    );
+}
+
+#[test]
+fn without_reported_usage_small_sessions_are_not_compacted() {
+    let mut config = Config::default();
+    config.worker.compact_at_tokens = Some(100_000);
+    let mut h = harness(Vec::new(), Vec::new(), Vec::new(), config);
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one", &mut sink).unwrap();
+    h.worker.submit("two", &mut sink).unwrap();
+    assert_eq!(h.seen.lock().unwrap().len(), 2);
+}
+
+/// An interceptor that fails at the `compaction` point.
+struct FailsAtCompaction;
+
+impl Interceptor for FailsAtCompaction {
+    fn name(&self) -> &str {
+        "fragile"
+    }
+    fn on_prompt_submit(&mut self, _: &SubmittedPrompt) -> Result<PromptDecision, PluginFailure> {
+        Ok(PromptDecision::Continue)
+    }
+    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        Ok(Vec::new())
+    }
+    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        Ok(TurnEndDecision::Finish)
+    }
+    fn on_compaction(&mut self, _: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        Err(PluginFailure::new("fragile", "compaction", "broken"))
+    }
+}
+
+#[test]
+fn a_closed_failure_at_compaction_commits_none_of_it() {
+    let mut config = Config::default();
+    config.worker.compact_at_tokens = Some(10);
+    let mut h = harness(
+        Vec::new(),
+        vec![Box::new(FailsAtCompaction)],
+        Vec::new(),
+        config,
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one", &mut sink).unwrap();
+    let before = committed(&h);
+    // On demand: an error, nothing committed.
+    assert!(h.worker.compact(&mut sink).is_err());
+    assert_eq!(committed(&h), before);
+    // Automatically: a warning, and the turn goes on uncompacted.
+    let outcome = h.worker.submit("two", &mut sink).unwrap();
+    assert!(matches!(outcome, TurnOutcome::Answered { .. }));
+    assert!(
+        sink.alerts
+            .iter()
+            .any(|a| a.message.contains("compaction failed")),
+        "{:?}",
+        sink.alerts
+    );
+    assert!(
+        committed(&h)
+            .iter()
+            .all(|(_, s, _)| *s != Source::Compaction)
+    );
+    let last = h.seen.lock().unwrap().last().unwrap().items.clone();
+    assert_eq!(last[0], Item::user("one"));
 }

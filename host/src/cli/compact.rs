@@ -1,0 +1,53 @@
+//! `warden compact [-C DIR] SESSION`: replace what the next request is built from by a summary
+//! and current copies of the files it referenced.
+
+use std::path::Path;
+
+use super::common::{env, home, load_config, print_alert, setup_error};
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+use crate::domain::{Alert, StreamEvent, TurnSink};
+use crate::{setup, store};
+
+/// Prints alerts as they come; nothing streams.
+struct AlertSink;
+
+impl TurnSink for AlertSink {
+    fn alert(&mut self, alert: &Alert) {
+        print_alert(alert);
+    }
+    fn model_event(&mut self, _event: &StreamEvent) {}
+    fn tool_started(&mut self, _name: &str, _arguments: &serde_json::Value) {}
+}
+
+/// Compact an existing session.
+pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError> {
+    let home = home()?;
+    // Only an existing session: compaction never creates one.
+    store::load(&home, session).map_err(|err| CliError::failure(err.to_string()))?;
+    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let loaded = load_config(&workspace)?;
+    let mut worker =
+        setup::open(&loaded.config, &workspace, Some(session), &home, &env).map_err(setup_error)?;
+    match worker.compact(&mut AlertSink) {
+        Ok(Some(done)) => {
+            outln!(
+                "compacted items {}–{} of session {session} into {} items; files re-read: {}",
+                done.replaces.from,
+                done.replaces.to,
+                done.items,
+                if done.files.is_empty() {
+                    "none".to_owned()
+                } else {
+                    done.files.join(", ")
+                }
+            );
+            Ok(EXIT_OK)
+        }
+        Ok(None) => {
+            outln!("session {session} has nothing to compact");
+            Ok(EXIT_OK)
+        }
+        Err(err) => Err(CliError::failure(format!("{err} (session {session})"))),
+    }
+}

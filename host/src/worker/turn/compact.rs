@@ -1,0 +1,378 @@
+//! Compaction: the history a request is built from is replaced by a summary and current copies
+//! of every file it referenced, committed as one group after what it replaces (history stays
+//! append-only). [`Worker::compact`] runs it on demand; a turn runs it by itself when the next
+//! request's estimated size passes `worker.compact_at_tokens`.
+
+use std::collections::HashSet;
+
+use super::{DEFAULT_SYSTEM_PROMPT, HOST, Worker, shown_in};
+use crate::domain::{
+    Alert, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
+    SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink,
+};
+use crate::fileref::{self, RESOLVED, ShownFiles};
+use crate::llm::Request;
+use crate::store::{AuditEvent, Record, as_sent};
+use crate::worker::WorkerError;
+use crate::worker::chain::{PointEnd, Verdict};
+
+/// Bytes per token of the size estimate (see `docs/sessions.md`).
+pub const BYTES_PER_TOKEN: u64 = 4;
+
+/// What one compaction committed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    /// The range replaced.
+    pub replaces: CompactionMarker,
+    /// Items in the committed group.
+    pub items: usize,
+    /// Paths re-read, in first-mention order (deleted or denied ones included).
+    pub files: Vec<String>,
+}
+
+/// Token usage the provider reported for the last request of this process, and how many
+/// records history had once its answer was committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ReportedUsage {
+    pub(super) tokens: u64,
+    pub(super) records: usize,
+}
+
+/// A file referenced in the compacted range, to be read again.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Referenced {
+    path: String,
+    range: Option<LineRange>,
+}
+
+impl Worker {
+    /// Compact the session now: ask the model for a summary of what the next request would be
+    /// built from, re-read every file referenced there, and commit marker, summary, files and
+    /// interceptor items as one group. `Ok(None)` when there is nothing to compact.
+    pub fn compact(&mut self, sink: &mut dyn TurnSink) -> Result<Option<Compacted>, WorkerError> {
+        let _span = tracing::info_span!("compaction", session = self.writer.id()).entered();
+        let records = as_sent(self.writer.records());
+        let (Some(first), Some(last)) = (records.first(), records.last()) else {
+            return Ok(None);
+        };
+        let replaces = CompactionMarker {
+            from: first.seq,
+            to: last.seq,
+        };
+        let referenced = referenced_files(records);
+        let mut items: Vec<Item> = records.iter().map(|r| r.item.clone()).collect();
+        items.push(Item::user(SUMMARY_PROMPT));
+        let summary = self.summarize(items)?;
+
+        // Current copies of the files, through the resolver, as a fresh session would see them.
+        let segments: Vec<Segment> = referenced
+            .iter()
+            .map(|r| Segment::FileRef {
+                raw: format!("@{}", r.path),
+                path: r.path.clone(),
+                range: r.range,
+            })
+            .collect();
+        let resolved = fileref::resolve_prompt(
+            &segments,
+            self.resolver.as_mut(),
+            &self.config.fileref,
+            &ShownFiles::new(),
+        );
+        let notes: Vec<Entry> = resolved
+            .refs
+            .iter()
+            .filter(|r| r.status != RESOLVED)
+            .map(|r| {
+                Entry::new(
+                    Source::Compaction,
+                    Item::system(format!(
+                        "[File: {} was referenced before compaction and cannot be read now: {}]",
+                        r.path, r.status
+                    )),
+                )
+            })
+            .collect();
+        let files: Vec<String> = referenced.iter().map(|r| r.path.clone()).collect();
+
+        let info = CompactionInfo {
+            session: self.writer.id().to_owned(),
+            replaces,
+            summary: summary.clone(),
+            files: files.clone(),
+        };
+        let (end, decisions) = self.run_point(sink, "compaction", |plugin| {
+            plugin.on_compaction(&info).map(|items| {
+                if items.is_empty() {
+                    Verdict::Pass(None)
+                } else {
+                    Verdict::Add(items)
+                }
+            })
+        });
+        let added = match end {
+            PointEnd::Items(items) => items,
+            PointEnd::Cancelled { plugin, reason } => {
+                // The runner only cancels on a `Cancel` verdict, which this point never gives.
+                self.audit(&decisions)?;
+                return Err(WorkerError::CompactionStopped {
+                    plugin,
+                    message: reason,
+                });
+            }
+            PointEnd::FailedClosed { plugin, message } => {
+                self.audit(&decisions)?;
+                return Err(WorkerError::CompactionStopped { plugin, message });
+            }
+        };
+
+        let mut group = vec![
+            Entry::compaction_marker(replaces),
+            Entry::new(
+                Source::Compaction,
+                Item::system(format!(
+                    "[Summary of the conversation before compaction]\n{summary}"
+                )),
+            ),
+        ];
+        group.extend(
+            resolved
+                .entries
+                .into_iter()
+                .filter(|e| !matches!(e.item, Item::User { .. })),
+        );
+        group.extend(notes);
+        group.extend(added);
+        let count = group.len();
+        self.commit(sink, group)?;
+        // What the next request shows starts at the marker.
+        self.shown = shown_in(&self.writer);
+        self.usage = None;
+        let mut events = decisions;
+        events.extend(resolved.audit.iter().map(|f| AuditEvent::FileSent {
+            path: f.path.clone(),
+            bytes: f.bytes,
+            sha256: f.sha256.clone(),
+            truncated: f.truncated,
+        }));
+        self.audit(&events)?;
+        self.emit(
+            sink,
+            Event::Compacted {
+                from: replaces.from,
+                to: replaces.to,
+                items: u32::try_from(count).unwrap_or(u32::MAX),
+            },
+        );
+        Ok(Some(Compacted {
+            replaces,
+            items: count,
+            files,
+        }))
+    }
+
+    /// The model's summary of `items` (which end with the summary prompt).
+    fn summarize(&mut self, items: Vec<Item>) -> Result<String, WorkerError> {
+        let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
+        let count = items.len();
+        let request = Request {
+            model: self.model_name(),
+            system: Some(SUMMARY_SYSTEM.to_owned()),
+            items,
+            // Kept so that providers accept the tool calls in the history being summarised.
+            tools: self.tools.specs().to_vec(),
+            max_tokens: self.config.model.max_tokens,
+            stream: false,
+        };
+        self.audit(&[AuditEvent::ModelRequest {
+            provider: self.provider.name().to_owned(),
+            model: Some(request.model.clone()),
+            items: count as u64,
+            bytes,
+        }])?;
+        let cancel = self.cancel.clone();
+        let response = {
+            let _span = tracing::info_span!(
+                "model request",
+                provider = self.provider.name(),
+                items = count
+            )
+            .entered();
+            self.provider.complete(&request, &mut |_| {}, &cancel)?
+        };
+        Ok(response.text)
+    }
+
+    /// The model name a request names.
+    pub(super) fn model_name(&self) -> String {
+        self.config
+            .model
+            .name
+            .clone()
+            .unwrap_or_else(|| self.provider.model().to_owned())
+    }
+
+    /// The system prompt a turn's request carries.
+    pub(super) fn system_prompt(&self) -> String {
+        self.config
+            .model
+            .system_prompt
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned())
+    }
+
+    /// Estimated tokens of the next request if `pending` were committed first: the provider's
+    /// reported usage of the last request plus what was committed since, when known; else the
+    /// bytes of system prompt, tool specs and items over [`BYTES_PER_TOKEN`].
+    pub(super) fn estimate_tokens(&self, pending: &[Entry]) -> u64 {
+        let pending_bytes: u64 = pending.iter().map(|e| e.item.byte_len() as u64).sum();
+        let records = self.writer.records();
+        if let Some(usage) = self.usage
+            && usage.records <= records.len()
+        {
+            let since: u64 = records[usage.records..]
+                .iter()
+                .map(|r| r.item.byte_len() as u64)
+                .sum();
+            return usage.tokens + (since + pending_bytes).div_ceil(BYTES_PER_TOKEN);
+        }
+        let items: u64 = as_sent(records)
+            .iter()
+            .map(|r| r.item.byte_len() as u64)
+            .sum();
+        let tools: u64 = self
+            .tools
+            .specs()
+            .iter()
+            .map(|s| serde_json::to_string(s).map_or(0, |t| t.len() as u64))
+            .sum();
+        let system = self.system_prompt().len() as u64;
+        (items + pending_bytes + tools + system).div_ceil(BYTES_PER_TOKEN)
+    }
+
+    /// Compact first when committing `pending` would take the next request past
+    /// `worker.compact_at_tokens`. A compaction that fails for any reason but the store is a
+    /// warning: the turn goes on with the history as it was.
+    pub(super) fn compact_if_due(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        pending: &[Entry],
+    ) -> Result<(), WorkerError> {
+        let Some(limit) = self.config.worker.compact_at_tokens else {
+            return Ok(());
+        };
+        let estimate = self.estimate_tokens(pending);
+        if estimate <= limit {
+            return Ok(());
+        }
+        tracing::info!(estimate, limit, "compacting before the request");
+        match self.compact(sink) {
+            Ok(_) => Ok(()),
+            Err(WorkerError::Store(err)) => Err(WorkerError::Store(err)),
+            Err(err) => {
+                self.raise(
+                    sink,
+                    Alert::warn(
+                        HOST,
+                        format!(
+                            "the request is estimated at {estimate} tokens, past worker.compact_at_tokens ({limit}), but compaction failed: {err}; sending it uncompacted"
+                        ),
+                    ),
+                );
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Every file the records show (by their file metadata, so `@` references in any placement
+/// and earlier compactions' re-reads) or that a file tool was asked for, in first-mention
+/// order, once each.
+fn referenced_files(records: &[Record]) -> Vec<Referenced> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut add = |r: Referenced| {
+        if seen.insert(r.clone()) {
+            out.push(r);
+        }
+    };
+    for record in records {
+        for FileShown { path, range, .. } in &record.files {
+            add(Referenced {
+                path: path.clone(),
+                range: *range,
+            });
+        }
+        if let Item::Assistant { tool_calls, .. } = &record.item {
+            for call in tool_calls {
+                if !matches!(call.name.as_str(), "read_file" | "list_files") {
+                    continue;
+                }
+                if let Some(path) = call.arguments.get("path").and_then(|p| p.as_str()) {
+                    add(Referenced {
+                        path: path.to_owned(),
+                        range: None,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EntryKind, ToolCall};
+
+    fn record(seq: u64, item: Item, files: Vec<FileShown>) -> Record {
+        Record {
+            seq,
+            group: seq,
+            source: Source::User,
+            ts: std::time::SystemTime::UNIX_EPOCH,
+            item,
+            origin: None,
+            files,
+            compaction: None,
+        }
+    }
+
+    #[test]
+    fn referenced_files_come_from_metadata_and_file_tools_once_each() {
+        let shown = |path: &str| FileShown {
+            path: path.into(),
+            kind: EntryKind::File,
+            range: None,
+            sha256: String::new(),
+            bytes: 0,
+            truncated: false,
+        };
+        let call = |name: &str, path: &str| ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments: serde_json::json!({ "path": path }),
+        };
+        let records = vec![
+            record(1, Item::system("a"), vec![shown("a.txt")]),
+            record(
+                2,
+                Item::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![
+                        call("read_file", "b.txt"),
+                        call("list_files", "src"),
+                        call("other", "x"),
+                    ],
+                },
+                Vec::new(),
+            ),
+            record(3, Item::system("a"), vec![shown("a.txt")]),
+        ];
+        let paths: Vec<String> = referenced_files(&records)
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(paths, ["a.txt", "b.txt", "src"]);
+    }
+}
