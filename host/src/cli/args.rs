@@ -27,6 +27,9 @@ pub(crate) enum Command {
         /// Continue the most recent session of this workspace.
         #[arg(long = "continue", conflicts_with = "resume")]
         continue_last: bool,
+        /// Start a child session of this existing one; each turn's end is reported to it.
+        #[arg(long, value_name = "ID", conflicts_with_all = ["resume", "continue_last"])]
+        parent: Option<String>,
     },
     /// Rank workspace paths for a partial `@` mention, best first.
     Complete {

@@ -86,9 +86,10 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             dir,
             resume,
             continue_last,
+            parent,
         } => {
             let resume = resume.map(|id| id.unwrap_or_default());
-            chat::chat(dir.as_deref(), resume, continue_last)
+            chat::chat(dir.as_deref(), resume, continue_last, parent.as_deref())
         }
         Command::Complete {
             dir,

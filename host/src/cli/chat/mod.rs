@@ -42,6 +42,7 @@ pub(crate) fn chat(
     dir: Option<&Path>,
     resume: Option<String>,
     continue_last: bool,
+    parent: Option<&str>,
 ) -> Result<u8, CliError> {
     let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
     let loaded = load_config(&workspace)?;
@@ -60,7 +61,16 @@ pub(crate) fn chat(
             }
             found
         }
-        (None, false) => None,
+        // A child session of `parent`: created here, reported to the parent at each turn's end.
+        (None, false) => match parent {
+            Some(parent) => Some(
+                crate::store::SessionWriter::create_child(&home, &workspace, parent)
+                    .map_err(|err| CliError::usage(err.to_string()))?
+                    .id()
+                    .to_owned(),
+            ),
+            None => None,
+        },
     };
     let (worker, plugins) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
@@ -248,6 +258,32 @@ impl Chat {
                             .bold(&format!("── {} ({})", shown.item.role(), shown.source))
                     );
                     println!("{}", shown.item.text());
+                }
+            }
+            Slash::Compact => {
+                let mut sink = ChatSink::new(self.style);
+                let result = self.worker.compact(&mut sink);
+                sink.settle();
+                match result {
+                    Ok(Some(done)) => eprintln!(
+                        "{}",
+                        self.style.dim(&format!(
+                            "compacted items {}–{} into {} items; files re-read: {}",
+                            done.replaces.from,
+                            done.replaces.to,
+                            done.items,
+                            if done.files.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                done.files.join(", ")
+                            }
+                        ))
+                    ),
+                    Ok(None) => eprintln!("nothing to compact yet"),
+                    Err(err) => eprintln!(
+                        "{}",
+                        self.style.alert(&Alert::error("chat", err.to_string()))
+                    ),
                 }
             }
             Slash::Config => self.show_config(),

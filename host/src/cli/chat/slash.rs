@@ -1,5 +1,5 @@
 //! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
-//! `/config`, `/quit`.
+//! `/compact`, `/config`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +16,8 @@ pub(crate) enum Slash {
     Plugins,
     /// What a prompt would commit.
     Preview(String),
+    /// Summarise the session and re-read its files (history keeps everything).
+    Compact,
     /// Effective configuration.
     Config,
     /// Leave.
@@ -33,6 +35,7 @@ commands:
   /new             start a new session
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
   /preview PROMPT  what PROMPT would commit (no model call, nothing written)
+  /compact         summarise the session and re-read its files; history keeps everything
   /config          effective configuration and the files it came from
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
@@ -64,6 +67,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("plugins", true) => Slash::Plugins,
         ("preview", false) => Slash::Preview(arg.to_owned()),
         ("preview", true) => Slash::Unknown("usage: /preview PROMPT".into()),
+        ("compact", true) => Slash::Compact,
         ("config", true) => Slash::Config,
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
@@ -84,6 +88,7 @@ mod tests {
             Some(Slash::Preview("look @a.rs".into()))
         );
         assert_eq!(parse("/quit"), Some(Slash::Quit));
+        assert_eq!(parse("/compact"), Some(Slash::Compact));
         assert!(matches!(parse("/resume"), Some(Slash::Unknown(h)) if h.contains("/resume ID")));
         assert!(matches!(parse("/frob"), Some(Slash::Unknown(h)) if h.contains("/help")));
         assert_eq!(
