@@ -31,17 +31,7 @@ pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError>
         setup::open(&loaded.config, &workspace, Some(session), &home, &env).map_err(setup_error)?;
     match worker.compact(&mut AlertSink) {
         Ok(Some(done)) => {
-            outln!(
-                "compacted items {}–{} of session {session} into {} items; files re-read: {}",
-                done.replaces.from,
-                done.replaces.to,
-                done.items,
-                if done.files.is_empty() {
-                    "none".to_owned()
-                } else {
-                    done.files.join(", ")
-                }
-            );
+            outln!("{} of session {session}", describe(&done));
             Ok(EXIT_OK)
         }
         Ok(None) => {
@@ -50,4 +40,19 @@ pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError>
         }
         Err(err) => Err(CliError::failure(format!("{err} (session {session})"))),
     }
+}
+
+/// `compacted items A–B into N items; files re-read: …`, for the command and the chat.
+pub(crate) fn describe(done: &crate::worker::Compacted) -> String {
+    format!(
+        "compacted items {}–{} into {} items; files re-read: {}",
+        done.replaces.from,
+        done.replaces.to,
+        done.items,
+        if done.files.is_empty() {
+            "none".to_owned()
+        } else {
+            done.files.join(", ")
+        }
+    )
 }

@@ -242,7 +242,7 @@ fn script_files(name: &str, lang: &str) -> Files {
         "python" => vec![
             (
                 "app.py".into(),
-                include_str!("templates/python/app.py").into(),
+                include_str!("../../../examples/python-interceptor/app.py").into(),
                 false,
             ),
             (
@@ -264,7 +264,7 @@ fn script_files(name: &str, lang: &str) -> Files {
         _ => vec![
             (
                 "app.js".into(),
-                include_str!("templates/js/app.js").into(),
+                include_str!("../../../examples/js-interceptor/app.js").into(),
                 false,
             ),
             (

@@ -5,36 +5,25 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+/// The built-in resolver's own matching rules, compiled from its source file, so that the host
+/// and the component can never disagree. `complete` compiles the same file for its listing rules
+/// (the two layers may not import each other), hence the second module.
+#[allow(dead_code, missing_docs, clippy::duplicate_mod)]
+#[path = "../../../plugins/file-ref/src/deny.rs"]
+mod rules;
 
 /// A compiled set of deny globs and the workspace roots paths are relative to.
 #[derive(Debug, Clone)]
 pub struct DenyGlobs {
-    set: GlobSet,
+    rules: rules::Deny,
     roots: Vec<PathBuf>,
 }
 
 impl DenyGlobs {
     /// Compile `globs` for paths under `roots`, or say which glob is invalid.
     pub fn new(globs: &[String], roots: &[PathBuf]) -> Result<Self, String> {
-        let mut builder = GlobSetBuilder::new();
-        for glob in globs {
-            let pattern = if glob.contains('/') {
-                glob.trim_start_matches('/').to_owned()
-            } else {
-                format!("**/{glob}")
-            };
-            let compiled = GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .case_insensitive(true)
-                .build()
-                .map_err(|e| format!("deny glob {glob:?}: {e}"))?;
-            builder.add(compiled);
-        }
-        let set = builder.build().map_err(|e| format!("deny globs: {e}"))?;
         Ok(Self {
-            set,
+            rules: rules::Deny::new(globs)?,
             roots: roots.to_vec(),
         })
     }
@@ -43,16 +32,10 @@ impl DenyGlobs {
     /// inside a root; `.` for the root) is denied, as a file or as a directory. A path that
     /// climbs out lexically is left to the resolver's scope check.
     pub fn denies(&self, path: &str) -> bool {
-        let Some(rel) = self.relative(path) else {
-            return false;
-        };
-        if rel.is_empty() {
-            return false;
+        match self.relative(path) {
+            Some(rel) => self.rules.dir(&rel),
+            None => false,
         }
-        rel.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
-            || self.set.is_match(&rel)
-            // NUL never occurs in a real name: matching it stands for "anything inside".
-            || self.set.is_match(format!("{rel}/\u{0}"))
     }
 
     /// `path` lexically normalised relative to the root it lies in.

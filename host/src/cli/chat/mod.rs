@@ -265,20 +265,9 @@ impl Chat {
                 let result = self.worker.compact(&mut sink);
                 sink.settle();
                 match result {
-                    Ok(Some(done)) => eprintln!(
-                        "{}",
-                        self.style.dim(&format!(
-                            "compacted items {}–{} into {} items; files re-read: {}",
-                            done.replaces.from,
-                            done.replaces.to,
-                            done.items,
-                            if done.files.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                done.files.join(", ")
-                            }
-                        ))
-                    ),
+                    Ok(Some(done)) => {
+                        eprintln!("{}", self.style.dim(&crate::cli::compact::describe(&done)))
+                    }
                     Ok(None) => eprintln!("nothing to compact yet"),
                     Err(err) => eprintln!(
                         "{}",
