@@ -175,6 +175,31 @@ fn export(env: &TestEnv, id: &str) -> Vec<Value> {
 }
 
 #[test]
+fn a_lone_candidate_is_not_inserted_before_it_is_chosen() {
+    if skip() {
+        return;
+    }
+    // One file only: typing `@` must not insert it at once (the typed partial would then stay
+    // behind the inserted path, as `@a.txt a`).
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    let term = Terminal::start(&env, &["chat"], &[("NO_COLOR", "1".into())]);
+    term.wait_for("warden ›");
+    term.type_text("see @a");
+    std::thread::sleep(Duration::from_millis(300));
+    term.press("Tab");
+    term.wait_for("see @a.txt");
+    term.press("Enter");
+    let screen = term.wait_for("[echo provider]");
+    assert!(
+        screen.contains("last user text: \"see @a.txt\""),
+        "{screen}"
+    );
+    assert!(!screen.contains("@a.txt a"), "{screen}");
+    term.press("C-d");
+}
+
+#[test]
 fn completes_a_mention_attaches_the_file_and_answers() {
     if skip() {
         return;

@@ -34,7 +34,7 @@ pub(crate) fn build(
     index: BackgroundIndex,
 ) -> (Reedline, Option<String>) {
     let mut keys = default_emacs_keybindings();
-    // Tab opens the menu (a lone candidate is inserted at once) or inserts the selected one.
+    // Tab opens the menu or inserts the selected entry (Enter does too while the menu is open).
     keys.add_binding(
         KeyModifiers::NONE,
         KeyCode::Tab,
@@ -61,7 +61,9 @@ pub(crate) fn build(
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(MentionCompleter::new(index)))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
-        .with_quick_completions(true)
+        // No quick completions: a lone candidate would be inserted the moment `@` opens the
+        // menu, and what the person types next would land behind it.
+        .with_quick_completions(false)
         .with_validator(Box::new(TrailingBackslash));
 
     let path = history_file(home, workspace);
