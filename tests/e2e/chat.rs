@@ -301,3 +301,13 @@ fn ctrl_c_cancels_a_slow_answer_and_commits_nothing_partial() {
     assert_eq!(items[0]["text"], "tell me a long story");
     assert!(items.iter().all(|i| i["role"] != "assistant"));
 }
+
+/// `--provider` / `--model` choose the model for one chat, as on `run`: a provider without its
+/// key stops before the editor starts, naming the variable.
+#[test]
+fn the_provider_flag_chooses_the_model_for_one_chat() {
+    let env = TestEnv::new();
+    let out = env.run(&["chat", "--provider", "openai", "--model", "gpt-test"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("OPENAI_API_KEY"), "{}", stderr(&out));
+}

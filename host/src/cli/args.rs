@@ -30,6 +30,9 @@ pub(crate) enum Command {
         /// Start a child session of this existing one; each turn's end is reported to it.
         #[arg(long, value_name = "ID", conflicts_with_all = ["resume", "continue_last"])]
         parent: Option<String>,
+        /// Provider and model for this chat.
+        #[command(flatten)]
+        model: super::run_args::ModelFlags,
     },
     /// Rank workspace paths for a partial `@` mention, best first.
     Complete {

@@ -87,9 +87,16 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             resume,
             continue_last,
             parent,
+            model,
         } => {
             let resume = resume.map(|id| id.unwrap_or_default());
-            chat::chat(dir.as_deref(), resume, continue_last, parent.as_deref())
+            chat::chat(
+                dir.as_deref(),
+                resume,
+                continue_last,
+                parent.as_deref(),
+                &model,
+            )
         }
         Command::Complete {
             dir,

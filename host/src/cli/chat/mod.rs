@@ -43,9 +43,13 @@ pub(crate) fn chat(
     resume: Option<String>,
     continue_last: bool,
     parent: Option<&str>,
+    model: &super::run_args::ModelFlags,
 ) -> Result<u8, CliError> {
     let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
-    let loaded = load_config(&workspace)?;
+    let mut loaded = load_config(&workspace)?;
+    for warning in model.apply(&mut loaded.config)? {
+        super::common::print_alert(&Alert::warn("config", warning));
+    }
     let home = home()?;
     let style = Style::detect();
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
