@@ -11,7 +11,6 @@ use crate::domain::{
     SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink,
 };
 use crate::fileref::{self, RESOLVED, ShownFiles};
-use crate::llm::Request;
 use crate::store::{AuditEvent, Record, as_sent};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict};
@@ -173,23 +172,10 @@ impl Worker {
 
     /// The model's summary of `items` (which end with the summary prompt).
     fn summarize(&mut self, items: Vec<Item>) -> Result<String, WorkerError> {
-        let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
-        let count = items.len();
-        let request = Request {
-            model: self.model_name(),
-            system: Some(SUMMARY_SYSTEM.to_owned()),
-            items,
-            // Kept so that providers accept the tool calls in the history being summarised.
-            tools: self.tools.specs().to_vec(),
-            max_tokens: self.config.model.max_tokens,
-            stream: false,
-        };
-        self.audit(&[AuditEvent::ModelRequest {
-            provider: self.provider.name().to_owned(),
-            model: Some(request.model.clone()),
-            items: count as u64,
-            bytes,
-        }])?;
+        // The tools stay offered so that providers accept the tool calls in the history being
+        // summarised.
+        let (request, _) = self.audited_request(SUMMARY_SYSTEM.to_owned(), items, false)?;
+        let count = request.items.len();
         let cancel = self.cancel.clone();
         let response = {
             let _span = tracing::info_span!(

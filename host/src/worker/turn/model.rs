@@ -185,6 +185,32 @@ impl Worker {
         Ok(None)
     }
 
+    /// A request over `items` with the session's model, tools and answer cap, recorded in the
+    /// audit log as it leaves; returns it with its size in bytes.
+    pub(super) fn audited_request(
+        &mut self,
+        system: String,
+        items: Vec<Item>,
+        stream: bool,
+    ) -> Result<(Request, u64), WorkerError> {
+        let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
+        let request = Request {
+            model: self.model_name(),
+            system: Some(system),
+            items,
+            tools: self.tools.specs().to_vec(),
+            max_tokens: self.config.model.max_tokens,
+            stream,
+        };
+        self.audit(&[AuditEvent::ModelRequest {
+            provider: self.provider.name().to_owned(),
+            model: Some(request.model.clone()),
+            items: request.items.len() as u64,
+            bytes,
+        }])?;
+        Ok((request, bytes))
+    }
+
     /// Step 5: one model request built from history alone; commits the answer.
     fn request(
         &mut self,
@@ -194,22 +220,9 @@ impl Worker {
             .iter()
             .map(|r| r.item.clone())
             .collect();
-        let bytes: u64 = items.iter().map(|i| i.byte_len() as u64).sum();
-        let count = items.len();
-        let request = Request {
-            model: self.model_name(),
-            system: Some(self.system_prompt()),
-            items,
-            tools: self.tools.specs().to_vec(),
-            max_tokens: self.config.model.max_tokens,
-            stream: self.config.model.stream,
-        };
-        self.audit(&[AuditEvent::ModelRequest {
-            provider: self.provider.name().to_owned(),
-            model: Some(request.model.clone()),
-            items: count as u64,
-            bytes,
-        }])?;
+        let stream = self.config.model.stream;
+        let (request, bytes) = self.audited_request(self.system_prompt(), items, stream)?;
+        let count = request.items.len();
         self.emit(
             sink,
             Event::RequestSent {
