@@ -53,12 +53,22 @@ impl ShownFiles {
 
     /// Whether `label` was shown with exactly `body`.
     pub fn is_unchanged(&self, label: &str, body: &str) -> bool {
-        self.by_label.get(label) == Some(&digest_hex(body))
+        self.is_unchanged_digest(label, &digest_hex(body))
+    }
+
+    /// Whether `label` was shown with content of sha256 (hex) `digest`.
+    pub fn is_unchanged_digest(&self, label: &str, digest: &str) -> bool {
+        self.by_label.get(label).is_some_and(|d| d == digest)
     }
 
     /// Remember that `label` is shown with `body`.
     pub fn remember(&mut self, label: &str, body: &str) {
-        self.by_label.insert(label.to_owned(), digest_hex(body));
+        self.remember_digest(label, digest_hex(body));
+    }
+
+    /// Remember that `label` is shown with content of sha256 (hex) `digest`.
+    pub fn remember_digest(&mut self, label: &str, digest: String) {
+        self.by_label.insert(label.to_owned(), digest);
     }
 
     fn remember_shown(&mut self, file: &FileShown) {

@@ -14,7 +14,6 @@
 
 use serde_json::{Map, Value};
 
-use super::dedup::digest_hex;
 use crate::config::Placement;
 use crate::domain::{Entry, EntryKind, FileShown, Item, LineRange, Source, ToolCall};
 
@@ -40,6 +39,8 @@ pub struct PlacedRef {
     pub body: Body,
     /// The content was cut.
     pub truncated: bool,
+    /// sha256 (hex) of the content (the stage has it from dedup).
+    pub sha256: String,
 }
 
 impl PlacedRef {
@@ -260,7 +261,7 @@ pub fn place_entries(placement: Placement, refs: &[PlacedRef], next_call: u64) -
             path: r.path.clone(),
             kind: r.kind,
             range: r.range,
-            sha256: digest_hex(body),
+            sha256: r.sha256.clone(),
             bytes: body.len() as u64,
             truncated: r.truncated,
         }],

@@ -6,6 +6,7 @@ use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 
 use super::*;
+use crate::fileref::dedup::digest_hex;
 
 fn file(path: &str, body: &str) -> PlacedRef {
     PlacedRef {
@@ -14,6 +15,7 @@ fn file(path: &str, body: &str) -> PlacedRef {
         kind: EntryKind::File,
         body: Body::Content(body.into()),
         truncated: false,
+        sha256: digest_hex(body),
     }
 }
 
@@ -26,6 +28,7 @@ fn refs() -> Vec<PlacedRef> {
             kind: EntryKind::Directory,
             body: Body::Content("main.rs\n".into()),
             truncated: false,
+            sha256: digest_hex("main.rs\n"),
         },
         PlacedRef {
             path: "b.rs".into(),
@@ -33,6 +36,7 @@ fn refs() -> Vec<PlacedRef> {
             kind: EntryKind::File,
             body: Body::Unchanged,
             truncated: false,
+            sha256: String::new(),
         },
     ]
 }

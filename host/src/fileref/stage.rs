@@ -100,7 +100,9 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                     ));
                 }
                 let label = placement::label(&resolved.path, resolved.kind, range);
-                let unchanged = config.dedup && shown.is_unchanged(&label, &resolved.content);
+                // Hashed once: dedup, the audit log and the history metadata share it.
+                let sha256 = digest_hex(&resolved.content);
+                let unchanged = config.dedup && shown.is_unchanged_digest(&label, &sha256);
                 let bytes = if unchanged {
                     0
                 } else {
@@ -121,10 +123,10 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                     audit.push(FileAudit {
                         path: label.clone(),
                         bytes,
-                        sha256: digest_hex(&resolved.content),
+                        sha256: sha256.clone(),
                         truncated: resolved.truncated,
                     });
-                    shown.remember(&label, &resolved.content);
+                    shown.remember_digest(&label, sha256.clone());
                     Body::Content(resolved.content)
                 };
                 placed.push(PlacedRef {
@@ -133,6 +135,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                     kind: resolved.kind,
                     body,
                     truncated: resolved.truncated,
+                    sha256,
                 });
             }
             Err(error) => {

@@ -21,6 +21,8 @@ pub use compact::{BYTES_PER_TOKEN, Compacted};
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashSet;
+
 use sha2::Digest;
 
 use crate::config::Config;
@@ -76,6 +78,9 @@ pub struct Worker {
     hooks: Hooks,
     config: Config,
     shown: ShownFiles,
+    /// Tool-call ids the session's history holds (kept as groups are committed, so no call
+    /// point scans the whole history).
+    call_ids: HashSet<String>,
     tools: ToolRegistry,
     cancel: CancelToken,
     usage: Option<compact::ReportedUsage>,
@@ -106,6 +111,7 @@ impl Worker {
     pub fn new(parts: WorkerParts) -> Self {
         Self {
             shown: shown_in(&parts.writer),
+            call_ids: ids_in(&parts.writer),
             writer: parts.writer,
             audit: parts.audit,
             provider: parts.provider,
@@ -123,6 +129,7 @@ impl Worker {
     /// shown is taken from the new session's history.
     pub fn switch_session(&mut self, writer: SessionWriter, audit: AuditLog) {
         self.shown = shown_in(&writer);
+        self.call_ids = ids_in(&writer);
         self.writer = writer;
         self.audit = audit;
         self.usage = None;
@@ -141,14 +148,6 @@ impl Worker {
     /// The session's history.
     pub fn history(&self) -> impl ExactSizeIterator<Item = &crate::domain::Item> + '_ {
         self.writer.items()
-    }
-
-    /// The tool-call ids the session's history holds.
-    pub(super) fn used_call_ids(&self) -> std::collections::HashSet<String> {
-        call_ids(self.writer.items())
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
     }
 
     pub(super) fn raise(&mut self, sink: &mut dyn TurnSink, alert: Alert) {
@@ -176,6 +175,11 @@ impl Worker {
         let bytes = self.writer.commit_entries(&group)?.bytes;
         tracing::debug!(items = group.len(), bytes, "commit group");
         self.shown.record(&group);
+        self.call_ids.extend(
+            call_ids(group.iter().map(|e| &e.item))
+                .into_iter()
+                .map(str::to_owned),
+        );
         for entry in &group {
             if entry.source == crate::domain::Source::Notify {
                 self.emit(sink, Event::Notification(entry.item.text().to_owned()));
@@ -225,7 +229,6 @@ impl Worker {
         self.emit(sink, Event::PromptSubmitted(Segment::typed(segments)));
 
         // 1–2. File references, then the interceptor chain.
-        let used_ids = self.used_call_ids();
         let prepared = prepare(
             segments,
             self.resolver.as_mut(),
@@ -233,7 +236,7 @@ impl Worker {
             &self.config.fileref,
             &self.shown,
             self.writer.id(),
-            &used_ids,
+            &self.call_ids,
         );
         for alert in prepared.resolved.alerts.clone() {
             self.raise(sink, alert);
@@ -308,6 +311,14 @@ impl Worker {
         );
         Ok(TurnOutcome::Cancelled { plugin, reason })
     }
+}
+
+/// The tool-call ids a session's history holds (all of it: ids stay taken after compaction).
+fn ids_in(writer: &SessionWriter) -> HashSet<String> {
+    call_ids(writer.items())
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// What the next request already shows, for dedup (from the file metadata of the records

@@ -15,8 +15,7 @@ impl Worker {
         point: &'static str,
         call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
     ) -> (PointEnd, Vec<AuditEvent>) {
-        let used = self.used_call_ids();
-        let run = run_point(&mut self.chain, point, &used, call);
+        let run = run_point(&mut self.chain, point, &self.call_ids, call);
         self.report(sink, run)
     }
 
