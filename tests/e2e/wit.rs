@@ -1,5 +1,5 @@
 //! The WIT contract: it parses as a package (as `wasm-tools component wit wit/` would), has the
-//! three worlds with the right imports and exports, and the released version is unchanged.
+//! four worlds with the right imports and exports, and every released version is unchanged.
 
 use sha2::{Digest, Sha256};
 use wit_parser::{Resolve, WorldItem, WorldKey};
@@ -14,42 +14,63 @@ fn names(resolve: &Resolve, keys: &[WorldKey]) -> Vec<String> {
     keys.iter().map(|key| resolve.name_world_key(key)).collect()
 }
 
+/// The imports (interfaces) and exports of `world` in `package`, as full names.
+fn world_shape(
+    resolve: &Resolve,
+    package: wit_parser::PackageId,
+    world: &str,
+) -> (Vec<String>, Vec<String>) {
+    let id = resolve.packages[package].worlds[world];
+    let w = &resolve.worlds[id];
+    let imports: Vec<WorldKey> = w
+        .imports
+        .iter()
+        .filter(|(_, item)| matches!(item, WorldItem::Interface { .. }))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let exports: Vec<WorldKey> = w.exports.keys().cloned().collect();
+    let mut imported = names(resolve, &imports);
+    imported.sort();
+    (imported, names(resolve, &exports))
+}
+
 #[test]
 fn the_package_parses_and_each_world_has_its_shape() {
     let mut resolve = Resolve::default();
     let (pkg, _) = resolve.push_dir(wit_dir()).unwrap();
     let package = &resolve.packages[pkg];
-    assert_eq!(package.name.to_string(), "warden:plugin@0.1.0");
+    assert_eq!(package.name.to_string(), "warden:plugin@0.2.0");
     let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
     worlds.sort();
-    assert_eq!(worlds, ["hook", "interceptor", "resolver"]);
+    assert_eq!(worlds, ["hook", "interceptor", "resolver", "tool"]);
     for (world, export) in [
         ("interceptor", "intercept"),
         ("hook", "observe"),
         ("resolver", "resolve"),
     ] {
-        let id = package.worlds[world];
-        let w = &resolve.worlds[id];
-        let imports: Vec<WorldKey> = w
-            .imports
-            .iter()
-            .filter(|(_, item)| matches!(item, WorldItem::Interface { .. }))
-            .map(|(k, _)| k.clone())
-            .collect();
-        let exports: Vec<WorldKey> = w.exports.keys().cloned().collect();
-        let mut imported = names(&resolve, &imports);
-        imported.sort();
+        let (imported, exported) = world_shape(&resolve, pkg, world);
         assert_eq!(
             imported,
-            ["warden:plugin/host@0.1.0", "warden:plugin/types@0.1.0"],
+            ["warden:plugin/host@0.2.0", "warden:plugin/types@0.2.0"],
             "{world}"
         );
         assert_eq!(
-            names(&resolve, &exports),
-            [format!("warden:plugin/{export}@0.1.0")],
+            exported,
+            [format!("warden:plugin/{export}@0.2.0")],
             "{world}"
         );
     }
+    // Only a tool plugin may reach the network, and only through the host's `outgoing`.
+    let (imported, exported) = world_shape(&resolve, pkg, "tool");
+    assert_eq!(
+        imported,
+        [
+            "warden:plugin/host@0.2.0",
+            "warden:plugin/outgoing@0.2.0",
+            "warden:plugin/types@0.2.0"
+        ]
+    );
+    assert_eq!(exported, ["warden:plugin/act@0.2.0"]);
     // A hook has nothing to return: every function of `observe` but `init` returns nothing.
     let observe = package.interfaces["observe"];
     for (name, func) in &resolve.interfaces[observe].functions {
@@ -60,28 +81,56 @@ fn the_package_parses_and_each_world_has_its_shape() {
 }
 
 #[test]
+fn the_released_0_1_0_package_keeps_its_three_worlds() {
+    let mut resolve = Resolve::default();
+    let (pkg, _) = resolve
+        .push_dir(wit_dir().join("released").join("0.1.0"))
+        .unwrap();
+    assert_eq!(
+        resolve.packages[pkg].name.to_string(),
+        "warden:plugin@0.1.0"
+    );
+    let mut worlds: Vec<&str> = resolve.packages[pkg]
+        .worlds
+        .keys()
+        .map(String::as_str)
+        .collect();
+    worlds.sort();
+    assert_eq!(worlds, ["hook", "interceptor", "resolver"]);
+}
+
+/// Every version listed in `wit/RELEASED` is frozen: the files of `wit/released/<version>/`,
+/// concatenated in file-name order, hash to the listed sha256.
+#[test]
 fn released_versions_are_frozen() {
     let released = std::fs::read_to_string(wit_dir().join("RELEASED")).unwrap();
-    let mut files: Vec<_> = std::fs::read_dir(wit_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wit"))
-        .collect();
-    files.sort();
-    let mut hasher = Sha256::new();
-    for file in &files {
-        hasher.update(std::fs::read(file).unwrap());
-    }
-    let digest = hex::encode(hasher.finalize());
-    let line = released
+    let versions: Vec<(&str, &str)> = released
         .lines()
-        .find(|l| l.starts_with("0.1.0 "))
-        .expect("0.1.0 is released");
-    assert_eq!(
-        line.trim_start_matches("0.1.0 ").trim(),
-        digest,
-        "the WIT of released warden:plugin@0.1.0 changed; a change needs a new version"
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    assert!(
+        versions.iter().any(|(v, _)| *v == "0.1.0"),
+        "0.1.0 is released"
     );
+    for (version, expected) in versions {
+        let dir = wit_dir().join("released").join(version);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wit"))
+            .collect();
+        files.sort();
+        let mut hasher = Sha256::new();
+        for file in &files {
+            hasher.update(std::fs::read(file).unwrap());
+        }
+        assert_eq!(
+            hex::encode(hasher.finalize()),
+            expected.trim(),
+            "the WIT of released warden:plugin@{version} changed; a change needs a new version"
+        );
+    }
 }
 
 /// The SDK carries its own copy of the WIT (a published crate cannot reach outside its

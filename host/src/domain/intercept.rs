@@ -1,10 +1,12 @@
 //! What the worker asks of interceptors — the [`Interceptor`] trait — and the values that cross
-//! it at the three call points (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`). The wasm
-//! side lives in `plugin/`; nothing here knows about wasmtime.
+//! it at its call points (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`, and from WIT
+//! 0.2.0 `pre-tool-call` and `post-tool-call`). The wasm side lives in `plugin/`; nothing here
+//! knows about wasmtime.
 
 use super::compaction::CompactionInfo;
 use super::failure::PluginFailure;
-use super::item::Item;
+use super::item::{Item, ToolCall};
+use super::tool::ToolOutput;
 
 /// A prompt about to be committed, as shown to interceptors.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +65,17 @@ pub enum TurnEndDecision {
     ContinueWith(Vec<Item>),
 }
 
+/// An interceptor's decision on a tool call the model asked for (`pre-tool-call`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolDecision {
+    /// Let it run with its arguments.
+    Allow,
+    /// Do not run it; the reason is committed as the call's `is_error` result.
+    Deny(String),
+    /// Run it with these arguments instead (a JSON object).
+    Rewrite(serde_json::Value),
+}
+
 /// An interceptor as the worker sees it.
 pub trait Interceptor {
     /// Configured name.
@@ -82,6 +95,22 @@ pub trait Interceptor {
     /// cancel. Wasm plugins (WIT 0.1.0) do not have this point yet: the default adds nothing.
     fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
         let _ = info;
+        Ok(Vec::new())
+    }
+    /// `pre-tool-call` (WIT 0.2.0): judge a tool call before approval and before it runs.
+    /// Interceptors built for 0.1.0 do not have this point: the default allows.
+    fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+        let _ = call;
+        Ok(ToolDecision::Allow)
+    }
+    /// `post-tool-call` (WIT 0.2.0): items to commit right after the call's result. The
+    /// default adds nothing.
+    fn post_tool_call(
+        &mut self,
+        call: &ToolCall,
+        output: &ToolOutput,
+    ) -> Result<Vec<Item>, PluginFailure> {
+        let _ = (call, output);
         Ok(Vec::new())
     }
 }

@@ -36,7 +36,8 @@ pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_S
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;
 pub use intercept::{
-    Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision, TurnInfo,
+    Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnEndDecision,
+    TurnInfo,
 };
 pub use item::{Item, Source, ToolCall, UnknownSource};
 pub use observe::{Event, Hook};

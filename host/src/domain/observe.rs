@@ -4,6 +4,8 @@
 use super::alert::Alert;
 use super::entry::Entry;
 use super::failure::PluginFailure;
+use super::intercept::ToolDecision;
+use super::item::ToolCall;
 
 /// Everything a hook observes, by value.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +36,16 @@ pub enum Event {
         call_id: String,
         /// It failed.
         is_error: bool,
+    },
+    /// A tool call was allowed, denied or rewritten before it ran (delivered to hooks built
+    /// for WIT 0.2.0; 0.1.0 hooks do not receive it).
+    ToolDecided {
+        /// The call as the model asked for it.
+        call: ToolCall,
+        /// Who decided: `plugin:<name>`, `approval`, `policy` or `default`.
+        by: String,
+        /// What was decided.
+        decision: ToolDecision,
     },
     /// An alert was raised.
     AlertRaised(Alert),

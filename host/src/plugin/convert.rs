@@ -128,7 +128,8 @@ fn committed_to_wit(entry: &Entry) -> wit::CommittedItem {
     }
 }
 
-/// The WIT form of `e`; `None` for events WIT 0.1.0 has no case for (compaction).
+/// The WIT form of `e`; `None` for events WIT 0.1.0 has no case for (compaction, tool
+/// decisions).
 pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
     Some(match e {
         Event::PromptSubmitted(text) => wit::Event::PromptSubmitted(text.clone()),
@@ -161,7 +162,7 @@ pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
             plugin: plugin.clone(),
             message: message.clone(),
         }),
-        Event::Compacted { .. } => return None,
+        Event::Compacted { .. } | Event::ToolDecided { .. } => return None,
     })
 }
 
