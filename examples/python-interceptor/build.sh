@@ -5,5 +5,5 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 command -v componentize-py >/dev/null || { echo "componentize-py not installed: pip install 'componentize-py==0.25.*'" >&2; exit 127; }
 cd "$here"
-componentize-py -d "$here/../../wit" -w warden:plugin/interceptor componentize app -o "$here/plugin.wasm"
+componentize-py -d "$here/../../wit/released/0.1.0" -w warden:plugin/interceptor componentize app -o "$here/plugin.wasm"
 echo "built $here/plugin.wasm"

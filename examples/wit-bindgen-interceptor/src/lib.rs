@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
-    path: "../../wit",
+    path: "../../wit/released/0.1.0",
     world: "warden:plugin/interceptor",
 });
 

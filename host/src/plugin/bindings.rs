@@ -6,7 +6,7 @@
 
 pub(crate) mod interceptor {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../wit/released/0.1.0",
         world: "warden:plugin/interceptor",
         imports: { default: tracing },
     });
@@ -14,7 +14,7 @@ pub(crate) mod interceptor {
 
 pub(crate) mod hook {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../wit/released/0.1.0",
         world: "warden:plugin/hook",
         imports: { default: tracing },
         with: {
@@ -26,7 +26,7 @@ pub(crate) mod hook {
 
 pub(crate) mod resolver {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../wit/released/0.1.0",
         world: "warden:plugin/resolver",
         imports: { default: tracing },
         with: {
