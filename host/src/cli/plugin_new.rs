@@ -83,12 +83,30 @@ fn check_name(name: &str) -> Result<(), CliError> {
 
 /// The WIT files, for projects whose bindings generator reads them.
 const WIT: &[(&str, &str)] = &[
-    ("types.wit", include_str!("../../../wit/released/0.1.0/types.wit")),
-    ("host.wit", include_str!("../../../wit/released/0.1.0/host.wit")),
-    ("intercept.wit", include_str!("../../../wit/released/0.1.0/intercept.wit")),
-    ("observe.wit", include_str!("../../../wit/released/0.1.0/observe.wit")),
-    ("resolve.wit", include_str!("../../../wit/released/0.1.0/resolve.wit")),
-    ("worlds.wit", include_str!("../../../wit/released/0.1.0/worlds.wit")),
+    (
+        "types.wit",
+        include_str!("../../../wit/released/0.1.0/types.wit"),
+    ),
+    (
+        "host.wit",
+        include_str!("../../../wit/released/0.1.0/host.wit"),
+    ),
+    (
+        "intercept.wit",
+        include_str!("../../../wit/released/0.1.0/intercept.wit"),
+    ),
+    (
+        "observe.wit",
+        include_str!("../../../wit/released/0.1.0/observe.wit"),
+    ),
+    (
+        "resolve.wit",
+        include_str!("../../../wit/released/0.1.0/resolve.wit"),
+    ),
+    (
+        "worlds.wit",
+        include_str!("../../../wit/released/0.1.0/worlds.wit"),
+    ),
 ];
 
 /// Write the project; prints what was written and how to build it.

@@ -102,6 +102,10 @@ mod tests {
             max_items: None,
             max_output_bytes: None,
             config: Default::default(),
+            fs: None,
+            allowed_hosts: None,
+            env: None,
+            approve: None,
         }
         .resolve("project")
     }

@@ -4,7 +4,8 @@
 //! - [`managed`]: which managed file is in force ([`ManagedSource`]), read so that a broken
 //!   policy fails closed.
 //! - [`locks`]: the keys `policy.locked` may name ([`LOCKABLE_KEYS`]) and [`LockedKey`].
-//! - [`schema`]: the configuration types and their defaults.
+//! - [`schema`]: the configuration types and their defaults; [`grants`]: what a tool plugin
+//!   may reach.
 //!
 //! For `warden config show` and `warden doctor`: [`Loaded::managed`] says which managed file is
 //! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
@@ -12,6 +13,7 @@
 
 mod ceilings;
 mod error;
+mod grants;
 mod load;
 mod locks;
 mod managed;
@@ -19,6 +21,7 @@ mod schema;
 
 pub use ceilings::{clamp_plugins, clamp_resolver, memory_ceiling_mb, timeout_ceiling_ms};
 pub use error::ConfigError;
+pub use grants::{Approve, FsGrant, ToolGrants};
 pub use load::{LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins};
 pub use locks::{LOCKABLE_KEYS, LockedKey};
 pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};

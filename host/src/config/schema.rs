@@ -181,6 +181,8 @@ pub enum PluginKind {
     Interceptor,
     /// Observes only.
     Hook,
+    /// Serves tools to the model, through the capabilities its grants give (WIT 0.2.0).
+    Tool,
 }
 
 /// What happens when a plugin fails (trap, deadline, bad output).
@@ -218,6 +220,14 @@ pub struct PluginSpec {
     /// Config map handed to `init`.
     #[serde(default)]
     pub config: BTreeMap<String, String>,
+    /// Tool plugins: file-system grant over the workspace roots (default `none`).
+    pub fs: Option<super::FsGrant>,
+    /// Tool plugins: hosts outgoing HTTP may reach (default none).
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Tool plugins: names of environment variables passed in (default none).
+    pub env: Option<Vec<String>>,
+    /// Tool plugins: `ask` to have each call approved by the person (default `never`).
+    pub approve: Option<super::Approve>,
 }
 
 impl PluginSpec {
@@ -234,6 +244,11 @@ impl PluginSpec {
                 FailurePolicy::Open,
                 self.timeout_ms.unwrap_or(plugin_defaults::HOOK_TIMEOUT_MS),
             ),
+            // A failed tool call is an error result the model sees; `closed` ends the turn.
+            PluginKind::Tool => (
+                self.failure.unwrap_or(FailurePolicy::Open),
+                self.timeout_ms.unwrap_or(plugin_defaults::TOOL_TIMEOUT_MS),
+            ),
         };
         PluginEntry {
             name: self.name,
@@ -248,6 +263,12 @@ impl PluginSpec {
                 .max_output_bytes
                 .unwrap_or(plugin_defaults::MAX_OUTPUT_BYTES),
             config: self.config,
+            grants: super::ToolGrants {
+                fs: self.fs.unwrap_or_default(),
+                allowed_hosts: self.allowed_hosts.unwrap_or_default(),
+                env: self.env.unwrap_or_default(),
+            },
+            approve: self.approve.unwrap_or_default(),
             origin: origin.to_owned(),
             declared_in: None,
         }
@@ -277,6 +298,10 @@ pub struct PluginEntry {
     pub max_output_bytes: u64,
     /// Config map handed to `init`.
     pub config: BTreeMap<String, String>,
+    /// What a tool plugin may reach (nothing for other kinds).
+    pub grants: super::ToolGrants,
+    /// Whether each call of a tool plugin's tools is approved by the person.
+    pub approve: super::Approve,
     /// Which layer declared it (`user`, `project`, `managed`).
     pub origin: String,
     /// The config file that declared it, when loaded from one.
@@ -290,6 +315,8 @@ pub mod plugin_defaults {
     pub const INTERCEPTOR_TIMEOUT_MS: u64 = 1000;
     /// Hook call deadline.
     pub const HOOK_TIMEOUT_MS: u64 = 100;
+    /// Tool plugin call deadline.
+    pub const TOOL_TIMEOUT_MS: u64 = 10_000;
     /// Memory cap.
     pub const MEMORY_MB: u64 = 64;
     /// Items per call.

@@ -47,6 +47,12 @@ pub enum SetupError {
         /// What is wrong with it.
         problem: String,
     },
+    /// A tool plugin is configured where tool plugins are not loaded yet.
+    #[error("plugin `{name}`: tool plugins are not supported here")]
+    ToolPluginsUnsupported {
+        /// Plugin name.
+        name: String,
+    },
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -65,7 +71,8 @@ impl SetupError {
             Self::Plugin(_)
             | Self::Workspace { .. }
             | Self::Tools(_)
-            | Self::MissingComponent { .. } => true,
+            | Self::MissingComponent { .. }
+            | Self::ToolPluginsUnsupported { .. } => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) => false,
         }
@@ -167,6 +174,11 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
                 limits,
                 init,
             )?)),
+            PluginKind::Tool => {
+                return Err(SetupError::ToolPluginsUnsupported {
+                    name: entry.name.clone(),
+                });
+            }
         }
     }
     Ok((chain, hooks))

@@ -45,6 +45,7 @@ pub(crate) fn assemble(
                     wrapped_hooks.push(CountedHook::wrap(hook, counters));
                 }
             }
+            PluginKind::Tool => {}
         }
     }
     let writer = match session {

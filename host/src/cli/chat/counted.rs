@@ -56,6 +56,7 @@ impl PluginRow {
             world: match entry.kind {
                 PluginKind::Interceptor => "interceptor",
                 PluginKind::Hook => "hook",
+                PluginKind::Tool => "tool",
             },
             sha256,
             failure: entry.failure,

@@ -1,0 +1,41 @@
+//! What a tool plugin may reach: its [`ToolGrants`], written as explicit keys of its
+//! `[[plugins]]` entry, nothing by default, and whether a person approves each call
+//! ([`Approve`]).
+
+use serde::{Deserialize, Serialize};
+
+/// File-system access of a tool plugin over the workspace roots (a WASI preopen with these
+/// permissions, or none at all).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FsGrant {
+    /// No file system: the plugin cannot open any file.
+    #[default]
+    None,
+    /// The workspace roots, read-only.
+    Read,
+    /// The workspace roots, read and write.
+    ReadWrite,
+}
+
+/// Everything a tool plugin is granted. The default grants nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolGrants {
+    /// File-system access over the workspace roots.
+    pub fs: FsGrant,
+    /// Hosts (`name` or `name:port`) outgoing HTTP may reach, through the host.
+    pub allowed_hosts: Vec<String>,
+    /// Names of environment variables passed in.
+    pub env: Vec<String>,
+}
+
+/// Whether a person approves each call of a tool plugin's tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Approve {
+    /// Calls run without asking (interceptors still judge them).
+    #[default]
+    Never,
+    /// Each call waits for the person's yes (chat), or is denied unless `--yes` (run).
+    Ask,
+}
