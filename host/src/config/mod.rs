@@ -5,7 +5,7 @@
 //!   policy fails closed.
 //! - [`locks`]: the keys `policy.locked` may name ([`LOCKABLE_KEYS`]) and [`LockedKey`].
 //! - [`schema`]: the configuration types and their defaults; [`grants`]: what a tool plugin
-//!   may reach.
+//!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`.
 //!
 //! For `warden config show` and `warden doctor`: [`Loaded::managed`] says which managed file is
 //! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
@@ -18,6 +18,7 @@ mod load;
 mod locks;
 mod managed;
 mod schema;
+mod tool_policy;
 
 pub use ceilings::{clamp_plugins, clamp_resolver, memory_ceiling_mb, timeout_ceiling_ms};
 pub use error::ConfigError;
@@ -26,3 +27,4 @@ pub use load::{LayerKind, Loaded, Origin, Origins, Sources, load, load_with_orig
 pub use locks::{LOCKABLE_KEYS, LockedKey};
 pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};
 pub use schema::*;
+pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};

@@ -352,6 +352,12 @@ pub struct PolicyConfig {
     pub max_plugin_memory_mb: Option<u64>,
     /// Largest component file read, in MiB (1 to [`MAX_COMPONENT_MB`]).
     pub max_component_mb: u64,
+    /// Only tool plugins declared by the managed layer are allowed; a user or project tool
+    /// entry is a configuration error.
+    pub managed_tools_only: bool,
+    /// The most a user or project tool plugin may be granted; a grant above it is refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tool_grants: Option<super::ToolGrantCeiling>,
 }
 
 impl Default for PolicyConfig {
@@ -363,6 +369,8 @@ impl Default for PolicyConfig {
             max_plugin_timeout_ms: None,
             max_plugin_memory_mb: None,
             max_component_mb: MAX_COMPONENT_MB,
+            managed_tools_only: false,
+            max_tool_grants: None,
         }
     }
 }

@@ -309,6 +309,14 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
             policy.require_sha256 |= layer_policy.require_sha256;
             policy.managed_plugins_only |= layer_policy.managed_plugins_only;
             policy.max_component_mb = policy.max_component_mb.min(layer_policy.max_component_mb);
+            policy.managed_tools_only |= layer_policy.managed_tools_only;
+            if let Some(ceiling) = &layer_policy.max_tool_grants {
+                ceiling.check(&path)?;
+            }
+            policy.max_tool_grants = super::ToolGrantCeiling::tighten(
+                policy.max_tool_grants.take(),
+                layer_policy.max_tool_grants,
+            );
             // Lower ceilings on plugin limits only tighten, from whichever layer they come.
             let lower = |a: Option<u64>, b: Option<u64>| match (a, b) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -352,6 +360,7 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
                     key: "plugins".into(),
                     message: err.message().to_owned(),
                 })?;
+        super::tool_policy::check_spec(&spec, &file_of(kind))?;
         if policy.managed_plugins_only && kind != LayerKind::Managed {
             warnings.push(format!(
                 "plugin `{}` from the {} layer was not loaded: managed policy allows managed plugins only",
@@ -360,6 +369,13 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
             ));
             continue;
         }
+        super::tool_policy::check_against_policy(
+            &spec,
+            kind.as_str(),
+            &file_of(kind),
+            policy.max_tool_grants.as_ref(),
+            policy.managed_tools_only,
+        )?;
         let mut entry = spec.resolve(kind.as_str());
         entry.declared_in = Some(file_of(kind));
         entries.push(entry);

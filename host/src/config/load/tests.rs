@@ -357,3 +357,208 @@ fn managed_plugins_only_keeps_other_layers_resolver_out() {
         Some(PathBuf::from("/corp/r.wasm"))
     );
 }
+
+fn tool(name: &str, grants: &str) -> String {
+    format!("[[plugins]]\nname = \"{name}\"\nkind = \"tool\"\npath = \"{name}.wasm\"\n{grants}")
+}
+
+#[test]
+fn grant_keys_are_only_valid_on_tool_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    for key in [
+        "fs = \"read\"",
+        "allowed_hosts = []",
+        "env = [\"HOME\"]",
+        "approve = \"ask\"",
+    ] {
+        let project = write(
+            dir.path(),
+            "project.toml",
+            &format!(
+                "[[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npath = \"g.wasm\"\n{key}\n"
+            ),
+        );
+        let err = load(&sources(&[(LayerKind::Project, &project)]))
+            .unwrap_err()
+            .to_string();
+        let name = key.split(' ').next().unwrap();
+        assert!(err.starts_with(&project.display().to_string()), "{err}");
+        assert!(err.contains(&format!("plugins.guard.{name}")), "{err}");
+        assert!(err.contains("only valid on `kind = \"tool\"`"), "{err}");
+    }
+}
+
+#[test]
+fn grant_values_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    for (grant, key) in [
+        (
+            "allowed_hosts = [\"https://api.example.com\"]",
+            "allowed_hosts",
+        ),
+        ("allowed_hosts = [\"*.example.com\"]", "allowed_hosts"),
+        ("allowed_hosts = [\"api.example.com/v1\"]", "allowed_hosts"),
+        ("env = [\"A=B\"]", "env"),
+    ] {
+        let project = write(
+            dir.path(),
+            "project.toml",
+            &tool("grep", &format!("{grant}\n")),
+        );
+        let err = load(&sources(&[(LayerKind::Project, &project)]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("plugins.grep.{key}")),
+            "{grant}: {err}"
+        );
+    }
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &tool("grep", "fs = \"everything\"\n"),
+    );
+    assert!(load(&sources(&[(LayerKind::Project, &project)])).is_err());
+}
+
+#[test]
+fn tool_grants_within_the_ceiling_load_with_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &tool(
+            "grep",
+            "fs = \"read\"\nallowed_hosts = [\"api.example.com:443\"]\nenv = [\"LANG\"]\napprove = \"ask\"\n",
+        ),
+    );
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nmax_tool_grants = { fs = \"read\", allowed_hosts = [\"api.example.com:443\"], env = [\"LANG\"] }\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    let entry = &loaded.config.plugins[0];
+    assert_eq!(entry.grants.fs, crate::config::FsGrant::Read);
+    assert_eq!(entry.grants.allowed_hosts, ["api.example.com:443"]);
+    assert_eq!(entry.grants.env, ["LANG"]);
+    assert_eq!(entry.approve, crate::config::Approve::Ask);
+}
+
+#[test]
+fn a_project_or_user_tool_cannot_exceed_the_managed_ceiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nmax_tool_grants = { fs = \"read\", allowed_hosts = [\"api.example.com\"], env = [] }\n",
+    );
+    for (layer, grant, key) in [
+        (LayerKind::Project, "fs = \"read-write\"", "fs"),
+        (
+            LayerKind::User,
+            "allowed_hosts = [\"evil.example.com\"]",
+            "allowed_hosts",
+        ),
+        (
+            LayerKind::Project,
+            "env = [\"AWS_SECRET_ACCESS_KEY\"]",
+            "env",
+        ),
+    ] {
+        let file = write(dir.path(), "layer.toml", &tool("t", &format!("{grant}\n")));
+        let err = load(&sources(&[(layer, &file), (LayerKind::Managed, &managed)]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(&file.display().to_string()), "{err}");
+        assert!(err.contains(&format!("plugins.t.{key}")), "{err}");
+        assert!(
+            err.contains(&format!("the {} layer grants", layer.as_str())),
+            "{err}"
+        );
+        assert!(err.contains("refused"), "{err}");
+    }
+}
+
+#[test]
+fn a_project_cannot_loosen_the_ceiling_or_lift_managed_tools_only() {
+    let dir = tempfile::tempdir().unwrap();
+    // The project raises its own ceiling and clears managed-tools-only: policy only tightens.
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &format!(
+            "[policy]\nmanaged_tools_only = false\nmax_tool_grants = {{ fs = \"read-write\" }}\n{}",
+            tool("edit", "fs = \"read-write\"\n")
+        ),
+    );
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nmax_tool_grants = { fs = \"read\" }\n",
+    );
+    let err = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("plugins.edit.fs"), "{err}");
+
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        &format!(
+            "[policy]\nmanaged_tools_only = true\n{}",
+            tool("corp-search", "fs = \"read-write\"\n")
+        ),
+    );
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &format!("[policy]\nmanaged_tools_only = false\n{}", tool("edit", "")),
+    );
+    let err = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("managed tools only"), "{err}");
+    assert!(err.contains("project layer"), "{err}");
+    // The managed layer's own tool loads, above any ceiling: the operator wrote its grants.
+    let loaded = load(&sources(&[(LayerKind::Managed, &managed)])).unwrap();
+    assert_eq!(loaded.config.plugins[0].name, "corp-search");
+    assert!(loaded.config.policy.managed_tools_only);
+}
+
+#[test]
+fn a_malformed_ceiling_in_the_managed_file_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &tool("t", "fs = \"read-write\"\n"),
+    );
+    for bad in [
+        "[policy]\nmax_tool_grants = { fs = \"all\" }\n",
+        "[policy]\nmax_tool_grants = { allowed_hosts = [\"https://x\"] }\n",
+        "[policy]\nmax_tool_grants = { network = true }\n",
+    ] {
+        let managed = write(dir.path(), "managed.toml", bad);
+        let err = load(&sources(&[
+            (LayerKind::Project, &project),
+            (LayerKind::Managed, &managed),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with(&managed.display().to_string()),
+            "{bad}: {err}"
+        );
+    }
+}
