@@ -9,12 +9,13 @@
 //!   told while a turn runs.
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
-//!   fails.
+//!   fails; [`Approval`]: a person's answer on a tool call that needs it.
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
 mod alert;
+mod approval;
 mod compaction;
 pub mod defaults;
 mod entry;
@@ -32,6 +33,7 @@ mod stream;
 mod tool;
 
 pub use alert::{Alert, AlertLevel};
+pub use approval::Approval;
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;

@@ -1,6 +1,8 @@
 //! What a front end receives while a turn runs.
 
 use super::alert::Alert;
+use super::approval::Approval;
+use super::item::ToolCall;
 use super::report::RefReport;
 use super::stream::StreamEvent;
 
@@ -14,6 +16,14 @@ pub trait TurnSink {
     /// A tool is about to run.
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         let _ = (name, arguments);
+    }
+    /// `call` of a tool of plugin `plugin` needs the person's approval (`approve = "ask"`):
+    /// ask and answer. A front end that cannot ask keeps this default, which denies.
+    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+        let _ = call;
+        Approval::No(format!(
+            "tool plugin `{plugin}` requires approval (approve = \"ask\") and no one could be asked"
+        ))
     }
     /// The prompt was committed with these references (one report per `@` mention).
     fn files_attached(&mut self, refs: &[RefReport]) {

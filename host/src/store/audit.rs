@@ -67,6 +67,40 @@ pub enum AuditEvent {
         /// sha256 of the prompt as typed, lowercase hex.
         prompt_sha256: String,
     },
+    /// A tool call the model asked for: what was decided and by whom, what the tool may
+    /// reach, and the bytes that went in and came out.
+    ToolCall {
+        /// Tool name.
+        tool: String,
+        /// Call id.
+        call_id: String,
+        /// The tool plugin it belongs to (absent for a built-in tool).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plugin: Option<String>,
+        /// What the tool's plugin is granted (nothing for a built-in tool).
+        #[serde(default)]
+        grants: ToolGrantRecord,
+        /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
+        decision: String,
+        /// Who decided: `plugin:<name>`, `approval`, `policy` or `default`.
+        by: String,
+        /// Why it was denied, if it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// `plugin:<name>` of each interceptor that rewrote the arguments, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rewritten_by: Vec<String>,
+        /// The person's answer when approval was needed: `yes`, `always`, `remembered`
+        /// (an earlier `always`) or `no`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        approval: Option<String>,
+        /// Bytes of the arguments (JSON) the tool received, or that were asked for when denied.
+        bytes_in: u64,
+        /// Bytes of the result committed for the model.
+        bytes_out: u64,
+        /// The result is an error (denied or failed).
+        is_error: bool,
+    },
     /// Any other event.
     Other {
         /// What kind of event.
@@ -75,6 +109,27 @@ pub enum AuditEvent {
         #[serde(default)]
         detail: serde_json::Value,
     },
+}
+
+/// A tool plugin's grants as the audit log records them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolGrantRecord {
+    /// `none`, `read` or `read-write`.
+    pub fs: String,
+    /// Hosts outgoing HTTP may reach.
+    pub allowed_hosts: Vec<String>,
+    /// Environment variables passed in.
+    pub env: Vec<String>,
+}
+
+impl Default for ToolGrantRecord {
+    fn default() -> Self {
+        Self {
+            fs: "none".to_owned(),
+            allowed_hosts: Vec::new(),
+            env: Vec::new(),
+        }
+    }
 }
 
 /// One line of the audit log.

@@ -7,7 +7,8 @@
 //! - `prompt`: steps 1–2 of a turn (resolve references, `on-prompt-submit`), shared with
 //!   [`preview`].
 //! - [`Hooks`]: fan-out of events to observer plugins.
-//! - [`ToolRegistry`]: the tools the model may call.
+//! - [`ToolRegistry`]: the tools the model may call, each with its [`ToolOwner`] plugin.
+//! - `tool_chain`: `pre-tool-call` through the chain (first deny wins, rewrites carry on).
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
 //! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then.
 
@@ -17,6 +18,7 @@ mod hooks;
 pub mod preview;
 mod prompt;
 pub mod replay;
+mod tool_chain;
 mod tools;
 mod turn;
 mod validate;
@@ -24,7 +26,7 @@ mod validate;
 pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
-pub use tools::{DuplicateTool, ToolRegistry};
+pub use tools::{DuplicateTool, ToolOwner, ToolRegistry};
 pub use turn::{
     BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts,
 };

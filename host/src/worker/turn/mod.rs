@@ -5,7 +5,8 @@
 //! 3. commit `[user, file items…, interceptor items…]` as one group;
 //! 4. before every model request, commit pending notifications and `pre-llm-request` items,
 //!    then build the request from history alone;
-//! 5. commit the answer; run tool calls and commit their results; back to 4;
+//! 5. commit the answer; run tool calls (`pre-tool-call`, approval, the tool, `post-tool-call`)
+//!    and commit their results; back to 4;
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
@@ -15,6 +16,7 @@ mod front;
 mod instructions;
 mod model;
 mod points;
+mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
 
@@ -82,6 +84,8 @@ pub struct Worker {
     /// point scans the whole history).
     call_ids: HashSet<String>,
     tools: ToolRegistry,
+    /// Tools the person approved with `always` (for as long as this worker runs).
+    always_approved: HashSet<String>,
     cancel: CancelToken,
     usage: Option<compact::ReportedUsage>,
 }
@@ -120,6 +124,7 @@ impl Worker {
             hooks: parts.hooks,
             config: parts.config,
             tools: parts.tools,
+            always_approved: HashSet::new(),
             cancel: CancelToken::new(),
             usage: None,
         }

@@ -4,7 +4,7 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo, TurnSink,
+    Alert, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
 };
 use crate::llm::{LlmError, Request};
 use crate::store::{AuditEvent, as_sent};
@@ -42,7 +42,9 @@ impl Worker {
                 && !tool_calls.is_empty()
             {
                 let calls = tool_calls.clone();
-                self.run_tools(sink, &calls)?;
+                if let Some(outcome) = self.run_tools(sink, &calls)? {
+                    return Ok(outcome);
+                }
                 continue;
             }
 
@@ -95,7 +97,7 @@ impl Worker {
     }
 
     /// A closed plugin failure after the prompt was committed: one error alert, turn over.
-    fn stopped_by(
+    pub(super) fn stopped_by(
         &mut self,
         sink: &mut dyn TurnSink,
         plugin: &str,
@@ -109,30 +111,6 @@ impl Worker {
         );
         self.emit(sink, Event::TurnEnded(reason.clone()));
         TurnOutcome::Stopped { reason }
-    }
-
-    /// Run the model's tool calls through the resolver and commit their results as one group.
-    fn run_tools(
-        &mut self,
-        sink: &mut dyn TurnSink,
-        calls: &[ToolCall],
-    ) -> Result<(), WorkerError> {
-        let mut results = Vec::with_capacity(calls.len());
-        for call in calls {
-            sink.tool_started(&call.name, &call.arguments);
-            let result = self.tools.run(call, self.resolver.as_mut());
-            let is_error = matches!(result, Item::ToolResult { is_error: true, .. });
-            self.emit(
-                sink,
-                Event::ToolRan {
-                    name: call.name.clone(),
-                    call_id: call.id.clone(),
-                    is_error,
-                },
-            );
-            results.push(Entry::new(Source::Tool, result));
-        }
-        self.commit(sink, results)
     }
 
     /// Step 4: commit pending notifications and `pre-llm-request` items, in arrival order, as

@@ -33,7 +33,7 @@ impl Worker {
 
     /// Tell the hooks that a plugin failed and, when its policy is open, the person too (a
     /// closed failure ends the turn, and the caller's alert says so with the same message).
-    fn plugin_failed(&mut self, sink: &mut dyn TurnSink, failure: &Failure) {
+    pub(super) fn plugin_failed(&mut self, sink: &mut dyn TurnSink, failure: &Failure) {
         if !failure.closed {
             self.raise(
                 sink,

@@ -80,6 +80,9 @@ type OnSubmit = Box<dyn FnMut(&SubmittedPrompt) -> PromptDecision + Send>;
 type OnRequest = Box<dyn FnMut(&RequestInfo) -> Vec<Item> + Send>;
 type OnEnd = Box<dyn FnMut(&TurnInfo) -> TurnEndDecision + Send>;
 type OnCompaction = Box<dyn FnMut(&CompactionInfo) -> Vec<Item> + Send>;
+type OnPreTool =
+    Box<dyn FnMut(&ToolCall) -> Result<crate::domain::ToolDecision, PluginFailure> + Send>;
+type OnPostTool = Box<dyn FnMut(&ToolCall, &crate::domain::ToolOutput) -> Vec<Item> + Send>;
 
 /// A native interceptor whose answers are closures.
 #[derive(Default)]
@@ -89,6 +92,8 @@ struct Native {
     request: Option<OnRequest>,
     end: Option<OnEnd>,
     compaction: Option<OnCompaction>,
+    pre_tool: Option<OnPreTool>,
+    post_tool: Option<OnPostTool>,
 }
 
 impl Interceptor for Native {
@@ -120,6 +125,26 @@ impl Interceptor for Native {
     fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
         Ok(self.compaction.as_mut().map_or_else(Vec::new, |f| f(info)))
     }
+
+    fn pre_tool_call(
+        &mut self,
+        call: &ToolCall,
+    ) -> Result<crate::domain::ToolDecision, PluginFailure> {
+        self.pre_tool
+            .as_mut()
+            .map_or(Ok(crate::domain::ToolDecision::Allow), |f| f(call))
+    }
+
+    fn post_tool_call(
+        &mut self,
+        call: &ToolCall,
+        output: &crate::domain::ToolOutput,
+    ) -> Result<Vec<Item>, PluginFailure> {
+        Ok(self
+            .post_tool
+            .as_mut()
+            .map_or_else(Vec::new, |f| f(call, output)))
+    }
 }
 
 /// A hook that fails on every event.
@@ -148,6 +173,24 @@ fn harness(
     hooks: Vec<Box<dyn Hook>>,
     config: Config,
 ) -> Harness {
+    let tools = ToolRegistry::with(file_tools(&config.fileref)).unwrap();
+    let chain = chain
+        .into_iter()
+        .map(|plugin| ChainEntry {
+            plugin,
+            failure: FailurePolicy::Closed,
+        })
+        .collect();
+    harness_with(answers, chain, hooks, config, tools)
+}
+
+fn harness_with(
+    answers: Vec<Response>,
+    chain: Vec<ChainEntry>,
+    hooks: Vec<Box<dyn Hook>>,
+    config: Config,
+    tools: ToolRegistry,
+) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let home = Home::new(dir.path().join("home"));
     let workspace = dir.path().join("ws");
@@ -166,15 +209,9 @@ fn harness(
             ("a.txt", "alpha\n"),
             ("b.txt", "beta\n"),
         ])),
-        chain: chain
-            .into_iter()
-            .map(|plugin| ChainEntry {
-                plugin,
-                failure: FailurePolicy::Closed,
-            })
-            .collect(),
+        chain,
         hooks: Hooks::new(hooks),
-        tools: ToolRegistry::with(file_tools(&config.fileref)).unwrap(),
+        tools,
         config,
     });
     Harness {
@@ -709,3 +746,5 @@ fn a_closed_failure_at_compaction_commits_none_of_it() {
     let last = h.seen.lock().unwrap().last().unwrap().items.clone();
     assert_eq!(last[0], Item::user("one"));
 }
+
+mod tool_calls;

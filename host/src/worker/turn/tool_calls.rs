@@ -1,0 +1,260 @@
+//! Step 5's tool calls, each through the same path whoever serves the tool (the built-in file
+//! tools or a tool plugin):
+//!
+//! 1. `pre-tool-call` through the interceptor chain (`worker/tool_chain.rs`): the first deny
+//!    wins, a rewrite changes the arguments later interceptors and the tool see;
+//! 2. approval, when the tool's plugin is marked `approve = "ask"` (asked of the front end
+//!    through [`TurnSink::approve_tool`]; `always` holds for the rest of this worker's life);
+//! 3. the tool runs, or a denial becomes its `is_error` result saying who denied and why;
+//! 4. `post-tool-call` items follow the results.
+//!
+//! The results of one answer's calls, then the `post-tool-call` items in call order, are
+//! committed as one group (every call of the answer is answered before anything else, as the
+//! providers require). Hooks see `ToolDecided` and `ToolRan`; the audit log gets one
+//! `tool_call` record per call.
+
+use std::collections::HashSet;
+
+use super::{TurnOutcome, Worker};
+use crate::config::{Approve, FsGrant};
+use crate::domain::{
+    Alert, Approval, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput, TurnSink,
+};
+use crate::store::{AuditEvent, ToolGrantRecord};
+use crate::worker::WorkerError;
+use crate::worker::chain::{PointEnd, Verdict, run_point};
+use crate::worker::tool_chain::{BY_DEFAULT, run_pre_tool};
+
+/// Who decides when the person was asked.
+const BY_APPROVAL: &str = "approval";
+
+/// What became of one call.
+struct Settled {
+    /// The call as the tool received it (or as asked, when denied).
+    call: ToolCall,
+    output: ToolOutput,
+    ran: bool,
+}
+
+impl Worker {
+    /// Run the model's tool calls and commit their results and `post-tool-call` items as one
+    /// group. A closed `post-tool-call` failure stops the turn after the commit.
+    pub(super) fn run_tools(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        calls: &[ToolCall],
+    ) -> Result<Option<TurnOutcome>, WorkerError> {
+        let mut results = Vec::with_capacity(calls.len());
+        let mut added: Vec<Entry> = Vec::new();
+        let mut events: Vec<AuditEvent> = Vec::new();
+        let mut stop = None;
+        for call in calls {
+            let settled = self.settle(sink, call, &mut events);
+            let Settled {
+                call: ran_call,
+                output,
+                ran,
+            } = settled;
+            results.push(Entry::new(
+                Source::Tool,
+                Item::ToolResult {
+                    call_id: call.id.clone(),
+                    content: output.content.clone(),
+                    is_error: output.is_error,
+                },
+            ));
+            if !ran || stop.is_some() {
+                continue;
+            }
+            // 4. `post-tool-call`, under the chain's rules for added items.
+            let mut used: HashSet<String> = self.call_ids.clone();
+            used.extend(
+                crate::worker::validate::call_ids(added.iter().map(|e| &e.item))
+                    .into_iter()
+                    .map(str::to_owned),
+            );
+            let run = run_point(&mut self.chain, "post-tool-call", &used, |plugin| {
+                plugin.post_tool_call(&ran_call, &output).map(|items| {
+                    if items.is_empty() {
+                        Verdict::Pass(None)
+                    } else {
+                        Verdict::Add(items)
+                    }
+                })
+            });
+            let (end, decisions) = self.report(sink, run);
+            events.extend(decisions);
+            match end {
+                PointEnd::Items(items) => added.extend(items),
+                PointEnd::Cancelled {
+                    plugin,
+                    reason: message,
+                }
+                | PointEnd::FailedClosed { plugin, message } => stop = Some((plugin, message)),
+            }
+        }
+        results.extend(added);
+        self.commit(sink, results)?;
+        self.audit(&events)?;
+        Ok(stop
+            .map(|(plugin, message)| self.stopped_by(sink, &plugin, &message, "after a tool call")))
+    }
+
+    /// Steps 1–3 for one call; pushes its audit records to `events`.
+    fn settle(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        call: &ToolCall,
+        events: &mut Vec<AuditEvent>,
+    ) -> Settled {
+        let owner = self.tools.owner(&call.name).cloned();
+        // 1. The chain.
+        let pre = run_pre_tool(&mut self.chain, call);
+        events.extend(pre.decisions);
+        for failure in &pre.failures {
+            self.plugin_failed(sink, failure);
+            if failure.closed {
+                self.raise(
+                    sink,
+                    Alert::error(
+                        format!("plugin:{}", failure.plugin),
+                        format!(
+                            "tool call `{}` denied: plugin {} failed and its policy is closed: {}",
+                            call.name, failure.plugin, failure.message
+                        ),
+                    ),
+                );
+            }
+        }
+        for (by, decision) in pre.decided {
+            self.emit(
+                sink,
+                Event::ToolDecided {
+                    call: call.clone(),
+                    by,
+                    decision,
+                },
+            );
+        }
+        let mut denied = pre.denied;
+        let to_run = pre.call;
+
+        // 2. Approval.
+        let mut approval = None;
+        let mut by = BY_DEFAULT.to_owned();
+        if denied.is_none()
+            && let Some(owner) = owner.as_ref().filter(|o| o.approve == Approve::Ask)
+        {
+            by = BY_APPROVAL.to_owned();
+            let answer = if self.always_approved.contains(&call.name) {
+                approval = Some("remembered");
+                Approval::Yes
+            } else {
+                let answer = sink.approve_tool(&to_run, &owner.plugin);
+                approval = Some(match answer {
+                    Approval::Yes => "yes",
+                    Approval::Always => "always",
+                    Approval::No(_) => "no",
+                });
+                answer
+            };
+            match answer {
+                Approval::Yes => {}
+                Approval::Always => {
+                    self.always_approved.insert(call.name.clone());
+                }
+                Approval::No(reason) => denied = Some((BY_APPROVAL.to_owned(), reason)),
+            }
+        }
+        if denied.is_none() {
+            self.emit(
+                sink,
+                Event::ToolDecided {
+                    call: call.clone(),
+                    by: by.clone(),
+                    decision: ToolDecision::Allow,
+                },
+            );
+        } else if let Some((who, reason)) = &denied
+            && who == BY_APPROVAL
+        {
+            self.emit(
+                sink,
+                Event::ToolDecided {
+                    call: call.clone(),
+                    by: who.clone(),
+                    decision: ToolDecision::Deny(reason.clone()),
+                },
+            );
+        }
+
+        // 3. Run, or deny.
+        let (settled, decision, reason) = match denied {
+            Some((who, reason)) => {
+                let output = ToolOutput::error(format!("tool call denied by {who}: {reason}"));
+                by = who;
+                let settled = Settled {
+                    call: call.clone(),
+                    output,
+                    ran: false,
+                };
+                (settled, "denied", Some(reason))
+            }
+            None => {
+                sink.tool_started(&to_run.name, &to_run.arguments);
+                let output = self.tools.output(&to_run, self.resolver.as_mut());
+                self.emit(
+                    sink,
+                    Event::ToolRan {
+                        name: call.name.clone(),
+                        call_id: call.id.clone(),
+                        is_error: output.is_error,
+                    },
+                );
+                let decision = if pre.rewritten_by.is_empty() {
+                    "allowed"
+                } else {
+                    "rewritten"
+                };
+                let settled = Settled {
+                    call: to_run,
+                    output,
+                    ran: true,
+                };
+                (settled, decision, None)
+            }
+        };
+        if by == BY_DEFAULT
+            && let Some(last) = pre.rewritten_by.last()
+        {
+            by = last.clone();
+        }
+        let grants = owner
+            .as_ref()
+            .map_or_else(ToolGrantRecord::default, |o| ToolGrantRecord {
+                fs: match o.grants.fs {
+                    FsGrant::None => "none",
+                    FsGrant::Read => "read",
+                    FsGrant::ReadWrite => "read-write",
+                }
+                .to_owned(),
+                allowed_hosts: o.grants.allowed_hosts.clone(),
+                env: o.grants.env.clone(),
+            });
+        events.push(AuditEvent::ToolCall {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            plugin: owner.map(|o| o.plugin),
+            grants,
+            decision: decision.to_owned(),
+            by,
+            reason,
+            rewritten_by: pre.rewritten_by,
+            approval: approval.map(str::to_owned),
+            bytes_in: settled.call.arguments.to_string().len() as u64,
+            bytes_out: settled.output.content.len() as u64,
+            is_error: settled.output.is_error,
+        });
+        settled
+    }
+}
