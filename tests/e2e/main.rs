@@ -28,5 +28,6 @@ mod reminders;
 mod resume;
 mod store;
 mod support;
+mod tools;
 mod wit;
 mod worker;

@@ -83,6 +83,19 @@ impl MockServer {
         self
     }
 
+    /// A scenario of two replies: the model calls tool `name` with `arguments` (call id `id`),
+    /// then, once the result is sent back, answers `answer`.
+    pub fn script_tool_call(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: serde_json::Value,
+        answer: &str,
+    ) -> &Self {
+        self.push(Reply::tool_calls("", &[(id, name, arguments)]));
+        self.push(Reply::text(answer))
+    }
+
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.lock().requests.clone()

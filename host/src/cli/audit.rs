@@ -23,6 +23,7 @@ struct Turn {
     files: Vec<Value>,
     decisions: Vec<Value>,
     requests: Vec<Value>,
+    tools: Vec<Value>,
     other: Vec<Value>,
 }
 
@@ -48,6 +49,7 @@ impl Turn {
             "files": self.files,
             "decisions": self.decisions,
             "requests": self.requests,
+            "tools": self.tools,
             "other": self.other,
         })
     }
@@ -164,10 +166,62 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
             } => turn.requests.push(json!({
                 "provider": provider, "model": model, "items": items, "bytes": bytes, "ts": at,
             })),
+            AuditEvent::ToolCall { .. } => {
+                let mut value = serde_json::to_value(&record.event).unwrap_or(Value::Null);
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("type");
+                    map.insert("ts".into(), json!(at));
+                }
+                turn.tools.push(value);
+            }
             other => turn.other.push(json!({ "event": other, "ts": at })),
         }
     }
     turns
+}
+
+/// `tool read_file (built-in): denied by plugin:guard: reason; 24 bytes in, 60 out`.
+fn tool_line(t: &Value) -> String {
+    let text = |key: &str| t[key].as_str().unwrap_or("");
+    let owner = match t["plugin"].as_str() {
+        Some(plugin) => {
+            let grants = &t["grants"];
+            let list = |key: &str| {
+                grants[key]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    })
+                    .unwrap_or_default()
+            };
+            format!(
+                "plugin {plugin}, fs {}, hosts [{}], env [{}]",
+                grants["fs"].as_str().unwrap_or("none"),
+                list("allowed_hosts"),
+                list("env")
+            )
+        }
+        None => "built-in".to_owned(),
+    };
+    let reason = t["reason"]
+        .as_str()
+        .map(|r| format!(": {}", crate::domain::escape::escape(r)))
+        .unwrap_or_default();
+    let approval = t["approval"]
+        .as_str()
+        .map(|a| format!(", approval {a}"))
+        .unwrap_or_default();
+    format!(
+        "tool {} ({owner}): {} by {}{reason}{approval}; {} bytes in, {} out",
+        text("tool"),
+        text("decision"),
+        text("by"),
+        t["bytes_in"],
+        t["bytes_out"],
+    )
 }
 
 fn print_turn(turn: &Turn) {
@@ -214,6 +268,9 @@ fn print_turn(turn: &Turn) {
             d["hook"].as_str().unwrap_or(""),
             d["decision"].as_str().unwrap_or(""),
         );
+    }
+    for t in &turn.tools {
+        outln!("   {}", tool_line(t));
     }
     for r in &turn.requests {
         outln!(

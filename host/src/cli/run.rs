@@ -1,5 +1,5 @@
 //! `warden run [-C DIR] [--session ID | --new-session NAME | --continue | --parent ID] [--json]
-//! PROMPT|-`: one turn.
+//! [--yes] PROMPT|-`: one turn.
 
 use super::out::{out, outln};
 use crate::domain::escape::{escape, terminal};
@@ -9,7 +9,7 @@ use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use super::progress::Progress;
 use super::run_args::RunArgs;
 use super::session_target::{SessionChoice, target};
-use crate::domain::{Alert, AlertLevel, StreamEvent, TurnSink};
+use crate::domain::{Alert, AlertLevel, Approval, StreamEvent, ToolCall, TurnSink};
 use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;
@@ -20,6 +20,8 @@ const EXIT_INTERRUPTED: u8 = 130;
 /// Prints the answer as it streams (unless JSON output was asked for) and alerts as they come.
 struct CliSink {
     stream: bool,
+    /// `--yes`: approve tool calls of plugins marked `approve = "ask"`.
+    yes: bool,
     streamed: bool,
     alerts: Vec<Alert>,
     progress: Progress,
@@ -71,6 +73,16 @@ impl TurnSink for CliSink {
             );
         }
         self.progress.start();
+    }
+
+    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+        if self.yes {
+            return Approval::Yes;
+        }
+        let _ = call;
+        Approval::No(format!(
+            "tool plugin `{plugin}` requires approval (approve = \"ask\"); `warden run` does not ask and denies such calls unless --yes is given"
+        ))
     }
 }
 
@@ -124,6 +136,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     workspace.rebase(&mut segments);
     let mut sink = CliSink {
         stream: !json,
+        yes: args.yes,
         streamed: false,
         alerts: Vec::new(),
         progress: Progress::new("waiting for the model"),

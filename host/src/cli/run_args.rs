@@ -26,6 +26,10 @@ pub(crate) struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Approve every call of tool plugins marked `approve = "ask"` (without it they are denied,
+    /// and the model is told why).
+    #[arg(long)]
+    pub(crate) yes: bool,
     /// Print the workspace root used (on stderr).
     #[arg(short = 'v', long)]
     pub(crate) verbose: bool,

@@ -4,10 +4,12 @@
 //!
 //! - [`editor`]: the line editor (keys, history, multi-line input).
 //! - [`completer`] and [`mention`]: `@` completion over the workspace index.
-//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn.
+//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
+//!   tool call of a plugin marked `approve = "ask"`.
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
 //! - [`assemble`]: the worker this chat talks to.
 
+mod approve;
 mod assemble;
 mod completer;
 mod counted;

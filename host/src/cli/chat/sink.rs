@@ -6,7 +6,7 @@ use std::io::Write;
 use super::spinner::Spinner;
 use super::style::Style;
 use crate::domain::StreamEvent;
-use crate::domain::{Alert, TurnSink};
+use crate::domain::{Alert, Approval, ToolCall, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
 
@@ -83,6 +83,13 @@ impl TurnSink for ChatSink {
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         self.note(&format!("  ⚙ {}", tool_line(name, arguments)));
         self.spinner = Some(Spinner::start("waiting for the model"));
+    }
+
+    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+        self.settle();
+        let answer = super::approve::ask(self.style, call, plugin);
+        self.spinner = Some(Spinner::start("waiting for the model"));
+        answer
     }
 
     fn files_attached(&mut self, refs: &[RefReport]) {
