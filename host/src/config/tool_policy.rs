@@ -88,14 +88,14 @@ pub(crate) fn check_spec(spec: &PluginSpec, path: &Path) -> Result<(), ConfigErr
         ];
         if let Some(key) = GRANT_KEYS.iter().zip(set).find(|(_, s)| *s).map(|(k, _)| k) {
             let kind = match spec.kind {
-                PluginKind::Interceptor => "interceptor",
-                PluginKind::Hook => "hook",
-                PluginKind::Tool => "tool",
+                PluginKind::Interceptor => "an interceptor",
+                PluginKind::Hook => "a hook",
+                PluginKind::Tool => "a tool",
             };
             return Err(invalid(
                 key,
                 format!(
-                    "plugin `{}` is a {kind}: `{key}` is only valid on `kind = \"tool\"` entries",
+                    "plugin `{}` is {kind}: `{key}` is only valid on `kind = \"tool\"` entries",
                     spec.name
                 ),
             ));
