@@ -82,7 +82,9 @@ type OnEnd = Box<dyn FnMut(&TurnInfo) -> TurnEndDecision + Send>;
 type OnCompaction = Box<dyn FnMut(&CompactionInfo) -> Vec<Item> + Send>;
 type OnPreTool =
     Box<dyn FnMut(&ToolCall) -> Result<crate::domain::ToolDecision, PluginFailure> + Send>;
-type OnPostTool = Box<dyn FnMut(&ToolCall, &crate::domain::ToolOutput) -> Vec<Item> + Send>;
+type OnPostTool = Box<
+    dyn FnMut(&ToolCall, &crate::domain::ToolOutput) -> Result<Vec<Item>, PluginFailure> + Send,
+>;
 
 /// A native interceptor whose answers are closures.
 #[derive(Default)]
@@ -140,10 +142,9 @@ impl Interceptor for Native {
         call: &ToolCall,
         output: &crate::domain::ToolOutput,
     ) -> Result<Vec<Item>, PluginFailure> {
-        Ok(self
-            .post_tool
+        self.post_tool
             .as_mut()
-            .map_or_else(Vec::new, |f| f(call, output)))
+            .map_or_else(|| Ok(Vec::new()), |f| f(call, output))
     }
 }
 

@@ -13,8 +13,6 @@
 //! providers require). Hooks see `ToolDecided` and `ToolRan`; the audit log gets one
 //! `tool_call` record per call.
 
-use std::collections::HashSet;
-
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FsGrant};
 use crate::domain::{
@@ -24,6 +22,9 @@ use crate::store::{AuditEvent, ToolGrantRecord};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict, run_point};
 use crate::worker::tool_chain::{BY_DEFAULT, run_pre_tool};
+
+/// The call point after a tool ran.
+const POST_TOOL_CALL: &str = "post-tool-call";
 
 /// Who decides when the person was asked.
 const BY_APPROVAL: &str = "approval";
@@ -66,14 +67,9 @@ impl Worker {
             if !ran || stop.is_some() {
                 continue;
             }
-            // 4. `post-tool-call`, under the chain's rules for added items.
-            let mut used: HashSet<String> = self.call_ids.clone();
-            used.extend(
-                crate::worker::validate::call_ids(added.iter().map(|e| &e.item))
-                    .into_iter()
-                    .map(str::to_owned),
-            );
-            let run = run_point(&mut self.chain, "post-tool-call", &used, |plugin| {
+            // 4. `post-tool-call`, under the chain's rules for added items (ids already taken
+            //    include those of items added after earlier calls of this answer).
+            let ask = |plugin: &mut dyn crate::domain::Interceptor| {
                 plugin.post_tool_call(&ran_call, &output).map(|items| {
                     if items.is_empty() {
                         Verdict::Pass(None)
@@ -81,7 +77,15 @@ impl Worker {
                         Verdict::Add(items)
                     }
                 })
-            });
+            };
+            let taken = crate::worker::validate::call_ids(added.iter().map(|e| &e.item));
+            let run = if taken.is_empty() {
+                run_point(&mut self.chain, POST_TOOL_CALL, &self.call_ids, ask)
+            } else {
+                let mut used = self.call_ids.clone();
+                used.extend(taken.into_iter().map(str::to_owned));
+                run_point(&mut self.chain, POST_TOOL_CALL, &used, ask)
+            };
             let (end, decisions) = self.report(sink, run);
             events.extend(decisions);
             match end {

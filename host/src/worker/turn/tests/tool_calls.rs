@@ -133,11 +133,11 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
             Ok(ToolDecision::Allow)
         })),
         post_tool: Some(Box::new(|call: &ToolCall, output: &ToolOutput| {
-            vec![Item::system(format!(
+            Ok(vec![Item::system(format!(
                 "noted {} ({} bytes)",
                 call.arguments["path"].as_str().unwrap_or("?"),
                 output.content.len()
-            ))]
+            ))])
         })),
         ..Native::default()
     });
@@ -480,5 +480,60 @@ fn a_failing_guard_denies_under_closed_and_is_skipped_under_open() {
             })
             .collect();
         assert_eq!(by, [if denied { "policy" } else { "default" }]);
+    }
+}
+
+#[test]
+fn a_closed_post_tool_call_failure_commits_the_results_then_stops_the_turn() {
+    for (items, why) in [
+        (Err("trapped"), "trapped"),
+        (
+            Ok(vec![Item::user("speaking as the person")]),
+            "may not add a `user` item",
+        ),
+    ] {
+        let items = Mutex::new(Some(items));
+        let failing = Box::new(Native {
+            name: "after".into(),
+            post_tool: Some(Box::new(move |_: &ToolCall, _: &ToolOutput| {
+                match items.lock().unwrap().take().unwrap() {
+                    Ok(items) => Ok(items),
+                    Err(message) => Err(PluginFailure::new("after", "post-tool-call", message)),
+                }
+            })),
+            ..Native::default()
+        });
+        let mut h = harness(
+            vec![calls(&[("c1", "read_file", json!({"path": "a.txt"}))])],
+            vec![failing],
+            Vec::new(),
+            Config::default(),
+        );
+        let outcome = h
+            .worker
+            .submit("read", &mut CollectingSink::default())
+            .unwrap();
+        let TurnOutcome::Stopped { reason } = outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(reason.contains("after a tool call"), "{reason}");
+        assert!(reason.contains(why), "{reason}");
+        // The result is committed (the call was answered); nothing of the plugin is, and no
+        // further request is made.
+        let records = committed(&h);
+        assert_eq!(records.len(), 3, "{records:?}");
+        assert_eq!(
+            records[2],
+            (
+                3,
+                Source::Tool,
+                Item::ToolResult {
+                    call_id: "c1".into(),
+                    content: "alpha\n".into(),
+                    is_error: false
+                }
+            )
+        );
+        assert_eq!(h.seen.lock().unwrap().len(), 1);
     }
 }
