@@ -19,9 +19,9 @@ use crate::domain::{
     Alert, Approval, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput, TurnSink,
 };
 use crate::store::{AuditEvent, ToolGrantRecord};
-use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict, run_point};
 use crate::worker::tool_chain::{BY_DEFAULT, run_pre_tool};
+use crate::worker::{ToolOwner, WorkerError};
 
 /// The call point after a tool ran.
 const POST_TOOL_CALL: &str = "post-tool-call";
@@ -48,9 +48,13 @@ impl Worker {
         let mut results = Vec::with_capacity(calls.len());
         let mut added: Vec<Entry> = Vec::new();
         let mut events: Vec<AuditEvent> = Vec::new();
-        let mut stop = None;
+        let mut stop: Option<(String, String)> = None;
         for call in calls {
-            let settled = self.settle(sink, call, &mut events);
+            let settled = match &stop {
+                // The turn is over: later calls are answered, not run.
+                Some((plugin, _)) => self.not_run(call, plugin, &mut events),
+                None => self.settle(sink, call, &mut events),
+            };
             let Settled {
                 call: ran_call,
                 output,
@@ -102,6 +106,34 @@ impl Worker {
         self.audit(&events)?;
         Ok(stop
             .map(|(plugin, message)| self.stopped_by(sink, &plugin, &message, "after a tool call")))
+    }
+
+    /// A call left unrun because a closed `post-tool-call` failure of `plugin` ended the turn.
+    fn not_run(&self, call: &ToolCall, plugin: &str, events: &mut Vec<AuditEvent>) -> Settled {
+        let reason = format!("the turn stopped when plugin {plugin} failed after an earlier call");
+        let output = ToolOutput::error(format!("tool call not run: {reason}"));
+        events.push(AuditEvent::ToolCall {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            plugin: self.tools.owner(&call.name).map(|o| o.plugin.clone()),
+            grants: self
+                .tools
+                .owner(&call.name)
+                .map_or_else(ToolGrantRecord::default, grant_record),
+            decision: "denied".to_owned(),
+            by: crate::worker::tool_chain::BY_POLICY.to_owned(),
+            reason: Some(reason),
+            rewritten_by: Vec::new(),
+            approval: None,
+            bytes_in: call.arguments.to_string().len() as u64,
+            bytes_out: output.content.len() as u64,
+            is_error: true,
+        });
+        Settled {
+            call: call.clone(),
+            output,
+            ran: false,
+        }
     }
 
     /// Steps 1–3 for one call; pushes its audit records to `events`.
@@ -260,5 +292,19 @@ impl Worker {
             is_error: settled.output.is_error,
         });
         settled
+    }
+}
+
+/// A tool plugin's grants as the audit log records them.
+fn grant_record(owner: &ToolOwner) -> ToolGrantRecord {
+    ToolGrantRecord {
+        fs: match owner.grants.fs {
+            FsGrant::None => "none",
+            FsGrant::Read => "read",
+            FsGrant::ReadWrite => "read-write",
+        }
+        .to_owned(),
+        allowed_hosts: owner.grants.allowed_hosts.clone(),
+        env: owner.grants.env.clone(),
     }
 }

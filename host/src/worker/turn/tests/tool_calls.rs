@@ -504,7 +504,10 @@ fn a_closed_post_tool_call_failure_commits_the_results_then_stops_the_turn() {
             ..Native::default()
         });
         let mut h = harness(
-            vec![calls(&[("c1", "read_file", json!({"path": "a.txt"}))])],
+            vec![calls(&[
+                ("c1", "read_file", json!({"path": "a.txt"})),
+                ("c2", "read_file", json!({"path": "b.txt"})),
+            ])],
             vec![failing],
             Vec::new(),
             Config::default(),
@@ -518,21 +521,31 @@ fn a_closed_post_tool_call_failure_commits_the_results_then_stops_the_turn() {
         };
         assert!(reason.contains("after a tool call"), "{reason}");
         assert!(reason.contains(why), "{reason}");
-        // The result is committed (the call was answered); nothing of the plugin is, and no
-        // further request is made.
+        // The result is committed (the call was answered); the later call is answered without
+        // running; nothing of the plugin is committed, and no further request is made.
         let records = committed(&h);
-        assert_eq!(records.len(), 3, "{records:?}");
         assert_eq!(
-            records[2],
-            (
-                3,
-                Source::Tool,
-                Item::ToolResult {
-                    call_id: "c1".into(),
-                    content: "alpha\n".into(),
-                    is_error: false
-                }
-            )
+            records[2..],
+            [
+                (
+                    3,
+                    Source::Tool,
+                    Item::ToolResult {
+                        call_id: "c1".into(),
+                        content: "alpha\n".into(),
+                        is_error: false
+                    }
+                ),
+                (
+                    3,
+                    Source::Tool,
+                    Item::ToolResult {
+                        call_id: "c2".into(),
+                        content: "tool call not run: the turn stopped when plugin after failed after an earlier call".into(),
+                        is_error: true
+                    }
+                )
+            ]
         );
         assert_eq!(h.seen.lock().unwrap().len(), 1);
     }
