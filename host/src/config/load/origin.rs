@@ -82,8 +82,12 @@ pub fn load_with_origins(sources: &Sources) -> Result<(Loaded, Origins), ConfigE
                 if is_locked(&key) {
                     continue;
                 }
-                // Policy from another layer only counts where it tightens.
-                if key.starts_with("policy.") && value != Value::Boolean(true) {
+                // Policy from another layer only counts where it tightens (a tool-grant ceiling
+                // always does: ceilings are intersected).
+                if key.starts_with("policy.")
+                    && !key.starts_with("policy.max_tool_grants.")
+                    && value != Value::Boolean(true)
+                {
                     continue;
                 }
             }
