@@ -136,6 +136,27 @@ impl Worker {
         }
     }
 
+    /// Ask the front end about `call` of `plugin` (unless the person said `always` for this
+    /// tool before): the audit label of the answer, and the reason when it is no.
+    fn approval(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        call: &ToolCall,
+        plugin: &str,
+    ) -> (&'static str, Option<String>) {
+        if self.always_approved.contains(&call.name) {
+            return ("remembered", None);
+        }
+        match sink.approve_tool(call, plugin) {
+            Approval::Yes => ("yes", None),
+            Approval::Always => {
+                self.always_approved.insert(call.name.clone());
+                ("always", None)
+            }
+            Approval::No(reason) => ("no", Some(reason)),
+        }
+    }
+
     /// Steps 1–3 for one call; pushes its audit records to `events`.
     fn settle(
         &mut self,
@@ -176,31 +197,15 @@ impl Worker {
         let to_run = pre.call;
 
         // 2. Approval.
-        let mut approval = None;
         let mut by = BY_DEFAULT.to_owned();
+        let mut approval = None;
         if denied.is_none()
             && let Some(owner) = owner.as_ref().filter(|o| o.approve == Approve::Ask)
         {
             by = BY_APPROVAL.to_owned();
-            let answer = if self.always_approved.contains(&call.name) {
-                approval = Some("remembered");
-                Approval::Yes
-            } else {
-                let answer = sink.approve_tool(&to_run, &owner.plugin);
-                approval = Some(match answer {
-                    Approval::Yes => "yes",
-                    Approval::Always => "always",
-                    Approval::No(_) => "no",
-                });
-                answer
-            };
-            match answer {
-                Approval::Yes => {}
-                Approval::Always => {
-                    self.always_approved.insert(call.name.clone());
-                }
-                Approval::No(reason) => denied = Some((BY_APPROVAL.to_owned(), reason)),
-            }
+            let (label, refused) = self.approval(sink, &to_run, &owner.plugin);
+            approval = Some(label);
+            denied = refused.map(|reason| (BY_APPROVAL.to_owned(), reason));
         }
         if denied.is_none() {
             self.emit(
@@ -267,16 +272,7 @@ impl Worker {
         }
         let grants = owner
             .as_ref()
-            .map_or_else(ToolGrantRecord::default, |o| ToolGrantRecord {
-                fs: match o.grants.fs {
-                    FsGrant::None => "none",
-                    FsGrant::Read => "read",
-                    FsGrant::ReadWrite => "read-write",
-                }
-                .to_owned(),
-                allowed_hosts: o.grants.allowed_hosts.clone(),
-                env: o.grants.env.clone(),
-            });
+            .map_or_else(ToolGrantRecord::default, grant_record);
         events.push(AuditEvent::ToolCall {
             tool: call.name.clone(),
             call_id: call.id.clone(),
