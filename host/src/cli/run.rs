@@ -79,10 +79,15 @@ impl TurnSink for CliSink {
         if self.yes {
             return Approval::Yes;
         }
-        let _ = call;
-        Approval::No(format!(
+        let reason = format!(
             "tool plugin `{plugin}` requires approval (approve = \"ask\"); `warden run` does not ask and denies such calls unless --yes is given"
-        ))
+        );
+        // The model is told through the call's result; the person through this warning.
+        self.alert(&Alert::warn(
+            "approval",
+            format!("tool call `{}` denied: {reason}", escape(&call.name)),
+        ));
+        Approval::No(reason)
     }
 }
 
