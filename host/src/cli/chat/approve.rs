@@ -39,8 +39,13 @@ pub(crate) fn answer(line: Option<&str>) -> Approval {
 /// Show the question on stderr and read one line from stdin.
 pub(crate) fn ask(style: Style, call: &ToolCall, plugin: &str) -> Approval {
     eprint!("{}", question(style, call, plugin));
+    read_answer(&mut std::io::stdin().lock())
+}
+
+/// One line of `input` as an answer (end of input or a read error: no).
+fn read_answer(input: &mut dyn BufRead) -> Approval {
     let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
+    match input.read_line(&mut line) {
         Ok(0) | Err(_) => answer(None),
         Ok(_) => answer(Some(&line)),
     }
@@ -59,6 +64,17 @@ mod tests {
         assert!(matches!(answer(Some("\n")), Approval::No(_)));
         assert!(matches!(answer(Some("sure")), Approval::No(_)));
         assert!(matches!(answer(None), Approval::No(_)));
+    }
+
+    #[test]
+    fn one_line_is_read_per_question() {
+        let mut input: &[u8] = b"a\nn\n";
+        assert_eq!(read_answer(&mut input), Approval::Always);
+        assert!(matches!(read_answer(&mut input), Approval::No(_)));
+        assert_eq!(
+            read_answer(&mut input),
+            Approval::No("no answer (end of input); not run".into())
+        );
     }
 
     #[test]
