@@ -65,7 +65,7 @@ fn check_refuses_bad_components_with_one_line() {
         (truncated, "invalid component"),
         (
             fixtures::future_version(),
-            "this host supports warden:plugin@0.1.0",
+            "this host supports warden:plugin@0.1.0, warden:plugin@0.2.0",
         ),
         (fixtures::other_world(), "exports no warden world"),
         (env.workspace().join("missing.wasm"), "cannot read"),
