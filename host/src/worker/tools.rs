@@ -1,14 +1,46 @@
 //! The tool registry: the tools the model is offered, found by name when it calls one. The
 //! turn loop asks the registry, never a tool module by name; the built-in file tools are its
-//! first entries, and tool plugins register the same way.
+//! first entries, and tool plugins register the same way, each with its [`ToolOwner`] (the
+//! plugin's name, its `approve` setting and its failure policy).
 
-use crate::domain::{Item, Resolve, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
+use crate::config::{Approve, FailurePolicy};
+use crate::domain::{
+    Item, Resolve, Tool, ToolCall, ToolCallAudit, ToolContext, ToolOutput, ToolSpec,
+};
+
+/// The tool plugin that serves a tool, and how its calls are treated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOwner {
+    /// The plugin's configured name.
+    pub plugin: String,
+    /// Whether each call waits for the person's approval.
+    pub approve: Approve,
+    /// What a failure of the plugin itself does (`open`: an error result; `closed`: the turn
+    /// ends).
+    pub failure: FailurePolicy,
+}
 
 /// Tools by name, in the order they are offered.
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: Vec<Box<dyn Tool>>,
     specs: Vec<ToolSpec>,
+    /// Per tool: its plugin, or `None` for a built-in tool.
+    owners: Vec<Option<ToolOwner>>,
+}
+
+/// A plugin's tool whose name is already taken, by a built-in tool or another plugin's.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "plugin `{plugin}` offers a tool named `{tool}`, which {taken_by} already offers; tool names must be unique (rename or remove one of them)"
+)]
+pub struct ToolClash {
+    /// The tool name.
+    pub tool: String,
+    /// The plugin registering it.
+    pub plugin: String,
+    /// Who has it: `the built-in tools` or `plugin `x``.
+    pub taken_by: String,
 }
 
 /// Two tools with the same name.
@@ -39,7 +71,50 @@ impl ToolRegistry {
         }
         self.specs.push(spec);
         self.tools.push(tool);
+        self.owners.push(None);
         Ok(())
+    }
+
+    /// Add a tool plugin's tool; its name must be new (the error names both owners).
+    pub fn register_plugin_tool(
+        &mut self,
+        tool: Box<dyn Tool>,
+        owner: ToolOwner,
+    ) -> Result<(), ToolClash> {
+        let spec = tool.spec();
+        if let Some(i) = self.index(&spec.name) {
+            return Err(ToolClash {
+                tool: spec.name,
+                plugin: owner.plugin,
+                taken_by: match self.owners.get(i).cloned().flatten() {
+                    Some(other) => format!("plugin `{}`", other.plugin),
+                    None => "the built-in tools".to_owned(),
+                },
+            });
+        }
+        self.specs.push(spec);
+        self.tools.push(tool);
+        self.owners.push(Some(owner));
+        Ok(())
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.specs.iter().position(|s| s.name == name)
+    }
+
+    /// The plugin that serves tool `name`; `None` for a built-in or unknown tool.
+    pub fn owner(&self, name: &str) -> Option<&ToolOwner> {
+        self.index(name)
+            .and_then(|i| self.owners.get(i))
+            .and_then(Option::as_ref)
+    }
+
+    /// What the audit records of the last call of tool `name` (plugin tools only): its
+    /// grants, bytes in and out, outgoing HTTP figures, and a plugin failure if there was one.
+    pub fn last_audit(&self, name: &str) -> Option<ToolCallAudit> {
+        self.index(name)
+            .and_then(|i| self.tools.get(i))
+            .and_then(|tool| tool.last_audit())
     }
 
     /// What the model is offered, in order.
@@ -50,7 +125,7 @@ impl ToolRegistry {
     /// Run `call` and return its result item; an unknown tool is an error result.
     pub fn run(&mut self, call: &ToolCall, resolver: &mut dyn Resolve) -> Item {
         let mut context = ToolContext { resolver };
-        let index = self.specs.iter().position(|s| s.name == call.name);
+        let index = self.index(&call.name);
         let output = match index.and_then(|i| self.tools.get_mut(i)) {
             Some(tool) => {
                 let _span = tracing::debug_span!("tool call", tool = %call.name).entered();
