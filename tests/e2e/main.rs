@@ -9,6 +9,7 @@ mod cli_prompt;
 mod cli_root;
 mod cli_session;
 mod compaction;
+mod compat_v0_1;
 mod complete;
 mod fileref_cases;
 mod fileref_cli;
