@@ -29,5 +29,6 @@ mod reminders;
 mod resume;
 mod store;
 mod support;
+mod tool_plugins;
 mod wit;
 mod worker;
