@@ -226,3 +226,51 @@ pub(crate) mod convert {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::convert;
+    use super::types as wit;
+    use crate::domain::{Event, ToolCall, ToolDecision};
+
+    #[test]
+    fn tool_decisions_reach_0_2_hooks_only() {
+        let event = Event::ToolDecided {
+            call: ToolCall {
+                id: "c".into(),
+                name: "grep".into(),
+                arguments: serde_json::json!({"pattern": "x"}),
+            },
+            by: "plugin:guard".into(),
+            decision: ToolDecision::Deny("no".into()),
+        };
+        match convert::event_to_wit(&event) {
+            Some(wit::Event::ToolDecided(d)) => {
+                assert_eq!(d.by, "plugin:guard");
+                assert_eq!(d.call.arguments, r#"{"pattern":"x"}"#);
+                assert!(matches!(d.action, wit::ToolAction::Deny(r) if r == "no"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(crate::plugin::v0_1::convert::event_to_wit(&event).is_none());
+    }
+
+    #[test]
+    fn rewritten_arguments_must_be_a_json_object_within_the_cap() {
+        let rewrite =
+            |s: &str| convert::tool_action_from_wit(wit::ToolAction::Rewrite(s.into()), 64);
+        assert_eq!(
+            rewrite(r#"{"path":"b"}"#),
+            Ok(ToolDecision::Rewrite(serde_json::json!({"path": "b"})))
+        );
+        assert!(rewrite("[1]").is_err_and(|e| e.contains("not a JSON object")));
+        assert!(rewrite("{").is_err_and(|e| e.contains("not JSON")));
+        assert!(
+            rewrite(&format!(r#"{{"p":"{}"}}"#, "x".repeat(100)))
+                .is_err_and(|e| e.contains("over the cap"))
+        );
+        let deny = convert::tool_action_from_wit(wit::ToolAction::Deny("a\u{1b}[31mb".into()), 64);
+        assert!(matches!(deny, Ok(ToolDecision::Deny(r)) if !r.contains('\u{1b}')));
+        assert!(convert::tool_action_from_wit(wit::ToolAction::Deny("x".repeat(65)), 64).is_err());
+    }
+}
