@@ -181,6 +181,10 @@ fn chat_start(c: &mut Criterion) {
             max_items: None,
             max_output_bytes: None,
             config: config_map,
+            fs: None,
+            allowed_hosts: None,
+            env: None,
+            approve: None,
         };
         config.plugins.push(spec.resolve("project"));
     }
