@@ -140,3 +140,66 @@ impl ToolRegistry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FileRefConfig;
+    use crate::fileref::tools::file_tools;
+
+    struct Named(&'static str);
+
+    impl Tool for Named {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec {
+                name: self.0.to_owned(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+            }
+        }
+
+        fn run(&mut self, _: &serde_json::Value, _: &mut ToolContext<'_>) -> ToolOutput {
+            ToolOutput::ok("")
+        }
+    }
+
+    fn owner(plugin: &str) -> ToolOwner {
+        ToolOwner {
+            plugin: plugin.to_owned(),
+            approve: Approve::Ask,
+            failure: FailurePolicy::Closed,
+        }
+    }
+
+    #[test]
+    fn plugin_tools_have_owners_and_clashes_name_both() {
+        let mut registry = ToolRegistry::with(file_tools(&FileRefConfig::default())).unwrap();
+        registry
+            .register_plugin_tool(Box::new(Named("grep")), owner("search"))
+            .unwrap();
+        assert_eq!(registry.owner("grep"), Some(&owner("search")));
+        assert_eq!(registry.owner("read_file"), None);
+        assert_eq!(registry.last_audit("read_file"), None);
+
+        let err = registry
+            .register_plugin_tool(Box::new(Named("read_file")), owner("evil"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("plugin `evil` offers a tool named `read_file`, which the built-in tools already offer"),
+            "{err}"
+        );
+        let err = registry
+            .register_plugin_tool(Box::new(Named("grep")), owner("other"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("which plugin `search` already offers"),
+            "{err}"
+        );
+        let names: Vec<&str> = registry.specs().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["read_file", "list_files", "grep"]);
+    }
+}
