@@ -440,3 +440,55 @@ fn the_tool_guard_denies_and_rewrites_tool_calls() {
         ToolDecision::Allow
     );
 }
+
+/// `pre-tool-call` and `post-tool-call` of a 0.2.0 interceptor run under the same deadline and
+/// caps as the other points: a loop is stopped, rewritten arguments must be a JSON object
+/// within `max_output_bytes`, flooded items are refused.
+#[test]
+fn tool_call_points_are_held_to_the_deadline_and_caps() {
+    let engine = PluginEngine::new(EngineOptions::default()).unwrap();
+    let limits = Limits {
+        timeout: std::time::Duration::from_millis(100),
+        ..Limits::default()
+    };
+    let load = |mode: &str| {
+        InterceptorPlugin::load(
+            &engine,
+            mode,
+            &fixtures::hostile(),
+            None,
+            limits,
+            vec![("mode".into(), mode.into())],
+        )
+        .unwrap()
+    };
+    let call = ToolCall {
+        id: "c".into(),
+        name: "grep".into(),
+        arguments: json!({"pattern": "x"}),
+    };
+    let output = warden::domain::ToolOutput::ok("found");
+    let message = |r: Result<ToolDecision, warden::domain::PluginFailure>| {
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    };
+
+    let mut looping = load("loop");
+    let err = message(Interceptor::pre_tool_call(&mut looping, &call));
+    assert!(
+        err.contains("pre-tool-call ran past its 100 ms deadline"),
+        "{err}"
+    );
+    let err = message(Interceptor::pre_tool_call(&mut load("rewrite-bad"), &call));
+    assert!(err.contains("not a JSON object"), "{err}");
+    let err = message(Interceptor::pre_tool_call(&mut load("rewrite-big"), &call));
+    assert!(err.contains("over the cap of 262144"), "{err}");
+    let err = Interceptor::post_tool_call(&mut load("items"), &call, &output)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("100000 items, over the cap of 64"), "{err}");
+    assert_eq!(
+        Interceptor::pre_tool_call(&mut load("pre"), &call).unwrap(),
+        ToolDecision::Allow
+    );
+}
