@@ -91,4 +91,8 @@ pub trait Tool {
     fn last_audit(&self) -> Option<ToolCallAudit> {
         None
     }
+
+    /// A turn starts: per-turn failure counts start again (plugin tools: a plugin that failed
+    /// twice in a turn is not called again in that turn).
+    fn new_turn(&mut self) {}
 }

@@ -377,6 +377,10 @@ impl Tool for PluginTool {
     fn last_audit(&self) -> Option<ToolCallAudit> {
         lock(&self.shared).last.clone()
     }
+
+    fn new_turn(&mut self) {
+        lock(&self.shared).managed.new_turn();
+    }
 }
 
 #[cfg(test)]

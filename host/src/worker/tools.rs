@@ -102,6 +102,14 @@ impl ToolRegistry {
         self.specs.iter().position(|s| s.name == name)
     }
 
+    /// A turn starts: every tool's per-turn failure count starts again (call at the start of
+    /// each turn).
+    pub fn new_turn(&mut self) {
+        for tool in &mut self.tools {
+            tool.new_turn();
+        }
+    }
+
     /// The plugin that serves tool `name`; `None` for a built-in or unknown tool.
     pub fn owner(&self, name: &str) -> Option<&ToolOwner> {
         self.index(name)
