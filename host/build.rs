@@ -15,6 +15,9 @@ const GUESTS: &[&str] = &[
     "pattern-guard",
     "event-counter",
     "todo-reminder",
+    "grep-tool",
+    "edit-tool",
+    "tool-guard",
 ];
 
 fn main() {

@@ -15,6 +15,7 @@ const GUESTS: &[&str] = &[
     "future-version",
     "other-world",
     "leaky-resolver",
+    "hostile-tool",
 ];
 const SAMPLES: &[&str] = &[
     "keyword-context",
@@ -22,6 +23,9 @@ const SAMPLES: &[&str] = &[
     "event-counter",
     "file-ref",
     "todo-reminder",
+    "grep-tool",
+    "edit-tool",
+    "tool-guard",
 ];
 
 fn main() {

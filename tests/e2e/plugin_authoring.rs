@@ -120,13 +120,18 @@ fn plugin_new_resolver_builds_and_passes_check() {
 }
 
 #[test]
+fn plugin_new_tool_builds_and_passes_check() {
+    new_project_builds_and_checks("tool");
+}
+
+#[test]
 fn plugin_new_outside_the_source_tree_depends_on_the_sdk_by_version() {
     let env = TestEnv::new();
     let out = env.run(&["plugin", "new", "guard", "--world", "resolver"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let manifest = std::fs::read_to_string(env.workspace().join("guard/Cargo.toml")).unwrap();
     assert!(
-        manifest.contains(r#"warden-plugin = { version = "0.1", features = ["resolver"] }"#),
+        manifest.contains(r#"warden-plugin = { version = "0.2", features = ["resolver"] }"#),
         "{manifest}"
     );
     let out = env.run(&[

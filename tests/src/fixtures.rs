@@ -22,3 +22,7 @@ fixture!(event_counter, "WARDEN_FIXTURE_EVENT_COUNTER_WASM");
 fixture!(file_ref, "WARDEN_FIXTURE_FILE_REF_WASM");
 fixture!(leaky_resolver, "WARDEN_FIXTURE_LEAKY_RESOLVER_WASM");
 fixture!(todo_reminder, "WARDEN_FIXTURE_TODO_REMINDER_WASM");
+fixture!(grep_tool, "WARDEN_FIXTURE_GREP_TOOL_WASM");
+fixture!(edit_tool, "WARDEN_FIXTURE_EDIT_TOOL_WASM");
+fixture!(tool_guard, "WARDEN_FIXTURE_TOOL_GUARD_WASM");
+fixture!(hostile_tool, "WARDEN_FIXTURE_HOSTILE_TOOL_WASM");

@@ -169,7 +169,10 @@ fn check_plugins(report: &mut Report, config: &Config, root: &Path) {
         } else {
             "no pin"
         };
-        match setup::plugins(&engine, &alone) {
+        let loaded = setup::plugins(&engine, &alone).and_then(|_| {
+            setup::tool_plugins(&engine, &alone, root, &|key| std::env::var(key).ok())
+        });
+        match loaded {
             Ok(_) => report.ok(&format!(
                 "plugin {} ({:?}, {} layer) loads, {pin}",
                 entry.name, entry.kind, entry.origin

@@ -4,7 +4,11 @@ use super::out::outln;
 use std::path::Path;
 
 use super::exit::{CliError, EXIT_OK};
-use crate::plugin::{EngineOptions, MAX_COMPONENT_BYTES, PluginEngine, inspect, read_component};
+use crate::config::ToolGrants;
+use crate::plugin::{
+    EngineOptions, Limits, MAX_COMPONENT_BYTES, PluginEngine, ToolLoad, ToolPlugin, World, inspect,
+    read_component,
+};
 
 /// Print the component's world, API version, sha256, imports and exports; exit 2 with one
 /// line saying why when it is not a plugin warden can run.
@@ -16,6 +20,8 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
     let what = file.display().to_string();
     let (info, _) =
         inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
+    let tools = (info.world == World::Tool).then(|| tool_names(&engine, file));
+    let http = info.imports.iter().any(|i| i.contains("/outgoing@"));
     if json {
         let value = serde_json::json!({
             "file": what,
@@ -25,6 +31,7 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
             "size": info.size,
             "imports": info.imports,
             "exports": info.exports,
+            "tools": tools.as_ref().map(|t| t.as_ref().map_or_else(|e| json_error(e), |t| serde_json::json!(t))),
         });
         outln!("{value}");
     } else {
@@ -38,6 +45,47 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
         for import in &info.imports {
             outln!("  {import}");
         }
+        if let Some(tools) = &tools {
+            match tools {
+                Ok(names) => outln!("tools:    {}", names.join(", ")),
+                Err(err) => outln!("tools:    (not described: {err})"),
+            }
+            outln!(
+                "grants:   its [[plugins]] entry sets them (nothing by default): fs = \"read\" or \"read-write\" to see the workspace, env = [...] for variables{}",
+                if http {
+                    ", allowed_hosts = [...] for the outgoing HTTP it imports"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     Ok(EXIT_OK)
+}
+
+fn json_error(err: &str) -> serde_json::Value {
+    serde_json::json!({ "error": err })
+}
+
+/// The tools a tool plugin describes, loaded with no grants and an empty config (the current
+/// directory as its root), or why it could not be asked.
+fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, String> {
+    let root = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| e.to_string())?;
+    let plugin = ToolPlugin::load(
+        engine,
+        "check",
+        ToolLoad {
+            path: file,
+            pin: None,
+            limits: Limits::default(),
+            grants: &ToolGrants::default(),
+            roots: &[root],
+        },
+        Vec::new(),
+        &|_| None,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(plugin.specs().iter().map(|s| s.name.clone()).collect())
 }

@@ -16,6 +16,8 @@ pub(crate) enum NewWorld {
     Hook,
     /// Turns `@path` references into file content.
     Resolver,
+    /// Serves tools to the model, through the capabilities its entry grants (WIT 0.2.0).
+    Tool,
 }
 
 /// The language of a new plugin.
@@ -35,12 +37,13 @@ impl NewWorld {
             Self::Interceptor => "interceptor",
             Self::Hook => "hook",
             Self::Resolver => "resolver",
+            Self::Tool => "tool",
         }
     }
 }
 
 /// The released SDK version a project outside the source tree depends on.
-const SDK_VERSION: &str = "0.1";
+const SDK_VERSION: &str = "0.2";
 
 /// warden's own SDK, when this binary was built from a source tree that is still there.
 fn source_tree_sdk() -> Option<(PathBuf, PathBuf)> {
@@ -81,7 +84,9 @@ fn check_name(name: &str) -> Result<(), CliError> {
     }
 }
 
-/// The WIT files, for projects whose bindings generator reads them.
+/// The WIT files, for projects whose bindings generator reads them (Python and JavaScript
+/// interceptors, which stay on 0.1.0: the host runs them unchanged, and the shared examples
+/// they are written from target it).
 const WIT: &[(&str, &str)] = &[
     (
         "types.wit",
@@ -209,6 +214,13 @@ fn rust_files(
         NewWorld::Interceptor => include_str!("templates/rust/interceptor.rs"),
         NewWorld::Hook => include_str!("templates/rust/hook.rs"),
         NewWorld::Resolver => include_str!("templates/rust/resolver.rs"),
+        NewWorld::Tool => include_str!("templates/rust/tool.rs"),
+    };
+    // The tool template parses its arguments with serde_json.
+    let sdk = if world == NewWorld::Tool {
+        format!("{sdk}\nserde_json = \"1\"")
+    } else {
+        sdk
     };
     let file = name.replace('-', "_");
     let fill = |text: &str| {
@@ -323,6 +335,9 @@ fn config_example(name: &str, world: NewWorld, path: &str) -> String {
             format!("[[plugins]]\nname = \"{name}\"\nkind = \"hook\"\npath = \"{path}\"")
         }
         NewWorld::Resolver => format!("[fileref]\nresolver = \"{path}\""),
+        NewWorld::Tool => format!(
+            "[[plugins]]\nname = \"{name}\"\nkind = \"tool\"\npath = \"{path}\"\nfs = \"read\""
+        ),
     }
 }
 

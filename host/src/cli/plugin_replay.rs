@@ -71,6 +71,12 @@ pub(crate) fn replay(
                 file.display()
             )));
         }
+        World::Tool => {
+            return Err(CliError::usage(format!(
+                "{}: a tool plugin has no decisions to replay",
+                file.display()
+            )));
+        }
     }
     Ok(EXIT_OK)
 }

@@ -49,4 +49,4 @@ pub use resolve::{EntryKind, FileChunk, Listing, Resolve, ResolveError, ResolveR
 pub use segment::{LineRange, Segment};
 pub use sink::{CollectingSink, TurnSink};
 pub use stream::StreamEvent;
-pub use tool::{Tool, ToolContext, ToolOutput, ToolSpec};
+pub use tool::{Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec};

@@ -51,6 +51,32 @@ pub struct ToolContext<'a> {
     pub resolver: &'a mut dyn Resolve,
 }
 
+/// What the audit records of one call of a plugin's tool: what it could reach and how much
+/// crossed its boundary. Built-in tools have none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallAudit {
+    /// The tool plugin's configured name.
+    pub plugin: String,
+    /// Its grants, as written in its entry (`fs=read hosts=api.example.com env=TOKEN`, or
+    /// `none`).
+    pub grants: String,
+    /// Bytes of the arguments passed in.
+    pub bytes_in: u64,
+    /// Bytes of the output passed back (content, or the error text).
+    pub bytes_out: u64,
+    /// Outgoing HTTP requests sent.
+    pub http_requests: u32,
+    /// Outgoing HTTP requests refused (host not granted, caps, deadline).
+    pub http_refused: u32,
+    /// Bytes of outgoing HTTP requests sent.
+    pub http_bytes_out: u64,
+    /// Bytes of outgoing HTTP responses received.
+    pub http_bytes_in: u64,
+    /// Set when the plugin itself failed (trap, deadline, memory cap, output over its cap):
+    /// the failure policy of its entry applies.
+    pub failure: Option<String>,
+}
+
 /// A tool the model may call.
 pub trait Tool {
     /// What the model is offered: name, description, JSON schema of the arguments.
@@ -59,4 +85,14 @@ pub trait Tool {
     /// Run one call with `arguments` (a JSON object). Bad arguments and failures are an
     /// `is_error` output saying what was wrong, never a panic.
     fn run(&mut self, arguments: &serde_json::Value, context: &mut ToolContext<'_>) -> ToolOutput;
+
+    /// What the audit records of the last [`run`](Tool::run) (plugin tools); `None` for
+    /// built-in tools.
+    fn last_audit(&self) -> Option<ToolCallAudit> {
+        None
+    }
+
+    /// A turn starts: per-turn failure counts start again (plugin tools: a plugin that failed
+    /// twice in a turn is not called again in that turn).
+    fn new_turn(&mut self) {}
 }

@@ -15,6 +15,7 @@ use super::component_file::MAX_COMPONENT_BYTES;
 use super::error::PluginError;
 use super::inspect::World;
 use super::state::PluginState;
+use super::version::WitVersion;
 
 /// How often the epoch advances; call deadlines are rounded up to this.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(1);
@@ -58,7 +59,7 @@ pub struct PluginEngine {
     ticker: Arc<EpochTicker>,
     /// One linker per world (interceptor, hook, resolver), built on first use and shared by
     /// every plugin of that world.
-    linkers: [OnceLock<Linker<PluginState>>; 3],
+    linkers: [OnceLock<Linker<PluginState>>; World::COUNT * WitVersion::ALL.len()],
     max_component_bytes: u64,
 }
 
@@ -154,13 +155,14 @@ impl PluginEngine {
         })
     }
 
-    /// The shared linker of `world`, built by `build` the first time.
+    /// The shared linker of `world` at `version`, built by `build` the first time.
     pub(crate) fn linker(
         &self,
         world: World,
+        version: WitVersion,
         build: impl FnOnce(&Engine) -> wasmtime::Result<Linker<PluginState>>,
     ) -> wasmtime::Result<&Linker<PluginState>> {
-        let slot = &self.linkers[world as usize];
+        let slot = &self.linkers[world as usize * WitVersion::ALL.len() + version as usize];
         if let Some(linker) = slot.get() {
             return Ok(linker);
         }

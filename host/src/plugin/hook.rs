@@ -1,24 +1,23 @@
 //! Hook plugins: observe every event by value, under a deadline; always fail open. The
-//! `observe` interface returns nothing, so a hook has no way to act on a turn.
+//! `observe` interface returns nothing, so a hook has no way to act on a turn. A 0.1.0 hook is
+//! not sent the events 0.1.0 has no case for (tool decisions).
 
 use std::path::Path;
 
-use super::bindings::hook::{Hook as Bindings, HookPre};
-use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
 use super::state::no_capabilities;
+use super::version::{Versioned, VersionedManaged, each_version};
+use super::{v0_1, v0_2};
 use crate::domain::{Event, Hook, PluginFailure};
-
-world_bindings!(Bindings, HookPre, World::Hook, warden_plugin_observe);
 
 /// A loaded hook plugin.
 pub struct HookPlugin {
-    managed: Managed<Bindings>,
+    managed: VersionedManaged<v0_1::Hook, v0_2::Hook>,
+    name: String,
     info: ComponentInfo,
 }
 
@@ -34,8 +33,20 @@ impl HookPlugin {
         config: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
         let (info, component) = load_file(engine, name, path, pin, World::Hook)?;
-        let managed = Managed::new(name, engine, &component, limits, config, no_capabilities())?;
-        Ok(Self { managed, info })
+        let managed = Versioned::load(
+            info.wit_version(),
+            name,
+            engine,
+            &component,
+            limits,
+            config,
+            no_capabilities(),
+        )?;
+        Ok(Self {
+            managed,
+            name: name.to_owned(),
+            info,
+        })
     }
 
     /// What the component is.
@@ -45,26 +56,27 @@ impl HookPlugin {
 
     /// Deliver one event, with the plugin host's own error.
     pub fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
-        let Some(arg) = convert::event_to_wit(event) else {
-            return Ok(());
-        };
-        self.managed.call("on-event", |b, store| {
-            b.warden_plugin_observe().call_on_event(store, &arg)
+        each_version!(&mut self.managed, m, conv => {
+            let Some(arg) = conv::event_to_wit(event) else {
+                return Ok(());
+            };
+            m.call("on-event", |b, store| {
+                b.warden_plugin_observe().call_on_event(store, &arg)
+            })
         })
     }
 }
 
 impl Hook for HookPlugin {
     fn name(&self) -> &str {
-        &self.managed.name
+        &self.name
     }
 
     fn new_turn(&mut self) {
-        self.managed.new_turn();
+        each_version!(&mut self.managed, m, _c => m.new_turn());
     }
 
     fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {
-        HookPlugin::on_event(self, event)
-            .map_err(|e| e.into_failure(&self.managed.name, "on-event"))
+        HookPlugin::on_event(self, event).map_err(|e| e.into_failure(&self.name, "on-event"))
     }
 }

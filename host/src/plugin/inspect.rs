@@ -8,9 +8,11 @@ use wasmtime::component::Component;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
+use super::version::WitVersion;
 
-/// The `warden:plugin` API version this host implements.
-pub const API_VERSION: &str = "0.1.0";
+/// The newest `warden:plugin` API version this host implements (it also loads every older
+/// released one, see [`WitVersion`]).
+pub const API_VERSION: &str = "0.2.0";
 
 /// The package every plugin world belongs to.
 const PACKAGE: &str = "warden:plugin";
@@ -24,14 +26,20 @@ pub enum World {
     Hook = 1,
     /// Exports `warden:plugin/resolve`.
     Resolver = 2,
+    /// Exports `warden:plugin/act` (0.2.0 and later).
+    Tool = 3,
 }
 
 impl World {
-    fn from_interface(name: &str) -> Option<Self> {
+    /// How many worlds there are.
+    pub(crate) const COUNT: usize = 4;
+
+    fn from_interface(name: &str, version: WitVersion) -> Option<Self> {
         match name {
             "intercept" => Some(Self::Interceptor),
             "observe" => Some(Self::Hook),
             "resolve" => Some(Self::Resolver),
+            "act" if version >= WitVersion::V0_2 => Some(Self::Tool),
             _ => None,
         }
     }
@@ -42,6 +50,7 @@ impl World {
             Self::Interceptor => "interceptor",
             Self::Hook => "hook",
             Self::Resolver => "resolver",
+            Self::Tool => "tool",
         }
     }
 }
@@ -57,7 +66,7 @@ impl fmt::Display for World {
 pub struct ComponentInfo {
     /// World implemented.
     pub world: World,
-    /// `warden:plugin` API version targeted.
+    /// `warden:plugin` API version targeted (`0.1.0`, `0.2.0`).
     pub version: String,
     /// sha256 of the bytes (hex): the plugin's identity.
     pub sha256: String,
@@ -67,6 +76,13 @@ pub struct ComponentInfo {
     pub imports: Vec<String>,
     /// Export names.
     pub exports: Vec<String>,
+}
+
+impl ComponentInfo {
+    /// The version as parsed (inspection only accepts versions this host runs).
+    pub fn wit_version(&self) -> WitVersion {
+        WitVersion::parse(&self.version).unwrap_or(WitVersion::V0_1)
+    }
 }
 
 /// Hex sha256 of `bytes`.
@@ -79,6 +95,11 @@ fn refused(what: &str, reason: impl Into<String>) -> PluginError {
         what: what.to_owned(),
         reason: reason.into(),
     }
+}
+
+/// `warden:plugin@0.1.0, warden:plugin@0.2.0`.
+fn supported() -> String {
+    WitVersion::ALL.map(|v| format!("{PACKAGE}@{v}")).join(", ")
 }
 
 /// Split `warden:plugin/intercept@0.1.0` into (`intercept`, `0.1.0`).
@@ -141,24 +162,29 @@ pub(crate) fn inspect_digested(
     let exports: Vec<String> = ty.exports(wasm).map(|(name, _)| name.to_owned()).collect();
 
     let mut worlds = Vec::new();
+    let mut versions: Vec<WitVersion> = Vec::new();
     for name in &exports {
         if let Some((iface, version)) = split_warden_name(name) {
-            if version != API_VERSION {
+            let Some(parsed) = WitVersion::parse(version) else {
                 return Err(refused(
                     what,
                     format!(
-                        "targets {PACKAGE}@{} (export `{name}`); this host supports {PACKAGE}@{API_VERSION}",
+                        "targets {PACKAGE}@{} (export `{name}`); this host supports {}",
                         if version.is_empty() {
                             "(unversioned)"
                         } else {
                             version
-                        }
+                        },
+                        supported()
                     ),
                 ));
-            }
-            match World::from_interface(iface) {
+            };
+            match World::from_interface(iface, parsed) {
                 Some(world) => worlds.push(world),
                 None => return Err(refused(what, format!("exports unknown interface `{name}`"))),
+            }
+            if !versions.contains(&parsed) {
+                versions.push(parsed);
             }
         }
     }
@@ -168,7 +194,8 @@ pub(crate) fn inspect_digested(
             return Err(refused(
                 what,
                 format!(
-                    "exports no warden world (expected one of {PACKAGE}/intercept, /observe, /resolve @{API_VERSION}); exports: {}",
+                    "exports no warden world (expected one of {PACKAGE}/intercept, /observe, /resolve, /act; {}); exports: {}",
+                    supported(),
                     if exports.is_empty() {
                         "nothing".to_owned()
                     } else {
@@ -185,21 +212,29 @@ pub(crate) fn inspect_digested(
             ));
         }
     };
+    let version = match versions.as_slice() {
+        [version] => *version,
+        _ => return Err(refused(what, "exports more than one warden:plugin version")),
+    };
     for name in &imports {
         let ours = match split_warden_name(name) {
-            Some((iface, version)) => matches!(iface, "host" | "types") && version == API_VERSION,
+            Some((iface, v)) => {
+                v == version.as_str()
+                    && (matches!(iface, "host" | "types")
+                        || (iface == "outgoing" && world == World::Tool))
+            }
             None => name.starts_with("wasi:"),
         };
         if !ours {
             return Err(refused(
                 what,
-                format!("imports `{name}`, which warden does not provide"),
+                format!("imports `{name}`, which warden does not provide to a {version} {world}"),
             ));
         }
     }
     let info = ComponentInfo {
         world,
-        version: API_VERSION.to_owned(),
+        version: version.as_str().to_owned(),
         sha256,
         size: bytes.len(),
         imports,

@@ -19,6 +19,8 @@ pub(crate) trait WorldBindings: Sized + 'static {
     type Pre: Clone;
     /// The world these bindings are for.
     const WORLD: World;
+    /// The `warden:plugin` version of these bindings.
+    const VERSION: super::version::WitVersion;
 
     /// Link the world's imports (WASI is linked by the caller).
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()>;
@@ -36,9 +38,10 @@ pub(crate) trait WorldBindings: Sized + 'static {
 
 /// Implements [`WorldBindings`] for the generated bindings of one world.
 macro_rules! world_bindings {
-    ($bindings:ty, $pre:ident, $world:expr, $exports:ident) => {
+    ($bindings:ty, $pre:ident, $world:expr, $version:expr, $exports:ident) => {
         impl $crate::plugin::instance::WorldBindings for $bindings {
             const WORLD: $crate::plugin::inspect::World = $world;
+            const VERSION: $crate::plugin::version::WitVersion = $version;
             type Pre = $pre<$crate::plugin::state::PluginState>;
 
             fn add_to_linker(
@@ -122,7 +125,7 @@ impl<B: WorldBindings> Managed<B> {
         };
         let engine = plugin_engine.engine();
         let linker = plugin_engine
-            .linker(B::WORLD, |engine| {
+            .linker(B::WORLD, B::VERSION, |engine| {
                 let mut linker = Linker::new(engine);
                 wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
                 B::add_to_linker(&mut linker)?;

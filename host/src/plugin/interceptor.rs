@@ -1,32 +1,28 @@
-//! Interceptor plugins: `on-prompt-submit`, `pre-llm-request`, `on-turn-end`, under the
-//! plugin's deadline, memory cap and output caps.
+//! Interceptor plugins: `on-prompt-submit`, `pre-llm-request`, `on-turn-end`, and from WIT
+//! 0.2.0 `pre-tool-call` and `post-tool-call`, under the plugin's deadline, memory cap and
+//! output caps. A 0.1.0 component has no tool-call points: it allows every call and adds
+//! nothing after one.
 
 use std::path::Path;
 
-use super::bindings::interceptor::{Interceptor as Bindings, InterceptorPre};
-use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::load_file;
 use super::state::no_capabilities;
+use super::version::{Versioned, VersionedManaged, WitVersion, each_version};
+use super::{v0_1, v0_2};
 use crate::domain::{
-    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
-    TurnEndDecision, TurnInfo,
+    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt, ToolCall,
+    ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
 };
-
-world_bindings!(
-    Bindings,
-    InterceptorPre,
-    World::Interceptor,
-    warden_plugin_intercept
-);
 
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {
-    managed: Managed<Bindings>,
+    managed: VersionedManaged<v0_1::Interceptor, v0_2::Interceptor>,
+    name: String,
+    limits: Limits,
     info: ComponentInfo,
 }
 
@@ -42,14 +38,27 @@ impl InterceptorPlugin {
         config: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
         let (info, component) = load_file(engine, name, path, pin, World::Interceptor)?;
-        let managed = Managed::new(name, engine, &component, limits, config, no_capabilities())?;
-        Ok(Self { managed, info })
+        let managed = Versioned::load(
+            info.wit_version(),
+            name,
+            engine,
+            &component,
+            limits,
+            config,
+            no_capabilities(),
+        )?;
+        Ok(Self {
+            managed,
+            name: name.to_owned(),
+            limits,
+            info,
+        })
     }
 
     /// Drop the current instance; the next call runs on a fresh one (instantiated from the
     /// pre-linked component and initialised with the same config).
     pub fn reset(&mut self) {
-        self.managed.reset();
+        each_version!(&mut self.managed, m, _c => m.reset());
     }
 
     /// What the component is.
@@ -57,26 +66,40 @@ impl InterceptorPlugin {
         &self.info
     }
 
-    fn check_items(&self, call: &'static str, items: &[Item]) -> Result<(), PluginError> {
-        let limits = &self.managed.limits;
-        let bad = |message: String| PluginError::BadOutput {
-            plugin: self.managed.name.clone(),
+    /// The `warden:plugin` version the component targets.
+    pub fn version(&self) -> WitVersion {
+        self.managed.version()
+    }
+
+    fn bad(&self, call: &'static str, message: String) -> PluginError {
+        PluginError::BadOutput {
+            plugin: self.name.clone(),
             call,
             message,
-        };
+        }
+    }
+
+    fn check_items(&self, call: &'static str, items: &[Item]) -> Result<(), PluginError> {
+        let limits = &self.limits;
         if items.len() > limits.max_items {
-            return Err(bad(format!(
-                "{} items, over the cap of {}",
-                items.len(),
-                limits.max_items
-            )));
+            return Err(self.bad(
+                call,
+                format!(
+                    "{} items, over the cap of {}",
+                    items.len(),
+                    limits.max_items
+                ),
+            ));
         }
         let bytes: usize = items.iter().map(Item::byte_len).sum();
         if bytes > limits.max_output_bytes {
-            return Err(bad(format!(
-                "{bytes} bytes of items, over the cap of {}",
-                limits.max_output_bytes
-            )));
+            return Err(self.bad(
+                call,
+                format!(
+                    "{bytes} bytes of items, over the cap of {}",
+                    limits.max_output_bytes
+                ),
+            ));
         }
         Ok(())
     }
@@ -88,22 +111,21 @@ impl InterceptorPlugin {
         &mut self,
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginError> {
-        let arg = convert::prompt_to_wit(prompt);
-        let action = self.managed.call("on-prompt-submit", |b, store| {
-            b.warden_plugin_intercept()
-                .call_on_prompt_submit(store, &arg)
-        })?;
-        let decision = convert::prompt_action_from_wit(action);
+        let decision = each_version!(&mut self.managed, m, conv => {
+            let arg = conv::prompt_to_wit(prompt);
+            let action = m.call("on-prompt-submit", |b, store| {
+                b.warden_plugin_intercept()
+                    .call_on_prompt_submit(store, &arg)
+            })?;
+            conv::prompt_action_from_wit(action)
+        });
         match &decision {
             PromptDecision::ContinueWith(items) => self.check_items("on-prompt-submit", items)?,
-            PromptDecision::Cancel(reason)
-                if reason.len() > self.managed.limits.max_output_bytes =>
-            {
-                return Err(PluginError::BadOutput {
-                    plugin: self.managed.name.clone(),
-                    call: "on-prompt-submit",
-                    message: format!("cancel reason of {} bytes", reason.len()),
-                });
+            PromptDecision::Cancel(reason) if reason.len() > self.limits.max_output_bytes => {
+                return Err(self.bad(
+                    "on-prompt-submit",
+                    format!("cancel reason of {} bytes", reason.len()),
+                ));
             }
             _ => {}
         }
@@ -112,37 +134,79 @@ impl InterceptorPlugin {
 
     /// `pre-llm-request`, with the plugin host's own error.
     pub fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
-        let arg = convert::request_to_wit(request);
-        let items = self.managed.call("pre-llm-request", |b, store| {
-            b.warden_plugin_intercept()
-                .call_pre_llm_request(store, &arg)
-        })?;
-        let items: Vec<Item> = items.into_iter().map(convert::item_from_wit).collect();
+        let items: Vec<Item> = each_version!(&mut self.managed, m, conv => {
+            let arg = conv::request_to_wit(request);
+            let items = m.call("pre-llm-request", |b, store| {
+                b.warden_plugin_intercept()
+                    .call_pre_llm_request(store, &arg)
+            })?;
+            items.into_iter().map(conv::item_from_wit).collect()
+        });
         self.check_items("pre-llm-request", &items)?;
         Ok(items)
     }
 
     /// `on-turn-end`, with the plugin host's own error.
     pub fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
-        let arg = convert::turn_to_wit(turn);
-        let action = self.managed.call("on-turn-end", |b, store| {
-            b.warden_plugin_intercept().call_on_turn_end(store, &arg)
-        })?;
-        let decision = convert::turn_end_from_wit(action);
+        let decision = each_version!(&mut self.managed, m, conv => {
+            let arg = conv::turn_to_wit(turn);
+            let action = m.call("on-turn-end", |b, store| {
+                b.warden_plugin_intercept().call_on_turn_end(store, &arg)
+            })?;
+            conv::turn_end_from_wit(action)
+        });
         if let TurnEndDecision::ContinueWith(items) = &decision {
             self.check_items("on-turn-end", items)?;
         }
         Ok(decision)
     }
+
+    /// `pre-tool-call` (0.2.0; a 0.1.0 component allows), with the plugin host's own error.
+    /// Rewritten arguments must be a JSON object within the plugin's `max_output_bytes`.
+    pub fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
+        let Versioned::V0_2(m) = &mut self.managed else {
+            return Ok(ToolDecision::Allow);
+        };
+        let arg = v0_2::convert::tool_call_to_wit(call);
+        let action = m.call("pre-tool-call", |b, store| {
+            b.warden_plugin_intercept().call_pre_tool_call(store, &arg)
+        })?;
+        v0_2::convert::tool_action_from_wit(action, self.limits.max_output_bytes)
+            .map_err(|message| self.bad("pre-tool-call", message))
+    }
+
+    /// `post-tool-call` (0.2.0; a 0.1.0 component adds nothing), with the plugin host's own
+    /// error. The items are held to the same caps as at the other points.
+    pub fn post_tool_call(
+        &mut self,
+        call: &ToolCall,
+        output: &ToolOutput,
+    ) -> Result<Vec<Item>, PluginError> {
+        let Versioned::V0_2(m) = &mut self.managed else {
+            return Ok(Vec::new());
+        };
+        let arg = v0_2::convert::tool_call_to_wit(call);
+        let result = v0_2::convert::tool_result_to_wit(&call.id, output);
+        let items = m.call("post-tool-call", |b, store| {
+            b.warden_plugin_intercept()
+                .call_post_tool_call(store, &arg, &result)
+        })?;
+        let items: Vec<Item> = items
+            .into_iter()
+            .map(v0_2::convert::item_from_wit)
+            .collect();
+        self.check_items("post-tool-call", &items)?;
+        Ok(items)
+    }
 }
 
 impl Interceptor for InterceptorPlugin {
     fn name(&self) -> &str {
-        &self.managed.name
+        &self.name
     }
 
     fn new_turn(&mut self) {
-        self.managed.new_turn();
+        each_version!(&mut self.managed, m, _c => m.new_turn());
     }
 
     fn on_prompt_submit(
@@ -150,16 +214,30 @@ impl Interceptor for InterceptorPlugin {
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginFailure> {
         InterceptorPlugin::on_prompt_submit(self, prompt)
-            .map_err(|e| e.into_failure(&self.managed.name, "on-prompt-submit"))
+            .map_err(|e| e.into_failure(&self.name, "on-prompt-submit"))
     }
 
     fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
         InterceptorPlugin::pre_llm_request(self, request)
-            .map_err(|e| e.into_failure(&self.managed.name, "pre-llm-request"))
+            .map_err(|e| e.into_failure(&self.name, "pre-llm-request"))
     }
 
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
         InterceptorPlugin::on_turn_end(self, turn)
-            .map_err(|e| e.into_failure(&self.managed.name, "on-turn-end"))
+            .map_err(|e| e.into_failure(&self.name, "on-turn-end"))
+    }
+
+    fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+        InterceptorPlugin::pre_tool_call(self, call)
+            .map_err(|e| e.into_failure(&self.name, "pre-tool-call"))
+    }
+
+    fn post_tool_call(
+        &mut self,
+        call: &ToolCall,
+        output: &ToolOutput,
+    ) -> Result<Vec<Item>, PluginFailure> {
+        InterceptorPlugin::post_tool_call(self, call, output)
+            .map_err(|e| e.into_failure(&self.name, "post-tool-call"))
     }
 }

@@ -5,8 +5,11 @@
 //! - [`read_component`]: a component file is read only if it is a regular file within the
 //!   maximum component size.
 //! - [`inspect`]: identity, world and API version of a component, or why it is refused.
-//! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`]: the three adapters, one loaded
-//!   plugin each, under a deadline, a memory cap, output caps and a failure policy; a trapped
+//! - [`WitVersion`]: the released API versions; each has its own bindings and conversions
+//!   (`v0_1`, `v0_2`), chosen by the version a component exports, so a 0.1.0 component keeps
+//!   working unchanged beside 0.2.0 ones.
+//! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`], [`ToolPlugin`]: the adapters,
+//!   one loaded plugin each, under a deadline, a memory cap, output caps and a failure policy; a trapped
 //!   instance is replaced. They implement the domain traits
 //!   ([`Interceptor`](crate::domain::Interceptor), [`Hook`](crate::domain::Hook),
 //!   [`Resolve`](crate::domain::Resolve)); `convert` holds every conversion between generated
@@ -19,7 +22,7 @@ mod bindings;
 mod breaker;
 mod cache;
 mod component_file;
-mod convert;
+pub(crate) mod convert;
 mod engine;
 mod error;
 #[doc(hidden)]
@@ -30,10 +33,15 @@ mod instance;
 mod interceptor;
 mod limits;
 mod loader;
+pub mod outgoing;
 mod resolver;
 mod resolver_caps;
 mod state;
 mod stderr;
+mod tool;
+mod v0_1;
+mod v0_2;
+mod version;
 
 pub use component_file::{MAX_COMPONENT_BYTES, read_component};
 pub use engine::{EngineOptions, PluginEngine};
@@ -45,3 +53,5 @@ pub use limits::Limits;
 pub use resolver::{
     BUILTIN_RESOLVER, RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver,
 };
+pub use tool::{ToolLoad, ToolPlugin, grants_summary, valid_tool_name};
+pub use version::WitVersion;

@@ -8,30 +8,21 @@ use std::time::Duration;
 
 use wasmtime_wasi::FsPerms;
 
-use super::bindings::resolver::{Resolver as Bindings, ResolverPre};
-use super::bindings::types as wit;
-use super::convert;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, world_bindings};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
 use super::resolver_caps as caps;
 use super::state::closed_wasi;
+use super::version::{Versioned, VersionedManaged, each_version};
+use super::{v0_1, v0_2};
 use crate::config::FileRefConfig;
 use crate::config::plugin_defaults::MAX_TIMEOUT_MS;
 use crate::domain::{FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
 
 /// The built-in resolver component, compiled from `plugins/file-ref` at build time.
 pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
-
-world_bindings!(
-    Bindings,
-    ResolverPre,
-    World::Resolver,
-    warden_plugin_resolve
-);
 
 /// Where a resolver component comes from.
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +40,9 @@ pub enum ResolverSource<'a> {
 
 /// A loaded resolver plugin.
 pub struct ResolverPlugin {
-    managed: Managed<Bindings>,
+    managed: VersionedManaged<v0_1::Resolver, v0_2::Resolver>,
+    name: &'static str,
+    limits: Limits,
     info: ComponentInfo,
     roots: Vec<PathBuf>,
 }
@@ -100,7 +93,8 @@ impl ResolverPlugin {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ));
-        let managed = Managed::new(
+        let managed = Versioned::load(
+            info.wit_version(),
             name,
             engine,
             &component,
@@ -119,6 +113,8 @@ impl ResolverPlugin {
         )?;
         Ok(Self {
             managed,
+            name,
+            limits,
             info,
             roots: roots.to_vec(),
         })
@@ -132,15 +128,15 @@ impl ResolverPlugin {
     /// Starts a turn: after a trap or a deadline the resolver gets one more try in the turn;
     /// after a second failure its remaining calls in the turn fail at once.
     pub fn new_turn(&mut self) {
-        self.managed.new_turn();
+        each_version!(&mut self.managed, m, _c => m.new_turn());
     }
 
     /// Checks an answer against the caps before anything uses it; an overrun is a plugin
     /// failure.
-    fn held_to_caps<T>(
-        &self,
+    fn held_to_caps<T, E: caps::ErrorAnswer>(
+        name: &str,
         call: &'static str,
-        answer: &Result<T, wit::ResolveError>,
+        answer: &Result<T, E>,
         check: impl FnOnce(&T) -> Result<(), caps::Overrun>,
     ) -> Result<(), PluginError> {
         let checked = match answer {
@@ -148,7 +144,7 @@ impl ResolverPlugin {
             Err(err) => caps::check_error(err),
         };
         checked.map_err(|message| PluginError::BadOutput {
-            plugin: self.managed.name.clone(),
+            plugin: name.to_owned(),
             call,
             message,
         })
@@ -165,17 +161,19 @@ impl ResolverPlugin {
         &mut self,
         request: &ResolveRequest,
     ) -> Result<Result<Resolved, ResolveError>, PluginError> {
-        let arg = convert::file_ref_to_wit(request);
-        let answer = self.managed.call("resolve", |b, store| {
-            b.warden_plugin_resolve().call_resolve(store, &arg)
-        })?;
-        let max_output = self.managed.limits.max_output_bytes;
-        self.held_to_caps("resolve", &answer, |r| {
-            caps::check_resolved(r, request.max_bytes, max_output)
-        })?;
-        Ok(answer
-            .map(convert::resolved_from_wit)
-            .map_err(convert::resolve_error_from_wit))
+        let max_output = self.limits.max_output_bytes;
+        Ok(each_version!(&mut self.managed, m, conv => {
+            let arg = conv::file_ref_to_wit(request);
+            let answer = m.call("resolve", |b, store| {
+                b.warden_plugin_resolve().call_resolve(store, &arg)
+            })?;
+            Self::held_to_caps(self.name, "resolve", &answer, |r| {
+                caps::check_resolved(r, request.max_bytes, max_output)
+            })?;
+            answer
+                .map(conv::resolved_from_wit)
+                .map_err(conv::resolve_error_from_wit)
+        }))
     }
 
     /// The model's `read_file` tool.
@@ -186,17 +184,19 @@ impl ResolverPlugin {
         limit: u32,
         max_bytes: u64,
     ) -> Result<Result<FileChunk, ResolveError>, PluginError> {
-        let answer = self.managed.call("read-file", |b, store| {
-            b.warden_plugin_resolve()
-                .call_read_file(store, path, offset, limit, max_bytes)
-        })?;
-        let max_output = self.managed.limits.max_output_bytes;
-        self.held_to_caps("read-file", &answer, |c| {
-            caps::check_chunk(c, max_bytes, max_output)
-        })?;
-        Ok(answer
-            .map(convert::chunk_from_wit)
-            .map_err(convert::resolve_error_from_wit))
+        let max_output = self.limits.max_output_bytes;
+        Ok(each_version!(&mut self.managed, m, conv => {
+            let answer = m.call("read-file", |b, store| {
+                b.warden_plugin_resolve()
+                    .call_read_file(store, path, offset, limit, max_bytes)
+            })?;
+            Self::held_to_caps(self.name, "read-file", &answer, |c| {
+                caps::check_chunk(c, max_bytes, max_output)
+            })?;
+            answer
+                .map(conv::chunk_from_wit)
+                .map_err(conv::resolve_error_from_wit)
+        }))
     }
 
     /// The model's `list_files` tool.
@@ -205,17 +205,19 @@ impl ResolverPlugin {
         path: &str,
         max_entries: u32,
     ) -> Result<Result<Listing, ResolveError>, PluginError> {
-        let answer = self.managed.call("list-files", |b, store| {
-            b.warden_plugin_resolve()
-                .call_list_files(store, path, max_entries)
-        })?;
-        let max_output = self.managed.limits.max_output_bytes;
-        self.held_to_caps("list-files", &answer, |l| {
-            caps::check_listing(l, max_entries, max_output)
-        })?;
-        Ok(answer
-            .map(convert::listing_from_wit)
-            .map_err(convert::resolve_error_from_wit))
+        let max_output = self.limits.max_output_bytes;
+        Ok(each_version!(&mut self.managed, m, conv => {
+            let answer = m.call("list-files", |b, store| {
+                b.warden_plugin_resolve()
+                    .call_list_files(store, path, max_entries)
+            })?;
+            Self::held_to_caps(self.name, "list-files", &answer, |l| {
+                caps::check_listing(l, max_entries, max_output)
+            })?;
+            answer
+                .map(conv::listing_from_wit)
+                .map_err(conv::resolve_error_from_wit)
+        }))
     }
 }
 

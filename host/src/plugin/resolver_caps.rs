@@ -2,8 +2,29 @@
 //! not trusted to honour `max-bytes`, `max-entries` or the documented string lengths. An
 //! answer over a cap is a plugin failure (`BadOutput`), never cut and used.
 
-use super::bindings::types as wit;
 use super::convert::MAX_PLUGIN_STRING;
+
+/// What the caps read of a `resolve` or `read-file` answer, in any WIT version.
+pub(crate) trait ContentAnswer {
+    /// The path answered.
+    fn path(&self) -> &str;
+    /// The text served.
+    fn content(&self) -> &str;
+}
+
+/// What the caps read of a `list-files` answer, in any WIT version.
+pub(crate) trait ListingAnswer {
+    /// The path listed.
+    fn path(&self) -> &str;
+    /// The entries.
+    fn entries(&self) -> &[String];
+}
+
+/// What the caps read of a resolver's error, in any WIT version.
+pub(crate) trait ErrorAnswer {
+    /// The message, whatever the case.
+    fn message(&self) -> &str;
+}
 
 /// Longest path a resolver may return, in bytes.
 pub(crate) const MAX_PATH_BYTES: usize = 4096;
@@ -38,54 +59,46 @@ fn content(what: &str, s: &str, max_bytes: u64) -> Result<(), Overrun> {
 }
 
 /// An error answer: its message is at most [`MAX_PLUGIN_STRING`] bytes.
-pub(crate) fn check_error(e: &wit::ResolveError) -> Result<(), Overrun> {
-    let (wit::ResolveError::OutOfScope(m)
-    | wit::ResolveError::NotFound(m)
-    | wit::ResolveError::Denied(m)
-    | wit::ResolveError::Binary(m)
-    | wit::ResolveError::Special(m)
-    | wit::ResolveError::TooLarge(m)
-    | wit::ResolveError::Io(m)) = e;
-    string("an error message", m, MAX_PLUGIN_STRING)
+pub(crate) fn check_error(e: &impl ErrorAnswer) -> Result<(), Overrun> {
+    string("an error message", e.message(), MAX_PLUGIN_STRING)
 }
 
 /// A `resolve` answer: content within `max_bytes` (+ margin) and `max_output`, a short path.
 pub(crate) fn check_resolved(
-    r: &wit::Resolved,
+    r: &impl ContentAnswer,
     max_bytes: u64,
     max_output: usize,
 ) -> Result<(), Overrun> {
-    string("a path", &r.path, MAX_PATH_BYTES)?;
-    string("content", &r.content, max_output)?;
-    content("content", &r.content, max_bytes)
+    string("a path", r.path(), MAX_PATH_BYTES)?;
+    string("content", r.content(), max_output)?;
+    content("content", r.content(), max_bytes)
 }
 
 /// A `read-file` answer: as [`check_resolved`].
 pub(crate) fn check_chunk(
-    c: &wit::FileChunk,
+    c: &impl ContentAnswer,
     max_bytes: u64,
     max_output: usize,
 ) -> Result<(), Overrun> {
-    string("a path", &c.path, MAX_PATH_BYTES)?;
-    string("content", &c.content, max_output)?;
-    content("content", &c.content, max_bytes)
+    check_resolved(c, max_bytes, max_output)
 }
 
 /// A `list-files` answer: at most `max_entries` entries, each and all of them short enough.
 pub(crate) fn check_listing(
-    l: &wit::Listing,
+    l: &impl ListingAnswer,
     max_entries: u32,
     max_output: usize,
 ) -> Result<(), Overrun> {
-    string("a path", &l.path, MAX_PATH_BYTES)?;
-    if l.entries.len() as u64 > u64::from(max_entries) {
+    string("a path", l.path(), MAX_PATH_BYTES)?;
+    let entries = l.entries();
+    if entries.len() as u64 > u64::from(max_entries) {
         return Err(format!(
             "{} entries, over the requested {max_entries}",
-            l.entries.len()
+            entries.len()
         ));
     }
     let mut total = 0usize;
-    for entry in &l.entries {
+    for entry in entries {
         string("an entry", entry, MAX_ENTRY_BYTES)?;
         total = total.saturating_add(entry.len() + 1);
     }
@@ -99,6 +112,7 @@ pub(crate) fn check_listing(
 
 #[cfg(test)]
 mod tests {
+    use super::super::bindings::types as wit;
     use super::*;
 
     fn listing(n: usize) -> wit::Listing {

@@ -16,6 +16,9 @@ pub(crate) struct PluginState {
     wasi: WasiCtx,
     table: ResourceTable,
     pub(crate) limits: StoreLimits,
+    /// Outgoing HTTP of a tool plugin: its allowed hosts and this call's figures (refuses
+    /// everything for other plugins).
+    pub(crate) outgoing: super::outgoing::Outgoing,
 }
 
 impl PluginState {
@@ -33,6 +36,7 @@ impl PluginState {
                 .memories(8)
                 .trap_on_grow_failure(true)
                 .build(),
+            outgoing: super::outgoing::Outgoing::default(),
         }
     }
 }
@@ -145,6 +149,20 @@ impl LogBudget {
 
 impl host::Host for PluginState {
     fn log(&mut self, level: types::LogLevel, message: String) {
+        let level = match level {
+            types::LogLevel::Trace => tracing::Level::TRACE,
+            types::LogLevel::Debug => tracing::Level::DEBUG,
+            types::LogLevel::Info => tracing::Level::INFO,
+            types::LogLevel::Warn => tracing::Level::WARN,
+            types::LogLevel::Error => tracing::Level::ERROR,
+        };
+        self.guest_log(level, message);
+    }
+}
+
+impl PluginState {
+    /// A guest's log line, within its budget, cut and escaped (every version's `host.log`).
+    pub(crate) fn guest_log(&mut self, level: tracing::Level, message: String) {
         if let Err(first) = self.logs.take(message.len().min(MAX_LOG_LINE) + 1) {
             if first {
                 tracing::warn!(
@@ -168,19 +186,19 @@ impl host::Host for PluginState {
         let message = crate::domain::escape::escape(&message);
         let plugin = self.name.as_str();
         match level {
-            types::LogLevel::Trace => {
+            tracing::Level::TRACE => {
                 tracing::trace!(target: "warden::plugin::guest", plugin, "{message}")
             }
-            types::LogLevel::Debug => {
+            tracing::Level::DEBUG => {
                 tracing::debug!(target: "warden::plugin::guest", plugin, "{message}")
             }
-            types::LogLevel::Info => {
+            tracing::Level::INFO => {
                 tracing::info!(target: "warden::plugin::guest", plugin, "{message}")
             }
-            types::LogLevel::Warn => {
+            tracing::Level::WARN => {
                 tracing::warn!(target: "warden::plugin::guest", plugin, "{message}")
             }
-            types::LogLevel::Error => {
+            _ => {
                 tracing::error!(target: "warden::plugin::guest", plugin, "{message}")
             }
         }

@@ -10,5 +10,5 @@ pub mod provider;
 
 pub use open::{
     LoadedPlugins, SetupError, engine, engine_for, open, open_child, plugins, resolver,
-    workspace_root,
+    tool_plugins, tool_registry, workspace_root,
 };

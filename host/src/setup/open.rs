@@ -1,6 +1,6 @@
 //! The standard assembly of a [`Worker`] from configuration: the plugin engine (with its
-//! compiled-code cache under `$WARDEN_HOME/cache`), the resolver, interceptors, hooks, the
-//! model provider, and the session.
+//! compiled-code cache under `$WARDEN_HOME/cache`), the resolver, interceptors, hooks, tool
+//! plugins and the tool registry, the model provider, and the session.
 
 use std::path::{Path, PathBuf};
 
@@ -12,10 +12,12 @@ use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, load_resolver,
+    ResolverPlugin, ToolLoad, ToolPlugin, load_resolver,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
-use crate::worker::{ChainEntry, DuplicateTool, Hooks, ToolRegistry, Worker, WorkerParts};
+use crate::worker::{
+    ChainEntry, DuplicateTool, Hooks, ToolClash, ToolOwner, ToolRegistry, Worker, WorkerParts,
+};
 /// Why a worker could not be assembled.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -47,12 +49,9 @@ pub enum SetupError {
         /// What is wrong with it.
         problem: String,
     },
-    /// A tool plugin is configured where tool plugins are not loaded yet.
-    #[error("plugin `{name}`: tool plugins are not supported here")]
-    ToolPluginsUnsupported {
-        /// Plugin name.
-        name: String,
-    },
+    /// A tool plugin's tool has the name of a built-in tool or of another plugin's tool.
+    #[error("{0}")]
+    ToolClash(#[from] ToolClash),
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -72,7 +71,7 @@ impl SetupError {
             | Self::Workspace { .. }
             | Self::Tools(_)
             | Self::MissingComponent { .. }
-            | Self::ToolPluginsUnsupported { .. } => true,
+            | Self::ToolClash(_) => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) => false,
         }
@@ -131,28 +130,42 @@ pub fn resolver(
 /// Interceptors in chain order, and hooks.
 pub type LoadedPlugins = (Vec<ChainEntry>, Vec<Box<dyn Hook>>);
 
-/// Interceptors (chain order) and hooks from `config.plugins`.
+/// The error for an entry whose component file cannot be used, if it cannot.
+fn check_component(entry: &crate::config::PluginEntry) -> Result<(), SetupError> {
+    match missing_component(&entry.path) {
+        None => Ok(()),
+        Some(problem) => Err(SetupError::MissingComponent {
+            name: entry.name.clone(),
+            path: entry.path.clone(),
+            declared_in: entry
+                .declared_in
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&entry.origin)),
+            problem,
+        }),
+    }
+}
+
+fn init_config(entry: &crate::config::PluginEntry) -> Vec<(String, String)> {
+    entry
+        .config
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Interceptors (chain order) and hooks from `config.plugins` (tool plugins are loaded by
+/// [`tool_plugins`]).
 pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
     let mut chain = Vec::new();
     let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
     for entry in &config.plugins {
-        if let Some(problem) = missing_component(&entry.path) {
-            return Err(SetupError::MissingComponent {
-                name: entry.name.clone(),
-                path: entry.path.clone(),
-                declared_in: entry
-                    .declared_in
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from(&entry.origin)),
-                problem,
-            });
+        if entry.kind == PluginKind::Tool {
+            continue;
         }
+        check_component(entry)?;
         let limits = Limits::from_entry(entry);
-        let init: Vec<(String, String)> = entry
-            .config
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let init = init_config(entry);
         let pin = entry.sha256.as_deref();
         match entry.kind {
             PluginKind::Interceptor => chain.push(ChainEntry {
@@ -174,14 +187,61 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
                 limits,
                 init,
             )?)),
-            PluginKind::Tool => {
-                return Err(SetupError::ToolPluginsUnsupported {
-                    name: entry.name.clone(),
-                });
-            }
+            PluginKind::Tool => {}
         }
     }
     Ok((chain, hooks))
+}
+
+/// The tool plugins of `config.plugins`, in order, each given its grants over `workspace`
+/// (its `env` grant reads variables through `env`).
+pub fn tool_plugins(
+    engine: &PluginEngine,
+    config: &Config,
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<(ToolPlugin, ToolOwner)>, SetupError> {
+    let roots = [workspace.to_owned()];
+    let mut loaded = Vec::new();
+    for entry in config.plugins.iter().filter(|e| e.kind == PluginKind::Tool) {
+        check_component(entry)?;
+        let plugin = ToolPlugin::load(
+            engine,
+            &entry.name,
+            ToolLoad {
+                path: &entry.path,
+                pin: entry.sha256.as_deref(),
+                limits: Limits::from_entry(entry),
+                grants: &entry.grants,
+                roots: &roots,
+            },
+            init_config(entry),
+            env,
+        )?;
+        let owner = ToolOwner {
+            plugin: entry.name.clone(),
+            approve: entry.approve,
+            grants: entry.grants.clone(),
+            failure: entry.failure,
+        };
+        loaded.push((plugin, owner));
+    }
+    Ok(loaded)
+}
+
+/// The built-in file tools, then every tool of `tool_plugins`; a name taken twice is a
+/// configuration error naming both owners.
+pub fn tool_registry(
+    config: &Config,
+    tool_plugins: &[(ToolPlugin, ToolOwner)],
+) -> Result<ToolRegistry, SetupError> {
+    let mut registry = ToolRegistry::with(file_tools(&config.fileref))?;
+    for (plugin, owner) in tool_plugins {
+        for tool in plugin.tools() {
+            registry.register_plugin_tool(tool, owner.clone())?;
+        }
+    }
+    Ok(registry)
 }
 
 /// Why a component path cannot be used, if it cannot.
@@ -236,6 +296,7 @@ fn open_with(
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config)?;
+    let tools = tool_registry(config, &tool_plugins(&engine, config, workspace, env)?)?;
     let writer = make_writer()?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");
@@ -248,7 +309,7 @@ fn open_with(
         resolver,
         chain,
         hooks: Hooks::new(hooks),
-        tools: ToolRegistry::with(file_tools(&config.fileref))?,
+        tools,
         config: config.clone(),
     }))
 }

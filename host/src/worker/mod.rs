@@ -26,7 +26,7 @@ mod validate;
 pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
-pub use tools::{DuplicateTool, ToolOwner, ToolRegistry};
+pub use tools::{DuplicateTool, ToolClash, ToolOwner, ToolRegistry};
 pub use turn::{
     BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts,
 };

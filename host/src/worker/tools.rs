@@ -1,20 +1,26 @@
 //! The tool registry: the tools the model is offered, found by name when it calls one. The
 //! turn loop asks the registry, never a tool module by name; the built-in file tools are its
-//! first entries, and tool plugins register the same way.
+//! first entries, and tool plugins register the same way, each with its [`ToolOwner`] (the
+//! plugin's name, its `approve` setting and its failure policy).
 
-use crate::config::{Approve, ToolGrants};
-use crate::domain::{Item, Resolve, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
+use crate::config::{Approve, FailurePolicy, ToolGrants};
+use crate::domain::{
+    Item, Resolve, Tool, ToolCall, ToolCallAudit, ToolContext, ToolOutput, ToolSpec,
+};
 
-/// The tool plugin a registered tool belongs to: its name, whether each call waits for the
-/// person's approval, and what it is granted (for the audit log). Built-in tools have none.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The tool plugin that serves a tool, what it is granted (for the audit log), and how its
+/// calls are treated. Built-in tools have none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOwner {
-    /// Plugin name (`[[plugins]] name`).
+    /// The plugin's configured name.
     pub plugin: String,
-    /// Whether each call is approved by the person first.
+    /// Whether each call waits for the person's approval.
     pub approve: Approve,
     /// What the plugin may reach.
     pub grants: ToolGrants,
+    /// What a failure of the plugin itself does (`open`: an error result; `closed`: the turn
+    /// ends).
+    pub failure: FailurePolicy,
 }
 
 /// Tools by name, in the order they are offered.
@@ -22,7 +28,22 @@ pub struct ToolOwner {
 pub struct ToolRegistry {
     tools: Vec<Box<dyn Tool>>,
     specs: Vec<ToolSpec>,
+    /// Per tool: its plugin, or `None` for a built-in tool.
     owners: Vec<Option<ToolOwner>>,
+}
+
+/// A plugin's tool whose name is already taken, by a built-in tool or another plugin's.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "plugin `{plugin}` offers a tool named `{tool}`, which {taken_by} already offers; tool names must be unique (rename or remove one of them)"
+)]
+pub struct ToolClash {
+    /// The tool name.
+    pub tool: String,
+    /// The plugin registering it.
+    pub plugin: String,
+    /// Who has it: `the built-in tools` or `plugin `x``.
+    pub taken_by: String,
 }
 
 /// Two tools with the same name.
@@ -47,37 +68,64 @@ impl ToolRegistry {
 
     /// Add a built-in tool; its name must be new.
     pub fn register(&mut self, tool: Box<dyn Tool>) -> Result<(), DuplicateTool> {
-        self.register_with(tool, None)
-    }
-
-    /// Add a tool of a tool plugin; its name must be new.
-    pub fn register_owned(
-        &mut self,
-        tool: Box<dyn Tool>,
-        owner: ToolOwner,
-    ) -> Result<(), DuplicateTool> {
-        self.register_with(tool, Some(owner))
-    }
-
-    fn register_with(
-        &mut self,
-        tool: Box<dyn Tool>,
-        owner: Option<ToolOwner>,
-    ) -> Result<(), DuplicateTool> {
         let spec = tool.spec();
-        if self.specs.iter().any(|s| s.name == spec.name) {
+        if self.index(&spec.name).is_some() {
             return Err(DuplicateTool(spec.name));
         }
         self.specs.push(spec);
         self.tools.push(tool);
-        self.owners.push(owner);
+        self.owners.push(None);
         Ok(())
     }
 
-    /// The plugin tool `name` belongs to (`None` for a built-in or unknown tool).
+    /// Add a tool plugin's tool; its name must be new (the error names both owners).
+    pub fn register_plugin_tool(
+        &mut self,
+        tool: Box<dyn Tool>,
+        owner: ToolOwner,
+    ) -> Result<(), ToolClash> {
+        let spec = tool.spec();
+        if let Some(i) = self.index(&spec.name) {
+            return Err(ToolClash {
+                tool: spec.name,
+                plugin: owner.plugin,
+                taken_by: match self.owners.get(i).cloned().flatten() {
+                    Some(other) => format!("plugin `{}`", other.plugin),
+                    None => "the built-in tools".to_owned(),
+                },
+            });
+        }
+        self.specs.push(spec);
+        self.tools.push(tool);
+        self.owners.push(Some(owner));
+        Ok(())
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.specs.iter().position(|s| s.name == name)
+    }
+
+    /// A turn starts: every tool's per-turn failure count starts again (call at the start of
+    /// each turn).
+    pub fn new_turn(&mut self) {
+        for tool in &mut self.tools {
+            tool.new_turn();
+        }
+    }
+
+    /// The plugin that serves tool `name`; `None` for a built-in or unknown tool.
     pub fn owner(&self, name: &str) -> Option<&ToolOwner> {
-        let index = self.specs.iter().position(|s| s.name == name)?;
-        self.owners.get(index)?.as_ref()
+        self.index(name)
+            .and_then(|i| self.owners.get(i))
+            .and_then(Option::as_ref)
+    }
+
+    /// What the audit records of the last call of tool `name` (plugin tools only): its
+    /// grants, bytes in and out, outgoing HTTP figures, and a plugin failure if there was one.
+    pub fn last_audit(&self, name: &str) -> Option<ToolCallAudit> {
+        self.index(name)
+            .and_then(|i| self.tools.get(i))
+            .and_then(|tool| tool.last_audit())
     }
 
     /// What the model is offered, in order.
@@ -98,13 +146,76 @@ impl ToolRegistry {
     /// Run `call` and return what it produced; an unknown tool is an error output.
     pub fn output(&mut self, call: &ToolCall, resolver: &mut dyn Resolve) -> ToolOutput {
         let mut context = ToolContext { resolver };
-        let index = self.specs.iter().position(|s| s.name == call.name);
-        match index.and_then(|i| self.tools.get_mut(i)) {
+        match self.index(&call.name).and_then(|i| self.tools.get_mut(i)) {
             Some(tool) => {
                 let _span = tracing::debug_span!("tool call", tool = %call.name).entered();
                 tool.run(&call.arguments, &mut context)
             }
             None => ToolOutput::error(format!("unknown tool `{}`", call.name)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FileRefConfig;
+    use crate::fileref::tools::file_tools;
+
+    struct Named(&'static str);
+
+    impl Tool for Named {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec {
+                name: self.0.to_owned(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+            }
+        }
+
+        fn run(&mut self, _: &serde_json::Value, _: &mut ToolContext<'_>) -> ToolOutput {
+            ToolOutput::ok("")
+        }
+    }
+
+    fn owner(plugin: &str) -> ToolOwner {
+        ToolOwner {
+            plugin: plugin.to_owned(),
+            approve: Approve::Ask,
+            grants: ToolGrants::default(),
+            failure: FailurePolicy::Closed,
+        }
+    }
+
+    #[test]
+    fn plugin_tools_have_owners_and_clashes_name_both() {
+        let mut registry = ToolRegistry::with(file_tools(&FileRefConfig::default())).unwrap();
+        registry
+            .register_plugin_tool(Box::new(Named("grep")), owner("search"))
+            .unwrap();
+        assert_eq!(registry.owner("grep"), Some(&owner("search")));
+        assert_eq!(registry.owner("read_file"), None);
+        assert_eq!(registry.last_audit("read_file"), None);
+
+        let err = registry
+            .register_plugin_tool(Box::new(Named("read_file")), owner("evil"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("plugin `evil` offers a tool named `read_file`, which the built-in tools already offer"),
+            "{err}"
+        );
+        let err = registry
+            .register_plugin_tool(Box::new(Named("grep")), owner("other"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("which plugin `search` already offers"),
+            "{err}"
+        );
+        let names: Vec<&str> = registry.specs().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["read_file", "list_files", "grep"]);
     }
 }

@@ -13,7 +13,10 @@ pub mod bindings {
 }
 
 use crate::Config;
-pub use crate::types::{Item, PromptAction, RequestInfo, SubmittedPrompt, TurnEndAction, TurnInfo};
+pub use crate::types::{
+    Item, PromptAction, RequestInfo, SubmittedPrompt, ToolAction, ToolCall, ToolResultItem,
+    TurnEndAction, TurnInfo,
+};
 
 /// An interceptor plugin. Implement it once and export it with
 /// [`export_interceptor!`](crate::export_interceptor).
@@ -37,6 +40,20 @@ pub trait Interceptor: Sized + 'static {
     fn on_turn_end(&mut self, turn: TurnInfo) -> TurnEndAction {
         let _ = turn;
         TurnEndAction::Finish
+    }
+
+    /// The model asked for a tool call: allow, deny or rewrite it (new in 0.2.0). Default:
+    /// allow.
+    fn pre_tool_call(&mut self, call: ToolCall) -> ToolAction {
+        let _ = call;
+        ToolAction::Allow
+    }
+
+    /// A tool call finished (or was denied): items to commit right after its result (new in
+    /// 0.2.0). Default: none.
+    fn post_tool_call(&mut self, call: ToolCall, output: ToolResultItem) -> Vec<Item> {
+        let _ = (call, output);
+        Vec::new()
     }
 }
 
@@ -70,6 +87,17 @@ macro_rules! export_interceptor {
 
                 fn on_turn_end(turn: $crate::TurnInfo) -> $crate::TurnEndAction {
                     SLOT.with(|slot| slot.with(|p| p.on_turn_end(turn)))
+                }
+
+                fn pre_tool_call(call: $crate::ToolCall) -> $crate::ToolAction {
+                    SLOT.with(|slot| slot.with(|p| p.pre_tool_call(call)))
+                }
+
+                fn post_tool_call(
+                    call: $crate::ToolCall,
+                    output: $crate::ToolResultItem,
+                ) -> ::std::vec::Vec<$crate::Item> {
+                    SLOT.with(|slot| slot.with(|p| p.post_tool_call(call, output)))
                 }
             }
 

@@ -1,8 +1,9 @@
 //! Write warden plugins in Rust.
 //!
-//! Enable exactly one world feature (`interceptor`, `hook` or `resolver`), implement that
-//! world's trait once and call its export macro: [`export_interceptor!`], [`export_hook!`] or
-//! [`export_resolver!`]. See the crate README for a complete plugin.
+//! Enable exactly one world feature (`interceptor`, `hook`, `resolver` or `tool`), implement
+//! that world's trait once and call its export macro: [`export_interceptor!`],
+//! [`export_hook!`], [`export_resolver!`] or [`export_tool!`]. See the crate README for a
+//! complete plugin. This version targets `warden:plugin@0.2.0`.
 
 #![warn(missing_docs)]
 
@@ -11,12 +12,20 @@ extern crate self as warden_plugin;
 #[cfg(any(
     all(feature = "interceptor", feature = "hook"),
     all(feature = "interceptor", feature = "resolver"),
+    all(feature = "interceptor", feature = "tool"),
     all(feature = "hook", feature = "resolver"),
+    all(feature = "hook", feature = "tool"),
+    all(feature = "resolver", feature = "tool"),
 ))]
-compile_error!("enable exactly one of the features `interceptor`, `hook`, `resolver`");
+compile_error!("enable exactly one of the features `interceptor`, `hook`, `resolver`, `tool`");
 
-#[cfg(not(any(feature = "interceptor", feature = "hook", feature = "resolver")))]
-compile_error!("enable one of the features `interceptor`, `hook`, `resolver`");
+#[cfg(not(any(
+    feature = "interceptor",
+    feature = "hook",
+    feature = "resolver",
+    feature = "tool"
+)))]
+compile_error!("enable one of the features `interceptor`, `hook`, `resolver`, `tool`");
 
 mod config;
 mod log;
@@ -29,6 +38,10 @@ pub mod hook;
 pub mod interceptor;
 #[cfg(feature = "resolver")]
 pub mod resolver;
+#[cfg(feature = "tool")]
+pub mod tool;
+#[cfg(feature = "tool")]
+pub mod workspace;
 
 pub use config::Config;
 pub use log::{LogLevel, log};

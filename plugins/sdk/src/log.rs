@@ -6,6 +6,8 @@ use crate::hook::bindings::warden::plugin::host;
 use crate::interceptor::bindings::warden::plugin::host;
 #[cfg(feature = "resolver")]
 use crate::resolver::bindings::warden::plugin::host;
+#[cfg(feature = "tool")]
+use crate::tool::bindings::warden::plugin::host;
 
 pub use crate::types::LogLevel;
 

@@ -6,6 +6,8 @@ pub use crate::hook::bindings::warden::plugin::types::*;
 pub use crate::interceptor::bindings::warden::plugin::types::*;
 #[cfg(feature = "resolver")]
 pub use crate::resolver::bindings::warden::plugin::types::*;
+#[cfg(feature = "tool")]
+pub use crate::tool::bindings::warden::plugin::types::*;
 
 impl Item {
     /// A system item: context for the model.

@@ -19,6 +19,7 @@ fn kind(event: &Event) -> &'static str {
         Event::RequestSent(_) => "request-sent",
         Event::ResponseReceived(_) => "response-received",
         Event::ToolRan(_) => "tool-ran",
+        Event::ToolDecided(_) => "tool-decided",
         Event::AlertRaised(_) => "alert-raised",
         Event::Notification(_) => "notification",
         Event::TurnEnded(_) => "turn-ended",

@@ -278,7 +278,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
 fn echo_registry() -> ToolRegistry {
     let mut tools = ToolRegistry::with(file_tools(&Config::default().fileref)).unwrap();
     tools
-        .register_owned(
+        .register_plugin_tool(
             Box::new(EchoTool),
             ToolOwner {
                 plugin: "echoer".into(),
@@ -288,6 +288,7 @@ fn echo_registry() -> ToolRegistry {
                     allowed_hosts: vec!["api.example.com".into()],
                     env: Vec::new(),
                 },
+                failure: FailurePolicy::Open,
             },
         )
         .unwrap();

@@ -1,0 +1,446 @@
+//! Tool plugins (WIT 0.2.0 `tool` world): a component that serves tools to the model, holding
+//! exactly the capabilities its entry grants.
+//!
+//! At load the component is instantiated, `init` is called with its config (plus `roots`, the
+//! workspace roots, newline-separated) and `describe` once; the specs are checked (valid and
+//! unique names, a JSON object schema, bounded text). Each described tool becomes a
+//! [`domain::Tool`](crate::domain::Tool) sharing the plugin's one instance. Every call runs
+//! under the entry's deadline and memory cap; an output over `max_output_bytes` is a plugin
+//! failure. Grants:
+//! - `fs`: the workspace roots preopened (at their absolute paths) read-only or read-write;
+//!   with `none` nothing is preopened, so no file can be opened at all;
+//! - `env`: only the listed variables, with the host's values (absent ones are left out);
+//! - `allowed_hosts`: `outgoing.fetch` reaches those hosts only (see [`super::outgoing`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use wasmtime_wasi::FsPerms;
+
+use super::convert::MAX_PLUGIN_STRING;
+use super::engine::PluginEngine;
+use super::error::PluginError;
+use super::inspect::{ComponentInfo, World};
+use super::instance::Managed;
+use super::limits::Limits;
+use super::loader::load_file;
+use super::outgoing::HttpFigures;
+use super::state::closed_wasi;
+use super::v0_2;
+use crate::config::{FsGrant, ToolGrants};
+use crate::domain::escape::escape_capped;
+use crate::domain::{Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec};
+
+/// Most tools one plugin may describe.
+pub const MAX_TOOLS_PER_PLUGIN: usize = 64;
+/// Longest tool description, in bytes.
+pub const MAX_DESCRIPTION_BYTES: usize = 4096;
+/// Longest JSON schema of a tool's arguments, in bytes.
+pub const MAX_SCHEMA_BYTES: usize = 32 << 10;
+/// Longest tool name.
+pub const MAX_TOOL_NAME: usize = 64;
+
+/// The shared instance of a tool plugin.
+struct Shared {
+    managed: Managed<v0_2::ToolWorld>,
+    hosts: Vec<String>,
+    last: Option<ToolCallAudit>,
+}
+
+/// A loaded tool plugin.
+pub struct ToolPlugin {
+    name: String,
+    info: ComponentInfo,
+    specs: Vec<ToolSpec>,
+    grants: String,
+    limits: Limits,
+    shared: Arc<Mutex<Shared>>,
+}
+
+/// What a tool plugin's entry gives it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolLoad<'a> {
+    /// Component file.
+    pub path: &'a Path,
+    /// Required sha256.
+    pub pin: Option<&'a str>,
+    /// Deadline, memory and output caps.
+    pub limits: Limits,
+    /// Its grants.
+    pub grants: &'a ToolGrants,
+    /// Workspace roots (absolute, canonical); preopened per the `fs` grant.
+    pub roots: &'a [PathBuf],
+}
+
+/// `true` for a name the model providers accept: 1–64 of `A-Z a-z 0-9 _ -`.
+pub fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_TOOL_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The grants as one audit string: `fs=read hosts=a,b env=X,Y`, or `none`.
+pub fn grants_summary(grants: &ToolGrants) -> String {
+    let mut parts = Vec::new();
+    match grants.fs {
+        FsGrant::None => {}
+        FsGrant::Read => parts.push("fs=read".to_owned()),
+        FsGrant::ReadWrite => parts.push("fs=read-write".to_owned()),
+    }
+    if !grants.allowed_hosts.is_empty() {
+        parts.push(format!("hosts={}", grants.allowed_hosts.join(",")));
+    }
+    if !grants.env.is_empty() {
+        parts.push(format!("env={}", grants.env.join(",")));
+    }
+    if parts.is_empty() {
+        "none".to_owned()
+    } else {
+        parts.join(" ")
+    }
+}
+
+impl ToolPlugin {
+    /// Load the tool plugin `name`, give it its grants, call `init` with `config` and
+    /// `describe` once. `env` reads the host's environment (only the granted names are
+    /// asked).
+    pub fn load(
+        engine: &PluginEngine,
+        name: &str,
+        load: ToolLoad<'_>,
+        config: Vec<(String, String)>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, PluginError> {
+        let (info, component) = load_file(engine, name, load.path, load.pin, World::Tool)?;
+        let perms = match load.grants.fs {
+            FsGrant::None => None,
+            FsGrant::Read => Some(FsPerms::ReadOnly),
+            FsGrant::ReadWrite => Some(FsPerms::ReadWrite),
+        };
+        let mut preopens = Vec::new();
+        if let Some(perms) = perms {
+            for root in load.roots {
+                let guest = root.to_str().ok_or_else(|| PluginError::Load {
+                    plugin: name.to_owned(),
+                    stage: "preopen",
+                    message: format!("{}: workspace root is not valid UTF-8", root.display()),
+                })?;
+                preopens.push((root.clone(), guest.to_owned(), perms));
+            }
+        }
+        let vars: Vec<(String, String)> = load
+            .grants
+            .env
+            .iter()
+            .filter_map(|key| env(key).map(|value| (key.clone(), value)))
+            .collect();
+        let mut config = config;
+        config.retain(|(k, _)| k != "roots");
+        config.push((
+            "roots".into(),
+            load.roots
+                .iter()
+                .map(|r| r.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ));
+        let plugin = name.to_owned();
+        let mut managed = Managed::new(
+            name,
+            engine,
+            &component,
+            load.limits,
+            config,
+            Box::new(move |stderr| {
+                let mut wasi = closed_wasi();
+                wasi.stderr(stderr).allow_blocking_current_thread(true);
+                for (key, value) in &vars {
+                    wasi.env(key, value);
+                }
+                for (host, guest, perms) in &preopens {
+                    if let Err(err) = wasi.preopened_dir(host, guest, *perms) {
+                        tracing::warn!(plugin = %plugin, root = %host.display(), "cannot preopen workspace root: {err:#}");
+                    }
+                }
+                wasi.build()
+            }),
+        )?;
+        let described = managed.call("describe", |b: &v0_2::ToolWorld, store| {
+            b.warden_plugin_act().call_describe(store)
+        })?;
+        let specs = check_specs(name, described)?;
+        Ok(Self {
+            name: name.to_owned(),
+            info,
+            specs,
+            grants: grants_summary(load.grants),
+            limits: load.limits,
+            shared: Arc::new(Mutex::new(Shared {
+                managed,
+                hosts: load.grants.allowed_hosts.clone(),
+                last: None,
+            })),
+        })
+    }
+
+    /// Configured name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the component is.
+    pub fn info(&self) -> &ComponentInfo {
+        &self.info
+    }
+
+    /// The tools it described, in its order.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// One [`Tool`] per described tool, all sharing this plugin's instance.
+    pub fn tools(&self) -> Vec<Box<dyn Tool + Send>> {
+        self.specs
+            .iter()
+            .map(|spec| {
+                Box::new(PluginTool {
+                    plugin: self.name.clone(),
+                    grants: self.grants.clone(),
+                    limits: self.limits,
+                    spec: spec.clone(),
+                    shared: Arc::clone(&self.shared),
+                }) as Box<dyn Tool + Send>
+            })
+            .collect()
+    }
+
+    /// Starts a turn: per-turn failure counts start again.
+    pub fn new_turn(&self) {
+        lock(&self.shared).managed.new_turn();
+    }
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Checks what `describe` returned: a bounded number of tools with valid, unique names,
+/// bounded descriptions and JSON object schemas.
+fn check_specs(
+    plugin: &str,
+    described: Vec<v0_2::types::ToolSpec>,
+) -> Result<Vec<ToolSpec>, PluginError> {
+    let bad = |message: String| PluginError::BadOutput {
+        plugin: plugin.to_owned(),
+        call: "describe",
+        message,
+    };
+    if described.is_empty() {
+        return Err(bad("describes no tools".to_owned()));
+    }
+    if described.len() > MAX_TOOLS_PER_PLUGIN {
+        return Err(bad(format!(
+            "{} tools, over the cap of {MAX_TOOLS_PER_PLUGIN}",
+            described.len()
+        )));
+    }
+    let mut specs: Vec<ToolSpec> = Vec::with_capacity(described.len());
+    for spec in described {
+        if !valid_tool_name(&spec.name) {
+            return Err(bad(format!(
+                "tool name {:?} is not 1-{MAX_TOOL_NAME} of A-Z a-z 0-9 _ -",
+                escape_capped(&spec.name, MAX_TOOL_NAME * 2)
+            )));
+        }
+        if specs.iter().any(|s| s.name == spec.name) {
+            return Err(bad(format!("tool `{}` is described twice", spec.name)));
+        }
+        if spec.description.len() > MAX_DESCRIPTION_BYTES {
+            return Err(bad(format!(
+                "tool `{}`: description of {} bytes, over the cap of {MAX_DESCRIPTION_BYTES}",
+                spec.name,
+                spec.description.len()
+            )));
+        }
+        if spec.parameters.len() > MAX_SCHEMA_BYTES {
+            return Err(bad(format!(
+                "tool `{}`: parameters schema of {} bytes, over the cap of {MAX_SCHEMA_BYTES}",
+                spec.name,
+                spec.parameters.len()
+            )));
+        }
+        let spec = v0_2::convert::tool_spec_from_wit(spec).map_err(&bad)?;
+        if let Some(kind) = spec.input_schema.get("type")
+            && kind != "object"
+        {
+            return Err(bad(format!(
+                "tool `{}`: parameters schema has type {kind}, not \"object\"",
+                spec.name
+            )));
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+/// One tool of a tool plugin.
+struct PluginTool {
+    plugin: String,
+    grants: String,
+    limits: Limits,
+    spec: ToolSpec,
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl PluginTool {
+    fn call(
+        &self,
+        shared: &mut Shared,
+        arguments: &str,
+    ) -> (Result<ToolOutput, PluginError>, HttpFigures) {
+        let mut figures = HttpFigures::default();
+        let deadline = Instant::now() + self.limits.timeout;
+        let hosts = shared.hosts.clone();
+        let name = self.spec.name.as_str();
+        let answer = shared.managed.call("call", |b, store| {
+            store.data_mut().outgoing.begin_call(&hosts, deadline);
+            let answer = b
+                .warden_plugin_act()
+                .call_call(&mut *store, name, arguments);
+            figures = store.data().outgoing.figures;
+            answer
+        });
+        let max = self.limits.max_output_bytes;
+        let output = answer.and_then(|answer| {
+            let text = match &answer {
+                Ok(out) => &out.content,
+                Err(message) => message,
+            };
+            if text.len() > max {
+                return Err(PluginError::BadOutput {
+                    plugin: self.plugin.clone(),
+                    call: "call",
+                    message: format!(
+                        "{} of {} bytes, over the cap of {max}",
+                        if answer.is_ok() { "output" } else { "error" },
+                        text.len()
+                    ),
+                });
+            }
+            Ok(match answer {
+                Ok(out) => ToolOutput::ok(out.content),
+                Err(message) => {
+                    ToolOutput::error(escape_capped(&message, max.max(MAX_PLUGIN_STRING)))
+                }
+            })
+        });
+        (output, figures)
+    }
+}
+
+impl Tool for PluginTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    fn run(&mut self, arguments: &serde_json::Value, _context: &mut ToolContext<'_>) -> ToolOutput {
+        let arguments = arguments.to_string();
+        let mut shared = lock(&self.shared);
+        let _span =
+            tracing::debug_span!("tool plugin call", plugin = %self.plugin, tool = %self.spec.name)
+                .entered();
+        let (answer, figures) = self.call(&mut shared, &arguments);
+        let (output, failure) = match answer {
+            Ok(output) => (output, None),
+            Err(err) => {
+                let message = err.to_string();
+                (ToolOutput::error(message.clone()), Some(message))
+            }
+        };
+        shared.last = Some(ToolCallAudit {
+            plugin: self.plugin.clone(),
+            grants: self.grants.clone(),
+            bytes_in: arguments.len() as u64,
+            bytes_out: output.content.len() as u64,
+            http_requests: figures.requests,
+            http_refused: figures.refused,
+            http_bytes_out: figures.bytes_out,
+            http_bytes_in: figures.bytes_in,
+            failure,
+        });
+        output
+    }
+
+    fn last_audit(&self) -> Option<ToolCallAudit> {
+        lock(&self.shared).last.clone()
+    }
+
+    fn new_turn(&mut self) {
+        lock(&self.shared).managed.new_turn();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_are_checked() {
+        assert!(valid_tool_name("grep"));
+        assert!(valid_tool_name("write_file"));
+        assert!(valid_tool_name("a-b_9"));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("has space"));
+        assert!(!valid_tool_name("dot.name"));
+        assert!(!valid_tool_name(&"x".repeat(65)));
+    }
+
+    #[test]
+    fn grants_are_summarised_for_the_audit() {
+        assert_eq!(grants_summary(&ToolGrants::default()), "none");
+        let grants = ToolGrants {
+            fs: FsGrant::ReadWrite,
+            allowed_hosts: vec!["a.example".into(), "127.0.0.1:80".into()],
+            env: vec!["TOKEN".into()],
+        };
+        assert_eq!(
+            grants_summary(&grants),
+            "fs=read-write hosts=a.example,127.0.0.1:80 env=TOKEN"
+        );
+    }
+
+    fn spec(name: &str, parameters: &str) -> v0_2::types::ToolSpec {
+        v0_2::types::ToolSpec {
+            name: name.into(),
+            description: "d".into(),
+            parameters: parameters.into(),
+        }
+    }
+
+    #[test]
+    fn described_specs_are_checked() {
+        let ok = check_specs(
+            "p",
+            vec![spec("a", r#"{"type":"object"}"#), spec("b", "{}")],
+        );
+        assert_eq!(ok.map(|s| s.len()).ok(), Some(2));
+        let cases = [
+            (vec![spec("a", "{}"), spec("a", "{}")], "described twice"),
+            (vec![spec("bad name", "{}")], "is not 1-64"),
+            (vec![spec("a", "[1]")], "not a JSON object"),
+            (vec![spec("a", "{")], "not JSON"),
+            (vec![spec("a", r#"{"type":"string"}"#)], "not \"object\""),
+            (Vec::new(), "describes no tools"),
+        ];
+        for (specs, expected) in cases {
+            let err = check_specs("p", specs)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(err.contains(expected), "{expected}: {err}");
+        }
+    }
+}

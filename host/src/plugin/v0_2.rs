@@ -1,0 +1,276 @@
+//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/` (every world shares the
+//! `types` and `host` interfaces generated for the interceptor world), the host side of its
+//! imports (`host`, and `outgoing` for tool plugins), and the conversions 0.2.0 adds to the
+//! shared ones (tool calls, tool decisions, tool specs).
+
+use super::inspect::World;
+use super::instance::world_bindings;
+use super::state::PluginState;
+use super::version::WitVersion;
+
+#[allow(missing_docs, clippy::all)]
+mod generated {
+    pub(crate) mod interceptor {
+        wasmtime::component::bindgen!({
+            path: "../wit",
+            world: "warden:plugin/interceptor",
+            imports: { default: tracing },
+        });
+    }
+
+    pub(crate) mod hook {
+        wasmtime::component::bindgen!({
+            path: "../wit",
+            world: "warden:plugin/hook",
+            imports: { default: tracing },
+            with: {
+                "warden:plugin/types": super::interceptor::warden::plugin::types,
+                "warden:plugin/host": super::interceptor::warden::plugin::host,
+            },
+        });
+    }
+
+    pub(crate) mod resolver {
+        wasmtime::component::bindgen!({
+            path: "../wit",
+            world: "warden:plugin/resolver",
+            imports: { default: tracing },
+            with: {
+                "warden:plugin/types": super::interceptor::warden::plugin::types,
+                "warden:plugin/host": super::interceptor::warden::plugin::host,
+            },
+        });
+    }
+
+    pub(crate) mod tool {
+        wasmtime::component::bindgen!({
+            path: "../wit",
+            world: "warden:plugin/tool",
+            imports: { default: tracing },
+            with: {
+                "warden:plugin/types": super::interceptor::warden::plugin::types,
+                "warden:plugin/host": super::interceptor::warden::plugin::host,
+            },
+        });
+    }
+
+    pub(crate) use interceptor::warden::plugin::{host, types};
+    pub(crate) use tool::warden::plugin::outgoing;
+}
+
+use generated::hook::{Hook as HookBindings, HookPre};
+use generated::interceptor::{Interceptor as InterceptorBindings, InterceptorPre};
+use generated::resolver::{Resolver as ResolverBindings, ResolverPre};
+use generated::tool::{Tool as ToolBindings, ToolPre};
+pub(crate) use generated::{outgoing, types};
+
+/// The 0.2.0 interceptor world.
+pub(crate) type Interceptor = InterceptorBindings;
+/// The 0.2.0 hook world.
+pub(crate) type Hook = HookBindings;
+/// The 0.2.0 resolver world.
+pub(crate) type Resolver = ResolverBindings;
+/// The 0.2.0 tool world.
+pub(crate) type ToolWorld = ToolBindings;
+
+world_bindings!(
+    InterceptorBindings,
+    InterceptorPre,
+    World::Interceptor,
+    WitVersion::V0_2,
+    warden_plugin_intercept
+);
+world_bindings!(
+    HookBindings,
+    HookPre,
+    World::Hook,
+    WitVersion::V0_2,
+    warden_plugin_observe
+);
+world_bindings!(
+    ResolverBindings,
+    ResolverPre,
+    World::Resolver,
+    WitVersion::V0_2,
+    warden_plugin_resolve
+);
+world_bindings!(
+    ToolBindings,
+    ToolPre,
+    World::Tool,
+    WitVersion::V0_2,
+    warden_plugin_act
+);
+
+impl generated::types::Host for PluginState {}
+
+impl generated::host::Host for PluginState {
+    fn log(&mut self, level: generated::types::LogLevel, message: String) {
+        use generated::types::LogLevel;
+        let level = match level {
+            LogLevel::Trace => tracing::Level::TRACE,
+            LogLevel::Debug => tracing::Level::DEBUG,
+            LogLevel::Info => tracing::Level::INFO,
+            LogLevel::Warn => tracing::Level::WARN,
+            LogLevel::Error => tracing::Level::ERROR,
+        };
+        self.guest_log(level, message);
+    }
+}
+
+impl generated::outgoing::Host for PluginState {
+    fn fetch(&mut self, request: outgoing::HttpRequest) -> Result<outgoing::HttpResponse, String> {
+        let answer = self.outgoing.fetch(super::outgoing::Request {
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            body: request.body,
+        });
+        answer.map(|r| outgoing::HttpResponse {
+            status: r.status,
+            headers: r.headers,
+            body: r.body,
+        })
+    }
+}
+
+/// The conversions of 0.2.0: the shared ones, expanded against the 0.2.0 types, and those
+/// of what 0.2.0 adds.
+pub(crate) mod convert {
+    use super::types as wit;
+    use crate::domain::{ToolDecision, ToolOutput, ToolSpec};
+    use crate::plugin::convert::MAX_PLUGIN_STRING;
+
+    crate::plugin::convert::wit_conversions!();
+
+    /// The 0.2.0 form of `e`; `None` only for compaction events.
+    pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
+        if let Event::ToolDecided { call, by, decision } = e {
+            return Some(wit::Event::ToolDecided(wit::ToolDecision {
+                call: tool_call_to_wit(call),
+                by: by.clone(),
+                action: tool_action_to_wit(decision),
+            }));
+        }
+        event_to_wit_common(e)
+    }
+
+    /// A domain tool decision as a WIT tool action.
+    pub(crate) fn tool_action_to_wit(d: &ToolDecision) -> wit::ToolAction {
+        match d {
+            ToolDecision::Allow => wit::ToolAction::Allow,
+            ToolDecision::Deny(reason) => wit::ToolAction::Deny(reason.clone()),
+            ToolDecision::Rewrite(arguments) => wit::ToolAction::Rewrite(arguments.to_string()),
+        }
+    }
+
+    /// An interceptor's tool action as a domain decision. A deny reason is escaped and capped;
+    /// rewritten arguments must be a JSON object of at most `max_bytes` (else the answer is
+    /// invalid, and the message says why).
+    pub(crate) fn tool_action_from_wit(
+        a: wit::ToolAction,
+        max_bytes: usize,
+    ) -> Result<ToolDecision, String> {
+        match a {
+            wit::ToolAction::Allow => Ok(ToolDecision::Allow),
+            wit::ToolAction::Deny(reason) if reason.len() > max_bytes => {
+                Err(format!("deny reason of {} bytes", reason.len()))
+            }
+            wit::ToolAction::Deny(reason) => Ok(ToolDecision::Deny(escape_capped(
+                &reason,
+                MAX_PLUGIN_STRING,
+            ))),
+            wit::ToolAction::Rewrite(arguments) => {
+                if arguments.len() > max_bytes {
+                    return Err(format!(
+                        "rewritten arguments of {} bytes, over the cap of {max_bytes}",
+                        arguments.len()
+                    ));
+                }
+                match serde_json::from_str::<serde_json::Value>(&arguments) {
+                    Ok(value @ serde_json::Value::Object(_)) => Ok(ToolDecision::Rewrite(value)),
+                    Ok(_) => Err("rewritten arguments are not a JSON object".to_owned()),
+                    Err(err) => Err(format!("rewritten arguments are not JSON: {err}")),
+                }
+            }
+        }
+    }
+
+    /// A tool's output as the result item `post-tool-call` is shown.
+    pub(crate) fn tool_result_to_wit(call_id: &str, output: &ToolOutput) -> wit::ToolResultItem {
+        wit::ToolResultItem {
+            call_id: call_id.to_owned(),
+            content: output.content.clone(),
+            is_error: output.is_error,
+        }
+    }
+
+    /// A tool spec as the model is offered it; `parameters` must be a JSON object schema.
+    pub(crate) fn tool_spec_from_wit(s: wit::ToolSpec) -> Result<ToolSpec, String> {
+        let schema = match serde_json::from_str::<serde_json::Value>(&s.parameters) {
+            Ok(value @ serde_json::Value::Object(_)) => value,
+            Ok(_) => {
+                return Err(format!(
+                    "tool `{}`: parameters are not a JSON object",
+                    s.name
+                ));
+            }
+            Err(err) => {
+                return Err(format!("tool `{}`: parameters are not JSON: {err}", s.name));
+            }
+        };
+        Ok(ToolSpec {
+            name: s.name,
+            description: s.description,
+            input_schema: schema,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::convert;
+    use super::types as wit;
+    use crate::domain::{Event, ToolCall, ToolDecision};
+
+    #[test]
+    fn tool_decisions_reach_0_2_hooks_only() {
+        let event = Event::ToolDecided {
+            call: ToolCall {
+                id: "c".into(),
+                name: "grep".into(),
+                arguments: serde_json::json!({"pattern": "x"}),
+            },
+            by: "plugin:guard".into(),
+            decision: ToolDecision::Deny("no".into()),
+        };
+        match convert::event_to_wit(&event) {
+            Some(wit::Event::ToolDecided(d)) => {
+                assert_eq!(d.by, "plugin:guard");
+                assert_eq!(d.call.arguments, r#"{"pattern":"x"}"#);
+                assert!(matches!(d.action, wit::ToolAction::Deny(r) if r == "no"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(crate::plugin::v0_1::convert::event_to_wit(&event).is_none());
+    }
+
+    #[test]
+    fn rewritten_arguments_must_be_a_json_object_within_the_cap() {
+        let rewrite =
+            |s: &str| convert::tool_action_from_wit(wit::ToolAction::Rewrite(s.into()), 64);
+        assert_eq!(
+            rewrite(r#"{"path":"b"}"#),
+            Ok(ToolDecision::Rewrite(serde_json::json!({"path": "b"})))
+        );
+        assert!(rewrite("[1]").is_err_and(|e| e.contains("not a JSON object")));
+        assert!(rewrite("{").is_err_and(|e| e.contains("not JSON")));
+        assert!(
+            rewrite(&format!(r#"{{"p":"{}"}}"#, "x".repeat(100)))
+                .is_err_and(|e| e.contains("over the cap"))
+        );
+        let deny = convert::tool_action_from_wit(wit::ToolAction::Deny("a\u{1b}[31mb".into()), 64);
+        assert!(matches!(deny, Ok(ToolDecision::Deny(r)) if !r.contains('\u{1b}')));
+        assert!(convert::tool_action_from_wit(wit::ToolAction::Deny("x".repeat(65)), 64).is_err());
+    }
+}
