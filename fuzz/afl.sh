@@ -27,7 +27,8 @@ CARGO_TARGET_DIR="$target_dir" cargo afl build --release -p warden-fuzz --featur
     --bin warden-fuzz-afl
 bin="$target_dir/release/warden-fuzz-afl"
 
-# Shared machines: no CPU governor or core-binding checks, no fancy screen, quick calibration.
+# A hang is an execution over 500 ms (AFL++ would pick 20 ms or so, too tight on a loaded
+# machine). Shared machines: no CPU governor or core-binding checks, no fancy screen, quick calibration.
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
     AFL_NO_AFFINITY=1 AFL_FAST_CAL=1
 
@@ -39,7 +40,7 @@ for name in "${targets[@]}"; do
     out="$target_dir/afl-out/$name"
     rm -rf "$out"
     mkdir -p "$out"
-    cargo afl fuzz -i "fuzz/corpus/$name" -o "$out" -x fuzz/afl.dict -E "$execs" -V "$seconds" \
+    cargo afl fuzz -i "fuzz/corpus/$name" -o "$out" -x fuzz/afl.dict -t 500 -E "$execs" -V "$seconds" \
         -- "$bin" "$name" >"$out/log" 2>&1 || {
         echo "$name: afl-fuzz failed, see $out/log" >&2
         tail -20 "$out/log" >&2
@@ -48,9 +49,11 @@ for name in "${targets[@]}"; do
     }
     stats="$out/default/fuzzer_stats"
     crashes="$(stat saved_crashes "$stats")"
-    printf '%-10s %10s %8s %6s %8s %7s %6s\n' "$name" "$(stat execs_done "$stats")" \
-        "$crashes" "$(stat saved_hangs "$stats")" "$(stat execs_per_sec "$stats")" \
-        "$(stat run_time "$stats")" "$(stat edges_found "$stats")"
+    done_="$(stat execs_done "$stats")"
+    time_="$(stat run_time "$stats")"
+    printf '%-10s %10s %8s %6s %8s %7s %6s\n' "$name" "$done_" "$crashes" \
+        "$(stat saved_hangs "$stats")" "$((done_ / (time_ > 0 ? time_ : 1)))" "$time_" \
+        "$(stat edges_found "$stats")"
     for crash in "$out"/default/crashes/id:*; do
         [ -f "$crash" ] || continue
         mkdir -p "fuzz/crashes/$name"
