@@ -9,7 +9,8 @@
 #
 # Needs `cargo install cargo-afl` (AFL++ is built on first use). The instrumented build goes to
 # $AFL_TARGET_DIR (default: "${CARGO_TARGET_DIR:-target}-afl"), AFL++'s findings to
-# $AFL_TARGET_DIR/afl-out/<target>/ (replaced at each run).
+# $AFL_TARGET_DIR/afl-out/<target>/ (replaced at each run; with AFL_RESUME=1 an earlier run
+# there goes on, its executions and run time counted towards EXECS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 execs="${1:-1000000}"
@@ -38,10 +39,15 @@ status=0
 printf '%-10s %10s %8s %6s %8s %7s %6s\n' target execs crashes hangs exec/s seconds edges
 for name in "${targets[@]}"; do
     out="$target_dir/afl-out/$name"
-    rm -rf "$out"
-    mkdir -p "$out"
-    cargo afl fuzz -i "fuzz/corpus/$name" -o "$out" -x fuzz/afl.dict -t 500 -E "$execs" -V "$seconds" \
-        -- "$bin" "$name" >"$out/log" 2>&1 || {
+    seeds="fuzz/corpus/$name"
+    if [ "${AFL_RESUME:-0}" = 1 ] && [ -f "$out/default/fuzzer_stats" ]; then
+        seeds=-
+    else
+        rm -rf "$out"
+        mkdir -p "$out"
+    fi
+    cargo afl fuzz -i "$seeds" -o "$out" -x fuzz/afl.dict -t 500 -E "$execs" -V "$seconds" \
+        -- "$bin" "$name" >>"$out/log" 2>&1 || {
         echo "$name: afl-fuzz failed, see $out/log" >&2
         tail -20 "$out/log" >&2
         status=1
