@@ -8,8 +8,9 @@
 //! | `sse` | the server-sent events parser, with the invariant that splitting the input anywhere gives the same events |
 //! | `boundary` | arbitrary WIT values from a guest through the host's conversions and caps |
 //!
-//! `src/main.rs` runs them for a bounded time; `tests/corpus.rs` replays the corpus and every
-//! crash found as regression tests.
+//! `src/afl.rs` runs them coverage-guided under AFL++ (`fuzz/afl.sh`), `src/main.rs` with a
+//! mutational driver for a bounded time (`fuzz/run.sh`, CI); `tests/corpus.rs` replays the
+//! corpus and every crash found as regression tests.
 
 use std::path::Path;
 

@@ -6,9 +6,9 @@
 //!
 //! Each target starts from its corpus (`fuzz/corpus/<target>/`) and mutates it: bit flips,
 //! byte and block insertions, deletions, duplications and splices between corpus inputs, with
-//! a seeded generator so that a run can be repeated. This driver is not coverage-guided (no
-//! compiler instrumentation is available on stable without extra tooling); it explores around
-//! the corpus. A panic is a crash: the input is written to `fuzz/crashes/<target>/` and the
+//! a seeded generator so that a run can be repeated. This driver is not coverage-guided (it needs
+//! no instrumented build, so CI can run it in a minute); it explores around the corpus. The
+//! coverage-guided campaign runs the same targets under AFL++ (`src/afl.rs`, `fuzz/afl.sh`). A panic is a crash: the input is written to `fuzz/crashes/<target>/` and the
 //! run goes on. The last line per target is `<target>: <execs> execs, <crashes> crashes`;
 //! the exit status is 1 if any target crashed.
 
