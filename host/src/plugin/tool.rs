@@ -221,6 +221,12 @@ impl ToolPlugin {
     pub fn new_turn(&self) {
         lock(&self.shared).managed.new_turn();
     }
+
+    /// Drop the current instance; the next call runs on a fresh one (instantiated from the
+    /// pre-linked component and initialised with the same config).
+    pub fn reset(&self) {
+        lock(&self.shared).managed.reset();
+    }
 }
 
 fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {

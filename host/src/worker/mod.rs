@@ -8,7 +8,8 @@
 //!   [`preview`].
 //! - [`Hooks`]: fan-out of events to observer plugins.
 //! - [`ToolRegistry`]: the tools the model may call, each with its [`ToolOwner`] plugin.
-//! - `tool_chain`: `pre-tool-call` through the chain (first deny wins, rewrites carry on).
+//! - `tool_chain`: `pre-tool-call` through the chain (first deny wins, rewrites carry on);
+//!   [`pre_tool_verdict`] gives its decision on one call.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
 //! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then.
 
@@ -26,6 +27,7 @@ mod validate;
 pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
+pub use tool_chain::{ToolDenial, pre_tool_verdict};
 pub use tools::{DuplicateTool, ToolClash, ToolOwner, ToolRegistry};
 pub use turn::{
     BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts,

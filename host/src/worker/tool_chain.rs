@@ -133,3 +133,96 @@ pub(crate) fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreTool
     }
     run
 }
+
+/// Who denied a tool call (`plugin:<name>`, or `policy` for a closed failure), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDenial {
+    /// Who denied it.
+    pub by: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The chain's verdict on `call`, as a turn asks it before approval and the run: the call
+/// with the arguments the tool would receive (after rewrites), or the denial. Audit records
+/// and failures are the turn's; this gives the decision alone.
+pub fn pre_tool_verdict(chain: &mut [ChainEntry], call: &ToolCall) -> Result<ToolCall, ToolDenial> {
+    let run = run_pre_tool(chain, call);
+    match run.denied {
+        Some((by, reason)) => Err(ToolDenial { by, reason }),
+        None => Ok(run.call),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{
+        Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
+        TurnEndDecision, TurnInfo,
+    };
+
+    /// Rewrites `path` to `b`, then denies any call whose `path` is `b`.
+    struct Judge(&'static str);
+
+    impl Interceptor for Judge {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn on_prompt_submit(
+            &mut self,
+            _: &SubmittedPrompt,
+        ) -> Result<PromptDecision, PluginFailure> {
+            Ok(PromptDecision::Continue)
+        }
+        fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+            Ok(Vec::new())
+        }
+        fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+            Ok(TurnEndDecision::Finish)
+        }
+        fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+            Ok(match call.arguments["path"].as_str() {
+                Some("a") => ToolDecision::Rewrite(serde_json::json!({"path": "b"})),
+                Some("b") if self.0 == "deny-b" => ToolDecision::Deny("no b".into()),
+                _ => ToolDecision::Allow,
+            })
+        }
+    }
+
+    fn chain(names: &[&'static str]) -> Vec<ChainEntry> {
+        names
+            .iter()
+            .map(|n| ChainEntry {
+                plugin: Box::new(Judge(n)),
+                failure: FailurePolicy::Closed,
+            })
+            .collect()
+    }
+
+    fn call(path: &str) -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: "grep".into(),
+            arguments: serde_json::json!({ "path": path }),
+        }
+    }
+
+    #[test]
+    fn the_verdict_carries_rewrites_and_names_who_denied() {
+        let allowed = pre_tool_verdict(&mut chain(&["rewriter"]), &call("a"));
+        assert_eq!(allowed, Ok(call("b")));
+        let denied = pre_tool_verdict(&mut chain(&["rewriter", "deny-b"]), &call("a"));
+        assert_eq!(
+            denied,
+            Err(ToolDenial {
+                by: "plugin:deny-b".into(),
+                reason: "no b".into()
+            })
+        );
+        assert_eq!(
+            pre_tool_verdict(&mut chain(&["deny-b"]), &call("c")),
+            Ok(call("c"))
+        );
+    }
+}
