@@ -19,6 +19,7 @@ mod interrupt;
 mod llm;
 mod operator;
 mod plugin_authoring;
+mod plugin_bench;
 mod plugin_check;
 mod plugin_langs;
 mod plugins_hostile;

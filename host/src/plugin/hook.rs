@@ -38,6 +38,11 @@ impl HookPlugin {
         Ok(Self { managed, info })
     }
 
+    /// Drop the current instance; the next event goes to a fresh one.
+    pub fn reset(&mut self) {
+        self.managed.reset();
+    }
+
     /// What the component is.
     pub fn info(&self) -> &ComponentInfo {
         &self.info

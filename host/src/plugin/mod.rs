@@ -30,6 +30,7 @@ mod instance;
 mod interceptor;
 mod limits;
 mod loader;
+mod parallel;
 mod resolver;
 mod resolver_caps;
 mod state;
@@ -42,6 +43,7 @@ pub use hook::HookPlugin;
 pub use inspect::{API_VERSION, ComponentInfo, World, inspect, sha256_hex};
 pub use interceptor::InterceptorPlugin;
 pub use limits::Limits;
+pub use parallel::{LoadJob, load_parallel};
 pub use resolver::{
     BUILTIN_RESOLVER, RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver,
 };

@@ -165,23 +165,25 @@ impl host::Host for PluginState {
             message.truncate(cut);
             message.push_str(" […]");
         }
-        let message = crate::domain::escape::escape(&message);
+        // Escaped only when the line is logged: the macros evaluate their arguments only for
+        // an enabled level and target.
+        use crate::domain::escape::escape;
         let plugin = self.name.as_str();
         match level {
             types::LogLevel::Trace => {
-                tracing::trace!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::trace!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             types::LogLevel::Debug => {
-                tracing::debug!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::debug!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             types::LogLevel::Info => {
-                tracing::info!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::info!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             types::LogLevel::Warn => {
-                tracing::warn!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::warn!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             types::LogLevel::Error => {
-                tracing::error!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::error!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
         }
     }

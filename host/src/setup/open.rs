@@ -11,8 +11,8 @@ use crate::fileref::tools::file_tools;
 use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
 use crate::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, load_resolver,
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, PluginError,
+    ResolverPlugin, load_parallel, load_resolver,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::worker::{ChainEntry, DuplicateTool, Hooks, ToolRegistry, Worker, WorkerParts};
@@ -124,12 +124,46 @@ pub fn resolver(
 /// Interceptors in chain order, and hooks.
 pub type LoadedPlugins = (Vec<ChainEntry>, Vec<Box<dyn Hook>>);
 
-/// Interceptors (chain order) and hooks from `config.plugins`.
+/// Interceptors (chain order) and hooks from `config.plugins`, loaded on a few threads (see
+/// [`load_parallel`]); the first failing entry in configuration order is the error.
 pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
+    enum Loaded {
+        Interceptor(InterceptorPlugin),
+        Hook(HookPlugin),
+    }
+    let problems: Vec<Option<String>> = config
+        .plugins
+        .iter()
+        .map(|entry| missing_component(&entry.path))
+        .collect();
+    let mut jobs: Vec<LoadJob<'_, Result<Loaded, PluginError>>> = Vec::new();
+    for (entry, problem) in config.plugins.iter().zip(&problems) {
+        if problem.is_some() {
+            continue;
+        }
+        let limits = Limits::from_entry(entry);
+        let init: Vec<(String, String)> = entry
+            .config
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let pin = entry.sha256.as_deref();
+        jobs.push(Box::new(move || match entry.kind {
+            PluginKind::Interceptor => {
+                InterceptorPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                    .map(Loaded::Interceptor)
+            }
+            PluginKind::Hook => {
+                HookPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                    .map(Loaded::Hook)
+            }
+        }));
+    }
+    let mut loaded = load_parallel(jobs).into_iter();
     let mut chain = Vec::new();
     let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
-    for entry in &config.plugins {
-        if let Some(problem) = missing_component(&entry.path) {
+    for (entry, problem) in config.plugins.iter().zip(problems) {
+        if let Some(problem) = problem {
             return Err(SetupError::MissingComponent {
                 name: entry.name.clone(),
                 path: entry.path.clone(),
@@ -140,33 +174,20 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
                 problem,
             });
         }
-        let limits = Limits::from_entry(entry);
-        let init: Vec<(String, String)> = entry
-            .config
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let pin = entry.sha256.as_deref();
-        match entry.kind {
-            PluginKind::Interceptor => chain.push(ChainEntry {
-                plugin: Box::new(InterceptorPlugin::load(
-                    engine,
-                    &entry.name,
-                    &entry.path,
-                    pin,
-                    limits,
-                    init,
-                )?),
+        let Some(result) = loaded.next() else {
+            return Err(PluginError::Load {
+                plugin: entry.name.clone(),
+                stage: "load",
+                message: "not loaded".into(),
+            }
+            .into());
+        };
+        match result? {
+            Loaded::Interceptor(plugin) => chain.push(ChainEntry {
+                plugin: Box::new(plugin),
                 failure: entry.failure,
             }),
-            PluginKind::Hook => hooks.push(Box::new(HookPlugin::load(
-                engine,
-                &entry.name,
-                &entry.path,
-                pin,
-                limits,
-                init,
-            )?)),
+            Loaded::Hook(plugin) => hooks.push(Box::new(plugin)),
         }
     }
     Ok((chain, hooks))
