@@ -25,8 +25,7 @@ impl Interceptor for KeywordContext {
     }
 
     fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
-        // `memmem` searches with SIMD, as `str::contains` does natively on x86-64.
-        if memchr::memmem::find(prompt.text.as_bytes(), self.word.as_bytes()).is_some() {
+        if prompt.text.contains(&self.word) {
             warden_plugin::debug!("found {:?}", self.word);
             PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
         } else {
