@@ -199,7 +199,15 @@ json.dump(out, sys.stdout)
 fn process_hook(c: &mut Criterion) {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    if Command::new("python3").arg("-c").arg("").status().is_err() {
+    // The interpreter itself, not a version-manager shim in front of it.
+    let Ok(found) = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+    else {
+        return;
+    };
+    let python = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+    if python.is_empty() {
         return;
     }
     let prompt = prompt_1k();
@@ -208,7 +216,7 @@ fn process_hook(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("python3 spawn + JSON stdin/stdout", |b| {
         b.iter(|| {
-            let mut child = Command::new("python3")
+            let mut child = Command::new(&python)
                 .args(["-c", PROCESS_HOOK])
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
