@@ -22,6 +22,7 @@ mod plugin_authoring;
 mod plugin_bench;
 mod plugin_check;
 mod plugin_langs;
+mod plugin_start;
 mod plugins_hostile;
 mod policy;
 mod policy_hold;

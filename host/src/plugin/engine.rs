@@ -257,3 +257,49 @@ pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
         .unwrap_or(u64::MAX)
         .saturating_add(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin::BUILTIN_RESOLVER;
+    use crate::plugin::inspect::sha256_hex;
+
+    fn cache_entries(dir: &std::path::Path) -> usize {
+        std::fs::read_dir(dir)
+            .map(|engines| {
+                engines
+                    .flatten()
+                    .map(|e| std::fs::read_dir(e.path()).map_or(0, Iterator::count))
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    /// An engine compiles (or loads) a component once, however often it is loaded; another
+    /// engine goes back to the on-disk cache.
+    #[test]
+    fn a_component_is_compiled_once_per_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = EngineOptions {
+            cache_dir: Some(dir.path().to_owned()),
+            ..EngineOptions::default()
+        };
+        let engine = PluginEngine::new(options.clone()).unwrap();
+        let digest = sha256_hex(BUILTIN_RESOLVER);
+        engine.compile("a", BUILTIN_RESOLVER, &digest).unwrap();
+        assert_eq!(cache_entries(dir.path()), 1);
+        std::fs::remove_dir_all(dir.path()).unwrap();
+        // Loaded again, in parallel and under another name: no compile, so no cache entry.
+        std::thread::scope(|scope| {
+            for name in ["b", "c"] {
+                let engine = &engine;
+                let digest = digest.as_str();
+                scope.spawn(move || engine.compile(name, BUILTIN_RESOLVER, digest).unwrap());
+            }
+        });
+        assert_eq!(cache_entries(dir.path()), 0);
+        let other = PluginEngine::new(options).unwrap();
+        other.compile("d", BUILTIN_RESOLVER, &digest).unwrap();
+        assert_eq!(cache_entries(dir.path()), 1);
+    }
+}
