@@ -80,7 +80,7 @@ pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, Cl
     let warm_start = median(&mut starts);
 
     let rows = plugin
-        .rows(&workspace)
+        .rows()
         .map_err(|err| CliError::failure(err.to_string()))?;
 
     if json {
@@ -208,7 +208,7 @@ impl Loaded {
     }
 
     /// The figures of every call point.
-    fn rows(&mut self, workspace: &Path) -> Result<Vec<Row>, PluginError> {
+    fn rows(&mut self) -> Result<Vec<Row>, PluginError> {
         let prompt = prompt_1k();
         match self {
             Self::Interceptor(p) => {
@@ -265,7 +265,6 @@ impl Loaded {
                 Ok(rows)
             }
             Self::Resolver(p) => {
-                let _ = workspace;
                 let request = ResolveRequest {
                     path: "16k.txt".into(),
                     range: None,
