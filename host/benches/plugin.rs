@@ -13,10 +13,12 @@ use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use warden::domain::{
-    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
+    Event, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
     TurnEndDecision, TurnInfo,
 };
-use warden::plugin::{EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine};
+use warden::plugin::{
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, load_parallel,
+};
 
 const KEYWORD: &str = env!("WARDEN_KEYWORD_CONTEXT_WASM");
 const GUARD: &str = env!("WARDEN_PATTERN_GUARD_WASM");
@@ -99,6 +101,23 @@ fn calls(c: &mut Criterion) {
         },
     );
     group.finish();
+
+    // A hook observing a 1 KB event (the submitted prompt) on its warm instance.
+    let mut group = c.benchmark_group("hook on-event 1KB");
+    let mut hook = HookPlugin::load(
+        &engine,
+        "count",
+        Path::new(COUNTER),
+        None,
+        Limits::default(),
+        vec![],
+    )
+    .unwrap();
+    let event = Event::PromptSubmitted(prompt.text.clone());
+    group.bench_function("wasm warm instance", |b| {
+        b.iter(|| hook.on_event(black_box(&event)).unwrap())
+    });
+    group.finish();
 }
 
 fn entries() -> Vec<(String, PathBuf, bool)> {
@@ -111,17 +130,26 @@ fn entries() -> Vec<(String, PathBuf, bool)> {
         .collect()
 }
 
+/// Load the 10 plugins the way `setup::plugins` does: on a few threads, each distinct
+/// component compiled once.
 fn start_all(engine: &PluginEngine) -> usize {
-    let mut loaded = 0;
-    for (name, path, is_hook) in entries() {
-        if is_hook {
-            HookPlugin::load(engine, &name, &path, None, Limits::default(), vec![]).unwrap();
-        } else {
-            let config = vec![("word".into(), "x".into()), ("pattern".into(), "x".into())];
-            InterceptorPlugin::load(engine, &name, &path, None, Limits::default(), config).unwrap();
-        }
-        loaded += 1;
-    }
+    let entries = entries();
+    let jobs: Vec<LoadJob<'_, bool>> = entries
+        .iter()
+        .map(|(name, path, is_hook)| -> LoadJob<'_, bool> {
+            Box::new(move || {
+                if *is_hook {
+                    HookPlugin::load(engine, name, path, None, Limits::default(), vec![]).is_ok()
+                } else {
+                    let config = vec![("word".into(), "x".into()), ("pattern".into(), "x".into())];
+                    InterceptorPlugin::load(engine, name, path, None, Limits::default(), config)
+                        .is_ok()
+                }
+            })
+        })
+        .collect();
+    let loaded = load_parallel(jobs).into_iter().filter(|ok| *ok).count();
+    assert_eq!(loaded, 10);
     loaded
 }
 
@@ -129,19 +157,81 @@ fn startup(c: &mut Criterion) {
     let mut group = c.benchmark_group("start 10 plugins");
     group.sample_size(10);
     let cache = tempfile::tempdir().unwrap();
-    let warm_engine = PluginEngine::new(EngineOptions {
-        cache_dir: Some(cache.path().to_owned()),
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    start_all(&warm_engine);
+    let cached_engine = || {
+        PluginEngine::new(EngineOptions {
+            cache_dir: Some(cache.path().to_owned()),
+            ..EngineOptions::default()
+        })
+        .unwrap()
+    };
+    start_all(&cached_engine());
+    // What every start-up below pays first: the engine (pooling allocator, epoch thread).
+    group.bench_function("new engine only", |b| b.iter(|| black_box(cached_engine())));
+    // A new engine each time, as at process start: compiled code comes from the on-disk cache.
     group.bench_function("warm compiled cache", |b| {
-        b.iter(|| black_box(start_all(&warm_engine)))
+        b.iter(|| {
+            let engine = cached_engine();
+            black_box(start_all(&engine))
+        })
     });
     group.bench_function("cold (no cache)", |b| {
         b.iter(|| {
             let engine = PluginEngine::new(EngineOptions::default()).unwrap();
             black_box(start_all(&engine))
+        })
+    });
+    group.finish();
+}
+
+/// The keyword-context logic as a process hook, the way coding agents run hooks: spawn a
+/// Python script, write the prompt as JSON on its stdin, read its decision as JSON from stdout.
+const PROCESS_HOOK: &str = r#"
+import json, sys
+prompt = json.load(sys.stdin)
+word, context = "deploy", "Deploys go through CI."
+if word in prompt["text"]:
+    out = {"decision": "continue-with", "items": [{"system": context}]}
+else:
+    out = {"decision": "continue"}
+json.dump(out, sys.stdout)
+"#;
+
+fn process_hook(c: &mut Criterion) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // The interpreter itself, not a version-manager shim in front of it.
+    let Ok(found) = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+    else {
+        return;
+    };
+    let python = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+    if python.is_empty() {
+        return;
+    }
+    let prompt = prompt_1k();
+    let input = serde_json::json!({"session": prompt.session, "text": prompt.text}).to_string();
+    let mut group = c.benchmark_group("process hook");
+    group.sample_size(10);
+    group.bench_function("python3 spawn + JSON stdin/stdout", |b| {
+        b.iter(|| {
+            let mut child = Command::new(&python)
+                .args(["-c", PROCESS_HOOK])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(value["decision"], "continue-with");
+            black_box(value)
         })
     });
     group.finish();
@@ -199,12 +289,21 @@ fn languages(c: &mut Criterion) {
                 black_box(plugin.on_prompt_submit(black_box(&prompt)).unwrap())
             })
         });
+        // A new engine each time, as at process start (an engine compiles or loads a component
+        // once, then reuses it).
         group.bench_function(format!("{label}: start (warm compiled cache)"), |b| {
-            b.iter(|| black_box(load_keyword(&engine, &path)))
+            b.iter(|| {
+                let engine = PluginEngine::new(EngineOptions {
+                    cache_dir: Some(cache.path().to_owned()),
+                    ..EngineOptions::default()
+                })
+                .unwrap();
+                black_box(load_keyword(&engine, &path))
+            })
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, calls, startup, languages);
+criterion_group!(benches, calls, startup, languages, process_hook);
 criterion_main!(benches);

@@ -136,6 +136,18 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         diff: bool,
     },
+    /// Time a plugin's call points on a synthetic turn (warm instance, fresh instance) and its
+    /// start-up (warm compiled-code cache, cold).
+    Bench {
+        /// The component file.
+        file: PathBuf,
+        /// A config value for the plugin's `init` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the sha256 of a configured plugin's file into the config file that declared it.
     Pin {
         /// The plugin's name in `[[plugins]]`.

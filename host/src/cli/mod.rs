@@ -17,6 +17,7 @@ mod notify;
 mod operator_args;
 mod out;
 mod plugin;
+mod plugin_bench;
 mod plugin_new;
 mod plugin_pin;
 mod plugin_replay;
@@ -129,6 +130,9 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
                     diff,
                 },
         } => plugin_replay::replay(&session, &file, &config, json, diff),
+        Command::Plugin {
+            command: PluginCommand::Bench { file, config, json },
+        } => plugin_bench::bench(&file, &config, json),
         Command::Plugin {
             command: PluginCommand::Pin { name, dir },
         } => plugin_pin::pin(&name, dir.as_deref()),

@@ -27,15 +27,7 @@ pub(crate) fn replay(
     json: bool,
     diff: bool,
 ) -> Result<u8, CliError> {
-    let init = config
-        .iter()
-        .map(|pair| match pair.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-            _ => Err(CliError::usage(format!(
-                "--config {pair:?}: expected KEY=VALUE"
-            ))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let init = parse_config(config)?;
     let home = home()?;
     let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
     let (audit, _) = read_audit(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
@@ -79,6 +71,19 @@ pub(crate) fn replay(
         }
     }
     Ok(EXIT_OK)
+}
+
+/// `--config KEY=VALUE` arguments as a plugin's `init` config.
+pub(super) fn parse_config(config: &[String]) -> Result<Vec<(String, String)>, CliError> {
+    config
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+            _ => Err(CliError::usage(format!(
+                "--config {pair:?}: expected KEY=VALUE"
+            ))),
+        })
+        .collect()
 }
 
 fn input_json(input: &PointInput) -> serde_json::Value {

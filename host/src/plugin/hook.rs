@@ -49,6 +49,11 @@ impl HookPlugin {
         })
     }
 
+    /// Drop the current instance; the next event goes to a fresh one.
+    pub fn reset(&mut self) {
+        self.managed.reset();
+    }
+
     /// What the component is.
     pub fn info(&self) -> &ComponentInfo {
         &self.info

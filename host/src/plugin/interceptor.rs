@@ -58,7 +58,7 @@ impl InterceptorPlugin {
     /// Drop the current instance; the next call runs on a fresh one (instantiated from the
     /// pre-linked component and initialised with the same config).
     pub fn reset(&mut self) {
-        each_version!(&mut self.managed, m, _c => m.reset());
+        self.managed.reset();
     }
 
     /// What the component is.

@@ -2,6 +2,8 @@
 //!
 //! - [`PluginEngine`]: one per process; compiles components (with an on-disk cache keyed by the
 //!   engine's compatibility hash and the component's sha256) and drives call deadlines.
+//! - [`load_parallel`]: runs several plugin loads on a few threads, results in order (an engine
+//!   compiles each distinct component once, whichever load asks first).
 //! - [`read_component`]: a component file is read only if it is a regular file within the
 //!   maximum component size.
 //! - [`inspect`]: identity, world and API version of a component, or why it is refused.
@@ -34,6 +36,7 @@ mod interceptor;
 mod limits;
 mod loader;
 pub mod outgoing;
+mod parallel;
 mod resolver;
 mod resolver_caps;
 mod state;
@@ -50,6 +53,7 @@ pub use hook::HookPlugin;
 pub use inspect::{API_VERSION, ComponentInfo, World, inspect, sha256_hex};
 pub use interceptor::InterceptorPlugin;
 pub use limits::Limits;
+pub use parallel::{LoadJob, load_parallel};
 pub use resolver::{
     BUILTIN_RESOLVER, RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver,
 };

@@ -120,6 +120,11 @@ impl ResolverPlugin {
         })
     }
 
+    /// Drop the current instance; the next call runs on a fresh one.
+    pub fn reset(&mut self) {
+        self.managed.reset();
+    }
+
     /// What the component is.
     pub fn info(&self) -> &ComponentInfo {
         &self.info

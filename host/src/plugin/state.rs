@@ -183,23 +183,25 @@ impl PluginState {
             message.truncate(cut);
             message.push_str(" […]");
         }
-        let message = crate::domain::escape::escape(&message);
+        // Escaped only when the line is logged: the macros evaluate their arguments only for
+        // an enabled level and target.
+        use crate::domain::escape::escape;
         let plugin = self.name.as_str();
         match level {
             tracing::Level::TRACE => {
-                tracing::trace!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::trace!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             tracing::Level::DEBUG => {
-                tracing::debug!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::debug!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             tracing::Level::INFO => {
-                tracing::info!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::info!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             tracing::Level::WARN => {
-                tracing::warn!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::warn!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
             _ => {
-                tracing::error!(target: "warden::plugin::guest", plugin, "{message}")
+                tracing::error!(target: "warden::plugin::guest", plugin, "{}", escape(&message))
             }
         }
     }

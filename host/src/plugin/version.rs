@@ -104,6 +104,14 @@ impl<A: WorldBindings, B: WorldBindings> VersionedManaged<A, B> {
             }
         })
     }
+
+    /// Drop the current instance; the next call runs on a fresh one.
+    pub(crate) fn reset(&mut self) {
+        match self {
+            Self::V0_1(managed) => managed.reset(),
+            Self::V0_2(managed) => managed.reset(),
+        }
+    }
 }
 
 impl<A, B> Versioned<A, B> {

@@ -5,14 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use super::provider;
-use crate::config::{Config, PluginKind};
+use crate::config::{Config, PluginEntry, PluginKind};
 use crate::domain::{Hook, Resolve};
 use crate::fileref::tools::file_tools;
 use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
 use crate::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, ToolLoad, ToolPlugin, load_resolver,
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, PluginError,
+    ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::worker::{
@@ -131,7 +131,7 @@ pub fn resolver(
 pub type LoadedPlugins = (Vec<ChainEntry>, Vec<Box<dyn Hook>>);
 
 /// The error for an entry whose component file cannot be used, if it cannot.
-fn check_component(entry: &crate::config::PluginEntry) -> Result<(), SetupError> {
+fn check_component(entry: &PluginEntry) -> Result<(), SetupError> {
     match missing_component(&entry.path) {
         None => Ok(()),
         Some(problem) => Err(SetupError::MissingComponent {
@@ -146,7 +146,7 @@ fn check_component(entry: &crate::config::PluginEntry) -> Result<(), SetupError>
     }
 }
 
-fn init_config(entry: &crate::config::PluginEntry) -> Vec<(String, String)> {
+fn init_config(entry: &PluginEntry) -> Vec<(String, String)> {
     entry
         .config
         .iter()
@@ -155,39 +155,59 @@ fn init_config(entry: &crate::config::PluginEntry) -> Vec<(String, String)> {
 }
 
 /// Interceptors (chain order) and hooks from `config.plugins` (tool plugins are loaded by
-/// [`tool_plugins`]).
+/// [`tool_plugins`]), loaded on a few threads (see [`load_parallel`]); the first failing entry
+/// in configuration order is the error.
 pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
-    let mut chain = Vec::new();
-    let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
-    for entry in &config.plugins {
-        if entry.kind == PluginKind::Tool {
+    enum Loaded {
+        Interceptor(InterceptorPlugin),
+        Hook(HookPlugin),
+    }
+    let entries: Vec<&PluginEntry> = config
+        .plugins
+        .iter()
+        .filter(|entry| entry.kind != PluginKind::Tool)
+        .collect();
+    let checks: Vec<Result<(), SetupError>> =
+        entries.iter().map(|entry| check_component(entry)).collect();
+    let mut jobs: Vec<LoadJob<'_, Result<Loaded, PluginError>>> = Vec::new();
+    for (entry, check) in entries.iter().copied().zip(&checks) {
+        if check.is_err() {
             continue;
         }
-        check_component(entry)?;
         let limits = Limits::from_entry(entry);
         let init = init_config(entry);
         let pin = entry.sha256.as_deref();
-        match entry.kind {
-            PluginKind::Interceptor => chain.push(ChainEntry {
-                plugin: Box::new(InterceptorPlugin::load(
-                    engine,
-                    &entry.name,
-                    &entry.path,
-                    pin,
-                    limits,
-                    init,
-                )?),
+        jobs.push(Box::new(move || match entry.kind {
+            PluginKind::Hook => {
+                HookPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                    .map(Loaded::Hook)
+            }
+            // Tool entries are filtered out above.
+            PluginKind::Interceptor | PluginKind::Tool => {
+                InterceptorPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                    .map(Loaded::Interceptor)
+            }
+        }));
+    }
+    let mut loaded = load_parallel(jobs).into_iter();
+    let mut chain = Vec::new();
+    let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
+    for (entry, check) in entries.into_iter().zip(checks) {
+        check?;
+        let Some(result) = loaded.next() else {
+            return Err(PluginError::Load {
+                plugin: entry.name.clone(),
+                stage: "load",
+                message: "not loaded".into(),
+            }
+            .into());
+        };
+        match result? {
+            Loaded::Interceptor(plugin) => chain.push(ChainEntry {
+                plugin: Box::new(plugin),
                 failure: entry.failure,
             }),
-            PluginKind::Hook => hooks.push(Box::new(HookPlugin::load(
-                engine,
-                &entry.name,
-                &entry.path,
-                pin,
-                limits,
-                init,
-            )?)),
-            PluginKind::Tool => {}
+            Loaded::Hook(plugin) => hooks.push(Box::new(plugin)),
         }
     }
     Ok((chain, hooks))
