@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Native unit tests of the guest crates, one crate per cargo invocation: each crate enables
+# exactly one world feature of the SDK, and one invocation would unify them.
+set -euo pipefail
+cd "$(dirname "$0")"
+for crate in file-ref keyword-context pattern-guard event-counter todo-reminder grep-tool edit-tool tool-guard; do
+    cargo test --quiet -p "$crate"
+done
