@@ -29,7 +29,7 @@ mod reminders;
 mod resume;
 mod store;
 mod support;
-mod tools;
 mod tool_plugins;
+mod tools;
 mod wit;
 mod worker;

@@ -100,6 +100,14 @@ pub enum AuditEvent {
         bytes_out: u64,
         /// The result is an error (denied or failed).
         is_error: bool,
+        /// The tool plugin's outgoing HTTP during the call (plugins granted `allowed_hosts`,
+        /// or that tried to fetch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http: Option<ToolHttpRecord>,
+        /// The tool plugin itself failed (trap, deadline, memory cap, output over its cap);
+        /// its entry's failure policy applied.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plugin_failure: Option<String>,
     },
     /// Any other event.
     Other {
@@ -120,6 +128,19 @@ pub struct ToolGrantRecord {
     pub allowed_hosts: Vec<String>,
     /// Environment variables passed in.
     pub env: Vec<String>,
+}
+
+/// A tool plugin's outgoing HTTP during one call, as the audit log records it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolHttpRecord {
+    /// Requests sent.
+    pub requests: u32,
+    /// Requests refused (host not granted, caps, deadline).
+    pub refused: u32,
+    /// Bytes of the requests sent.
+    pub bytes_out: u64,
+    /// Bytes of the responses received.
+    pub bytes_in: u64,
 }
 
 impl Default for ToolGrantRecord {
