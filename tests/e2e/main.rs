@@ -29,6 +29,7 @@ mod reminders;
 mod resume;
 mod store;
 mod support;
+mod tool_pipeline;
 mod tool_plugins;
 mod tools;
 mod wit;
