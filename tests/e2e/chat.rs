@@ -419,3 +419,60 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         ]
     );
 }
+
+/// An interceptor's `pre-tool-call` judges the model's calls in the chat as in `warden run`:
+/// the `tool-guard` sample's deny reaches the model as the call's error result.
+#[test]
+fn a_guard_denies_the_models_tool_call_in_the_chat() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("secret.txt", "the launch code\n");
+    env.project_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n\
+         [[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npath = {:?}\n\
+         [plugins.config]\ndeny = \"read_file:secret*\"\n",
+        warden_tests::fixtures::tool_guard().display().to_string()
+    ));
+    let server = MockServer::start().unwrap();
+    server.script_tool_call(
+        "r1",
+        "read_file",
+        serde_json::json!({"path": "secret.txt"}),
+        "nothing to see",
+    );
+    let term = Terminal::start(
+        &env,
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+    );
+    term.wait_for("warden ›");
+    term.type_text("read the secret");
+    term.press("Enter");
+    term.wait_for("nothing to see");
+    term.type_text("/session");
+    term.press("Enter");
+    let screen = term.wait_for("file       ");
+    let id = session_id(&screen);
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+
+    let results: Vec<Value> = export(&env, &id)
+        .into_iter()
+        .filter(|i| i["role"] == "tool")
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    let text = results[0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("tool call denied by plugin:guard: "),
+        "{text}"
+    );
+    assert!(!text.contains("launch code"), "{text}");
+    let sent = server.requests()[1].body.to_string();
+    assert!(!sent.contains("launch code"), "{sent}");
+}
