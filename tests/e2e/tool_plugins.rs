@@ -280,13 +280,12 @@ fn a_tool_past_its_deadline_or_memory_cap_fails_as_an_error_result() {
         &[
             ("t1", "probe", json!({"action": "loop"})),
             ("t2", "probe", json!({"action": "grow"})),
-            ("t3", "probe", json!({"action": "big 5000"})),
-            ("t4", "probe", json!({"action": "big 10"})),
+            ("t3", "probe", json!({"action": "big 10"})),
         ],
         &[],
     );
     // `failure = "open"` (the default for tools): each failure is an error result the model
-    // sees, and the turn goes on.
+    // sees, with a warning, and the turn goes on.
     assert_eq!(code, Some(0), "{err}");
     assert!(
         content(&tools, "t1").contains("200 ms deadline"),
@@ -297,11 +296,30 @@ fn a_tool_past_its_deadline_or_memory_cap_fails_as_an_error_result() {
         "{tools:?}"
     );
     assert!(
-        content(&tools, "t3").contains("over the cap of 1000"),
+        err.contains("(failure policy: open; the model sees the error)"),
+        "{err}"
+    );
+    // After two failures in a turn the plugin is not called again in that turn.
+    assert!(
+        content(&tools, "t3").contains("not called: it failed 2 times this turn"),
+        "{tools:?}"
+    );
+
+    let (code, err, tools, _server, _) = turn_with_calls(
+        &env,
+        &[
+            ("t4", "probe", json!({"action": "big 5000"})),
+            ("t5", "probe", json!({"action": "big 10"})),
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        content(&tools, "t4").contains("over the cap of 1000"),
         "{tools:?}"
     );
     // A fresh instance serves the next call.
-    assert_eq!(content(&tools, "t4"), "x".repeat(10));
+    assert_eq!(content(&tools, "t5"), "x".repeat(10));
 }
 
 /// A one-shot HTTP server on 127.0.0.1 answering `200 hello from test`.
