@@ -77,9 +77,10 @@ pub enum AuditEvent {
         /// The tool plugin it belongs to (absent for a built-in tool).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         plugin: Option<String>,
-        /// What the tool's plugin is granted (nothing for a built-in tool).
+        /// What the tool's plugin is granted (nothing for a built-in tool). Boxed to keep the
+        /// event small.
         #[serde(default)]
-        grants: ToolGrantRecord,
+        grants: Box<ToolGrantRecord>,
         /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
         decision: String,
         /// Who decided: `plugin:<name>`, `approval`, `policy` or `default`.

@@ -162,7 +162,7 @@ impl Worker {
             grants: self
                 .tools
                 .owner(&call.name)
-                .map_or_else(ToolGrantRecord::default, grant_record),
+                .map_or_else(Box::default, grant_record),
             decision: "denied".to_owned(),
             by: crate::worker::tool_chain::BY_POLICY.to_owned(),
             reason: Some(reason),
@@ -329,9 +329,7 @@ impl Worker {
         {
             by = last.clone();
         }
-        let grants = owner
-            .as_ref()
-            .map_or_else(ToolGrantRecord::default, grant_record);
+        let grants = owner.as_ref().map_or_else(Box::default, grant_record);
         let hosts = grants.allowed_hosts.clone();
         events.push(AuditEvent::ToolCall {
             tool: call.name.clone(),
@@ -395,8 +393,8 @@ impl Worker {
 }
 
 /// A tool plugin's grants as the audit log records them.
-fn grant_record(owner: &ToolOwner) -> ToolGrantRecord {
-    ToolGrantRecord {
+fn grant_record(owner: &ToolOwner) -> Box<ToolGrantRecord> {
+    Box::new(ToolGrantRecord {
         fs: match owner.grants.fs {
             FsGrant::None => "none",
             FsGrant::Read => "read",
@@ -405,5 +403,5 @@ fn grant_record(owner: &ToolOwner) -> ToolGrantRecord {
         .to_owned(),
         allowed_hosts: owner.grants.allowed_hosts.clone(),
         env: owner.grants.env.clone(),
-    }
+    })
 }
