@@ -311,3 +311,168 @@ fn the_provider_flag_chooses_the_model_for_one_chat() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("OPENAI_API_KEY"), "{}", stderr(&out));
 }
+
+/// A tool plugin marked `approve = "ask"`: the chat shows the call and asks; `n` denies it (the
+/// model is told so), `a` runs it and every later call of that tool without asking; `/plugins`
+/// lists the tool plugin with its calls.
+#[test]
+fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("notes.txt", "a needle here\n");
+    env.project_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n\
+         [[plugins]]\nname = \"search\"\nkind = \"tool\"\npath = {:?}\nfs = \"read\"\napprove = \"ask\"\n",
+        warden_tests::fixtures::grep_tool().display().to_string()
+    ));
+    let server = MockServer::start().unwrap();
+    for (id, answer) in [
+        ("g1", "first done"),
+        ("g2", "second done"),
+        ("g3", "third done"),
+    ] {
+        server.push(Reply::tool_calls(
+            "",
+            &[(
+                id,
+                "grep",
+                serde_json::json!({"pattern": "needle", "literal": true}),
+            )],
+        ));
+        server.push(Reply::text(answer));
+    }
+    let term = Terminal::start(
+        &env,
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+    );
+    term.wait_for("warden ›");
+
+    term.type_text("search once");
+    term.press("Enter");
+    let screen = term.wait_for("allow? [y]es / [n]o / [a]lways");
+    assert!(
+        screen.contains("? tool grep of plugin search wants to run"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(r#"arguments: {"literal":true,"pattern":"needle"}"#),
+        "{screen}"
+    );
+    term.type_text("n");
+    term.press("Enter");
+    term.wait_for("first done");
+
+    term.type_text("search again");
+    term.press("Enter");
+    let start = Instant::now();
+    while term.screen().matches("wants to run").count() < 2 {
+        assert!(start.elapsed() < WAIT, "{}", term.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    term.type_text("a");
+    term.press("Enter");
+    term.wait_for("second done");
+
+    term.type_text("search a third time");
+    term.press("Enter");
+    let screen = term.wait_for("third done");
+    assert_eq!(screen.matches("wants to run").count(), 2, "{screen}");
+
+    term.type_text("/plugins");
+    term.press("Enter");
+    let screen = term.wait_for("calls=2 failures=0");
+    assert!(screen.contains("search  tool  sha256:"), "{screen}");
+
+    term.type_text("/session");
+    term.press("Enter");
+    let screen = term.wait_for("file       ");
+    let id = session_id(&screen);
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+
+    let results: Vec<(String, bool)> = export(&env, &id)
+        .iter()
+        .filter(|i| i["role"] == "tool")
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap_or("").to_owned(),
+                i["is_error"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (
+                "tool call denied by approval: the person declined to run it".to_owned(),
+                true
+            ),
+            ("notes.txt:1: a needle here".to_owned(), false),
+            ("notes.txt:1: a needle here".to_owned(), false),
+        ]
+    );
+}
+
+/// An interceptor's `pre-tool-call` judges the model's calls in the chat as in `warden run`:
+/// the `tool-guard` sample's deny reaches the model as the call's error result.
+#[test]
+fn a_guard_denies_the_models_tool_call_in_the_chat() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("secret.txt", "the launch code\n");
+    env.project_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n\
+         [[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npath = {:?}\n\
+         [plugins.config]\ndeny = \"read_file:secret*\"\n",
+        warden_tests::fixtures::tool_guard().display().to_string()
+    ));
+    let server = MockServer::start().unwrap();
+    server.script_tool_call(
+        "r1",
+        "read_file",
+        serde_json::json!({"path": "secret.txt"}),
+        "nothing to see",
+    );
+    let term = Terminal::start(
+        &env,
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+    );
+    term.wait_for("warden ›");
+    term.type_text("read the secret");
+    term.press("Enter");
+    term.wait_for("nothing to see");
+    term.type_text("/session");
+    term.press("Enter");
+    let screen = term.wait_for("file       ");
+    let id = session_id(&screen);
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+
+    let results: Vec<Value> = export(&env, &id)
+        .into_iter()
+        .filter(|i| i["role"] == "tool")
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    let text = results[0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("tool call denied by plugin:guard: "),
+        "{text}"
+    );
+    assert!(!text.contains("launch code"), "{text}");
+    let sent = server.requests()[1].body.to_string();
+    assert!(!sent.contains("launch code"), "{sent}");
+}

@@ -31,6 +31,7 @@ mod reminders;
 mod resume;
 mod store;
 mod support;
+mod tool_pipeline;
 mod tool_plugins;
 mod tools;
 mod wit;

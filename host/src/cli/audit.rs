@@ -214,8 +214,19 @@ fn tool_line(t: &Value) -> String {
         .as_str()
         .map(|a| format!(", approval {a}"))
         .unwrap_or_default();
+    let http = match t.get("http") {
+        Some(h) if h.is_object() => format!(
+            "; http {} requests ({} refused), {} bytes out, {} in",
+            h["requests"], h["refused"], h["bytes_out"], h["bytes_in"]
+        ),
+        _ => String::new(),
+    };
+    let failure = t["plugin_failure"]
+        .as_str()
+        .map(|f| format!("; plugin failed: {}", crate::domain::escape::escape(f)))
+        .unwrap_or_default();
     format!(
-        "tool {} ({owner}): {} by {}{reason}{approval}; {} bytes in, {} out",
+        "tool {} ({owner}): {} by {}{reason}{approval}; {} bytes in, {} out{http}{failure}",
         text("tool"),
         text("decision"),
         text("by"),
@@ -279,6 +290,36 @@ fn print_turn(turn: &Turn) {
             r["model"].as_str().unwrap_or("?"),
             r["items"],
             r["bytes"],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_line_shows_the_plugins_http_figures_and_failure() {
+        let line = tool_line(&json!({
+            "tool": "fetcher", "plugin": "web", "decision": "allowed", "by": "default",
+            "grants": {"fs": "none", "allowed_hosts": ["api.example.com"], "env": []},
+            "bytes_in": 12, "bytes_out": 40, "is_error": true,
+            "http": {"requests": 2, "refused": 1, "bytes_out": 30, "bytes_in": 400},
+            "plugin_failure": "call ran past its 200 ms deadline\n",
+        }));
+        assert_eq!(
+            line,
+            "tool fetcher (plugin web, fs none, hosts [api.example.com], env []): allowed by default; \
+             12 bytes in, 40 out; http 2 requests (1 refused), 30 bytes out, 400 in; \
+             plugin failed: call ran past its 200 ms deadline\\n"
+        );
+        let plain = tool_line(&json!({
+            "tool": "read_file", "decision": "allowed", "by": "default",
+            "bytes_in": 2, "bytes_out": 3, "is_error": false,
+        }));
+        assert_eq!(
+            plain,
+            "tool read_file (built-in): allowed by default; 2 bytes in, 3 out"
         );
     }
 }

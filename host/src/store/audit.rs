@@ -77,9 +77,10 @@ pub enum AuditEvent {
         /// The tool plugin it belongs to (absent for a built-in tool).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         plugin: Option<String>,
-        /// What the tool's plugin is granted (nothing for a built-in tool).
+        /// What the tool's plugin is granted (nothing for a built-in tool). Boxed to keep the
+        /// event small.
         #[serde(default)]
-        grants: ToolGrantRecord,
+        grants: Box<ToolGrantRecord>,
         /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
         decision: String,
         /// Who decided: `plugin:<name>`, `approval`, `policy` or `default`.
@@ -100,6 +101,14 @@ pub enum AuditEvent {
         bytes_out: u64,
         /// The result is an error (denied or failed).
         is_error: bool,
+        /// The tool plugin's outgoing HTTP during the call (plugins granted `allowed_hosts`,
+        /// or that tried to fetch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http: Option<ToolHttpRecord>,
+        /// The tool plugin itself failed (trap, deadline, memory cap, output over its cap);
+        /// its entry's failure policy applied.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plugin_failure: Option<String>,
     },
     /// Any other event.
     Other {
@@ -120,6 +129,19 @@ pub struct ToolGrantRecord {
     pub allowed_hosts: Vec<String>,
     /// Environment variables passed in.
     pub env: Vec<String>,
+}
+
+/// A tool plugin's outgoing HTTP during one call, as the audit log records it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolHttpRecord {
+    /// Requests sent.
+    pub requests: u32,
+    /// Requests refused (host not granted, caps, deadline).
+    pub refused: u32,
+    /// Bytes of the requests sent.
+    pub bytes_out: u64,
+    /// Bytes of the responses received.
+    pub bytes_in: u64,
 }
 
 impl Default for ToolGrantRecord {

@@ -2,8 +2,9 @@
 //! show its calls and failures.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use super::counted::{CountedHook, CountedInterceptor, PluginRow};
+use super::counted::{CountedHook, CountedInterceptor, CountedTool, PluginRow};
 use crate::cli::common::{env, setup_error};
 use crate::cli::exit::CliError;
 use crate::config::{Config, PluginKind};
@@ -26,11 +27,16 @@ pub(crate) fn assemble(
     let resolver: Box<dyn Resolve> =
         Box::new(setup::resolver(&engine, config, workspace).map_err(setup_error)?);
     let (chain, hooks) = setup::plugins(&engine, config).map_err(setup_error)?;
+    let tool_plugins =
+        setup::tool_plugins(&engine, config, workspace, &env).map_err(setup_error)?;
     let mut rows = Vec::new();
     let mut chain = chain.into_iter();
     let mut hooks = hooks.into_iter();
+    let mut tool_plugins = tool_plugins.iter();
     let mut wrapped_chain = Vec::new();
     let mut wrapped_hooks = Vec::new();
+    let mut tools = ToolRegistry::with(file_tools(&config.fileref))
+        .map_err(|e| CliError::usage(e.to_string()))?;
     for entry in &config.plugins {
         let (row, counters) = PluginRow::new(entry);
         rows.push(row);
@@ -45,7 +51,18 @@ pub(crate) fn assemble(
                     wrapped_hooks.push(CountedHook::wrap(hook, counters));
                 }
             }
-            PluginKind::Tool => {}
+            PluginKind::Tool => {
+                if let Some((plugin, owner)) = tool_plugins.next() {
+                    for tool in plugin.tools() {
+                        tools
+                            .register_plugin_tool(
+                                CountedTool::wrap(tool, Arc::clone(&counters)),
+                                owner.clone(),
+                            )
+                            .map_err(|e| CliError::usage(e.to_string()))?;
+                    }
+                }
+            }
         }
     }
     let writer = match session {
@@ -64,8 +81,7 @@ pub(crate) fn assemble(
         resolver,
         chain: wrapped_chain,
         hooks: Hooks::new(wrapped_hooks),
-        tools: ToolRegistry::with(file_tools(&config.fileref))
-            .map_err(|e| CliError::usage(e.to_string()))?,
+        tools,
         config: config.clone(),
     });
     Ok((worker, rows))

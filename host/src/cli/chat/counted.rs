@@ -10,8 +10,9 @@ use sha2::{Digest, Sha256};
 use crate::config::{FailurePolicy, PluginEntry, PluginKind};
 use crate::domain::PluginFailure;
 use crate::domain::{
-    Event, Hook, Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt, TurnEndDecision,
-    TurnInfo,
+    CompactionInfo, Event, Hook, Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt,
+    Tool, ToolCall, ToolCallAudit, ToolContext, ToolDecision, ToolOutput, ToolSpec,
+    TurnEndDecision, TurnInfo,
 };
 use crate::worker::ChainEntry;
 
@@ -127,6 +128,22 @@ impl Interceptor for CountedInterceptor {
         self.counters.count(self.inner.on_turn_end(turn))
     }
 
+    fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        self.counters.count(self.inner.on_compaction(info))
+    }
+
+    fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+        self.counters.count(self.inner.pre_tool_call(call))
+    }
+
+    fn post_tool_call(
+        &mut self,
+        call: &ToolCall,
+        output: &ToolOutput,
+    ) -> Result<Vec<Item>, PluginFailure> {
+        self.counters.count(self.inner.post_tool_call(call, output))
+    }
+
     fn new_turn(&mut self) {
         self.inner.new_turn();
     }
@@ -159,5 +176,135 @@ impl Hook for CountedHook {
 
     fn new_turn(&mut self) {
         self.inner.new_turn();
+    }
+}
+
+/// A tool plugin's tool whose calls, and the plugin's own failures, are counted.
+pub(crate) struct CountedTool {
+    inner: Box<dyn Tool + Send>,
+    counters: Arc<Counters>,
+}
+
+impl CountedTool {
+    /// Wrap `tool`.
+    pub(crate) fn wrap(
+        tool: Box<dyn Tool + Send>,
+        counters: Arc<Counters>,
+    ) -> Box<dyn Tool + Send> {
+        Box::new(Self {
+            inner: tool,
+            counters,
+        })
+    }
+}
+
+impl Tool for CountedTool {
+    fn spec(&self) -> ToolSpec {
+        self.inner.spec()
+    }
+
+    fn run(&mut self, arguments: &serde_json::Value, context: &mut ToolContext<'_>) -> ToolOutput {
+        let output = self.inner.run(arguments, context);
+        self.counters.calls.fetch_add(1, Ordering::Relaxed);
+        if self
+            .inner
+            .last_audit()
+            .is_some_and(|audit| audit.failure.is_some())
+        {
+            self.counters.failures.fetch_add(1, Ordering::Relaxed);
+        }
+        output
+    }
+
+    fn last_audit(&self) -> Option<ToolCallAudit> {
+        self.inner.last_audit()
+    }
+
+    fn new_turn(&mut self) {
+        self.inner.new_turn();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Denies every tool call, notes every result and every compaction.
+    struct Guard;
+
+    impl Interceptor for Guard {
+        fn name(&self) -> &str {
+            "guard"
+        }
+
+        fn on_prompt_submit(
+            &mut self,
+            _: &SubmittedPrompt,
+        ) -> Result<PromptDecision, PluginFailure> {
+            Ok(PromptDecision::Continue)
+        }
+
+        fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+            Ok(Vec::new())
+        }
+
+        fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+            Ok(TurnEndDecision::Finish)
+        }
+
+        fn on_compaction(&mut self, _: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+            Ok(vec![Item::system("kept")])
+        }
+
+        fn pre_tool_call(&mut self, _: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+            Ok(ToolDecision::Deny("no".into()))
+        }
+
+        fn post_tool_call(
+            &mut self,
+            _: &ToolCall,
+            _: &ToolOutput,
+        ) -> Result<Vec<Item>, PluginFailure> {
+            Err(PluginFailure::new("guard", "post-tool-call", "trapped"))
+        }
+    }
+
+    #[test]
+    fn a_counted_interceptor_passes_every_call_point_through() {
+        let counters = Arc::new(Counters::default());
+        let mut entry = CountedInterceptor::wrap(
+            ChainEntry {
+                plugin: Box::new(Guard),
+                failure: FailurePolicy::Closed,
+            },
+            Arc::clone(&counters),
+        );
+        let call = ToolCall {
+            id: "c".into(),
+            name: "grep".into(),
+            arguments: serde_json::json!({}),
+        };
+        assert_eq!(
+            entry.plugin.pre_tool_call(&call).ok(),
+            Some(ToolDecision::Deny("no".into()))
+        );
+        assert!(
+            entry
+                .plugin
+                .post_tool_call(&call, &ToolOutput::ok("x"))
+                .is_err()
+        );
+        let info = CompactionInfo {
+            session: "s".into(),
+            replaces: crate::domain::CompactionMarker { from: 1, to: 2 },
+            summary: String::new(),
+            files: Vec::new(),
+        };
+        assert_eq!(
+            entry.plugin.on_compaction(&info).ok(),
+            Some(vec![Item::system("kept")])
+        );
+        assert_eq!(counters.calls.load(Ordering::Relaxed), 3);
+        assert_eq!(counters.failures.load(Ordering::Relaxed), 1);
     }
 }

@@ -228,6 +228,7 @@ impl Worker {
         let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
         self.hooks.new_turn();
         self.resolver.new_turn();
+        self.tools.new_turn();
         for entry in &mut self.chain {
             entry.plugin.new_turn();
         }

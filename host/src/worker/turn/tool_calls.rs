@@ -8,17 +8,22 @@
 //! 3. the tool runs, or a denial becomes its `is_error` result saying who denied and why;
 //! 4. `post-tool-call` items follow the results.
 //!
+//! A tool plugin's own failure (trap, deadline, memory cap, output over its cap) is its call's
+//! `is_error` result either way; under the entry's `failure = "open"` (the default for tools)
+//! the person gets a warning and the turn goes on, under `closed` the results are committed
+//! and the turn ends, the answer's later calls answered as not run.
+//!
 //! The results of one answer's calls, then the `post-tool-call` items in call order, are
 //! committed as one group (every call of the answer is answered before anything else, as the
 //! providers require). Hooks see `ToolDecided` and `ToolRan`; the audit log gets one
 //! `tool_call` record per call.
 
 use super::{TurnOutcome, Worker};
-use crate::config::{Approve, FsGrant};
+use crate::config::{Approve, FailurePolicy, FsGrant};
 use crate::domain::{
     Alert, Approval, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput, TurnSink,
 };
-use crate::store::{AuditEvent, ToolGrantRecord};
+use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::chain::{PointEnd, Verdict, run_point};
 use crate::worker::tool_chain::{BY_DEFAULT, run_pre_tool};
 use crate::worker::{ToolOwner, WorkerError};
@@ -35,6 +40,17 @@ struct Settled {
     call: ToolCall,
     output: ToolOutput,
     ran: bool,
+    /// `(plugin, message)` when the tool's plugin failed and its policy is closed.
+    failed_closed: Option<(String, String)>,
+}
+
+/// Why the turn stops before the answer's later calls: `(plugin, message, when)`.
+struct Stop {
+    plugin: String,
+    message: String,
+    /// `after` (a `post-tool-call` failure) or `on` (the tool's own failure).
+    during_call: bool,
+    tool: String,
 }
 
 impl Worker {
@@ -48,18 +64,27 @@ impl Worker {
         let mut results = Vec::with_capacity(calls.len());
         let mut added: Vec<Entry> = Vec::new();
         let mut events: Vec<AuditEvent> = Vec::new();
-        let mut stop: Option<(String, String)> = None;
+        let mut stop: Option<Stop> = None;
         for call in calls {
             let settled = match &stop {
                 // The turn is over: later calls are answered, not run.
-                Some((plugin, _)) => self.not_run(call, plugin, &mut events),
+                Some(stop) => self.not_run(call, stop, &mut events),
                 None => self.settle(sink, call, &mut events),
             };
             let Settled {
                 call: ran_call,
                 output,
                 ran,
+                failed_closed,
             } = settled;
+            if let Some((plugin, message)) = failed_closed {
+                stop = Some(Stop {
+                    plugin,
+                    message,
+                    during_call: true,
+                    tool: call.name.clone(),
+                });
+            }
             results.push(Entry::new(
                 Source::Tool,
                 Item::ToolResult {
@@ -98,19 +123,37 @@ impl Worker {
                     plugin,
                     reason: message,
                 }
-                | PointEnd::FailedClosed { plugin, message } => stop = Some((plugin, message)),
+                | PointEnd::FailedClosed { plugin, message } => {
+                    stop = Some(Stop {
+                        plugin,
+                        message,
+                        during_call: false,
+                        tool: call.name.clone(),
+                    });
+                }
             }
         }
         results.extend(added);
         self.commit(sink, results)?;
         self.audit(&events)?;
-        Ok(stop
-            .map(|(plugin, message)| self.stopped_by(sink, &plugin, &message, "after a tool call")))
+        Ok(stop.map(|stop| {
+            let when = if stop.during_call {
+                format!("running tool `{}`", stop.tool)
+            } else {
+                "after a tool call".to_owned()
+            };
+            self.stopped_by(sink, &stop.plugin, &stop.message, &when)
+        }))
     }
 
-    /// A call left unrun because a closed `post-tool-call` failure of `plugin` ended the turn.
-    fn not_run(&self, call: &ToolCall, plugin: &str, events: &mut Vec<AuditEvent>) -> Settled {
-        let reason = format!("the turn stopped when plugin {plugin} failed after an earlier call");
+    /// A call left unrun because a closed failure of a plugin (a `post-tool-call` interceptor,
+    /// or the tool plugin of an earlier call) ended the turn.
+    fn not_run(&self, call: &ToolCall, stop: &Stop, events: &mut Vec<AuditEvent>) -> Settled {
+        let reason = format!(
+            "the turn stopped when plugin {} failed {} an earlier call",
+            stop.plugin,
+            if stop.during_call { "on" } else { "after" }
+        );
         let output = ToolOutput::error(format!("tool call not run: {reason}"));
         events.push(AuditEvent::ToolCall {
             tool: call.name.clone(),
@@ -119,7 +162,7 @@ impl Worker {
             grants: self
                 .tools
                 .owner(&call.name)
-                .map_or_else(ToolGrantRecord::default, grant_record),
+                .map_or_else(Box::default, grant_record),
             decision: "denied".to_owned(),
             by: crate::worker::tool_chain::BY_POLICY.to_owned(),
             reason: Some(reason),
@@ -128,11 +171,14 @@ impl Worker {
             bytes_in: call.arguments.to_string().len() as u64,
             bytes_out: output.content.len() as u64,
             is_error: true,
+            http: None,
+            plugin_failure: None,
         });
         Settled {
             call: call.clone(),
             output,
             ran: false,
+            failed_closed: None,
         }
     }
 
@@ -230,7 +276,7 @@ impl Worker {
         }
 
         // 3. Run, or deny.
-        let (settled, decision, reason) = match denied {
+        let (settled, decision, reason, plugin_audit) = match denied {
             Some((who, reason)) => {
                 let output = ToolOutput::error(format!("tool call denied by {who}: {reason}"));
                 by = who;
@@ -238,8 +284,9 @@ impl Worker {
                     call: call.clone(),
                     output,
                     ran: false,
+                    failed_closed: None,
                 };
-                (settled, "denied", Some(reason))
+                (settled, "denied", Some(reason), None)
             }
             None => {
                 sink.tool_started(&to_run.name, &to_run.arguments);
@@ -257,12 +304,24 @@ impl Worker {
                 } else {
                     "rewritten"
                 };
+                // The plugin's own figures, and its failure under its entry's policy.
+                let plugin_audit = owner
+                    .as_ref()
+                    .and_then(|_| self.tools.last_audit(&to_run.name));
+                let failed_closed = match (&owner, plugin_audit.as_ref()) {
+                    (Some(owner), Some(audit)) => audit
+                        .failure
+                        .as_ref()
+                        .and_then(|message| self.tool_failed(sink, &to_run.name, owner, message)),
+                    _ => None,
+                };
                 let settled = Settled {
                     call: to_run,
                     output,
                     ran: true,
+                    failed_closed,
                 };
-                (settled, decision, None)
+                (settled, decision, None, plugin_audit)
             }
         };
         if by == BY_DEFAULT
@@ -270,9 +329,8 @@ impl Worker {
         {
             by = last.clone();
         }
-        let grants = owner
-            .as_ref()
-            .map_or_else(ToolGrantRecord::default, grant_record);
+        let grants = owner.as_ref().map_or_else(Box::default, grant_record);
+        let hosts = grants.allowed_hosts.clone();
         events.push(AuditEvent::ToolCall {
             tool: call.name.clone(),
             call_id: call.id.clone(),
@@ -286,14 +344,57 @@ impl Worker {
             bytes_in: settled.call.arguments.to_string().len() as u64,
             bytes_out: settled.output.content.len() as u64,
             is_error: settled.output.is_error,
+            http: plugin_audit
+                .as_ref()
+                .filter(|a| a.http_requests > 0 || a.http_refused > 0 || !hosts.is_empty())
+                .map(|a| ToolHttpRecord {
+                    requests: a.http_requests,
+                    refused: a.http_refused,
+                    bytes_out: a.http_bytes_out,
+                    bytes_in: a.http_bytes_in,
+                }),
+            plugin_failure: plugin_audit.and_then(|a| a.failure),
         });
         settled
     }
 }
 
+impl Worker {
+    /// The tool plugin of `tool` failed: the hooks hear of it; under `open` the person is
+    /// warned (the model sees the error result), under `closed` the failure is returned as
+    /// `(plugin, message)` for the turn to stop after the commit (its alert says so).
+    fn tool_failed(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        tool: &str,
+        owner: &ToolOwner,
+        message: &str,
+    ) -> Option<(String, String)> {
+        if owner.failure == FailurePolicy::Open {
+            self.raise(
+                sink,
+                Alert::warn(
+                    format!("plugin:{}", owner.plugin),
+                    format!(
+                        "tool `{tool}` failed: {message} (failure policy: open; the model sees the error)"
+                    ),
+                ),
+            );
+        }
+        self.emit(
+            sink,
+            Event::PluginFailed {
+                plugin: owner.plugin.clone(),
+                message: message.to_owned(),
+            },
+        );
+        (owner.failure == FailurePolicy::Closed).then(|| (owner.plugin.clone(), message.to_owned()))
+    }
+}
+
 /// A tool plugin's grants as the audit log records them.
-fn grant_record(owner: &ToolOwner) -> ToolGrantRecord {
-    ToolGrantRecord {
+fn grant_record(owner: &ToolOwner) -> Box<ToolGrantRecord> {
+    Box::new(ToolGrantRecord {
         fs: match owner.grants.fs {
             FsGrant::None => "none",
             FsGrant::Read => "read",
@@ -302,5 +403,5 @@ fn grant_record(owner: &ToolOwner) -> ToolGrantRecord {
         .to_owned(),
         allowed_hosts: owner.grants.allowed_hosts.clone(),
         env: owner.grants.env.clone(),
-    }
+    })
 }

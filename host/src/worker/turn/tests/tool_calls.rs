@@ -247,7 +247,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 tool: "read_file".into(),
                 call_id: "c1".into(),
                 plugin: None,
-                grants: crate::store::ToolGrantRecord::default(),
+                grants: Box::default(),
                 decision: "denied".into(),
                 by: "plugin:guard".into(),
                 reason: Some("b.txt is off limits".into()),
@@ -256,12 +256,14 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 bytes_in: json!({"path": "b.txt"}).to_string().len() as u64,
                 bytes_out: denial.len() as u64,
                 is_error: true,
+                http: None,
+                plugin_failure: None,
             },
             AuditEvent::ToolCall {
                 tool: "read_file".into(),
                 call_id: "c2".into(),
                 plugin: None,
-                grants: crate::store::ToolGrantRecord::default(),
+                grants: Box::default(),
                 decision: "rewritten".into(),
                 by: "plugin:guard".into(),
                 reason: None,
@@ -270,6 +272,8 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 bytes_in: json!({"path": "a.txt"}).to_string().len() as u64,
                 bytes_out: 6,
                 is_error: false,
+                http: None,
+                plugin_failure: None,
             },
         ]
     );
@@ -549,5 +553,184 @@ fn a_closed_post_tool_call_failure_commits_the_results_then_stops_the_turn() {
             ]
         );
         assert_eq!(h.seen.lock().unwrap().len(), 1);
+    }
+}
+
+/// A plugin tool that fails as a tool plugin does (a trap, a deadline): an error output, and
+/// a `last_audit` naming the failure with the plugin's outgoing HTTP figures. Counts the turns
+/// it is told about.
+struct FailingPluginTool {
+    turns: Arc<Mutex<u32>>,
+    last: Option<crate::domain::ToolCallAudit>,
+}
+
+impl Tool for FailingPluginTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "flaky".into(),
+            description: "Fails.".into(),
+            input_schema: json!({"type": "object"}),
+        }
+    }
+
+    fn run(&mut self, arguments: &Value, _context: &mut ToolContext<'_>) -> ToolOutput {
+        let message = "plugin flaky: call ran past its 200 ms deadline".to_owned();
+        self.last = Some(crate::domain::ToolCallAudit {
+            plugin: "flaky".into(),
+            grants: "hosts=api.example.com".into(),
+            bytes_in: arguments.to_string().len() as u64,
+            bytes_out: message.len() as u64,
+            http_requests: 2,
+            http_refused: 1,
+            http_bytes_out: 30,
+            http_bytes_in: 400,
+            failure: Some(message.clone()),
+        });
+        ToolOutput::error(message)
+    }
+
+    fn last_audit(&self) -> Option<crate::domain::ToolCallAudit> {
+        self.last.clone()
+    }
+
+    fn new_turn(&mut self) {
+        *self.turns.lock().unwrap() += 1;
+    }
+}
+
+fn flaky_registry(failure: FailurePolicy, turns: Arc<Mutex<u32>>) -> ToolRegistry {
+    let mut tools = ToolRegistry::with(file_tools(&Config::default().fileref)).unwrap();
+    tools
+        .register_plugin_tool(
+            Box::new(FailingPluginTool { turns, last: None }),
+            ToolOwner {
+                plugin: "flaky".into(),
+                approve: Approve::Never,
+                grants: ToolGrants {
+                    fs: FsGrant::None,
+                    allowed_hosts: vec!["api.example.com".into()],
+                    env: Vec::new(),
+                },
+                failure,
+            },
+        )
+        .unwrap();
+    tools
+}
+
+#[test]
+fn every_turn_tells_the_tools_it_started() {
+    let turns = Arc::new(Mutex::new(0));
+    let mut h = harness_with(
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Config::default(),
+        flaky_registry(FailurePolicy::Open, turns.clone()),
+    );
+    for prompt in ["one", "two"] {
+        h.worker
+            .submit(prompt, &mut CollectingSink::default())
+            .unwrap();
+    }
+    assert_eq!(*turns.lock().unwrap(), 2);
+}
+
+#[test]
+fn a_tool_plugins_own_failure_ends_the_turn_under_closed_and_is_an_error_result_under_open() {
+    for failure in [FailurePolicy::Closed, FailurePolicy::Open] {
+        let closed = failure == FailurePolicy::Closed;
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let mut h = harness_with(
+            vec![calls(&[
+                ("f1", "flaky", json!({})),
+                ("c2", "read_file", json!({"path": "a.txt"})),
+            ])],
+            Vec::new(),
+            vec![Box::new(Recorder(events.clone()))],
+            Config::default(),
+            flaky_registry(failure, Arc::new(Mutex::new(0))),
+        );
+        let mut sink = CollectingSink::default();
+        let outcome = h.worker.submit("go", &mut sink).unwrap();
+        let records = committed(&h);
+        let results: Vec<(String, bool)> = records
+            .iter()
+            .filter_map(|(_, _, item)| match item {
+                Item::ToolResult {
+                    content, is_error, ..
+                } => Some((content.clone(), *is_error)),
+                _ => None,
+            })
+            .collect();
+        let deadline = "plugin flaky: call ran past its 200 ms deadline";
+        let alerts: Vec<(crate::domain::AlertLevel, String)> = sink
+            .alerts
+            .iter()
+            .filter(|a| a.source == "plugin:flaky")
+            .map(|a| (a.level, a.message.clone()))
+            .collect();
+        let failed_events = events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e, Event::PluginFailed { plugin, .. } if plugin == "flaky"))
+            .count();
+        assert_eq!(failed_events, 1, "{failure:?}");
+        if closed {
+            let TurnOutcome::Stopped { reason } = outcome else {
+                panic!("{outcome:?}");
+            };
+            assert!(reason.contains("plugin flaky failed"), "{reason}");
+            assert!(reason.contains(deadline), "{reason}");
+            assert_eq!(
+                results,
+                vec![
+                    (deadline.to_owned(), true),
+                    (
+                        "tool call not run: the turn stopped when plugin flaky failed on an earlier call"
+                            .to_owned(),
+                        true
+                    ),
+                ]
+            );
+            // No further model request; one alert.
+            assert_eq!(h.seen.lock().unwrap().len(), 1);
+            assert_eq!(alerts.len(), 1, "{alerts:?}");
+            assert_eq!(alerts[0].0, crate::domain::AlertLevel::Error);
+        } else {
+            assert!(
+                matches!(outcome, TurnOutcome::Answered { .. }),
+                "{outcome:?}"
+            );
+            assert_eq!(
+                results,
+                vec![(deadline.to_owned(), true), ("alpha\n".to_owned(), false)]
+            );
+            assert_eq!(h.seen.lock().unwrap().len(), 2);
+            assert_eq!(alerts.len(), 1, "{alerts:?}");
+            assert_eq!(alerts[0].0, crate::domain::AlertLevel::Warn);
+            assert!(alerts[0].1.contains(deadline), "{alerts:?}");
+        }
+        // The audit record carries the plugin's own figures.
+        let first = tool_audit(&h).into_iter().next().unwrap();
+        let AuditEvent::ToolCall {
+            plugin_failure,
+            http,
+            ..
+        } = first
+        else {
+            unreachable!()
+        };
+        assert_eq!(plugin_failure.as_deref(), Some(deadline));
+        assert_eq!(
+            http,
+            Some(crate::store::ToolHttpRecord {
+                requests: 2,
+                refused: 1,
+                bytes_out: 30,
+                bytes_in: 400,
+            })
+        );
     }
 }
