@@ -133,6 +133,43 @@ fn released_versions_are_frozen() {
     }
 }
 
+/// Once the version in `wit/` is released, `wit/` is that release, byte for byte (the host's
+/// adapter for it reads `wit/released/<version>/`).
+#[test]
+fn the_newest_package_is_its_released_copy_once_released() {
+    let mut resolve = Resolve::default();
+    let (pkg, _) = resolve.push_dir(wit_dir()).unwrap();
+    let version = resolve.packages[pkg]
+        .name
+        .version
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap();
+    let released = wit_dir().join("released").join(&version);
+    if !released.is_dir() {
+        return;
+    }
+    let wit_files = |dir: &std::path::Path| {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wit"))
+            .map(|p| p.file_name().unwrap().to_owned())
+            .collect();
+        files.sort();
+        files
+    };
+    assert_eq!(wit_files(&wit_dir()), wit_files(&released), "{version}");
+    for name in wit_files(&wit_dir()) {
+        assert_eq!(
+            std::fs::read(wit_dir().join(&name)).unwrap(),
+            std::fs::read(released.join(&name)).unwrap(),
+            "wit/{} differs from the released {version}; a change needs a new version",
+            name.to_string_lossy()
+        );
+    }
+}
+
 /// The SDK carries its own copy of the WIT (a published crate cannot reach outside its
 /// directory); the copy must be the contract, byte for byte.
 #[test]

@@ -1,4 +1,4 @@
-//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/` (every world shares the
+//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/released/0.2.0` (every world shares the
 //! `types` and `host` interfaces generated for the interceptor world), the host side of its
 //! imports (`host`, and `outgoing` for tool plugins), and the conversions 0.2.0 adds to the
 //! shared ones (tool calls, tool decisions, tool specs).
@@ -12,7 +12,7 @@ use super::version::WitVersion;
 mod generated {
     pub(crate) mod interceptor {
         wasmtime::component::bindgen!({
-            path: "../wit",
+            path: "../wit/released/0.2.0",
             world: "warden:plugin/interceptor",
             imports: { default: tracing },
         });
@@ -20,7 +20,7 @@ mod generated {
 
     pub(crate) mod hook {
         wasmtime::component::bindgen!({
-            path: "../wit",
+            path: "../wit/released/0.2.0",
             world: "warden:plugin/hook",
             imports: { default: tracing },
             with: {
@@ -32,7 +32,7 @@ mod generated {
 
     pub(crate) mod resolver {
         wasmtime::component::bindgen!({
-            path: "../wit",
+            path: "../wit/released/0.2.0",
             world: "warden:plugin/resolver",
             imports: { default: tracing },
             with: {
@@ -44,7 +44,7 @@ mod generated {
 
     pub(crate) mod tool {
         wasmtime::component::bindgen!({
-            path: "../wit",
+            path: "../wit/released/0.2.0",
             world: "warden:plugin/tool",
             imports: { default: tracing },
             with: {
