@@ -1,7 +1,7 @@
-//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/released/0.2.0` (every world shares the
-//! `types` and `host` interfaces generated for the interceptor world), the host side of its
-//! imports (`host`, and `outgoing` for tool plugins), and the conversions 0.2.0 adds to the
-//! shared ones (tool calls, tool decisions, tool specs).
+//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/released/0.2.0` (every
+//! world shares the `types` and `host` interfaces generated for the interceptor world), the
+//! host side of its imports (`host`, and `outgoing` for tool plugins), and the conversions
+//! 0.2.0 adds to the shared ones (tool calls, tool decisions, tool specs).
 
 use super::inspect::World;
 use super::instance::world_bindings;
