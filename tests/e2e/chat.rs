@@ -155,6 +155,21 @@ fn skip() -> bool {
     true
 }
 
+/// `warden chat` in a terminal, its model the mock server, without colours, at its prompt.
+fn chat_against(env: &TestEnv, server: &MockServer) -> Terminal {
+    let term = Terminal::start(
+        env,
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+    );
+    term.wait_for("warden ›");
+    term
+}
+
 fn session_id(screen: &str) -> String {
     screen
         .lines()
@@ -343,16 +358,7 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         ));
         server.push(Reply::text(answer));
     }
-    let term = Terminal::start(
-        &env,
-        &["chat"],
-        &[
-            ("OPENAI_API_KEY", "sk-test".into()),
-            ("OPENAI_BASE_URL", server.openai_url()),
-            ("NO_COLOR", "1".into()),
-        ],
-    );
-    term.wait_for("warden ›");
+    let term = chat_against(&env, &server);
 
     term.type_text("search once");
     term.press("Enter");
@@ -442,16 +448,7 @@ fn a_guard_denies_the_models_tool_call_in_the_chat() {
         serde_json::json!({"path": "secret.txt"}),
         "nothing to see",
     );
-    let term = Terminal::start(
-        &env,
-        &["chat"],
-        &[
-            ("OPENAI_API_KEY", "sk-test".into()),
-            ("OPENAI_BASE_URL", server.openai_url()),
-            ("NO_COLOR", "1".into()),
-        ],
-    );
-    term.wait_for("warden ›");
+    let term = chat_against(&env, &server);
     term.type_text("read the secret");
     term.press("Enter");
     term.wait_for("nothing to see");

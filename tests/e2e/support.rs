@@ -241,3 +241,34 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// A `[[plugins]]` entry: `kind`, `name`, `path`, `extra` lines (`timeout_ms = 100`, …) and
+/// its `[plugins.config]` table.
+pub fn plugin_entry(
+    kind: &str,
+    name: &str,
+    path: &Path,
+    extra: &str,
+    config: &[(&str, &str)],
+) -> String {
+    let mut out = format!(
+        "[[plugins]]\nname = \"{name}\"\nkind = \"{kind}\"\npath = {:?}\n{extra}\n",
+        path.display().to_string()
+    );
+    if !config.is_empty() {
+        out.push_str("[plugins.config]\n");
+        for (k, v) in config {
+            out.push_str(&format!("{k} = {v:?}\n"));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// The `tools` of the first turn of `warden audit SESSION --json`.
+pub fn audited_tools(env: &TestEnv, session: &str) -> Vec<serde_json::Value> {
+    let out = env.run(&["audit", session, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    value["turns"][0]["tools"].as_array().unwrap().clone()
+}

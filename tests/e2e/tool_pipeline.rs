@@ -9,31 +9,12 @@ use serde_json::{Value, json};
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{
+    HANG_LIMIT, TestEnv, audited_tools, output_within, plugin_entry as entry, stderr, stdout,
+};
 
 const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
-
-fn entry(
-    kind: &str,
-    name: &str,
-    path: &std::path::Path,
-    extra: &str,
-    config: &[(&str, &str)],
-) -> String {
-    let mut out = format!(
-        "[[plugins]]\nname = \"{name}\"\nkind = \"{kind}\"\npath = {:?}\n{extra}\n",
-        path.display().to_string()
-    );
-    if !config.is_empty() {
-        out.push_str("[plugins.config]\n");
-        for (k, v) in config {
-            out.push_str(&format!("{k} = {v:?}\n"));
-        }
-    }
-    out.push('\n');
-    out
-}
 
 /// `warden run --json ARGS… go` against a server that makes `calls`, then answers `done`:
 /// exit code, the JSON line, stderr.
@@ -77,13 +58,6 @@ fn tool_results(env: &TestEnv, session: &str) -> Vec<(String, bool)> {
             )
         })
         .collect()
-}
-
-fn audited_tools(env: &TestEnv, session: &str) -> Vec<Value> {
-    let out = env.run(&["audit", session, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    value["turns"][0]["tools"].as_array().unwrap().clone()
 }
 
 #[test]

@@ -13,15 +13,12 @@ use warden::plugin::{EngineOptions, InterceptorPlugin, Limits, PluginEngine, Wit
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 
 const MODEL: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n\n";
 
 fn tool_entry(name: &str, path: &Path, extra: &str) -> String {
-    format!(
-        "[[plugins]]\nname = \"{name}\"\nkind = \"tool\"\npath = {:?}\n{extra}\n",
-        path.display().to_string()
-    )
+    plugin_entry("tool", name, path, extra, &[])
 }
 
 /// Runs one turn in which the model makes `calls`, then answers `done`; returns the exit

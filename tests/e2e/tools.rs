@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use warden_tests::mock_server::MockServer;
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, audited_tools, output_within, stderr, stdout};
 
 const OPENAI: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n";
@@ -30,13 +30,6 @@ fn tool_messages(server: &MockServer, n: usize) -> Vec<Value> {
         .filter(|m| m["role"] == "tool")
         .cloned()
         .collect()
-}
-
-fn audited_tools(env: &TestEnv, session: &str) -> Vec<Value> {
-    let out = env.run(&["audit", session, "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    value["turns"][0]["tools"].as_array().unwrap().clone()
 }
 
 #[test]

@@ -7,33 +7,13 @@ use serde_json::{Value, json};
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry as plugin, stderr, stdout};
 
 /// A project config using the OpenAI-compatible provider, plus `extra`.
 fn openai_config(extra: &str) -> String {
     format!(
         "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nsystem_prompt = \"SYS\"\n\n{extra}"
     )
-}
-
-fn plugin(
-    kind: &str,
-    name: &str,
-    path: &std::path::Path,
-    extra: &str,
-    config: &[(&str, &str)],
-) -> String {
-    let mut out = format!(
-        "[[plugins]]\nname = \"{name}\"\nkind = \"{kind}\"\npath = \"{}\"\n{extra}",
-        path.display()
-    );
-    if !config.is_empty() {
-        out.push_str("[plugins.config]\n");
-        for (k, v) in config {
-            out.push_str(&format!("{k} = \"{v}\"\n"));
-        }
-    }
-    out
 }
 
 fn interceptor(name: &str, path: &std::path::Path, config: &[(&str, &str)]) -> String {

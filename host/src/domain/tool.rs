@@ -51,19 +51,11 @@ pub struct ToolContext<'a> {
     pub resolver: &'a mut dyn Resolve,
 }
 
-/// What the audit records of one call of a plugin's tool: what it could reach and how much
-/// crossed its boundary. Built-in tools have none.
+/// What only a tool plugin knows of its last call, for the audit record (the worker adds the
+/// plugin, its grants and the bytes in and out, which it knows itself). Built-in tools have
+/// none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCallAudit {
-    /// The tool plugin's configured name.
-    pub plugin: String,
-    /// Its grants, as written in its entry (`fs=read hosts=api.example.com env=TOKEN`, or
-    /// `none`).
-    pub grants: String,
-    /// Bytes of the arguments passed in.
-    pub bytes_in: u64,
-    /// Bytes of the output passed back (content, or the error text).
-    pub bytes_out: u64,
     /// Outgoing HTTP requests sent.
     pub http_requests: u32,
     /// Outgoing HTTP requests refused (host not granted, caps, deadline).

@@ -8,8 +8,6 @@ use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
 use super::limits::Limits;
-use super::loader::load_file;
-use super::state::no_capabilities;
 use super::version::{Versioned, VersionedManaged, each_version};
 use super::{v0_1, v0_2};
 use crate::domain::{Event, Hook, PluginFailure};
@@ -32,16 +30,8 @@ impl HookPlugin {
         limits: Limits,
         config: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
-        let (info, component) = load_file(engine, name, path, pin, World::Hook)?;
-        let managed = Versioned::load(
-            info.wit_version(),
-            name,
-            engine,
-            &component,
-            limits,
-            config,
-            no_capabilities(),
-        )?;
+        let (info, managed) =
+            Versioned::load_closed(engine, name, path, pin, World::Hook, limits, config)?;
         Ok(Self {
             managed,
             name: name.to_owned(),

@@ -37,6 +37,7 @@ mod limits;
 mod loader;
 pub mod outgoing;
 mod parallel;
+mod preopen;
 mod resolver;
 mod resolver_caps;
 mod state;
@@ -57,5 +58,5 @@ pub use parallel::{LoadJob, load_parallel};
 pub use resolver::{
     BUILTIN_RESOLVER, RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver,
 };
-pub use tool::{ToolLoad, ToolPlugin, grants_summary, valid_tool_name};
+pub use tool::{ToolLoad, ToolPlugin, valid_tool_name};
 pub use version::WitVersion;

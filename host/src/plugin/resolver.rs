@@ -13,8 +13,8 @@ use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
+use super::preopen::{Preopens, with_roots};
 use super::resolver_caps as caps;
-use super::state::closed_wasi;
 use super::version::{Versioned, VersionedManaged, each_version};
 use super::{v0_1, v0_2};
 use crate::config::FileRefConfig;
@@ -66,50 +66,23 @@ impl ResolverPlugin {
                 load_file(engine, name, path, pin, World::Resolver)?
             }
         };
-        let mut preopens = Vec::with_capacity(roots.len());
-        for root in roots {
-            let guest = root.to_str().ok_or_else(|| PluginError::Load {
+        // Fail early with a clear message if a root cannot be opened.
+        if let Some(root) = roots.iter().find(|root| !root.is_dir()) {
+            return Err(PluginError::Load {
                 plugin: name.to_owned(),
                 stage: "preopen",
-                message: format!("{}: workspace root is not valid UTF-8", root.display()),
-            })?;
-            // Fail early with a clear message if a root cannot be opened.
-            if !root.is_dir() {
-                return Err(PluginError::Load {
-                    plugin: name.to_owned(),
-                    stage: "preopen",
-                    message: format!("{}: workspace root is not a directory", root.display()),
-                });
-            }
-            preopens.push((root.clone(), guest.to_owned()));
+                message: format!("{}: workspace root is not a directory", root.display()),
+            });
         }
-        let mut full_config = config;
-        full_config.retain(|(k, _)| k != "roots");
-        full_config.push((
-            "roots".into(),
-            preopens
-                .iter()
-                .map(|(_, g)| g.as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ));
+        let preopens = Preopens::new(name, roots, Some(FsPerms::ReadOnly))?;
         let managed = Versioned::load(
             info.wit_version(),
             name,
             engine,
             &component,
             limits,
-            full_config,
-            Box::new(move |stderr| {
-                let mut wasi = closed_wasi();
-                wasi.stderr(stderr).allow_blocking_current_thread(true);
-                for (host, guest) in &preopens {
-                    if let Err(err) = wasi.preopened_dir(host, guest, FsPerms::ReadOnly) {
-                        tracing::warn!(root = %host.display(), "cannot preopen workspace root: {err:#}");
-                    }
-                }
-                wasi.build()
-            }),
+            with_roots(config, roots),
+            preopens.factory(Vec::new()),
         )?;
         Ok(Self {
             managed,

@@ -26,7 +26,7 @@ use super::instance::Managed;
 use super::limits::Limits;
 use super::loader::load_file;
 use super::outgoing::HttpFigures;
-use super::state::closed_wasi;
+use super::preopen::{Preopens, with_roots};
 use super::v0_2;
 use crate::config::{FsGrant, ToolGrants};
 use crate::domain::escape::escape_capped;
@@ -53,7 +53,6 @@ pub struct ToolPlugin {
     name: String,
     info: ComponentInfo,
     specs: Vec<ToolSpec>,
-    grants: String,
     limits: Limits,
     shared: Arc<Mutex<Shared>>,
 }
@@ -82,27 +81,6 @@ pub fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The grants as one audit string: `fs=read hosts=a,b env=X,Y`, or `none`.
-pub fn grants_summary(grants: &ToolGrants) -> String {
-    let mut parts = Vec::new();
-    match grants.fs {
-        FsGrant::None => {}
-        FsGrant::Read => parts.push("fs=read".to_owned()),
-        FsGrant::ReadWrite => parts.push("fs=read-write".to_owned()),
-    }
-    if !grants.allowed_hosts.is_empty() {
-        parts.push(format!("hosts={}", grants.allowed_hosts.join(",")));
-    }
-    if !grants.env.is_empty() {
-        parts.push(format!("env={}", grants.env.join(",")));
-    }
-    if parts.is_empty() {
-        "none".to_owned()
-    } else {
-        parts.join(" ")
-    }
-}
-
 impl ToolPlugin {
     /// Load the tool plugin `name`, give it its grants, call `init` with `config` and
     /// `describe` once. `env` reads the host's environment (only the granted names are
@@ -120,53 +98,20 @@ impl ToolPlugin {
             FsGrant::Read => Some(FsPerms::ReadOnly),
             FsGrant::ReadWrite => Some(FsPerms::ReadWrite),
         };
-        let mut preopens = Vec::new();
-        if let Some(perms) = perms {
-            for root in load.roots {
-                let guest = root.to_str().ok_or_else(|| PluginError::Load {
-                    plugin: name.to_owned(),
-                    stage: "preopen",
-                    message: format!("{}: workspace root is not valid UTF-8", root.display()),
-                })?;
-                preopens.push((root.clone(), guest.to_owned(), perms));
-            }
-        }
+        let preopens = Preopens::new(name, load.roots, perms)?;
         let vars: Vec<(String, String)> = load
             .grants
             .env
             .iter()
             .filter_map(|key| env(key).map(|value| (key.clone(), value)))
             .collect();
-        let mut config = config;
-        config.retain(|(k, _)| k != "roots");
-        config.push((
-            "roots".into(),
-            load.roots
-                .iter()
-                .map(|r| r.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ));
-        let plugin = name.to_owned();
         let mut managed = Managed::new(
             name,
             engine,
             &component,
             load.limits,
-            config,
-            Box::new(move |stderr| {
-                let mut wasi = closed_wasi();
-                wasi.stderr(stderr).allow_blocking_current_thread(true);
-                for (key, value) in &vars {
-                    wasi.env(key, value);
-                }
-                for (host, guest, perms) in &preopens {
-                    if let Err(err) = wasi.preopened_dir(host, guest, *perms) {
-                        tracing::warn!(plugin = %plugin, root = %host.display(), "cannot preopen workspace root: {err:#}");
-                    }
-                }
-                wasi.build()
-            }),
+            with_roots(config, load.roots),
+            preopens.factory(vars),
         )?;
         let described = managed.call("describe", |b: &v0_2::ToolWorld, store| {
             b.warden_plugin_act().call_describe(store)
@@ -176,7 +121,6 @@ impl ToolPlugin {
             name: name.to_owned(),
             info,
             specs,
-            grants: grants_summary(load.grants),
             limits: load.limits,
             shared: Arc::new(Mutex::new(Shared {
                 managed,
@@ -208,7 +152,6 @@ impl ToolPlugin {
             .map(|spec| {
                 Box::new(PluginTool {
                     plugin: self.name.clone(),
-                    grants: self.grants.clone(),
                     limits: self.limits,
                     spec: spec.clone(),
                     shared: Arc::clone(&self.shared),
@@ -295,7 +238,6 @@ fn check_specs(
 /// One tool of a tool plugin.
 struct PluginTool {
     plugin: String,
-    grants: String,
     limits: Limits,
     spec: ToolSpec,
     shared: Arc<Mutex<Shared>>,
@@ -367,10 +309,6 @@ impl Tool for PluginTool {
             }
         };
         shared.last = Some(ToolCallAudit {
-            plugin: self.plugin.clone(),
-            grants: self.grants.clone(),
-            bytes_in: arguments.len() as u64,
-            bytes_out: output.content.len() as u64,
             http_requests: figures.requests,
             http_refused: figures.refused,
             http_bytes_out: figures.bytes_out,
@@ -402,20 +340,6 @@ mod tests {
         assert!(!valid_tool_name("has space"));
         assert!(!valid_tool_name("dot.name"));
         assert!(!valid_tool_name(&"x".repeat(65)));
-    }
-
-    #[test]
-    fn grants_are_summarised_for_the_audit() {
-        assert_eq!(grants_summary(&ToolGrants::default()), "none");
-        let grants = ToolGrants {
-            fs: FsGrant::ReadWrite,
-            allowed_hosts: vec!["a.example".into(), "127.0.0.1:80".into()],
-            env: vec!["TOKEN".into()],
-        };
-        assert_eq!(
-            grants_summary(&grants),
-            "fs=read-write hosts=a.example,127.0.0.1:80 env=TOKEN"
-        );
     }
 
     fn spec(name: &str, parameters: &str) -> v0_2::types::ToolSpec {

@@ -3,13 +3,17 @@
 //! module (`v0_1`, `v0_2`); the adapters map both onto the same domain traits.
 
 use std::fmt;
+use std::path::Path;
 
 use wasmtime::component::Component;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
+use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, WasiFactory, WorldBindings};
 use super::limits::Limits;
+use super::loader::load_file;
+use super::state::no_capabilities;
 
 /// A released `warden:plugin` version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,6 +107,30 @@ impl<A: WorldBindings, B: WorldBindings> VersionedManaged<A, B> {
                 Self::V0_2(Managed::new(name, engine, component, limits, config, wasi)?)
             }
         })
+    }
+
+    /// Read and check the component at `path` (against `pin`) as a `world` component, then
+    /// link and initialise it with no capabilities (interceptors and hooks).
+    pub(crate) fn load_closed(
+        engine: &PluginEngine,
+        name: &str,
+        path: &Path,
+        pin: Option<&str>,
+        world: World,
+        limits: Limits,
+        config: Vec<(String, String)>,
+    ) -> Result<(ComponentInfo, Self), PluginError> {
+        let (info, component) = load_file(engine, name, path, pin, world)?;
+        let managed = Self::load(
+            info.wit_version(),
+            name,
+            engine,
+            &component,
+            limits,
+            config,
+            no_capabilities(),
+        )?;
+        Ok((info, managed))
     }
 
     /// Drop the current instance; the next call runs on a fresh one.

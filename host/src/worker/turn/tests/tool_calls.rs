@@ -573,13 +573,9 @@ impl Tool for FailingPluginTool {
         }
     }
 
-    fn run(&mut self, arguments: &Value, _context: &mut ToolContext<'_>) -> ToolOutput {
+    fn run(&mut self, _arguments: &Value, _context: &mut ToolContext<'_>) -> ToolOutput {
         let message = "plugin flaky: call ran past its 200 ms deadline".to_owned();
         self.last = Some(crate::domain::ToolCallAudit {
-            plugin: "flaky".into(),
-            grants: "hosts=api.example.com".into(),
-            bytes_in: arguments.to_string().len() as u64,
-            bytes_out: message.len() as u64,
             http_requests: 2,
             http_refused: 1,
             http_bytes_out: 30,
