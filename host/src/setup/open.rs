@@ -2,6 +2,7 @@
 //! compiled-code cache under `$WARDEN_HOME/cache`), the resolver, interceptors, hooks, tool
 //! plugins and the tool registry, the model provider, and the session.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::provider;
@@ -154,9 +155,45 @@ fn init_config(entry: &PluginEntry) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Load `entries` with `load` on a few threads (see [`load_parallel`]), results in their
+/// order. The first failing entry in configuration order is the error (a component file that
+/// cannot be used fails before it is loaded).
+fn load_in_order<'a, T: Send>(
+    entries: &[&'a PluginEntry],
+    load: impl Fn(&'a PluginEntry) -> Result<T, PluginError> + Sync,
+) -> Result<Vec<T>, SetupError> {
+    let checks: Vec<Result<(), SetupError>> =
+        entries.iter().map(|entry| check_component(entry)).collect();
+    let load = &load;
+    let jobs: Vec<LoadJob<'_, Result<T, PluginError>>> = entries
+        .iter()
+        .zip(&checks)
+        .filter(|(_, check)| check.is_ok())
+        .map(|(entry, _)| {
+            let entry: &'a PluginEntry = entry;
+            Box::new(move || load(entry)) as LoadJob<'_, Result<T, PluginError>>
+        })
+        .collect();
+    let mut loaded = load_parallel(jobs).into_iter();
+    let mut out = Vec::with_capacity(entries.len());
+    for (entry, check) in entries.iter().zip(checks) {
+        check?;
+        let Some(result) = loaded.next() else {
+            return Err(PluginError::Load {
+                plugin: entry.name.clone(),
+                stage: "load",
+                message: "not loaded".into(),
+            }
+            .into());
+        };
+        out.push(result?);
+    }
+    Ok(out)
+}
+
 /// Interceptors (chain order) and hooks from `config.plugins` (tool plugins are loaded by
-/// [`tool_plugins`]), loaded on a few threads (see [`load_parallel`]); the first failing entry
-/// in configuration order is the error.
+/// [`tool_plugins`]), loaded on a few threads; the first failing entry in configuration order
+/// is the error.
 pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
     enum Loaded {
         Interceptor(InterceptorPlugin),
@@ -167,42 +204,25 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
         .iter()
         .filter(|entry| entry.kind != PluginKind::Tool)
         .collect();
-    let checks: Vec<Result<(), SetupError>> =
-        entries.iter().map(|entry| check_component(entry)).collect();
-    let mut jobs: Vec<LoadJob<'_, Result<Loaded, PluginError>>> = Vec::new();
-    for (entry, check) in entries.iter().copied().zip(&checks) {
-        if check.is_err() {
-            continue;
-        }
+    let loaded = load_in_order(&entries, |entry| {
         let limits = Limits::from_entry(entry);
-        let init = init_config(entry);
-        let pin = entry.sha256.as_deref();
-        jobs.push(Box::new(move || match entry.kind {
+        let (name, path, pin) = (&entry.name, &entry.path, entry.sha256.as_deref());
+        match entry.kind {
             PluginKind::Hook => {
-                HookPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                HookPlugin::load(engine, name, path, pin, limits, init_config(entry))
                     .map(Loaded::Hook)
             }
             // Tool entries are filtered out above.
             PluginKind::Interceptor | PluginKind::Tool => {
-                InterceptorPlugin::load(engine, &entry.name, &entry.path, pin, limits, init)
+                InterceptorPlugin::load(engine, name, path, pin, limits, init_config(entry))
                     .map(Loaded::Interceptor)
             }
-        }));
-    }
-    let mut loaded = load_parallel(jobs).into_iter();
+        }
+    })?;
     let mut chain = Vec::new();
     let mut hooks: Vec<Box<dyn Hook>> = Vec::new();
-    for (entry, check) in entries.into_iter().zip(checks) {
-        check?;
-        let Some(result) = loaded.next() else {
-            return Err(PluginError::Load {
-                plugin: entry.name.clone(),
-                stage: "load",
-                message: "not loaded".into(),
-            }
-            .into());
-        };
-        match result? {
+    for (entry, plugin) in entries.into_iter().zip(loaded) {
+        match plugin {
             Loaded::Interceptor(plugin) => chain.push(ChainEntry {
                 plugin: Box::new(plugin),
                 failure: entry.failure,
@@ -214,7 +234,8 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
 }
 
 /// The tool plugins of `config.plugins`, in order, each given its grants over `workspace`
-/// (its `env` grant reads variables through `env`).
+/// (its `env` grant reads variables through `env`), loaded on a few threads like the other
+/// plugins.
 pub fn tool_plugins(
     engine: &PluginEngine,
     config: &Config,
@@ -222,10 +243,19 @@ pub fn tool_plugins(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<(ToolPlugin, ToolOwner)>, SetupError> {
     let roots = [workspace.to_owned()];
-    let mut loaded = Vec::new();
-    for entry in config.plugins.iter().filter(|e| e.kind == PluginKind::Tool) {
-        check_component(entry)?;
-        let plugin = ToolPlugin::load(
+    let entries: Vec<&PluginEntry> = config
+        .plugins
+        .iter()
+        .filter(|e| e.kind == PluginKind::Tool)
+        .collect();
+    // The granted variables, read here: `env` need not be shared between threads.
+    let vars: HashMap<&str, String> = entries
+        .iter()
+        .flat_map(|entry| &entry.grants.env)
+        .filter_map(|key| env(key).map(|value| (key.as_str(), value)))
+        .collect();
+    let plugins = load_in_order(&entries, |entry| {
+        ToolPlugin::load(
             engine,
             &entry.name,
             ToolLoad {
@@ -236,17 +266,22 @@ pub fn tool_plugins(
                 roots: &roots,
             },
             init_config(entry),
-            env,
-        )?;
-        let owner = ToolOwner {
-            plugin: entry.name.clone(),
-            approve: entry.approve,
-            grants: entry.grants.clone(),
-            failure: entry.failure,
-        };
-        loaded.push((plugin, owner));
-    }
-    Ok(loaded)
+            &|key| vars.get(key).cloned(),
+        )
+    })?;
+    Ok(entries
+        .into_iter()
+        .zip(plugins)
+        .map(|(entry, plugin)| {
+            let owner = ToolOwner {
+                plugin: entry.name.clone(),
+                approve: entry.approve,
+                grants: entry.grants.clone(),
+                failure: entry.failure,
+            };
+            (plugin, owner)
+        })
+        .collect())
 }
 
 /// The built-in file tools, then every tool of `tool_plugins`; a name taken twice is a
