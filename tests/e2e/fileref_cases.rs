@@ -109,6 +109,23 @@ pub fn build(dir: &Path, with_big_dir: bool) -> Fixture {
     // Cyrillic `е` (U+0435): looks like `.env`, is another file.
     write(&root.join(".\u{435}nv"), b"look-alike\n");
     write(&root.join("nul.bin"), b"abc\0def");
+    // Plain ASCII is checked 256 bytes at a time: one odd byte at a block's edges, or late in a
+    // long file, must still be found.
+    for (name, at, byte) in [
+        ("nul-at-255.txt", 255, 0u8),
+        ("nul-at-256.txt", 256, 0),
+        ("nul-at-15000.txt", 15_000, 0),
+        ("bad-at-511.txt", 511, 0xff),
+    ] {
+        let mut bytes = vec![b'a'; 16_000];
+        bytes[at] = byte;
+        write(&root.join(name), &bytes);
+    }
+    // Every ASCII byte but NUL, with `é` across a block edge: text.
+    let mut plain: Vec<u8> = (1..=127u8).chain(1..=127).chain(1..=127).collect();
+    plain.splice(255..255, "é".bytes());
+    plain.extend_from_slice(b"plain-ok");
+    write(&root.join("controls.txt"), &plain);
     write(
         &root.join("bad-utf8.txt"),
         b"good start\nthen \xff\xfe bad\nend\n",
@@ -399,6 +416,49 @@ pub fn cases(f: &Fixture, with_big_dir: bool) -> Vec<Case> {
             op: r("nul.bin"),
             status: "binary",
             check: None,
+        },
+        Case {
+            name: "NUL at the end of a 256-byte block",
+            op: r("nul-at-255.txt"),
+            status: "binary",
+            check: Some(|o| contains("NUL byte at offset 255")(o)),
+        },
+        Case {
+            name: "NUL at the start of a block",
+            op: r("nul-at-256.txt"),
+            status: "binary",
+            check: Some(|o| contains("NUL byte at offset 256")(o)),
+        },
+        Case {
+            name: "NUL late in a long ASCII file",
+            op: r("nul-at-15000.txt"),
+            status: "binary",
+            check: Some(|o| contains("NUL byte at offset 15000")(o)),
+        },
+        Case {
+            name: "invalid byte at a block's end",
+            op: r("bad-at-511.txt"),
+            status: "binary",
+            check: Some(|o| contains("at offset 511")(o)),
+        },
+        Case {
+            name: "control characters and `é` across a block edge",
+            op: r("controls.txt"),
+            status: "resolved",
+            check: Some(|o| {
+                let mut plain: String = (1..=127u8)
+                    .chain(1..=127)
+                    .chain(1..=127)
+                    .map(char::from)
+                    .collect();
+                plain.insert(255, 'é');
+                plain.push_str("plain-ok");
+                if o.text.contains(&plain) {
+                    Ok(())
+                } else {
+                    Err("the text came back changed".into())
+                }
+            }),
         },
         Case {
             name: "name with a newline",

@@ -257,7 +257,12 @@ fn no_environment_arguments_or_stdin_for_interceptors() {
     let engine = engine();
     let mut plugin = hostile(&engine, "env", limits(2000, 64)).unwrap();
     let report = reported(plugin.on_prompt_submit(&prompt("hi")).unwrap());
-    assert!(report.starts_with("env: vars=[] args=[]"), "{report}");
+    // The one variable is the host's own, naming the log level it records (no subscriber
+    // here: `off`); nothing of the host's environment.
+    assert!(
+        report.starts_with("env: vars=[\"WARDEN_LOG_LEVEL\"] args=[]"),
+        "{report}"
+    );
     assert!(
         !report.contains("PATH") && !report.contains("HOME"),
         "{report}"

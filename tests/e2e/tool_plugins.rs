@@ -215,6 +215,7 @@ fn a_tool_holds_only_its_grants() {
             ),
             ("e1", "probe", json!({"action": "env GRANTED_VAR"})),
             ("e2", "probe", json!({"action": "env OTHER_VAR"})),
+            ("e3", "probe", json!({"action": "env WARDEN_LOG_LEVEL"})),
         ],
         &[("GRANTED_VAR", "granted"), ("OTHER_VAR", "secret")],
     );
@@ -232,6 +233,9 @@ fn a_tool_holds_only_its_grants() {
     assert!(!ws.join("w.txt").exists());
     assert_eq!(content(&tools, "e1"), "granted");
     assert_eq!(content(&tools, "e2"), "unset");
+    // The one variable the host adds: the least severe log level it records (`warn` by
+    // default), so the SDK neither formats nor sends lines it would drop.
+    assert_eq!(content(&tools, "e3"), "warn");
 
     // With `fs = "read"` the same read works and a write is still refused.
     env.project_config(&format!(

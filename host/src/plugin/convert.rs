@@ -81,6 +81,69 @@ macro_rules! wit_conversions {
             }
         }
 
+        /// `p` written over `out`, a prompt converted before on this thread: its strings keep
+        /// their buffers, so a call allocates nothing on the host for the prompt (only copies).
+        fn prompt_into_wit(p: &SubmittedPrompt, out: &mut wit::SubmittedPrompt) {
+            fn refill(s: &mut String, from: &str) {
+                s.clear();
+                s.push_str(from);
+            }
+            refill(&mut out.session, &p.session);
+            refill(&mut out.text, &p.text);
+            out.items.truncate(p.items.len());
+            for (i, item) in p.items.iter().enumerate() {
+                match (out.items.get_mut(i), item) {
+                    (Some(wit::Item::User(s)), Item::User { text }) => refill(s, text),
+                    (Some(wit::Item::System(s)), Item::System { text }) => refill(s, text),
+                    (Some(slot), _) => *slot = item_to_wit(item),
+                    (None, _) => out.items.push(item_to_wit(item)),
+                }
+            }
+        }
+
+        thread_local! {
+            /// The last prompt converted on this thread, reused by [`with_prompt`].
+            static PROMPT: std::cell::RefCell<wit::SubmittedPrompt> =
+                const { std::cell::RefCell::new(wit::SubmittedPrompt {
+                    session: String::new(),
+                    text: String::new(),
+                    items: Vec::new(),
+                }) };
+        }
+
+        /// Run `f` with `p` as a WIT prompt, written into this thread's reused one (a nested
+        /// call converts afresh). Buffers over 64 KiB are let go afterwards, so a large prompt
+        /// is not held on to.
+        pub(crate) fn with_prompt<R>(
+            p: &SubmittedPrompt,
+            f: impl FnOnce(&wit::SubmittedPrompt) -> R,
+        ) -> R {
+            PROMPT.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut reused) => {
+                    prompt_into_wit(p, &mut reused);
+                    let out = f(&reused);
+                    let held = reused.text.capacity()
+                        + reused
+                            .items
+                            .iter()
+                            .map(|i| match i {
+                                wit::Item::User(s) | wit::Item::System(s) => s.capacity(),
+                                _ => 0,
+                            })
+                            .sum::<usize>();
+                    if held > 64 << 10 {
+                        *reused = wit::SubmittedPrompt {
+                            session: String::new(),
+                            text: String::new(),
+                            items: Vec::new(),
+                        };
+                    }
+                    out
+                }
+                Err(_) => f(&prompt_to_wit(p)),
+            })
+        }
+
         pub(crate) fn request_to_wit(r: &RequestInfo) -> wit::RequestInfo {
             wit::RequestInfo {
                 session: r.session.clone(),

@@ -85,6 +85,11 @@ fn base_config() -> Config {
         .epoch_interruption(true)
         .cranelift_opt_level(OptLevel::Speed)
         .max_wasm_stack(512 << 10);
+    // `WARDEN_PERF_MAP=1`: name the compiled guest functions for `perf` (a `/tmp/perf-PID.map`
+    // file), to profile a plugin inside the host.
+    if std::env::var_os("WARDEN_PERF_MAP").is_some_and(|v| v == "1") {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     config
 }
 

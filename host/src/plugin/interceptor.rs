@@ -102,10 +102,11 @@ impl InterceptorPlugin {
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginError> {
         let decision = each_version!(&mut self.managed, m, conv => {
-            let arg = conv::prompt_to_wit(prompt);
-            let action = m.call("on-prompt-submit", |b, store| {
-                b.warden_plugin_intercept()
-                    .call_on_prompt_submit(store, &arg)
+            let action = conv::with_prompt(prompt, |arg| {
+                m.call("on-prompt-submit", |b, store| {
+                    b.warden_plugin_intercept()
+                        .call_on_prompt_submit(store, arg)
+                })
             })?;
             conv::prompt_action_from_wit(action)
         });

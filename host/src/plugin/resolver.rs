@@ -11,6 +11,7 @@ use wasmtime_wasi::FsPerms;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
+use super::instance::in_wasi_runtime;
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
 use super::preopen::{Preopens, with_roots};
@@ -140,18 +141,20 @@ impl ResolverPlugin {
         request: &ResolveRequest,
     ) -> Result<Result<Resolved, ResolveError>, PluginError> {
         let max_output = self.limits.max_output_bytes;
-        Ok(each_version!(&mut self.managed, m, conv => {
-            let arg = conv::file_ref_to_wit(request);
-            let answer = m.call("resolve", |b, store| {
-                b.warden_plugin_resolve().call_resolve(store, &arg)
-            })?;
-            Self::held_to_caps(self.name, "resolve", &answer, |r| {
-                caps::check_resolved(r, request.max_bytes, max_output)
-            })?;
-            answer
-                .map(conv::resolved_from_wit)
-                .map_err(conv::resolve_error_from_wit)
-        }))
+        in_wasi_runtime(|| {
+            Ok(each_version!(&mut self.managed, m, conv => {
+                let arg = conv::file_ref_to_wit(request);
+                let answer = m.call("resolve", |b, store| {
+                    b.warden_plugin_resolve().call_resolve(store, &arg)
+                })?;
+                Self::held_to_caps(self.name, "resolve", &answer, |r| {
+                    caps::check_resolved(r, request.max_bytes, max_output)
+                })?;
+                answer
+                    .map(conv::resolved_from_wit)
+                    .map_err(conv::resolve_error_from_wit)
+            }))
+        })
     }
 
     /// The model's `read_file` tool.
@@ -163,18 +166,20 @@ impl ResolverPlugin {
         max_bytes: u64,
     ) -> Result<Result<FileChunk, ResolveError>, PluginError> {
         let max_output = self.limits.max_output_bytes;
-        Ok(each_version!(&mut self.managed, m, conv => {
-            let answer = m.call("read-file", |b, store| {
-                b.warden_plugin_resolve()
-                    .call_read_file(store, path, offset, limit, max_bytes)
-            })?;
-            Self::held_to_caps(self.name, "read-file", &answer, |c| {
-                caps::check_chunk(c, max_bytes, max_output)
-            })?;
-            answer
-                .map(conv::chunk_from_wit)
-                .map_err(conv::resolve_error_from_wit)
-        }))
+        in_wasi_runtime(|| {
+            Ok(each_version!(&mut self.managed, m, conv => {
+                let answer = m.call("read-file", |b, store| {
+                    b.warden_plugin_resolve()
+                        .call_read_file(store, path, offset, limit, max_bytes)
+                })?;
+                Self::held_to_caps(self.name, "read-file", &answer, |c| {
+                    caps::check_chunk(c, max_bytes, max_output)
+                })?;
+                answer
+                    .map(conv::chunk_from_wit)
+                    .map_err(conv::resolve_error_from_wit)
+            }))
+        })
     }
 
     /// The model's `list_files` tool.
@@ -184,18 +189,20 @@ impl ResolverPlugin {
         max_entries: u32,
     ) -> Result<Result<Listing, ResolveError>, PluginError> {
         let max_output = self.limits.max_output_bytes;
-        Ok(each_version!(&mut self.managed, m, conv => {
-            let answer = m.call("list-files", |b, store| {
-                b.warden_plugin_resolve()
-                    .call_list_files(store, path, max_entries)
-            })?;
-            Self::held_to_caps(self.name, "list-files", &answer, |l| {
-                caps::check_listing(l, max_entries, max_output)
-            })?;
-            answer
-                .map(conv::listing_from_wit)
-                .map_err(conv::resolve_error_from_wit)
-        }))
+        in_wasi_runtime(|| {
+            Ok(each_version!(&mut self.managed, m, conv => {
+                let answer = m.call("list-files", |b, store| {
+                    b.warden_plugin_resolve()
+                        .call_list_files(store, path, max_entries)
+                })?;
+                Self::held_to_caps(self.name, "list-files", &answer, |l| {
+                    caps::check_listing(l, max_entries, max_output)
+                })?;
+                answer
+                    .map(conv::listing_from_wit)
+                    .map_err(conv::resolve_error_from_wit)
+            }))
+        })
     }
 }
 

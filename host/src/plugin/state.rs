@@ -49,8 +49,32 @@ pub(crate) fn closed_wasi() -> wasmtime_wasi::WasiCtxBuilder {
         .allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false)
-        .socket_addr_check(|_, _| Box::pin(async { false }));
+        .socket_addr_check(|_, _| Box::pin(async { false }))
+        .env(GUEST_LOG_LEVEL_VARIABLE, guest_log_level());
     builder
+}
+
+/// The variable that tells a guest the least severe level of its log lines the host records,
+/// so that the SDK neither formats nor sends the others (each line is a call into the host).
+pub(crate) const GUEST_LOG_LEVEL_VARIABLE: &str = "WARDEN_LOG_LEVEL";
+
+/// The least severe level recorded for guest lines (target `warden::plugin::guest`) by the
+/// subscriber in force: `trace` … `error`, or `off`.
+pub(crate) fn guest_log_level() -> &'static str {
+    use tracing::Level;
+    if tracing::enabled!(target: "warden::plugin::guest", Level::TRACE) {
+        "trace"
+    } else if tracing::enabled!(target: "warden::plugin::guest", Level::DEBUG) {
+        "debug"
+    } else if tracing::enabled!(target: "warden::plugin::guest", Level::INFO) {
+        "info"
+    } else if tracing::enabled!(target: "warden::plugin::guest", Level::WARN) {
+        "warn"
+    } else if tracing::enabled!(target: "warden::plugin::guest", Level::ERROR) {
+        "error"
+    } else {
+        "off"
+    }
 }
 
 /// The WASI factory of interceptors and hooks: [`closed_wasi`] with stderr captured.

@@ -22,7 +22,7 @@ use super::convert::MAX_PLUGIN_STRING;
 use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::inspect::{ComponentInfo, World};
-use super::instance::Managed;
+use super::instance::{Managed, in_wasi_runtime};
 use super::limits::Limits;
 use super::loader::load_file;
 use super::outgoing::HttpFigures;
@@ -253,13 +253,15 @@ impl PluginTool {
         let deadline = Instant::now() + self.limits.timeout;
         let hosts = shared.hosts.clone();
         let name = self.spec.name.as_str();
-        let answer = shared.managed.call("call", |b, store| {
-            store.data_mut().outgoing.begin_call(&hosts, deadline);
-            let answer = b
-                .warden_plugin_act()
-                .call_call(&mut *store, name, arguments);
-            figures = store.data().outgoing.figures;
-            answer
+        let answer = in_wasi_runtime(|| {
+            shared.managed.call("call", |b, store| {
+                store.data_mut().outgoing.begin_call(&hosts, deadline);
+                let answer = b
+                    .warden_plugin_act()
+                    .call_call(&mut *store, name, arguments);
+                figures = store.data().outgoing.figures;
+                answer
+            })
         });
         let max = self.limits.max_output_bytes;
         let output = answer.and_then(|answer| {

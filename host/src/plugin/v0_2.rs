@@ -255,6 +255,54 @@ mod tests {
         assert!(crate::plugin::v0_1::convert::event_to_wit(&event).is_none());
     }
 
+    /// The reused WIT prompt is, after every call, exactly the fresh conversion: more items,
+    /// fewer items, another kind of item at the same place, an empty prompt, and a prompt over
+    /// the size the thread keeps.
+    #[test]
+    fn a_reused_prompt_is_the_fresh_conversion_each_time() {
+        use crate::domain::{Item, SubmittedPrompt};
+        let prompt = |text: &str, items: Vec<Item>| SubmittedPrompt {
+            session: format!("s-{}", text.len()),
+            text: text.to_owned(),
+            items,
+        };
+        let sequence = [
+            prompt("first", vec![Item::user("first"), Item::system("file a")]),
+            prompt(
+                "longer second prompt",
+                vec![Item::user("longer second prompt")],
+            ),
+            prompt(
+                "third",
+                vec![
+                    Item::assistant("not a user item"),
+                    Item::system("b"),
+                    Item::user("c"),
+                ],
+            ),
+            prompt("", Vec::new()),
+            prompt(
+                &"x".repeat(100 << 10),
+                vec![Item::user("x".repeat(100 << 10))],
+            ),
+            prompt("after", vec![Item::system("s"), Item::user("after")]),
+        ];
+        for p in &sequence {
+            let fresh = format!("{:?}", convert::prompt_to_wit(p));
+            let reused = convert::with_prompt(p, |w| format!("{w:?}"));
+            assert_eq!(reused, fresh);
+        }
+        // A nested call (the thread's value is in use) converts afresh.
+        let outer = &sequence[0];
+        let inner = &sequence[2];
+        let (a, b) = convert::with_prompt(outer, |o| {
+            let b = convert::with_prompt(inner, |i| format!("{i:?}"));
+            (format!("{o:?}"), b)
+        });
+        assert_eq!(a, format!("{:?}", convert::prompt_to_wit(outer)));
+        assert_eq!(b, format!("{:?}", convert::prompt_to_wit(inner)));
+    }
+
     #[test]
     fn rewritten_arguments_must_be_a_json_object_within_the_cap() {
         let rewrite =

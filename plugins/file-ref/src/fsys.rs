@@ -85,6 +85,16 @@ mod imp {
         }
     }
 
+    impl OpenFile {
+        /// At most `len` bytes from the current position (empty at the end).
+        pub fn read_chunk(&mut self, len: usize) -> io::Result<Vec<u8>> {
+            let mut chunk = vec![0; len];
+            let n = self.0.read(&mut chunk)?;
+            chunk.truncate(n);
+            Ok(chunk)
+        }
+    }
+
     /// Open `path` for reading; returns the handle and its metadata, checked again on the
     /// handle (`known` is what an earlier `lstat` said).
     pub fn open(path: &Path, _known: Meta) -> io::Result<(OpenFile, Meta)> {
@@ -179,6 +189,9 @@ mod imp {
 
     thread_local! {
         static PREOPENS: OnceCell<Preopens> = const { OnceCell::new() };
+        /// Roots that are preopens themselves, with the preopen's index: asked on every call.
+        static ROOT_PREOPENS: std::cell::RefCell<Vec<(std::path::PathBuf, usize)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
     }
 
     fn parts(path: &Path) -> Vec<String> {
@@ -279,6 +292,16 @@ mod imp {
     impl Dir {
         /// The root directory at `path` (a preopen, or a directory below one).
         pub fn root(path: &Path) -> io::Result<Self> {
+            let known = ROOT_PREOPENS.with(|roots| {
+                roots
+                    .borrow()
+                    .iter()
+                    .find(|(root, _)| root == path)
+                    .map(|(_, index)| *index)
+            });
+            if let Some(index) = known {
+                return Ok(Self::Preopen(index));
+            }
             PREOPENS.with(|cell| {
                 let preopens = init(cell);
                 let wanted = parts(path);
@@ -297,6 +320,7 @@ mod imp {
                 };
                 let rel = wanted[root.len()..].join("/");
                 if rel.is_empty() {
+                    ROOT_PREOPENS.with(|roots| roots.borrow_mut().push((path.to_owned(), index)));
                     return Ok(Self::Preopen(index));
                 }
                 dir.open_at(
@@ -398,14 +422,24 @@ mod imp {
 
     impl Read for OpenFile {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let (bytes, _eof) = self
-                .descriptor
-                .read(buf.len() as u64, self.offset)
-                .map_err(error)?;
+            let bytes = self.read_chunk(buf.len())?;
             let n = bytes.len().min(buf.len());
             buf[..n].copy_from_slice(&bytes[..n]);
-            self.offset += n as u64;
             Ok(n)
+        }
+    }
+
+    impl OpenFile {
+        /// At most `len` bytes from the current position (empty at the end): the buffer the
+        /// host wrote them into, not a copy.
+        pub fn read_chunk(&mut self, len: usize) -> io::Result<Vec<u8>> {
+            let (mut bytes, _eof) = self
+                .descriptor
+                .read(len as u64, self.offset)
+                .map_err(error)?;
+            bytes.truncate(len);
+            self.offset += bytes.len() as u64;
+            Ok(bytes)
         }
     }
 
@@ -463,27 +497,32 @@ mod imp {
 }
 
 /// Read at most `limit` bytes from the start of `file`, in as few calls as possible; `size` is
-/// the file's size as last seen (the buffer never exceeds it by more than a little).
+/// the file's size as last seen (the buffer never exceeds it by more than a little). When one
+/// call reads it all, the buffer is the one the read filled, with no copy.
 pub fn read_prefix(file: &mut OpenFile, limit: usize, size: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
     let limit = limit.min(
         usize::try_from(size)
             .unwrap_or(usize::MAX)
             .saturating_add(1),
     );
-    let mut buf = vec![0u8; limit];
-    let mut filled = 0;
+    let mut buf: Vec<u8> = Vec::new();
     // Stop at the known size too: one read call for a whole small file.
     let size = usize::try_from(size).unwrap_or(usize::MAX);
-    while filled < limit && (filled < size || filled == 0) {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+    while buf.len() < limit && (buf.len() < size || buf.is_empty()) {
+        let chunk = match file.read_chunk(limit - buf.len()) {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        if buf.is_empty() {
+            buf = chunk;
+        } else {
+            buf.extend_from_slice(&chunk);
         }
     }
-    buf.truncate(filled);
     Ok(buf)
 }
 

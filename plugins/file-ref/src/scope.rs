@@ -84,7 +84,8 @@ impl Located {
 
 /// Resolve `input` against `roots`.
 pub fn locate(roots: &[PathBuf], input: &str) -> Result<Located, ResolveError> {
-    let shown = printable(input);
+    // Made printable only for a message: most calls succeed.
+    let shown = Shown(input);
     if input.contains('\0') {
         return Err(ResolveError::NotFound(format!(
             "{shown}: invalid file name (NUL byte)"
@@ -237,7 +238,7 @@ fn split_root(roots: &[PathBuf], input: &str) -> Option<(usize, Vec<String>)> {
     best.map(|(index, len)| (index, parts[len..].to_vec()))
 }
 
-fn absolute_link(shown: &str) -> ResolveError {
+fn absolute_link(shown: &Shown<'_>) -> ResolveError {
     ResolveError::OutOfScope(format!(
         "{shown}: a symbolic link with an absolute target leads outside the workspace"
     ))
@@ -270,7 +271,7 @@ fn lexical_normalise(parts: &[String]) -> Option<String> {
     Some(out.join("/"))
 }
 
-fn io_error(shown: &str, e: &std::io::Error) -> ResolveError {
+fn io_error(shown: &Shown<'_>, e: &std::io::Error) -> ResolveError {
     match e.kind() {
         ErrorKind::NotFound | ErrorKind::NotADirectory => {
             ResolveError::NotFound(format!("{shown}: no such file or directory"))
@@ -280,6 +281,15 @@ fn io_error(shown: &str, e: &std::io::Error) -> ResolveError {
         }
         ErrorKind::PermissionDenied => ResolveError::Io(format!("{shown}: permission denied")),
         _ => ResolveError::Io(format!("{shown}: {e}")),
+    }
+}
+
+/// A path as written, shown in a message as [`printable`] makes it.
+struct Shown<'a>(&'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&printable(self.0))
     }
 }
 

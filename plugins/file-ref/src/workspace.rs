@@ -10,7 +10,7 @@ use crate::lines::{SelectError, select_lines};
 use crate::listing::{self, Listed};
 use crate::scope::{self, Located};
 use crate::settings::Settings;
-use crate::text::{self, MARGIN, checked_prefix};
+use crate::text::{self, MARGIN, checked_prefix, checked_prefix_owned};
 
 /// The workspace as the resolver sees it.
 #[derive(Debug)]
@@ -186,7 +186,9 @@ impl Workspace {
                 self.deny.file(rel)
             }
         };
-        if located.lexical.as_deref().is_some_and(denied) || denied(&located.real) {
+        // The written path is checked as well as the real one, once when they are the same.
+        let lexical = located.lexical.as_deref().filter(|l| *l != located.real);
+        if lexical.is_some_and(denied) || denied(&located.real) {
             return Err(ResolveError::Denied(format!(
                 "{} matches the workspace's deny list",
                 scope::printable(&shown)
@@ -281,14 +283,15 @@ fn check_range(shown: &str, range: LineRange) -> Result<(), ResolveError> {
 
 /// Open a file that was checked to be regular, and check again on the open handle.
 fn open_regular(target: &Target) -> Result<(OpenFile, Meta), ResolveError> {
-    let shown = scope::printable(&target.shown);
+    let shown = || scope::printable(&target.shown);
     let (file, meta) = target
         .located
         .open_file()
-        .map_err(|e| ResolveError::Io(format!("{shown}: {e}")))?;
+        .map_err(|e| ResolveError::Io(format!("{}: {e}", shown())))?;
     if !meta.is_file() {
         return Err(ResolveError::Special(format!(
-            "{shown} is not a regular file"
+            "{} is not a regular file",
+            shown()
         )));
     }
     Ok((file, meta))
@@ -305,7 +308,7 @@ fn read_head(
     let bytes = fsys::read_prefix(&mut file, cap.saturating_add(MARGIN), size)
         .map_err(|e| ResolveError::Io(format!("{}: {e}", scope::printable(shown))))?;
     let more = bytes.len() > cap;
-    checked_prefix(&bytes, cap, more).map_err(|e| binary(shown, e))
+    checked_prefix_owned(bytes, cap, more).map_err(|e| binary(shown, e))
 }
 
 fn binary(shown: &str, why: text::NotText) -> ResolveError {

@@ -3,11 +3,14 @@
 //!
 //! Config: `word` (required), `context` (the text to add; default names the word).
 
+use memchr::memmem::Finder;
 use warden_plugin::interceptor::{Interceptor, PromptAction, SubmittedPrompt};
 use warden_plugin::{Config, Item};
 
 struct KeywordContext {
     word: String,
+    /// A searcher for `word`, built once: every prompt is searched for it.
+    finder: Finder<'static>,
     context: String,
 }
 
@@ -21,11 +24,16 @@ impl Interceptor for KeywordContext {
             .get("context")
             .map(str::to_owned)
             .unwrap_or_else(|| format!("The prompt mentions {word}."));
-        Ok(Self { word, context })
+        let finder = Finder::new(word.as_bytes()).into_owned();
+        Ok(Self {
+            word,
+            finder,
+            context,
+        })
     }
 
     fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
-        if prompt.text.contains(&self.word) {
+        if self.finder.find(prompt.text.as_bytes()).is_some() {
             warden_plugin::debug!("found {:?}", self.word);
             PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
         } else {

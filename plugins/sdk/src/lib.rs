@@ -44,7 +44,7 @@ pub mod tool;
 pub mod workspace;
 
 pub use config::Config;
-pub use log::{LogLevel, log};
+pub use log::{LEVEL_VARIABLE, LogLevel, log, log_enabled};
 pub use types::*;
 
 #[doc(hidden)]
