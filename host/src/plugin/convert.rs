@@ -101,19 +101,22 @@ macro_rules! wit_conversions {
             }
         }
 
+        /// A prompt with nothing in it (and no buffers).
+        const EMPTY_PROMPT: wit::SubmittedPrompt = wit::SubmittedPrompt {
+            session: String::new(),
+            text: String::new(),
+            items: Vec::new(),
+        };
+
         thread_local! {
             /// The last prompt converted on this thread, reused by [`with_prompt`].
             static PROMPT: std::cell::RefCell<wit::SubmittedPrompt> =
-                const { std::cell::RefCell::new(wit::SubmittedPrompt {
-                    session: String::new(),
-                    text: String::new(),
-                    items: Vec::new(),
-                }) };
+                const { std::cell::RefCell::new(EMPTY_PROMPT) };
         }
 
         /// Run `f` with `p` as a WIT prompt, written into this thread's reused one (a nested
-        /// call converts afresh). Buffers over 64 KiB are let go afterwards, so a large prompt
-        /// is not held on to.
+        /// call converts afresh). After a prompt over 64 KiB the buffers are let go, so a large
+        /// prompt is not held on to.
         pub(crate) fn with_prompt<R>(
             p: &SubmittedPrompt,
             f: impl FnOnce(&wit::SubmittedPrompt) -> R,
@@ -122,21 +125,10 @@ macro_rules! wit_conversions {
                 Ok(mut reused) => {
                     prompt_into_wit(p, &mut reused);
                     let out = f(&reused);
-                    let held = reused.text.capacity()
-                        + reused
-                            .items
-                            .iter()
-                            .map(|i| match i {
-                                wit::Item::User(s) | wit::Item::System(s) => s.capacity(),
-                                _ => 0,
-                            })
-                            .sum::<usize>();
-                    if held > 64 << 10 {
-                        *reused = wit::SubmittedPrompt {
-                            session: String::new(),
-                            text: String::new(),
-                            items: Vec::new(),
-                        };
+                    if p.text.len() + p.items.iter().map(|i| i.text().len()).sum::<usize>()
+                        > 64 << 10
+                    {
+                        *reused = EMPTY_PROMPT;
                     }
                     out
                 }

@@ -189,9 +189,6 @@ mod imp {
 
     thread_local! {
         static PREOPENS: OnceCell<Preopens> = const { OnceCell::new() };
-        /// Roots that are preopens themselves, with the preopen's index: asked on every call.
-        static ROOT_PREOPENS: std::cell::RefCell<Vec<(std::path::PathBuf, usize)>> =
-            const { std::cell::RefCell::new(Vec::new()) };
     }
 
     fn parts(path: &Path) -> Vec<String> {
@@ -203,13 +200,14 @@ mod imp {
             .collect()
     }
 
-    type Preopens = Vec<(Descriptor, Vec<String>)>;
+    /// Each preopen: its descriptor, its guest path's components, and that path.
+    type Preopens = Vec<(Descriptor, Vec<String>, std::path::PathBuf)>;
 
     fn init(cell: &OnceCell<Preopens>) -> &Preopens {
         cell.get_or_init(|| {
             get_directories()
                 .into_iter()
-                .map(|(d, name)| (d, parts(Path::new(&name))))
+                .map(|(d, name)| (d, parts(Path::new(&name)), name.into()))
                 .collect()
         })
     }
@@ -225,9 +223,11 @@ mod imp {
             let wanted = parts(path);
             let best = preopens
                 .iter()
-                .filter(|(_, root)| wanted.len() >= root.len() && wanted[..root.len()] == root[..])
-                .max_by_key(|(_, root)| root.len());
-            let Some((dir, root)) = best else {
+                .filter(|(_, root, _)| {
+                    wanted.len() >= root.len() && wanted[..root.len()] == root[..]
+                })
+                .max_by_key(|(_, root, _)| root.len());
+            let Some((dir, root, _)) = best else {
                 return Err(io::Error::new(
                     ErrorKind::PermissionDenied,
                     "outside every preopened directory",
@@ -292,27 +292,21 @@ mod imp {
     impl Dir {
         /// The root directory at `path` (a preopen, or a directory below one).
         pub fn root(path: &Path) -> io::Result<Self> {
-            let known = ROOT_PREOPENS.with(|roots| {
-                roots
-                    .borrow()
-                    .iter()
-                    .find(|(root, _)| root == path)
-                    .map(|(_, index)| *index)
-            });
-            if let Some(index) = known {
-                return Ok(Self::Preopen(index));
-            }
             PREOPENS.with(|cell| {
                 let preopens = init(cell);
+                // A root is usually a preopen itself: found without splitting its path.
+                if let Some(index) = preopens.iter().position(|(_, _, name)| name == path) {
+                    return Ok(Self::Preopen(index));
+                }
                 let wanted = parts(path);
                 let best = preopens
                     .iter()
                     .enumerate()
-                    .filter(|(_, (_, root))| {
+                    .filter(|(_, (_, root, _))| {
                         wanted.len() >= root.len() && wanted[..root.len()] == root[..]
                     })
-                    .max_by_key(|(_, (_, root))| root.len());
-                let Some((index, (dir, root))) = best else {
+                    .max_by_key(|(_, (_, root, _))| root.len());
+                let Some((index, (dir, root, _))) = best else {
                     return Err(io::Error::new(
                         ErrorKind::PermissionDenied,
                         "outside every preopened directory",
@@ -320,7 +314,6 @@ mod imp {
                 };
                 let rel = wanted[root.len()..].join("/");
                 if rel.is_empty() {
-                    ROOT_PREOPENS.with(|roots| roots.borrow_mut().push((path.to_owned(), index)));
                     return Ok(Self::Preopen(index));
                 }
                 dir.open_at(
@@ -338,7 +331,7 @@ mod imp {
             match self {
                 Self::Opened(d) => f(d),
                 Self::Preopen(index) => PREOPENS.with(|cell| match init(cell).get(*index) {
-                    Some((d, _)) => f(d),
+                    Some((d, _, _)) => f(d),
                     None => Err(io::Error::other("preopen missing")),
                 }),
             }
