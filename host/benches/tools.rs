@@ -2,7 +2,7 @@
 //! tool — three ways, side by side:
 //!
 //! - **wasm**: the `tool-guard` sample (a 0.2.0 interceptor) in the chain, then the `grep-tool`
-//!   sample (a tool plugin with `fs = "read"`), through [`pre_tool_verdict`] and
+//!   sample (a tool plugin with `fs = "read"`), through [`run_pre_tool`] and
 //!   [`ToolRegistry::output`], the two steps a turn takes per call (`worker/turn/tool_calls.rs`);
 //! - **native**: the same guard and the same search written as Rust trait objects (same globs,
 //!   same regex, same deny globs and caps): the floor;
@@ -40,7 +40,7 @@ use warden::domain::{
 use warden::plugin::{
     EngineOptions, InterceptorPlugin, Limits, PluginEngine, ToolLoad, ToolPlugin,
 };
-use warden::worker::{ChainEntry, ToolOwner, ToolRegistry, pre_tool_verdict};
+use warden::worker::{ChainEntry, ToolOwner, ToolRegistry, run_pre_tool};
 
 const TOOL_GUARD: &str = env!("WARDEN_TOOL_GUARD_WASM");
 const GREP_TOOL: &str = env!("WARDEN_GREP_TOOL_WASM");
@@ -658,9 +658,19 @@ fn wasm_grep(engine: &PluginEngine, root: &Path) -> (ToolPlugin, ToolRegistry) {
     (plugin, registry)
 }
 
+/// The chain's verdict on `call`, as a turn asks it: the call with the arguments the tool
+/// receives, or the reason it was denied.
+fn verdict(chain: &mut [ChainEntry], call: &ToolCall) -> Result<ToolCall, String> {
+    let run = run_pre_tool(chain, call);
+    match run.outcome().denied() {
+        Some((_, reason)) => Err(reason.to_owned()),
+        None => Ok(run.outcome().call_to_run()),
+    }
+}
+
 /// What a turn does per call: the chain's verdict, then the tool with the arguments it gave.
 fn one_call(chain: &mut [ChainEntry], registry: &mut ToolRegistry, call: &ToolCall) -> ToolOutput {
-    let call = pre_tool_verdict(chain, call).unwrap();
+    let call = verdict(chain, call).unwrap();
     registry.output(&call, &mut NoResolver)
 }
 
@@ -705,20 +715,11 @@ fn tool_calls(c: &mut Criterion) {
             name: name.into(),
             arguments,
         };
-        let native = pre_tool_verdict(&mut native_chain, &probe).map_err(|d| d.reason);
-        assert_eq!(
-            pre_tool_verdict(&mut wasm_chain, &probe).map_err(|d| d.reason),
-            native
-        );
-        assert_eq!(
-            pre_tool_verdict(&mut hook_chain, &probe).map_err(|d| d.reason),
-            native
-        );
+        let native = verdict(&mut native_chain, &probe);
+        assert_eq!(verdict(&mut wasm_chain, &probe), native);
+        assert_eq!(verdict(&mut hook_chain, &probe), native);
         if let Some(chain) = python_chain.as_mut() {
-            assert_eq!(
-                pre_tool_verdict(chain, &probe).map_err(|d| d.reason),
-                native
-            );
+            assert_eq!(verdict(chain, &probe), native);
         }
     }
     if let Some(chain) = python_chain.as_mut() {
@@ -754,10 +755,10 @@ fn tool_calls(c: &mut Criterion) {
     // The parts on their own: each guard's verdict, each grep.
     let mut group = c.benchmark_group("tool call parts");
     group.bench_function("guard: native", |b| {
-        b.iter(|| black_box(pre_tool_verdict(&mut native_chain, black_box(&call)).unwrap()))
+        b.iter(|| black_box(verdict(&mut native_chain, black_box(&call)).unwrap()))
     });
     group.bench_function("guard: wasm", |b| {
-        b.iter(|| black_box(pre_tool_verdict(&mut wasm_chain, black_box(&call)).unwrap()))
+        b.iter(|| black_box(verdict(&mut wasm_chain, black_box(&call)).unwrap()))
     });
     group.bench_function("grep: native", |b| {
         b.iter(|| black_box(native_tools.output(black_box(&call), &mut NoResolver)))
@@ -767,11 +768,11 @@ fn tool_calls(c: &mut Criterion) {
     });
     group.sample_size(20);
     group.bench_function("guard: process hook", |b| {
-        b.iter(|| black_box(pre_tool_verdict(&mut hook_chain, black_box(&call)).unwrap()))
+        b.iter(|| black_box(verdict(&mut hook_chain, black_box(&call)).unwrap()))
     });
     if let Some(chain) = python_chain.as_mut() {
         group.bench_function("guard: process hook, Python 3", |b| {
-            b.iter(|| black_box(pre_tool_verdict(chain, black_box(&call)).unwrap()))
+            b.iter(|| black_box(verdict(chain, black_box(&call)).unwrap()))
         });
     }
     // What starting the Rust hook costs before it reads anything (this bench binary is large).

@@ -27,3 +27,5 @@ pub mod worker;
 
 #[cfg(test)]
 mod layering;
+#[cfg(test)]
+mod point_names;

@@ -28,6 +28,7 @@ mod plugins_hostile;
 mod policy;
 mod policy_hold;
 mod reminders;
+mod replay;
 mod resume;
 mod store;
 mod support;

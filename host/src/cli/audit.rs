@@ -174,6 +174,9 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
                 }
                 turn.tools.push(value);
             }
+            // What each call point was asked, by reference to the history: the input of
+            // `warden plugin replay`, not something that left the machine.
+            AuditEvent::Point(_) => {}
             other => turn.other.push(json!({ "event": other, "ts": at })),
         }
     }

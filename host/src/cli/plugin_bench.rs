@@ -13,7 +13,8 @@ use serde_json::json;
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
 use crate::domain::{
-    Event, Hook, Interceptor, Item, RequestInfo, ResolveRequest, SubmittedPrompt, TurnInfo,
+    CallPoint, Event, Hook, Interceptor, Item, RequestInfo, ResolveRequest, SubmittedPrompt,
+    TurnInfo,
 };
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
@@ -240,13 +241,15 @@ impl Loaded {
                     continuations: 0,
                 };
                 Ok(vec![
-                    figures(p, "on-prompt-submit", |p| {
+                    figures(p, CallPoint::OnPromptSubmit.name(), |p| {
                         p.on_prompt_submit(&submitted).map(drop)
                     })?,
-                    figures(p, "pre-llm-request", |p| {
+                    figures(p, CallPoint::PreLlmRequest.name(), |p| {
                         p.pre_llm_request(&request).map(drop)
                     })?,
-                    figures(p, "on-turn-end", |p| p.on_turn_end(&turn).map(drop))?,
+                    figures(p, CallPoint::OnTurnEnd.name(), |p| {
+                        p.on_turn_end(&turn).map(drop)
+                    })?,
                 ])
             }
             Self::Hook(p) => {

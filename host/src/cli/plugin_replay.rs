@@ -15,8 +15,8 @@ use crate::plugin::{
 };
 use crate::store::{load, read_audit};
 use crate::worker::replay::{
-    Decision, PointInput, ReplayRow, recorded_events, recorded_points, replay_hook,
-    replay_interceptor,
+    Decision, PointInput, PointsFrom, ReplayRow, recorded_events, replay_hook, replay_interceptor,
+    session_points,
 };
 
 /// Replay session `session` into the plugin at `file`.
@@ -46,9 +46,9 @@ pub(crate) fn replay(
             let mut plugin =
                 InterceptorPlugin::load(&engine, &name, file, None, Limits::default(), init)
                     .map_err(|err| CliError::usage(err.to_string()))?;
-            let points = recorded_points(session, &loaded.records, &audit);
+            let (points, from) = session_points(session, &loaded.records, &audit);
             let rows = replay_interceptor(&points, &mut plugin);
-            print_rows(session, &rows, json, diff);
+            print_rows(session, &rows, from, json, diff);
         }
         World::Hook => {
             let mut plugin = HookPlugin::load(&engine, &name, file, None, Limits::default(), init)
@@ -94,10 +94,32 @@ fn input_json(input: &PointInput) -> serde_json::Value {
         }
         PointInput::Request(r) => json!({"step": r.step, "history_items": r.history_items}),
         PointInput::TurnEnd(t) => json!({"answer": t.answer, "continuations": t.continuations}),
+        PointInput::ToolCall(call) => {
+            json!({"tool": call.name, "call_id": call.id, "arguments": call.arguments})
+        }
+        PointInput::ToolResult(call, output) => json!({
+            "tool": call.name,
+            "call_id": call.id,
+            "arguments": call.arguments,
+            "is_error": output.is_error,
+            "bytes": output.content.len(),
+        }),
     }
 }
 
-fn print_rows(session: &str, rows: &[ReplayRow], json: bool, diff: bool) {
+/// What a session without recorded call points can and cannot replay.
+const FROM_HISTORY: &str = "this session has no recorded call points (it was written by an older warden): prompts, model requests and turn ends are rebuilt from its history; tool calls are not replayed";
+
+/// The points a row's decision would have prevented, for people.
+fn prevented(rows: &[ReplayRow], row: &ReplayRow) -> Vec<String> {
+    row.prevents
+        .iter()
+        .filter_map(|&i| rows.get(i))
+        .map(|r| format!("{} {}", r.point.input.point(), r.point.input.describe()))
+        .collect()
+}
+
+fn print_rows(session: &str, rows: &[ReplayRow], from: PointsFrom, json: bool, diff: bool) {
     let shown: Vec<&ReplayRow> = rows.iter().filter(|r| !diff || r.differs()).collect();
     if json {
         let points: Vec<_> = shown
@@ -111,33 +133,47 @@ fn print_rows(session: &str, rows: &[ReplayRow], json: bool, diff: bool) {
                     "chain": r.point.chain,
                     "now": r.now,
                     "differs": r.differs(),
+                    "unreached": r.unreached,
+                    "would_not_happen": prevented(rows, r),
                 })
             })
             .collect();
         let differ = rows.iter().filter(|r| r.differs()).count();
-        outln!(
-            "{}",
-            json!({"session": session, "points": points, "differ": differ})
-        );
+        let mut out = json!({"session": session, "from": from, "points": points, "differ": differ});
+        if from == PointsFrom::History {
+            out["note"] = json!(FROM_HISTORY);
+        }
+        outln!("{out}");
         return;
+    }
+    if from == PointsFrom::History {
+        outln!("note: {FROM_HISTORY}");
     }
     for row in shown {
         let mark = if row.differs() { "  ← differs" } else { "" };
-        let what = match &row.point.input {
-            PointInput::Prompt(p) => format!("{:?}", p.text),
-            PointInput::CancelledPrompt => "(prompt cancelled then; not recorded)".into(),
-            PointInput::Request(r) => format!("step {}", r.step),
-            PointInput::TurnEnd(t) => format!("answer {:?}", t.answer),
-        };
         outln!(
-            "turn {} {} {what}{mark}",
+            "turn {} {} {}{mark}",
             row.point.turn,
-            row.point.input.point()
+            row.point.input.point(),
+            row.point.input.describe()
         );
         outln!("  then: {}", describe(&row.point.then));
         match &row.now {
             Some(now) => outln!("  now:  {}", describe(now)),
+            None if row.unreached => outln!("  now:  (would not have happened)"),
             None => outln!("  now:  (not replayed)"),
+        }
+        // `--diff` keeps to the differing points themselves; the JSON always lists these.
+        let prevented = if diff {
+            Vec::new()
+        } else {
+            prevented(rows, row)
+        };
+        if !prevented.is_empty() {
+            outln!("  would not have happened after it:");
+            for what in prevented {
+                outln!("    {what}");
+            }
         }
     }
 }
@@ -158,6 +194,12 @@ fn describe(decision: &Decision) -> String {
             format!("continue-with {} item(s): {}", items.len(), list.join(", "))
         }
         Decision::Failed { message } => format!("failed: {message}"),
+        Decision::Allow => "allow".into(),
+        Decision::Deny { reason, by } => match by {
+            Some(by) => format!("deny({reason}) by {by}"),
+            None => format!("deny({reason})"),
+        },
+        Decision::Rewrite { arguments } => format!("rewrite {arguments}"),
     }
 }
 

@@ -10,6 +10,8 @@
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
 //!   fails; [`Approval`]: a person's answer on a tool call that needs it.
+//! - [`CallPoint`]: the points where plugins are asked, named once; [`DecidedBy`]: who
+//!   settled a tool call.
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
@@ -24,6 +26,7 @@ mod failure;
 mod intercept;
 mod item;
 mod observe;
+mod point;
 mod provider;
 mod report;
 mod resolve;
@@ -43,6 +46,7 @@ pub use intercept::{
 };
 pub use item::{Item, Source, ToolCall, UnknownSource};
 pub use observe::{Event, Hook};
+pub use point::{CallPoint, DecidedBy, UnknownPoint};
 pub use provider::ProviderKind;
 pub use report::RefReport;
 pub use resolve::{EntryKind, FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};

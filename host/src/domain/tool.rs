@@ -17,13 +17,17 @@ pub struct ToolSpec {
     pub input_schema: serde_json::Value,
 }
 
-/// What a tool call produced, committed as the call's `ToolResult` item.
+/// What a tool call produced: its text and error flag are committed as the call's
+/// `ToolResult` item; a tool plugin's own figures travel with it to the audit record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
     /// Output text for the model (or why the call failed).
     pub content: String,
     /// True when the call failed.
     pub is_error: bool,
+    /// What only a tool plugin knows of this call (outgoing HTTP, its own failure); `None`
+    /// for built-in tools.
+    pub figures: Option<ToolCallAudit>,
 }
 
 impl ToolOutput {
@@ -32,6 +36,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: false,
+            figures: None,
         }
     }
 
@@ -40,6 +45,15 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
+            figures: None,
+        }
+    }
+
+    /// The same output with a tool plugin's figures.
+    pub fn with_figures(self, figures: ToolCallAudit) -> Self {
+        Self {
+            figures: Some(figures),
+            ..self
         }
     }
 }
@@ -51,7 +65,7 @@ pub struct ToolContext<'a> {
     pub resolver: &'a mut dyn Resolve,
 }
 
-/// What only a tool plugin knows of its last call, for the audit record (the worker adds the
+/// What only a tool plugin knows of one call, for the audit record (the worker adds the
 /// plugin, its grants and the bytes in and out, which it knows itself). Built-in tools have
 /// none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,14 +89,9 @@ pub trait Tool {
     fn spec(&self) -> ToolSpec;
 
     /// Run one call with `arguments` (a JSON object). Bad arguments and failures are an
-    /// `is_error` output saying what was wrong, never a panic.
+    /// `is_error` output saying what was wrong, never a panic. A tool plugin returns its
+    /// figures with the output ([`ToolOutput::figures`]).
     fn run(&mut self, arguments: &serde_json::Value, context: &mut ToolContext<'_>) -> ToolOutput;
-
-    /// What the audit records of the last [`run`](Tool::run) (plugin tools); `None` for
-    /// built-in tools.
-    fn last_audit(&self) -> Option<ToolCallAudit> {
-        None
-    }
 
     /// A turn starts: per-turn failure counts start again (plugin tools: a plugin that failed
     /// twice in a turn is not called again in that turn).

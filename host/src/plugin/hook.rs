@@ -10,7 +10,7 @@ use super::inspect::{ComponentInfo, World};
 use super::limits::Limits;
 use super::version::{Versioned, VersionedManaged, each_version};
 use super::{v0_1, v0_2};
-use crate::domain::{Event, Hook, PluginFailure};
+use crate::domain::{CallPoint, Event, Hook, PluginFailure};
 
 /// A loaded hook plugin.
 pub struct HookPlugin {
@@ -55,7 +55,7 @@ impl HookPlugin {
             let Some(arg) = conv::event_to_wit(event) else {
                 return Ok(());
             };
-            m.call("on-event", |b, store| {
+            m.call(CallPoint::OnEvent.name(), |b, store| {
                 b.warden_plugin_observe().call_on_event(store, &arg)
             })
         })
@@ -72,6 +72,7 @@ impl Hook for HookPlugin {
     }
 
     fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {
-        HookPlugin::on_event(self, event).map_err(|e| e.into_failure(&self.name, "on-event"))
+        HookPlugin::on_event(self, event)
+            .map_err(|e| e.into_failure(&self.name, CallPoint::OnEvent.name()))
     }
 }

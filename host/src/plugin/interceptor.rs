@@ -12,8 +12,8 @@ use super::limits::Limits;
 use super::version::{Versioned, VersionedManaged, WitVersion, each_version};
 use super::{v0_1, v0_2};
 use crate::domain::{
-    Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt, ToolCall,
-    ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
+    CallPoint, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
+    ToolCall, ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
 };
 
 /// A loaded interceptor plugin.
@@ -103,7 +103,7 @@ impl InterceptorPlugin {
     ) -> Result<PromptDecision, PluginError> {
         let decision = each_version!(&mut self.managed, m, conv => {
             let action = conv::with_prompt(prompt, |arg| {
-                m.call("on-prompt-submit", |b, store| {
+                m.call(CallPoint::OnPromptSubmit.name(), |b, store| {
                     b.warden_plugin_intercept()
                         .call_on_prompt_submit(store, arg)
                 })
@@ -111,10 +111,12 @@ impl InterceptorPlugin {
             conv::prompt_action_from_wit(action)
         });
         match &decision {
-            PromptDecision::ContinueWith(items) => self.check_items("on-prompt-submit", items)?,
+            PromptDecision::ContinueWith(items) => {
+                self.check_items(CallPoint::OnPromptSubmit.name(), items)?
+            }
             PromptDecision::Cancel(reason) if reason.len() > self.limits.max_output_bytes => {
                 return Err(self.bad(
-                    "on-prompt-submit",
+                    CallPoint::OnPromptSubmit.name(),
                     format!("cancel reason of {} bytes", reason.len()),
                 ));
             }
@@ -127,13 +129,13 @@ impl InterceptorPlugin {
     pub fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
         let items: Vec<Item> = each_version!(&mut self.managed, m, conv => {
             let arg = conv::request_to_wit(request);
-            let items = m.call("pre-llm-request", |b, store| {
+            let items = m.call(CallPoint::PreLlmRequest.name(), |b, store| {
                 b.warden_plugin_intercept()
                     .call_pre_llm_request(store, &arg)
             })?;
             items.into_iter().map(conv::item_from_wit).collect()
         });
-        self.check_items("pre-llm-request", &items)?;
+        self.check_items(CallPoint::PreLlmRequest.name(), &items)?;
         Ok(items)
     }
 
@@ -141,13 +143,13 @@ impl InterceptorPlugin {
     pub fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
         let decision = each_version!(&mut self.managed, m, conv => {
             let arg = conv::turn_to_wit(turn);
-            let action = m.call("on-turn-end", |b, store| {
+            let action = m.call(CallPoint::OnTurnEnd.name(), |b, store| {
                 b.warden_plugin_intercept().call_on_turn_end(store, &arg)
             })?;
             conv::turn_end_from_wit(action)
         });
         if let TurnEndDecision::ContinueWith(items) = &decision {
-            self.check_items("on-turn-end", items)?;
+            self.check_items(CallPoint::OnTurnEnd.name(), items)?;
         }
         Ok(decision)
     }
@@ -159,11 +161,11 @@ impl InterceptorPlugin {
             return Ok(ToolDecision::Allow);
         };
         let arg = v0_2::convert::tool_call_to_wit(call);
-        let action = m.call("pre-tool-call", |b, store| {
+        let action = m.call(CallPoint::PreToolCall.name(), |b, store| {
             b.warden_plugin_intercept().call_pre_tool_call(store, &arg)
         })?;
         v0_2::convert::tool_action_from_wit(action, self.limits.max_output_bytes)
-            .map_err(|message| self.bad("pre-tool-call", message))
+            .map_err(|message| self.bad(CallPoint::PreToolCall.name(), message))
     }
 
     /// `post-tool-call` (0.2.0; a 0.1.0 component adds nothing), with the plugin host's own
@@ -178,7 +180,7 @@ impl InterceptorPlugin {
         };
         let arg = v0_2::convert::tool_call_to_wit(call);
         let result = v0_2::convert::tool_result_to_wit(&call.id, output);
-        let items = m.call("post-tool-call", |b, store| {
+        let items = m.call(CallPoint::PostToolCall.name(), |b, store| {
             b.warden_plugin_intercept()
                 .call_post_tool_call(store, &arg, &result)
         })?;
@@ -186,7 +188,7 @@ impl InterceptorPlugin {
             .into_iter()
             .map(v0_2::convert::item_from_wit)
             .collect();
-        self.check_items("post-tool-call", &items)?;
+        self.check_items(CallPoint::PostToolCall.name(), &items)?;
         Ok(items)
     }
 }
@@ -205,22 +207,22 @@ impl Interceptor for InterceptorPlugin {
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginFailure> {
         InterceptorPlugin::on_prompt_submit(self, prompt)
-            .map_err(|e| e.into_failure(&self.name, "on-prompt-submit"))
+            .map_err(|e| e.into_failure(&self.name, CallPoint::OnPromptSubmit.name()))
     }
 
     fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
         InterceptorPlugin::pre_llm_request(self, request)
-            .map_err(|e| e.into_failure(&self.name, "pre-llm-request"))
+            .map_err(|e| e.into_failure(&self.name, CallPoint::PreLlmRequest.name()))
     }
 
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
         InterceptorPlugin::on_turn_end(self, turn)
-            .map_err(|e| e.into_failure(&self.name, "on-turn-end"))
+            .map_err(|e| e.into_failure(&self.name, CallPoint::OnTurnEnd.name()))
     }
 
     fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {
         InterceptorPlugin::pre_tool_call(self, call)
-            .map_err(|e| e.into_failure(&self.name, "pre-tool-call"))
+            .map_err(|e| e.into_failure(&self.name, CallPoint::PreToolCall.name()))
     }
 
     fn post_tool_call(
@@ -229,6 +231,6 @@ impl Interceptor for InterceptorPlugin {
         output: &ToolOutput,
     ) -> Result<Vec<Item>, PluginFailure> {
         InterceptorPlugin::post_tool_call(self, call, output)
-            .map_err(|e| e.into_failure(&self.name, "post-tool-call"))
+            .map_err(|e| e.into_failure(&self.name, CallPoint::PostToolCall.name()))
     }
 }

@@ -45,7 +45,6 @@ pub const MAX_TOOL_NAME: usize = 64;
 struct Shared {
     managed: Managed<v0_2::ToolWorld>,
     hosts: Vec<String>,
-    last: Option<ToolCallAudit>,
 }
 
 /// A loaded tool plugin.
@@ -125,7 +124,6 @@ impl ToolPlugin {
             shared: Arc::new(Mutex::new(Shared {
                 managed,
                 hosts: load.grants.allowed_hosts.clone(),
-                last: None,
             })),
         })
     }
@@ -310,18 +308,13 @@ impl Tool for PluginTool {
                 (ToolOutput::error(message.clone()), Some(message))
             }
         };
-        shared.last = Some(ToolCallAudit {
+        output.with_figures(ToolCallAudit {
             http_requests: figures.requests,
             http_refused: figures.refused,
             http_bytes_out: figures.bytes_out,
             http_bytes_in: figures.bytes_in,
             failure,
-        });
-        output
-    }
-
-    fn last_audit(&self) -> Option<ToolCallAudit> {
-        lock(&self.shared).last.clone()
+        })
     }
 
     fn new_turn(&mut self) {

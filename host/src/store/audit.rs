@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fsio::{self, format_ts, rfc3339};
 use super::{Home, LoadWarning, StoreError};
+use crate::domain::CallPoint;
 
 /// Something worth auditing. Serialized with a `type` tag.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,6 +111,10 @@ pub enum AuditEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         plugin_failure: Option<String>,
     },
+    /// A call point as the chain met it, for `warden plugin replay`: what it was asked (by
+    /// reference to the history, which holds the prompts and answers) and how it ended.
+    /// Boxed to keep the event small.
+    Point(Box<PointRecord>),
     /// Any other event.
     Other {
         /// What kind of event.
@@ -118,6 +123,113 @@ pub enum AuditEvent {
         #[serde(default)]
         detail: serde_json::Value,
     },
+}
+
+/// One call point as it happened: its input and how the chain ended. `pre-tool-call` has no
+/// record of its own: the `tool_call` record is its decision, and the history holds the call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointRecord {
+    /// What the point was asked.
+    pub input: PointInputRecord,
+    /// How the chain ended.
+    pub end: PointEndRecord,
+    /// Sequence numbers of the history records the chain added, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<u64>,
+}
+
+impl PointRecord {
+    /// The call point.
+    pub fn point(&self) -> CallPoint {
+        self.input.point()
+    }
+}
+
+/// What a call point was asked, by reference to the history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "point", rename_all = "kebab-case")]
+pub enum PointInputRecord {
+    /// A prompt was submitted.
+    OnPromptSubmit {
+        /// Sequence numbers of the user item and its file items; empty when the chain
+        /// cancelled the prompt (its text was never committed).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        items: Vec<u64>,
+    },
+    /// A model request was about to be built.
+    PreLlmRequest {
+        /// 0 for the turn's first request.
+        step: u32,
+        /// Items in history before the request's pending items.
+        history_items: u32,
+    },
+    /// The model answered without tool calls.
+    OnTurnEnd {
+        /// Sequence number of the answer.
+        answer: u64,
+        /// Continuations already made this turn.
+        continuations: u32,
+    },
+    /// A tool call ran.
+    PostToolCall {
+        /// The call's id (its call and result are in the history).
+        call_id: String,
+        /// The arguments the tool received, when interceptors rewrote them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arguments: Option<serde_json::Value>,
+    },
+}
+
+impl PointInputRecord {
+    /// The call point.
+    pub fn point(&self) -> CallPoint {
+        match self {
+            Self::OnPromptSubmit { .. } => CallPoint::OnPromptSubmit,
+            Self::PreLlmRequest { .. } => CallPoint::PreLlmRequest,
+            Self::OnTurnEnd { .. } => CallPoint::OnTurnEnd,
+            Self::PostToolCall { .. } => CallPoint::PostToolCall,
+        }
+    }
+}
+
+/// How a call point's chain ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum PointEndRecord {
+    /// Every interceptor answered (or failed open).
+    Done,
+    /// An interceptor cancelled.
+    Cancelled {
+        /// Its name.
+        plugin: String,
+        /// Its reason.
+        reason: String,
+    },
+    /// An interceptor failed and its policy is closed.
+    FailedClosed {
+        /// Its name.
+        plugin: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl PointEndRecord {
+    /// `plugin` cancelled for `reason`.
+    pub fn cancelled(plugin: &str, reason: &str) -> Self {
+        Self::Cancelled {
+            plugin: plugin.to_owned(),
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// `plugin` failed closed with `message`.
+    pub fn failed_closed(plugin: &str, message: &str) -> Self {
+        Self::FailedClosed {
+            plugin: plugin.to_owned(),
+            message: message.to_owned(),
+        }
+    }
 }
 
 /// A tool plugin's grants as the audit log records them.

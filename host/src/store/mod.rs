@@ -38,7 +38,10 @@ mod record;
 mod salvage;
 mod scan;
 
-pub use audit::{AuditEvent, AuditLog, AuditRecord, ToolGrantRecord, ToolHttpRecord, read_audit};
+pub use audit::{
+    AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
+    ToolGrantRecord, ToolHttpRecord, read_audit,
+};
 pub use error::{LoadWarning, StoreError};
 pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};

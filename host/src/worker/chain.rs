@@ -1,13 +1,21 @@
-//! The interceptor chain and its one runner: every call point (`on-prompt-submit`,
-//! `pre-llm-request`, `on-turn-end`) asks the interceptors in config order, under each one's
-//! failure policy, with the items they return validated. The turn and `preview` both run
-//! points through [`run_point`], so a chain rule lives in one place.
+//! The interceptor chain and its one runner. Every call point — prompt-side
+//! (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`, `compaction`, `post-tool-call`) and
+//! tool-side (`pre-tool-call`, in `tool_chain.rs`) — asks the interceptors in config order
+//! through [`run_chain`], which owns the one skeleton: a span per plugin with its timing and
+//! outcome, the failure policy (`open` skips the plugin, `closed` ends the point), and the audit
+//! record of every decision. What an answer means is the caller's: [`run_point`] gives the
+//! prompt-side meaning (items added, cancel), `tool_chain` the tool-side one (allow, rewrite,
+//! deny). The turn and `preview` both run points through here, so a chain rule lives in one
+//! place.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::config::FailurePolicy;
-use crate::domain::{Entry, Interceptor, Item, PluginFailure, Source};
+use crate::domain::{CallPoint, Entry, Interceptor, Item, PluginFailure, Source};
 use crate::store::AuditEvent;
 use crate::worker::validate::{call_ids, check_plugin_items, reused_call_ids};
 
@@ -19,7 +27,188 @@ pub struct ChainEntry {
     pub failure: FailurePolicy,
 }
 
-/// What one interceptor answered, in the chain's common terms.
+/// Why an interceptor's answer did not count. Kept typed until the edge that prints it (an
+/// alert, an audit reason, a hook's event).
+#[derive(Debug)]
+pub(crate) enum CallFailure {
+    /// The call itself failed: a trap, a deadline, output over its caps.
+    Failed(PluginFailure),
+    /// It returned items the commit rules refuse.
+    InvalidItems {
+        /// Plugin name.
+        plugin: String,
+        /// What rule they break.
+        why: String,
+    },
+    /// It returned tool calls whose ids the session already holds.
+    ReusedIds {
+        /// Plugin name.
+        plugin: String,
+        /// Where.
+        point: CallPoint,
+        /// The ids.
+        ids: Vec<String>,
+    },
+}
+
+impl fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Failed(failure) => failure.fmt(f),
+            Self::InvalidItems { plugin, why } => {
+                write!(f, "plugin {plugin}: returned invalid items: {why}")
+            }
+            Self::ReusedIds { plugin, point, ids } => write!(
+                f,
+                "plugin {plugin}: {point} returned invalid output: tool call ids {ids:?} are already used in this session"
+            ),
+        }
+    }
+}
+
+/// A plugin that failed at a point.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    /// Plugin name.
+    pub(crate) plugin: String,
+    /// What went wrong (its `Display` is the message people see).
+    pub(crate) error: Arc<CallFailure>,
+    /// Its policy is closed (the point ended with it).
+    pub(crate) closed: bool,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+/// What one answer means, for the span and the audit log.
+pub(crate) struct Outcome {
+    /// The decision's name (`continue`, `rewrite`, …), recorded on the span.
+    pub(crate) label: &'static str,
+    /// Its reason, if it has one.
+    pub(crate) reason: Option<String>,
+    /// Whether the audit log records it (a plain allow, or nothing added, is not recorded).
+    pub(crate) audited: bool,
+}
+
+impl Outcome {
+    /// A decision the audit log records.
+    pub(crate) fn audited(label: &'static str, reason: Option<String>) -> Self {
+        Self {
+            label,
+            reason,
+            audited: true,
+        }
+    }
+
+    /// A decision only the span records.
+    pub(crate) fn quiet(label: &'static str) -> Self {
+        Self {
+            label,
+            reason: None,
+            audited: false,
+        }
+    }
+}
+
+/// How a run of the chain ended.
+pub(crate) enum ChainEnd<S> {
+    /// Every plugin answered (or failed open).
+    Done,
+    /// A plugin's answer stopped the chain (a cancel, a deny).
+    Stopped(S),
+    /// A plugin failed and its policy is closed.
+    FailedClosed(Failure),
+}
+
+/// What a run of the chain produced: how it ended, the audit records of its decisions, and the
+/// failures (in chain order) for the caller to report.
+pub(crate) struct ChainRun<S> {
+    pub(crate) end: ChainEnd<S>,
+    pub(crate) decisions: Vec<AuditEvent>,
+    pub(crate) failures: Vec<Failure>,
+}
+
+/// The one skeleton of every call point: ask each interceptor of `chain` through `ask`
+/// (which also checks the answer), then hand the answer to `take`, which says what it means
+/// and whether it stops the chain.
+pub(crate) fn run_chain<A, S>(
+    chain: &mut [ChainEntry],
+    point: CallPoint,
+    mut ask: impl FnMut(&str, &mut dyn Interceptor) -> Result<A, CallFailure>,
+    mut take: impl FnMut(&str, A) -> (Outcome, Option<S>),
+) -> ChainRun<S> {
+    let mut decisions = Vec::new();
+    let mut failures = Vec::new();
+    let audit = |plugin: &str, decision: &str, reason: Option<String>| AuditEvent::PluginDecision {
+        plugin: plugin.to_owned(),
+        hook: point.to_string(),
+        decision: decision.to_owned(),
+        reason,
+    };
+    for entry in chain.iter_mut() {
+        let name = entry.plugin.name().to_owned();
+        let span = tracing::debug_span!(
+            "plugin call",
+            plugin = %name,
+            point = point.name(),
+            outcome = tracing::field::Empty,
+            us = tracing::field::Empty
+        );
+        let _entered = span.enter();
+        let started = Instant::now();
+        let answer = ask(&name, entry.plugin.as_mut());
+        span.record("us", started.elapsed().as_micros() as u64);
+        match (answer, entry.failure) {
+            (Ok(answer), _) => {
+                let (outcome, stop) = take(&name, answer);
+                span.record("outcome", outcome.label);
+                if outcome.audited {
+                    decisions.push(audit(&name, outcome.label, outcome.reason));
+                }
+                if let Some(stop) = stop {
+                    return ChainRun {
+                        end: ChainEnd::Stopped(stop),
+                        decisions,
+                        failures,
+                    };
+                }
+            }
+            (Err(error), policy) => {
+                let closed = policy == FailurePolicy::Closed;
+                let label = if closed {
+                    "failed-closed"
+                } else {
+                    "failed-open"
+                };
+                span.record("outcome", label);
+                let failure = Failure {
+                    plugin: name.clone(),
+                    error: Arc::new(error),
+                    closed,
+                };
+                decisions.push(audit(&name, label, Some(failure.to_string())));
+                failures.push(failure.clone());
+                if closed {
+                    return ChainRun {
+                        end: ChainEnd::FailedClosed(failure),
+                        decisions,
+                        failures,
+                    };
+                }
+            }
+        }
+    }
+    ChainRun {
+        end: ChainEnd::Done,
+        decisions,
+        failures,
+    }
+}
+
+/// What one interceptor answered at a prompt-side point, in the chain's common terms.
 pub(crate) enum Verdict {
     /// Nothing to add; the audit records the decision name, if any.
     Pass(Option<&'static str>),
@@ -29,7 +218,7 @@ pub(crate) enum Verdict {
     Cancel(String),
 }
 
-/// How a call point ended.
+/// How a prompt-side call point ended.
 pub(crate) enum PointEnd {
     /// Every plugin answered (or failed open): the entries to commit, in chain order.
     Items(Vec<Entry>),
@@ -41,157 +230,85 @@ pub(crate) enum PointEnd {
         reason: String,
     },
     /// A plugin failed and its policy is closed.
-    FailedClosed {
-        /// Plugin name.
-        plugin: String,
-        /// What went wrong.
-        message: String,
-    },
+    FailedClosed(Failure),
 }
 
-/// A plugin that failed at a point.
-pub(crate) struct Failure {
-    /// Plugin name.
-    pub(crate) plugin: String,
-    /// What went wrong.
-    pub(crate) message: String,
-    /// Its policy is closed (the point ended with it).
-    pub(crate) closed: bool,
-}
-
-/// Everything a call point produced: how it ended, the audit records of every decision, and
-/// the failures (in chain order) for the caller to report.
+/// Everything a prompt-side call point produced: how it ended, the audit records of every
+/// decision, and the failures (in chain order) for the caller to report.
 pub(crate) struct PointRun {
     pub(crate) end: PointEnd,
     pub(crate) decisions: Vec<AuditEvent>,
     pub(crate) failures: Vec<Failure>,
 }
 
-fn decision(plugin: &str, point: &str, decision: &str, reason: Option<String>) -> AuditEvent {
-    AuditEvent::PluginDecision {
-        plugin: plugin.to_owned(),
-        hook: point.to_owned(),
-        decision: decision.to_owned(),
-        reason,
-    }
-}
-
-/// Ask every interceptor of `chain` at `point` through `call`. `used_ids` are the tool-call
-/// ids the session already holds: a plugin may not reuse one (a duplicate id would pair a
-/// result with the wrong call).
+/// Ask every interceptor of `chain` at prompt-side `point` through `call`. `used_ids` are the
+/// tool-call ids the session already holds: a plugin may not reuse one (a duplicate id would
+/// pair a result with the wrong call).
 pub(crate) fn run_point(
     chain: &mut [ChainEntry],
-    point: &'static str,
+    point: CallPoint,
     used_ids: &HashSet<String>,
     mut call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
 ) -> PointRun {
-    let mut items = Vec::new();
-    let mut decisions = Vec::new();
-    let mut failures = Vec::new();
-    for entry in chain.iter_mut() {
-        let name = entry.plugin.name().to_owned();
-        let span = tracing::debug_span!(
-            "plugin call",
-            plugin = %name,
-            point,
-            outcome = tracing::field::Empty,
-            us = tracing::field::Empty
-        );
-        let _entered = span.enter();
-        let started = Instant::now();
-        let result = call(entry.plugin.as_mut());
-        let outcome = result.map_err(|e| e.to_string()).and_then(|verdict| {
-            match &verdict {
-                Verdict::Add(added) => check_plugin_items(added)
-                    .map_err(|why| format!("plugin {name}: returned invalid items: {why}"))
-                    .and_then(|()| {
-                        let mut used: HashSet<&str> =
-                            used_ids.iter().map(String::as_str).collect();
-                        used.extend(call_ids(items.iter().map(|e: &Entry| &e.item)));
-                        let reused = reused_call_ids(added, &used);
-                        if reused.is_empty() {
-                            Ok(())
-                        } else {
-                            Err(format!(
-                                "plugin {name}: {point} returned invalid output: tool call ids {reused:?} are already used in this session"
-                            ))
-                        }
-                    }),
-                Verdict::Pass(_) | Verdict::Cancel(_) => Ok(()),
-            }
-            .map(|()| verdict)
-        });
-        span.record("us", started.elapsed().as_micros() as u64);
-        match (outcome, entry.failure) {
-            (Ok(Verdict::Pass(name_of)), _) => {
-                span.record("outcome", name_of.unwrap_or("continue"));
-                if let Some(what) = name_of {
-                    decisions.push(decision(&name, point, what, None));
+    let mut items: Vec<Entry> = Vec::new();
+    let taken: RefCell<Vec<String>> = RefCell::new(Vec::new());
+    let run = run_chain(
+        chain,
+        point,
+        |name, plugin| {
+            let verdict = call(plugin).map_err(CallFailure::Failed)?;
+            if let Verdict::Add(added) = &verdict {
+                check_plugin_items(added).map_err(|why| CallFailure::InvalidItems {
+                    plugin: name.to_owned(),
+                    why,
+                })?;
+                let taken = taken.borrow();
+                let mut used: HashSet<&str> = used_ids.iter().map(String::as_str).collect();
+                used.extend(taken.iter().map(String::as_str));
+                let reused = reused_call_ids(added, &used);
+                if !reused.is_empty() {
+                    return Err(CallFailure::ReusedIds {
+                        plugin: name.to_owned(),
+                        point,
+                        ids: reused.into_iter().map(str::to_owned).collect(),
+                    });
                 }
             }
-            (Ok(Verdict::Add(added)), _) => {
-                span.record("outcome", "continue-with");
-                decisions.push(decision(
-                    &name,
-                    point,
-                    "continue-with",
-                    Some(format!("{} items", added.len())),
-                ));
-                let source = Source::Plugin(name.clone());
+            Ok(verdict)
+        },
+        |name, verdict| match verdict {
+            Verdict::Pass(Some(what)) => (Outcome::audited(what, None), None),
+            Verdict::Pass(None) => (Outcome::quiet("continue"), None),
+            Verdict::Add(added) => {
+                let outcome =
+                    Outcome::audited("continue-with", Some(format!("{} items", added.len())));
+                taken
+                    .borrow_mut()
+                    .extend(call_ids(added.iter()).into_iter().map(str::to_owned));
+                let source = Source::Plugin(name.to_owned());
                 items.extend(
                     added
                         .into_iter()
                         .map(|item| Entry::new(source.clone(), item)),
                 );
+                (outcome, None)
             }
-            (Ok(Verdict::Cancel(reason)), _) => {
-                span.record("outcome", "cancel");
-                decisions.push(decision(&name, point, "cancel", Some(reason.clone())));
-                return PointRun {
-                    end: PointEnd::Cancelled {
-                        plugin: name,
-                        reason,
-                    },
-                    decisions,
-                    failures,
-                };
-            }
-            (Err(message), FailurePolicy::Open) => {
-                span.record("outcome", "failed-open");
-                decisions.push(decision(&name, point, "failed-open", Some(message.clone())));
-                failures.push(Failure {
-                    plugin: name,
-                    message,
-                    closed: false,
-                });
-            }
-            (Err(message), FailurePolicy::Closed) => {
-                span.record("outcome", "failed-closed");
-                decisions.push(decision(
-                    &name,
-                    point,
-                    "failed-closed",
-                    Some(message.clone()),
-                ));
-                failures.push(Failure {
-                    plugin: name.clone(),
-                    message: message.clone(),
-                    closed: true,
-                });
-                return PointRun {
-                    end: PointEnd::FailedClosed {
-                        plugin: name,
-                        message,
-                    },
-                    decisions,
-                    failures,
-                };
-            }
-        }
-    }
+            Verdict::Cancel(reason) => (
+                Outcome::audited("cancel", Some(reason.clone())),
+                Some(PointEnd::Cancelled {
+                    plugin: name.to_owned(),
+                    reason,
+                }),
+            ),
+        },
+    );
     PointRun {
-        end: PointEnd::Items(items),
-        decisions,
-        failures,
+        end: match run.end {
+            ChainEnd::Done => PointEnd::Items(items),
+            ChainEnd::Stopped(end) => end,
+            ChainEnd::FailedClosed(failure) => PointEnd::FailedClosed(failure),
+        },
+        decisions: run.decisions,
+        failures: run.failures,
     }
 }

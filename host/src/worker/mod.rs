@@ -2,20 +2,23 @@
 //!
 //! - [`Worker`]: one session's turns ([`Worker::submit`]), assembled from [`WorkerParts`]
 //!   (the standard assembly from configuration is the `setup` layer above).
-//! - `chain`: the interceptor chain and its one call-point runner, used by the turn and by
-//!   [`preview`].
+//! - `chain`: the interceptor chain and its one runner for every call point, prompt-side and
+//!   tool-side, used by the turn and by [`preview`].
 //! - `prompt`: steps 1–2 of a turn (resolve references, `on-prompt-submit`), shared with
 //!   [`preview`].
 //! - [`Hooks`]: fan-out of events to observer plugins.
 //! - [`ToolRegistry`]: the tools the model may call, each with its [`ToolOwner`] plugin.
-//! - `tool_chain`: `pre-tool-call` through the chain (first deny wins, rewrites carry on);
-//!   [`pre_tool_verdict`] gives its decision on one call.
+//! - `tool_chain`: `pre-tool-call` through the chain's one runner (first deny wins, rewrites
+//!   carry on); `outcome`: a tool call's outcome as one typed record, from which its hooks'
+//!   events, committed result and audit record are made.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
-//! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then.
+//! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then
+//!   (from the call points the audit log recorded as they happened).
 
 mod chain;
 mod error;
 mod hooks;
+mod outcome;
 pub mod preview;
 mod prompt;
 pub mod replay;
@@ -27,7 +30,8 @@ mod validate;
 pub use chain::ChainEntry;
 pub use error::WorkerError;
 pub use hooks::Hooks;
-pub use tool_chain::{ToolDenial, pre_tool_verdict};
+pub use outcome::{ApprovalAnswer, Rewrite, ToolCallOutcome};
+pub use tool_chain::{PreToolRun, run_pre_tool};
 pub use tools::{DuplicateTool, ToolClash, ToolOwner, ToolRegistry};
 pub use turn::{
     BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, TurnOutcome, Worker, WorkerParts,

@@ -70,16 +70,10 @@ pub fn preview_segments(
         alerts.push(if failure.closed {
             Alert::error(
                 source,
-                format!(
-                    "{} (failure policy: closed; the turn would be cancelled)",
-                    failure.message
-                ),
+                format!("{failure} (failure policy: closed; the turn would be cancelled)"),
             )
         } else {
-            Alert::warn(
-                source,
-                format!("{} (failure policy: open)", failure.message),
-            )
+            Alert::warn(source, format!("{failure} (failure policy: open)"))
         });
     }
     let shown = |e: crate::domain::Entry| ShownItem {
@@ -99,7 +93,7 @@ pub fn preview_segments(
             ));
             Some(plugin)
         }
-        PointEnd::FailedClosed { plugin, .. } => Some(plugin),
+        PointEnd::FailedClosed(failure) => Some(failure.plugin),
     };
     if cancelled_by.is_some() {
         items.clear();

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use crate::config::FileRefConfig;
-use crate::domain::{PromptDecision, Resolve, Segment, SubmittedPrompt};
+use crate::domain::{CallPoint, PromptDecision, Resolve, Segment, SubmittedPrompt};
 use crate::fileref::{self, ResolvedPrompt, ShownFiles};
 use crate::worker::chain::{ChainEntry, PointRun, Verdict, run_point};
 
@@ -35,7 +35,7 @@ pub(crate) fn prepare(
         text: typed.clone(),
         items: resolved.entries.iter().map(|e| e.item.clone()).collect(),
     };
-    let run = run_point(chain, "on-prompt-submit", used_ids, |plugin| {
+    let run = run_point(chain, CallPoint::OnPromptSubmit, used_ids, |plugin| {
         plugin.on_prompt_submit(&prompt).map(|d| match d {
             PromptDecision::Continue => Verdict::Pass(Some("continue")),
             PromptDecision::ContinueWith(items) => Verdict::Add(items),

@@ -1,19 +1,27 @@
-//! Replay of a recorded session into one plugin: the inputs every call point saw then
-//! (rebuilt from the history and the audit log, in order), what the chain decided then, and what
-//! the plugin decides now. Works on the domain traits ([`Interceptor`], [`Hook`]); nothing is
-//! committed anywhere.
+//! Replay of a recorded session into one plugin: the inputs every call point saw then, what
+//! the chain decided then, and what the plugin decides now. Works on the domain traits
+//! ([`Interceptor`], [`Hook`]); nothing is committed anywhere.
 //!
-//! What the record holds and what it does not: a prompt that the chain cancelled then was never
-//! committed, so its text is not in the history; it is listed (from the audit log) with the
-//! decision then and is not replayed. Everything committed is replayed exactly.
+//! The points come from the audit log's `point` and `tool_call` records, written as each call
+//! point happened ([`session_points`]); they refer to the history for prompts, answers, tool
+//! calls and results. Sessions written before those records existed are rebuilt from the
+//! history by the older inference ([`recorded_points`]), which knows prompts, requests and turn
+//! ends but no tool calls.
+//!
+//! A prompt that the chain cancelled then was never committed, so its text is not recorded; it
+//! is listed with the decision then and is not replayed. When the plugin now cancels a prompt
+//! (or denies a tool call), the later points that decision would have prevented are marked and
+//! not fed to it.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::domain::{
-    Entry, Event, Hook, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, Source,
-    SubmittedPrompt, TurnEndDecision, TurnInfo,
+    CallPoint, Entry, Event, Hook, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo,
+    Source, SubmittedPrompt, ToolCall, ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
 };
-use crate::store::{AuditEvent, AuditRecord, Record};
+use crate::store::{AuditEvent, AuditRecord, PointEndRecord, PointInputRecord, Record};
 
 /// A decision at one call point, in the terms shared by the chain then and the plugin now.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,6 +48,21 @@ pub enum Decision {
     Failed {
         /// What went wrong.
         message: String,
+    },
+    /// Let the tool call run as asked.
+    Allow,
+    /// Do not run the tool call.
+    Deny {
+        /// The reason given.
+        reason: String,
+        /// Who denied it (`plugin:<name>`, `approval`, `policy`), when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
+    /// Run the tool call with these arguments.
+    Rewrite {
+        /// The arguments after the rewrite (`null` when the record does not hold them).
+        arguments: serde_json::Value,
     },
 }
 
@@ -68,7 +91,8 @@ impl Decision {
     /// Same decision, ignoring who made it and under which source the items would go.
     pub fn same_as(&self, other: &Self) -> bool {
         match (self, other) {
-            (Self::Cancel { reason: a, .. }, Self::Cancel { reason: b, .. }) => a == b,
+            (Self::Cancel { reason: a, .. }, Self::Cancel { reason: b, .. })
+            | (Self::Deny { reason: a, .. }, Self::Deny { reason: b, .. }) => a == b,
             (Self::ContinueWith { items: a }, Self::ContinueWith { items: b }) => {
                 a.len() == b.len()
                     && a.iter()
@@ -101,15 +125,39 @@ pub enum PointInput {
     Request(RequestInfo),
     /// `on-turn-end`.
     TurnEnd(TurnInfo),
+    /// `pre-tool-call`: the call as the model asked for it.
+    ToolCall(ToolCall),
+    /// `post-tool-call`: the call as the tool received it, and what it produced.
+    ToolResult(ToolCall, ToolOutput),
 }
 
 impl PointInput {
+    /// The call point.
+    pub fn call_point(&self) -> CallPoint {
+        match self {
+            Self::Prompt(_) | Self::CancelledPrompt => CallPoint::OnPromptSubmit,
+            Self::Request(_) => CallPoint::PreLlmRequest,
+            Self::TurnEnd(_) => CallPoint::OnTurnEnd,
+            Self::ToolCall(_) => CallPoint::PreToolCall,
+            Self::ToolResult(..) => CallPoint::PostToolCall,
+        }
+    }
+
     /// The interceptor export this point calls.
     pub fn point(&self) -> &'static str {
+        self.call_point().name()
+    }
+
+    /// A short description of what the point saw, for people.
+    pub fn describe(&self) -> String {
         match self {
-            Self::Prompt(_) | Self::CancelledPrompt => "on-prompt-submit",
-            Self::Request(_) => "pre-llm-request",
-            Self::TurnEnd(_) => "on-turn-end",
+            Self::Prompt(p) => format!("{:?}", p.text),
+            Self::CancelledPrompt => "(prompt cancelled then; not recorded)".into(),
+            Self::Request(r) => format!("step {}", r.step),
+            Self::TurnEnd(t) => format!("answer {:?}", t.answer),
+            Self::ToolCall(call) | Self::ToolResult(call, _) => {
+                format!("{} {} ({})", call.name, call.arguments, call.id)
+            }
         }
     }
 }
@@ -180,7 +228,7 @@ fn prompt_runs(audit: &[AuditRecord]) -> Vec<PromptRun> {
             open = false;
             continue;
         };
-        if hook != "on-prompt-submit" {
+        if hook != CallPoint::OnPromptSubmit.name() {
             open = false;
             continue;
         }
@@ -342,6 +390,282 @@ pub fn recorded_points(
     points
 }
 
+/// Where a session's call points came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PointsFrom {
+    /// The audit log's records, written as each point happened.
+    Audit,
+    /// The history, for a session written before the records existed: prompts, requests and
+    /// turn ends only.
+    History,
+}
+
+/// The call points of a recorded session, in order: from the audit log's point records when
+/// the session has them, else rebuilt from the history.
+pub fn session_points(
+    session: &str,
+    records: &[Record],
+    audit: &[AuditRecord],
+) -> (Vec<RecordedPoint>, PointsFrom) {
+    let recorded = audit
+        .iter()
+        .any(|r| matches!(r.event, AuditEvent::Point(_)));
+    if recorded {
+        (
+            points_from_audit(session, records, audit),
+            PointsFrom::Audit,
+        )
+    } else {
+        (
+            recorded_points(session, records, audit),
+            PointsFrom::History,
+        )
+    }
+}
+
+/// What the history holds, by sequence number and by tool-call id.
+struct HistoryIndex<'a> {
+    by_seq: HashMap<u64, &'a Record>,
+    calls: HashMap<&'a str, &'a ToolCall>,
+    results: HashMap<&'a str, ToolOutput>,
+}
+
+impl<'a> HistoryIndex<'a> {
+    fn new(records: &'a [Record]) -> Self {
+        let mut index = Self {
+            by_seq: HashMap::with_capacity(records.len()),
+            calls: HashMap::new(),
+            results: HashMap::new(),
+        };
+        for record in records {
+            index.by_seq.insert(record.seq, record);
+            match &record.item {
+                Item::Assistant { tool_calls, .. } => {
+                    for call in tool_calls {
+                        index.calls.insert(call.id.as_str(), call);
+                    }
+                }
+                Item::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                } => {
+                    let output = if *is_error {
+                        ToolOutput::error(content.clone())
+                    } else {
+                        ToolOutput::ok(content.clone())
+                    };
+                    index.results.insert(call_id.as_str(), output);
+                }
+                _ => {}
+            }
+        }
+        index
+    }
+
+    fn items(&self, seqs: &[u64]) -> Vec<&'a Record> {
+        seqs.iter()
+            .filter_map(|seq| self.by_seq.get(seq).copied())
+            .collect()
+    }
+
+    /// The decision of a chain that added the records `seqs` (or `empty` when none).
+    fn added(&self, seqs: &[u64], empty: Decision) -> Decision {
+        let records = self.items(seqs);
+        match records.first() {
+            None => empty,
+            Some(first) => Decision::ContinueWith {
+                items: records
+                    .iter()
+                    .map(|r| ShownItem::new(&first.source, &r.item))
+                    .collect(),
+            },
+        }
+    }
+}
+
+/// The chain's decision then, from a point record's end and the items it added.
+fn then_of(
+    index: &HistoryIndex<'_>,
+    end: &PointEndRecord,
+    added: &[u64],
+    empty: Decision,
+) -> Decision {
+    match end {
+        PointEndRecord::Done => index.added(added, empty),
+        PointEndRecord::Cancelled { plugin, reason } => Decision::Cancel {
+            reason: reason.clone(),
+            by: Some(plugin.clone()),
+        },
+        PointEndRecord::FailedClosed { plugin, message } => Decision::Cancel {
+            reason: message.clone(),
+            by: Some(plugin.clone()),
+        },
+    }
+}
+
+/// The call points of a session from its audit log's `point` and `tool_call` records.
+fn points_from_audit(
+    session: &str,
+    records: &[Record],
+    audit: &[AuditRecord],
+) -> Vec<RecordedPoint> {
+    let index = HistoryIndex::new(records);
+    // The arguments each rewritten call ran with (its `post-tool-call` record holds them).
+    let rewritten: HashMap<&str, &serde_json::Value> = audit
+        .iter()
+        .filter_map(|r| match &r.event {
+            AuditEvent::Point(point) => match &point.input {
+                PointInputRecord::PostToolCall {
+                    call_id,
+                    arguments: Some(arguments),
+                } => Some((call_id.as_str(), arguments)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut points = Vec::new();
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let mut turn = 0usize;
+    let mut prompt = String::new();
+    let chain_of = |pending: &mut Vec<(String, String)>, point: CallPoint| -> Vec<String> {
+        let chain = pending
+            .iter()
+            .filter(|(hook, _)| hook == point.name())
+            .map(|(_, line)| line.clone())
+            .collect();
+        pending.clear();
+        chain
+    };
+    for record in audit {
+        match &record.event {
+            AuditEvent::PluginDecision {
+                plugin,
+                hook,
+                decision,
+                reason,
+            } => pending.push((
+                hook.clone(),
+                match reason {
+                    Some(reason) => format!("{plugin}: {decision} ({reason})"),
+                    None => format!("{plugin}: {decision}"),
+                },
+            )),
+            AuditEvent::ToolCall {
+                call_id,
+                decision,
+                by,
+                reason,
+                ..
+            } => {
+                let chain = chain_of(&mut pending, CallPoint::PreToolCall);
+                let Some(call) = index.calls.get(call_id.as_str()) else {
+                    continue;
+                };
+                let then = match decision.as_str() {
+                    "denied" => Decision::Deny {
+                        reason: reason.clone().unwrap_or_default(),
+                        by: Some(by.clone()),
+                    },
+                    "rewritten" => Decision::Rewrite {
+                        arguments: rewritten
+                            .get(call_id.as_str())
+                            .map_or(serde_json::Value::Null, |a| (*a).clone()),
+                    },
+                    _ => Decision::Allow,
+                };
+                points.push(RecordedPoint {
+                    turn,
+                    input: PointInput::ToolCall((*call).clone()),
+                    then,
+                    chain,
+                });
+            }
+            AuditEvent::Point(point) => {
+                let chain = chain_of(&mut pending, point.point());
+                let (input, then) = match &point.input {
+                    PointInputRecord::OnPromptSubmit { items } => {
+                        turn += 1;
+                        let submitted = index.items(items);
+                        match submitted.first() {
+                            Some(first) => {
+                                prompt = first.item.text().to_owned();
+                                let input = PointInput::Prompt(SubmittedPrompt {
+                                    session: session.to_owned(),
+                                    text: prompt.clone(),
+                                    items: submitted.iter().map(|r| r.item.clone()).collect(),
+                                });
+                                let then =
+                                    then_of(&index, &point.end, &point.added, Decision::Continue);
+                                (input, then)
+                            }
+                            None => {
+                                prompt.clear();
+                                let then = then_of(&index, &point.end, &[], Decision::Continue);
+                                (PointInput::CancelledPrompt, then)
+                            }
+                        }
+                    }
+                    PointInputRecord::PreLlmRequest {
+                        step,
+                        history_items,
+                    } => (
+                        PointInput::Request(RequestInfo {
+                            session: session.to_owned(),
+                            prompt: prompt.clone(),
+                            step: *step,
+                            history_items: *history_items,
+                        }),
+                        then_of(&index, &point.end, &point.added, Decision::Continue),
+                    ),
+                    PointInputRecord::OnTurnEnd {
+                        answer,
+                        continuations,
+                    } => (
+                        PointInput::TurnEnd(TurnInfo {
+                            session: session.to_owned(),
+                            prompt: prompt.clone(),
+                            answer: index
+                                .by_seq
+                                .get(answer)
+                                .map(|r| r.item.text().to_owned())
+                                .unwrap_or_default(),
+                            continuations: *continuations,
+                        }),
+                        then_of(&index, &point.end, &point.added, Decision::Finish),
+                    ),
+                    PointInputRecord::PostToolCall { call_id, arguments } => {
+                        let (Some(call), Some(output)) = (
+                            index.calls.get(call_id.as_str()),
+                            index.results.get(call_id.as_str()),
+                        ) else {
+                            continue;
+                        };
+                        let mut ran = (*call).clone();
+                        if let Some(arguments) = arguments {
+                            ran.arguments = arguments.clone();
+                        }
+                        (
+                            PointInput::ToolResult(ran, output.clone()),
+                            then_of(&index, &point.end, &point.added, Decision::Continue),
+                        )
+                    }
+                };
+                points.push(RecordedPoint {
+                    turn,
+                    input,
+                    then,
+                    chain,
+                });
+            }
+            _ => {}
+        }
+    }
+    points
+}
+
 /// What the plugin decided at one point, beside the chain's decision then.
 #[derive(Debug, Clone)]
 pub struct ReplayRow {
@@ -349,6 +673,11 @@ pub struct ReplayRow {
     pub point: RecordedPoint,
     /// The plugin's decision now; `None` when the point could not be replayed.
     pub now: Option<Decision>,
+    /// The plugin's decision now at an earlier point (a cancel, a deny) would have prevented
+    /// this one: it was not fed to the plugin.
+    pub unreached: bool,
+    /// Indices (in the replay) of the later points this decision would have prevented.
+    pub prevents: Vec<usize>,
 }
 
 impl ReplayRow {
@@ -360,49 +689,101 @@ impl ReplayRow {
     }
 }
 
-/// Feed `plugin` every recorded point in order, on one instance, as a turn would.
+/// Feed `plugin` every recorded point in order, on one instance, as a turn would. A point that
+/// the plugin's own earlier decision would have prevented (the rest of a turn it cancels now,
+/// the `post-tool-call` of a call it denies now) is not fed to it: the row is marked, and the
+/// deciding row lists it.
 pub fn replay_interceptor(
     points: &[RecordedPoint],
     plugin: &mut dyn Interceptor,
 ) -> Vec<ReplayRow> {
     let source = Source::Plugin(plugin.name().to_owned());
+    let name = plugin.name().to_owned();
     let failed = |err: PluginFailure| Decision::Failed {
         message: err.to_string(),
     };
-    points
-        .iter()
-        .map(|point| {
-            let now = match &point.input {
-                PointInput::CancelledPrompt => None,
-                PointInput::Prompt(prompt) => Some(match plugin.on_prompt_submit(prompt) {
-                    Ok(PromptDecision::Continue) => Decision::Continue,
-                    Ok(PromptDecision::Cancel(reason)) => Decision::Cancel {
-                        reason,
-                        by: Some(plugin.name().to_owned()),
-                    },
-                    Ok(PromptDecision::ContinueWith(items)) => {
-                        Decision::with_items(&source, &items, Decision::Continue)
-                    }
-                    Err(err) => failed(err),
-                }),
-                PointInput::Request(request) => Some(match plugin.pre_llm_request(request) {
+    let mut rows: Vec<ReplayRow> = Vec::with_capacity(points.len());
+    // The row whose cancel ends the rest of its turn, and rows whose deny stops a call.
+    let mut cut: Option<(usize, usize)> = None;
+    let mut denied: HashMap<String, usize> = HashMap::new();
+    for point in points {
+        let index = rows.len();
+        let preventer = match &point.input {
+            _ if cut.is_some_and(|(turn, _)| turn == point.turn) => cut.map(|(_, row)| row),
+            PointInput::ToolResult(call, _) => denied.get(&call.id).copied(),
+            _ => None,
+        };
+        if let Some(row) = preventer {
+            if let Some(deciding) = rows.get_mut(row) {
+                deciding.prevents.push(index);
+            }
+            rows.push(ReplayRow {
+                point: point.clone(),
+                now: None,
+                unreached: true,
+                prevents: Vec::new(),
+            });
+            continue;
+        }
+        let now = match &point.input {
+            PointInput::CancelledPrompt => None,
+            PointInput::Prompt(prompt) => Some(match plugin.on_prompt_submit(prompt) {
+                Ok(PromptDecision::Continue) => Decision::Continue,
+                Ok(PromptDecision::Cancel(reason)) => Decision::Cancel {
+                    reason,
+                    by: Some(name.clone()),
+                },
+                Ok(PromptDecision::ContinueWith(items)) => {
+                    Decision::with_items(&source, &items, Decision::Continue)
+                }
+                Err(err) => failed(err),
+            }),
+            PointInput::Request(request) => Some(match plugin.pre_llm_request(request) {
+                Ok(items) => Decision::with_items(&source, &items, Decision::Continue),
+                Err(err) => failed(err),
+            }),
+            PointInput::TurnEnd(turn) => Some(match plugin.on_turn_end(turn) {
+                Ok(TurnEndDecision::Finish) => Decision::Finish,
+                Ok(TurnEndDecision::ContinueWith(items)) => {
+                    Decision::with_items(&source, &items, Decision::Finish)
+                }
+                Err(err) => failed(err),
+            }),
+            PointInput::ToolCall(call) => Some(match plugin.pre_tool_call(call) {
+                Ok(ToolDecision::Allow) => Decision::Allow,
+                Ok(ToolDecision::Deny(reason)) => Decision::Deny {
+                    reason,
+                    by: Some(format!("plugin:{name}")),
+                },
+                Ok(ToolDecision::Rewrite(arguments)) => Decision::Rewrite { arguments },
+                Err(err) => failed(err),
+            }),
+            PointInput::ToolResult(call, output) => {
+                Some(match plugin.post_tool_call(call, output) {
                     Ok(items) => Decision::with_items(&source, &items, Decision::Continue),
                     Err(err) => failed(err),
-                }),
-                PointInput::TurnEnd(turn) => Some(match plugin.on_turn_end(turn) {
-                    Ok(TurnEndDecision::Finish) => Decision::Finish,
-                    Ok(TurnEndDecision::ContinueWith(items)) => {
-                        Decision::with_items(&source, &items, Decision::Finish)
-                    }
-                    Err(err) => failed(err),
-                }),
-            };
-            ReplayRow {
-                point: point.clone(),
-                now,
+                })
             }
-        })
-        .collect()
+        };
+        match (&point.input, &now) {
+            (PointInput::Prompt(_), Some(Decision::Cancel { .. })) => {
+                cut = Some((point.turn, index));
+            }
+            (PointInput::ToolCall(call), Some(Decision::Deny { .. }))
+                if !matches!(point.then, Decision::Deny { .. }) =>
+            {
+                denied.insert(call.id.clone(), index);
+            }
+            _ => {}
+        }
+        rows.push(ReplayRow {
+            point: point.clone(),
+            now,
+            unreached: false,
+            prevents: Vec::new(),
+        });
+    }
+    rows
 }
 
 /// The events a hook would have received from the recorded history, in order (the ones the

@@ -4,9 +4,7 @@
 //! plugin's name, its `approve` setting and its failure policy).
 
 use crate::config::{Approve, FailurePolicy, ToolGrants};
-use crate::domain::{
-    Item, Resolve, Tool, ToolCall, ToolCallAudit, ToolContext, ToolOutput, ToolSpec,
-};
+use crate::domain::{Item, Resolve, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
 
 /// The tool plugin that serves a tool, what it is granted (for the audit log), and how its
 /// calls are treated. Built-in tools have none.
@@ -120,14 +118,6 @@ impl ToolRegistry {
             .and_then(Option::as_ref)
     }
 
-    /// What the audit records of the last call of tool `name` (plugin tools only): its
-    /// grants, bytes in and out, outgoing HTTP figures, and a plugin failure if there was one.
-    pub fn last_audit(&self, name: &str) -> Option<ToolCallAudit> {
-        self.index(name)
-            .and_then(|i| self.tools.get(i))
-            .and_then(|tool| tool.last_audit())
-    }
-
     /// What the model is offered, in order.
     pub fn specs(&self) -> &[ToolSpec] {
         &self.specs
@@ -195,7 +185,6 @@ mod tests {
             .unwrap();
         assert_eq!(registry.owner("grep"), Some(&owner("search")));
         assert_eq!(registry.owner("read_file"), None);
-        assert_eq!(registry.last_audit("read_file"), None);
 
         let err = registry
             .register_plugin_tool(Box::new(Named("read_file")), owner("evil"))

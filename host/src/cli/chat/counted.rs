@@ -11,8 +11,7 @@ use crate::config::{FailurePolicy, PluginEntry, PluginKind};
 use crate::domain::PluginFailure;
 use crate::domain::{
     CompactionInfo, Event, Hook, Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt,
-    Tool, ToolCall, ToolCallAudit, ToolContext, ToolDecision, ToolOutput, ToolSpec,
-    TurnEndDecision, TurnInfo,
+    Tool, ToolCall, ToolContext, ToolDecision, ToolOutput, ToolSpec, TurnEndDecision, TurnInfo,
 };
 use crate::worker::ChainEntry;
 
@@ -206,18 +205,14 @@ impl Tool for CountedTool {
     fn run(&mut self, arguments: &serde_json::Value, context: &mut ToolContext<'_>) -> ToolOutput {
         let output = self.inner.run(arguments, context);
         self.counters.calls.fetch_add(1, Ordering::Relaxed);
-        if self
-            .inner
-            .last_audit()
-            .is_some_and(|audit| audit.failure.is_some())
+        if output
+            .figures
+            .as_ref()
+            .is_some_and(|figures| figures.failure.is_some())
         {
             self.counters.failures.fetch_add(1, Ordering::Relaxed);
         }
         output
-    }
-
-    fn last_audit(&self) -> Option<ToolCallAudit> {
-        self.inner.last_audit()
     }
 
     fn new_turn(&mut self) {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::{DEFAULT_SYSTEM_PROMPT, HOST, Worker, shown_in};
 use crate::domain::{
-    Alert, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
+    Alert, CallPoint, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
     SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink,
 };
 use crate::fileref::{self, RESOLVED, ShownFiles};
@@ -100,7 +100,7 @@ impl Worker {
             summary: summary.clone(),
             files: files.clone(),
         };
-        let (end, decisions) = self.run_point(sink, "compaction", |plugin| {
+        let (end, decisions) = self.run_point(sink, CallPoint::Compaction, |plugin| {
             plugin.on_compaction(&info).map(|items| {
                 if items.is_empty() {
                     Verdict::Pass(None)
@@ -119,9 +119,12 @@ impl Worker {
                     message: reason,
                 });
             }
-            PointEnd::FailedClosed { plugin, message } => {
+            PointEnd::FailedClosed(failure) => {
                 self.audit(&decisions)?;
-                return Err(WorkerError::CompactionStopped { plugin, message });
+                return Err(WorkerError::CompactionStopped {
+                    message: failure.to_string(),
+                    plugin: failure.plugin,
+                });
             }
         };
 

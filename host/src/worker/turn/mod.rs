@@ -31,7 +31,9 @@ use crate::config::Config;
 use crate::domain::{Alert, Entry, Event, Resolve, Segment, TurnSink};
 use crate::fileref::{self, ShownFiles};
 use crate::llm::{CancelToken, Provider};
-use crate::store::{AuditEvent, AuditLog, SessionWriter};
+use crate::store::{
+    AuditEvent, AuditLog, PointEndRecord, PointInputRecord, PointRecord, SessionWriter,
+};
 use crate::worker::WorkerError;
 use crate::worker::chain::{ChainEntry, PointEnd};
 use crate::worker::hooks::Hooks;
@@ -194,6 +196,15 @@ impl Worker {
         Ok(())
     }
 
+    /// Sequence numbers of the last `n` committed records, in order.
+    pub(super) fn last_seqs(&self, n: usize) -> Vec<u64> {
+        let records = self.writer.records();
+        records[records.len().saturating_sub(n)..]
+            .iter()
+            .map(|r| r.seq)
+            .collect()
+    }
+
     pub(super) fn audit(&mut self, events: &[AuditEvent]) -> Result<(), WorkerError> {
         self.audit.append_batch(events)?;
         Ok(())
@@ -262,17 +273,33 @@ impl Worker {
             plugin: plugin.to_owned(),
             prompt_sha256: prompt_sha256.clone(),
         };
+        let cancelled = |end: PointEndRecord| {
+            AuditEvent::Point(Box::new(PointRecord {
+                input: PointInputRecord::OnPromptSubmit { items: Vec::new() },
+                end,
+                added: Vec::new(),
+            }))
+        };
         let added = match end {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
                 decisions.push(cancelled_by(&plugin));
+                decisions.push(cancelled(PointEndRecord::Cancelled {
+                    plugin: plugin.clone(),
+                    reason: reason.clone(),
+                }));
                 self.audit(&decisions)?;
                 return self.cancelled(sink, plugin, reason);
             }
-            PointEnd::FailedClosed { plugin, message } => {
+            PointEnd::FailedClosed(failure) => {
+                let plugin = failure.plugin.clone();
                 decisions.push(cancelled_by(&plugin));
+                decisions.push(cancelled(PointEndRecord::FailedClosed {
+                    plugin: plugin.clone(),
+                    message: failure.to_string(),
+                }));
                 self.audit(&decisions)?;
-                let reason = format!("plugin failed and its policy is closed: {message}");
+                let reason = format!("plugin failed and its policy is closed: {failure}");
                 return self.cancelled(sink, plugin, reason);
             }
         };
@@ -281,12 +308,20 @@ impl Worker {
         //    (project instructions first when they are new) and audit what it sends.
         let (mut group, mut events): (Vec<Entry>, Vec<AuditEvent>) =
             self.instructions_entry(sink).into_iter().unzip();
+        let (submitted, plugin_items) = (resolved.entries.len(), added.len());
         group.extend(resolved.entries);
         group.extend(added);
         self.compact_if_due(sink, &group)?;
         self.commit(sink, group)?;
         sink.files_attached(&resolved.refs);
         events.extend(decisions);
+        let mut seqs = self.last_seqs(submitted + plugin_items);
+        let added = seqs.split_off(submitted);
+        events.push(AuditEvent::Point(Box::new(PointRecord {
+            input: PointInputRecord::OnPromptSubmit { items: seqs },
+            end: PointEndRecord::Done,
+            added,
+        })));
         events.extend(resolved.audit.iter().map(|f| AuditEvent::FileSent {
             path: f.path.clone(),
             bytes: f.bytes,

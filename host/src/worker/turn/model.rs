@@ -4,10 +4,10 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
+    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
 };
 use crate::llm::{LlmError, Request};
-use crate::store::{AuditEvent, as_sent};
+use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord, as_sent};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict};
 
@@ -56,27 +56,38 @@ impl Worker {
                 answer: text.clone(),
                 continuations,
             };
-            let (end, decisions) = self.run_point(sink, "on-turn-end", |plugin| {
+            let (end, mut decisions) = self.run_point(sink, CallPoint::OnTurnEnd, |plugin| {
                 plugin.on_turn_end(&info).map(|d| match d {
                     TurnEndDecision::Finish => Verdict::Pass(Some("finish")),
                     TurnEndDecision::ContinueWith(items) => Verdict::Add(items),
                 })
             });
-            self.audit(&decisions)?;
+            let input = PointInputRecord::OnTurnEnd {
+                answer: self.last_seqs(1).first().copied().unwrap_or_default(),
+                continuations,
+            };
             let more = match end {
                 PointEnd::Items(items) => items,
-                PointEnd::Cancelled {
-                    plugin,
-                    reason: message,
+                PointEnd::Cancelled { plugin, reason } => {
+                    decisions.push(point(input, PointEndRecord::cancelled(&plugin, &reason)));
+                    self.audit(&decisions)?;
+                    return Ok(self.stopped_by(sink, &plugin, &reason, "at turn end"));
                 }
-                | PointEnd::FailedClosed { plugin, message } => {
-                    return Ok(self.stopped_by(sink, &plugin, &message, "at turn end"));
+                PointEnd::FailedClosed(failure) => {
+                    let message = failure.to_string();
+                    let end = PointEndRecord::failed_closed(&failure.plugin, &message);
+                    decisions.push(point(input, end));
+                    self.audit(&decisions)?;
+                    return Ok(self.stopped_by(sink, &failure.plugin, &message, "at turn end"));
                 }
             };
             if more.is_empty() {
+                decisions.push(point(input, PointEndRecord::Done));
+                self.audit(&decisions)?;
                 self.emit(sink, Event::TurnEnded("answered".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
+            self.audit(&decisions)?;
             if continuations >= self.config.worker.max_continuations {
                 self.raise(
                     sink,
@@ -92,7 +103,14 @@ impl Worker {
                 return Ok(TurnOutcome::Answered { text });
             }
             continuations += 1;
+            let count = more.len();
             self.commit(sink, more)?;
+            let added = self.last_seqs(count);
+            self.audit(&[AuditEvent::Point(Box::new(PointRecord {
+                input,
+                end: PointEndRecord::Done,
+                added,
+            }))])?;
         }
     }
 
@@ -133,7 +151,7 @@ impl Worker {
             step: step_index,
             history_items: u32::try_from(self.writer.records().len()).unwrap_or(u32::MAX),
         };
-        let (end, decisions) = self.run_point(sink, "pre-llm-request", |plugin| {
+        let (end, mut decisions) = self.run_point(sink, CallPoint::PreLlmRequest, |plugin| {
             plugin.pre_llm_request(&info).map(|items| {
                 if items.is_empty() {
                     Verdict::Pass(None)
@@ -142,25 +160,43 @@ impl Worker {
                 }
             })
         });
-        match end {
-            PointEnd::Items(items) => group.extend(items),
-            PointEnd::Cancelled {
-                plugin,
-                reason: message,
-            }
-            | PointEnd::FailedClosed { plugin, message } => {
+        let input = PointInputRecord::PreLlmRequest {
+            step: info.step,
+            history_items: info.history_items,
+        };
+        let (plugin, message) = match end {
+            PointEnd::Items(items) => {
+                let count = items.len();
+                group.extend(items);
+                self.commit(sink, group)?;
+                let added = self.last_seqs(count);
+                decisions.push(AuditEvent::Point(Box::new(PointRecord {
+                    input,
+                    end: PointEndRecord::Done,
+                    added,
+                })));
                 self.audit(&decisions)?;
-                return Ok(Some(self.stopped_by(
-                    sink,
-                    &plugin,
-                    &message,
-                    "before the model request",
-                )));
+                return Ok(None);
             }
-        }
-        self.commit(sink, group)?;
+            PointEnd::Cancelled { plugin, reason } => {
+                let end = PointEndRecord::cancelled(&plugin, &reason);
+                decisions.push(point(input, end));
+                (plugin, reason)
+            }
+            PointEnd::FailedClosed(failure) => {
+                let message = failure.to_string();
+                let end = PointEndRecord::failed_closed(&failure.plugin, &message);
+                decisions.push(point(input, end));
+                (failure.plugin.clone(), message)
+            }
+        };
         self.audit(&decisions)?;
-        Ok(None)
+        Ok(Some(self.stopped_by(
+            sink,
+            &plugin,
+            &message,
+            "before the model request",
+        )))
     }
 
     /// A request over `items` with the session's model, tools and answer cap, recorded in the
@@ -260,4 +296,13 @@ impl Worker {
             }
         }
     }
+}
+
+/// The audit record of a point that added nothing.
+fn point(input: PointInputRecord, end: PointEndRecord) -> AuditEvent {
+    AuditEvent::Point(Box::new(PointRecord {
+        input,
+        end,
+        added: Vec::new(),
+    }))
 }

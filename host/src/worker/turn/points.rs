@@ -2,7 +2,7 @@
 //! and the hooks about plugins that failed.
 
 use super::Worker;
-use crate::domain::{Alert, Event, Interceptor, PluginFailure, TurnSink};
+use crate::domain::{Alert, CallPoint, Event, Interceptor, PluginFailure, TurnSink};
 use crate::store::AuditEvent;
 use crate::worker::chain::{Failure, PointEnd, PointRun, Verdict, run_point};
 
@@ -12,7 +12,7 @@ impl Worker {
     pub(super) fn run_point(
         &mut self,
         sink: &mut dyn TurnSink,
-        point: &'static str,
+        point: CallPoint,
         call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
     ) -> (PointEnd, Vec<AuditEvent>) {
         let run = run_point(&mut self.chain, point, &self.call_ids, call);
@@ -39,10 +39,7 @@ impl Worker {
                 sink,
                 Alert::warn(
                     format!("plugin:{}", failure.plugin),
-                    format!(
-                        "{} (failure policy: open; continuing without it)",
-                        failure.message
-                    ),
+                    format!("{failure} (failure policy: open; continuing without it)"),
                 ),
             );
         }
@@ -50,7 +47,7 @@ impl Worker {
             sink,
             Event::PluginFailed {
                 plugin: failure.plugin.clone(),
-                message: failure.message.clone(),
+                message: failure.to_string(),
             },
         );
     }

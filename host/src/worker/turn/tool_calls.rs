@@ -15,42 +15,35 @@
 //!
 //! The results of one answer's calls, then the `post-tool-call` items in call order, are
 //! committed as one group (every call of the answer is answered before anything else, as the
-//! providers require). Hooks see `ToolDecided` and `ToolRan`; the audit log gets one
-//! `tool_call` record per call.
+//! providers require). Each call's [`ToolCallOutcome`] is the one record of what became of it:
+//! the hooks' `ToolDecided` events, the committed result and the `tool_call` audit record all
+//! come from it. The audit log also gets a `point` record per `post-tool-call`, naming the
+//! items it added, for replay.
 
 use super::{TurnOutcome, Worker};
-use crate::config::{Approve, FailurePolicy, FsGrant};
-use crate::domain::{
-    Alert, Approval, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput, TurnSink,
-};
-use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
+use crate::config::{Approve, FailurePolicy};
+use crate::domain::{Alert, Approval, CallPoint, Entry, Event, Interceptor, ToolCall, TurnSink};
+use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord};
 use crate::worker::chain::{PointEnd, Verdict, run_point};
-use crate::worker::tool_chain::{BY_DEFAULT, run_pre_tool};
+use crate::worker::outcome::{ApprovalAnswer, ToolCallOutcome};
+use crate::worker::tool_chain::run_pre_tool;
+use crate::worker::validate::call_ids;
 use crate::worker::{ToolOwner, WorkerError};
 
-/// The call point after a tool ran.
-const POST_TOOL_CALL: &str = "post-tool-call";
-
-/// Who decides when the person was asked.
-const BY_APPROVAL: &str = "approval";
-
-/// What became of one call.
-struct Settled {
-    /// The call as the tool received it (or as asked, when denied).
-    call: ToolCall,
-    output: ToolOutput,
-    ran: bool,
-    /// `(plugin, message)` when the tool's plugin failed and its policy is closed.
-    failed_closed: Option<(String, String)>,
-}
-
-/// Why the turn stops before the answer's later calls: `(plugin, message, when)`.
+/// Why the turn stops before the answer's later calls.
 struct Stop {
     plugin: String,
     message: String,
-    /// `after` (a `post-tool-call` failure) or `on` (the tool's own failure).
+    /// The tool's own failure (`on` a call), or a `post-tool-call` failure (`after` it).
     during_call: bool,
     tool: String,
+}
+
+/// Where one `post-tool-call` point record stands among the audit events, and how many items
+/// its chain added (their sequence numbers are known once the group is committed).
+struct PostTool {
+    at: usize,
+    added: usize,
 }
 
 impl Worker {
@@ -64,41 +57,27 @@ impl Worker {
         let mut results = Vec::with_capacity(calls.len());
         let mut added: Vec<Entry> = Vec::new();
         let mut events: Vec<AuditEvent> = Vec::new();
+        let mut posts: Vec<PostTool> = Vec::new();
         let mut stop: Option<Stop> = None;
         for call in calls {
-            let settled = match &stop {
+            let outcome = match &stop {
                 // The turn is over: later calls are answered, not run.
-                Some(stop) => self.not_run(call, stop, &mut events),
+                Some(stop) => self.not_run(call, stop),
                 None => self.settle(sink, call, &mut events),
             };
-            let Settled {
-                call: ran_call,
-                output,
-                ran,
-                failed_closed,
-            } = settled;
-            if let Some((plugin, message)) = failed_closed {
-                stop = Some(Stop {
-                    plugin,
-                    message,
-                    during_call: true,
-                    tool: call.name.clone(),
-                });
+            events.push(outcome.audit_record());
+            results.push(outcome.result_entry());
+            if stop.is_none() {
+                stop = self.failed_closed(sink, &outcome);
             }
-            results.push(Entry::new(
-                Source::Tool,
-                Item::ToolResult {
-                    call_id: call.id.clone(),
-                    content: output.content.clone(),
-                    is_error: output.is_error,
-                },
-            ));
-            if !ran || stop.is_some() {
+            if !outcome.has_run() || stop.is_some() {
                 continue;
             }
             // 4. `post-tool-call`, under the chain's rules for added items (ids already taken
             //    include those of items added after earlier calls of this answer).
-            let ask = |plugin: &mut dyn crate::domain::Interceptor| {
+            let ran_call = outcome.call_to_run();
+            let output = outcome.output();
+            let ask = |plugin: &mut dyn Interceptor| {
                 plugin.post_tool_call(&ran_call, &output).map(|items| {
                     if items.is_empty() {
                         Verdict::Pass(None)
@@ -107,34 +86,74 @@ impl Worker {
                     }
                 })
             };
-            let taken = crate::worker::validate::call_ids(added.iter().map(|e| &e.item));
+            let taken = call_ids(added.iter().map(|e| &e.item));
             let run = if taken.is_empty() {
-                run_point(&mut self.chain, POST_TOOL_CALL, &self.call_ids, ask)
+                run_point(
+                    &mut self.chain,
+                    CallPoint::PostToolCall,
+                    &self.call_ids,
+                    ask,
+                )
             } else {
                 let mut used = self.call_ids.clone();
                 used.extend(taken.into_iter().map(str::to_owned));
-                run_point(&mut self.chain, POST_TOOL_CALL, &used, ask)
+                run_point(&mut self.chain, CallPoint::PostToolCall, &used, ask)
             };
             let (end, decisions) = self.report(sink, run);
             events.extend(decisions);
-            match end {
-                PointEnd::Items(items) => added.extend(items),
-                PointEnd::Cancelled {
-                    plugin,
-                    reason: message,
+            let arguments = (!outcome.rewrites().is_empty()).then(|| outcome.arguments().clone());
+            let (count, end) = match end {
+                PointEnd::Items(items) => {
+                    let count = items.len();
+                    added.extend(items);
+                    (count, PointEndRecord::Done)
                 }
-                | PointEnd::FailedClosed { plugin, message } => {
+                PointEnd::Cancelled { plugin, reason } => {
+                    let end = PointEndRecord::cancelled(&plugin, &reason);
                     stop = Some(Stop {
                         plugin,
+                        message: reason,
+                        during_call: false,
+                        tool: call.name.clone(),
+                    });
+                    (0, end)
+                }
+                PointEnd::FailedClosed(failure) => {
+                    let message = failure.to_string();
+                    let end = PointEndRecord::failed_closed(&failure.plugin, &message);
+                    stop = Some(Stop {
+                        plugin: failure.plugin.clone(),
                         message,
                         during_call: false,
                         tool: call.name.clone(),
                     });
+                    (0, end)
                 }
+            };
+            posts.push(PostTool {
+                at: events.len(),
+                added: count,
+            });
+            events.push(AuditEvent::Point(Box::new(PointRecord {
+                input: PointInputRecord::PostToolCall {
+                    call_id: call.id.clone(),
+                    arguments,
+                },
+                end,
+                added: Vec::new(),
+            })));
+        }
+        let first_added = results.len();
+        results.extend(added);
+        let committed = results.len();
+        self.commit(sink, results)?;
+        // Items added after each call, in call order, follow the results in the group.
+        let mut seqs = self.last_seqs(committed).into_iter().skip(first_added);
+        for post in posts {
+            if let Some(AuditEvent::Point(record)) = events.get_mut(post.at) {
+                record.added = seqs.by_ref().take(post.added).collect();
             }
         }
-        results.extend(added);
-        self.commit(sink, results)?;
         self.audit(&events)?;
         Ok(stop.map(|stop| {
             let when = if stop.during_call {
@@ -146,74 +165,69 @@ impl Worker {
         }))
     }
 
+    /// The tool plugin of a call that ran failed: reported; `Some` when its policy is closed
+    /// and the turn stops after the commit.
+    fn failed_closed(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        outcome: &ToolCallOutcome,
+    ) -> Option<Stop> {
+        let owner = outcome.owner()?.clone();
+        let message = outcome.output().figures?.failure?;
+        let tool = outcome.call().name.clone();
+        self.tool_failed(sink, &tool, &owner, &message)
+            .map(|(plugin, message)| Stop {
+                plugin,
+                message,
+                during_call: true,
+                tool,
+            })
+    }
+
     /// A call left unrun because a closed failure of a plugin (a `post-tool-call` interceptor,
     /// or the tool plugin of an earlier call) ended the turn.
-    fn not_run(&self, call: &ToolCall, stop: &Stop, events: &mut Vec<AuditEvent>) -> Settled {
+    fn not_run(&self, call: &ToolCall, stop: &Stop) -> ToolCallOutcome {
         let reason = format!(
             "the turn stopped when plugin {} failed {} an earlier call",
             stop.plugin,
             if stop.during_call { "on" } else { "after" }
         );
-        let output = ToolOutput::error(format!("tool call not run: {reason}"));
-        events.push(AuditEvent::ToolCall {
-            tool: call.name.clone(),
-            call_id: call.id.clone(),
-            plugin: self.tools.owner(&call.name).map(|o| o.plugin.clone()),
-            grants: self
-                .tools
-                .owner(&call.name)
-                .map_or_else(Box::default, grant_record),
-            decision: "denied".to_owned(),
-            by: crate::worker::tool_chain::BY_POLICY.to_owned(),
-            reason: Some(reason),
-            rewritten_by: Vec::new(),
-            approval: None,
-            bytes_in: call.arguments.to_string().len() as u64,
-            bytes_out: output.content.len() as u64,
-            is_error: true,
-            http: None,
-            plugin_failure: None,
-        });
-        Settled {
-            call: call.clone(),
-            output,
-            ran: false,
-            failed_closed: None,
-        }
+        ToolCallOutcome::not_run(call.clone(), self.tools.owner(&call.name).cloned(), reason)
     }
 
     /// Ask the front end about `call` of `plugin` (unless the person said `always` for this
-    /// tool before): the audit label of the answer, and the reason when it is no.
+    /// tool before): the answer, and the reason when it is no.
     fn approval(
         &mut self,
         sink: &mut dyn TurnSink,
         call: &ToolCall,
         plugin: &str,
-    ) -> (&'static str, Option<String>) {
+    ) -> (ApprovalAnswer, Option<String>) {
         if self.always_approved.contains(&call.name) {
-            return ("remembered", None);
+            return (ApprovalAnswer::Remembered, None);
         }
         match sink.approve_tool(call, plugin) {
-            Approval::Yes => ("yes", None),
+            Approval::Yes => (ApprovalAnswer::Yes, None),
             Approval::Always => {
                 self.always_approved.insert(call.name.clone());
-                ("always", None)
+                (ApprovalAnswer::Always, None)
             }
-            Approval::No(reason) => ("no", Some(reason)),
+            Approval::No(reason) => (ApprovalAnswer::No, Some(reason)),
         }
     }
 
-    /// Steps 1–3 for one call; pushes its audit records to `events`.
+    /// Steps 1–3 for one call; pushes the chain's audit records to `events`.
     fn settle(
         &mut self,
         sink: &mut dyn TurnSink,
         call: &ToolCall,
         events: &mut Vec<AuditEvent>,
-    ) -> Settled {
-        let owner = self.tools.owner(&call.name).cloned();
+    ) -> ToolCallOutcome {
         // 1. The chain.
         let pre = run_pre_tool(&mut self.chain, call);
         events.extend(pre.decisions);
+        let mut outcome = pre.outcome;
+        outcome.served_by(self.tools.owner(&call.name).cloned());
         for failure in &pre.failures {
             self.plugin_failed(sink, failure);
             if failure.closed {
@@ -222,140 +236,47 @@ impl Worker {
                     Alert::error(
                         format!("plugin:{}", failure.plugin),
                         format!(
-                            "tool call `{}` denied: plugin {} failed and its policy is closed: {}",
-                            call.name, failure.plugin, failure.message
+                            "tool call `{}` denied: plugin {} failed and its policy is closed: {failure}",
+                            call.name, failure.plugin
                         ),
                     ),
                 );
             }
         }
-        for (by, decision) in pre.decided {
-            self.emit(
-                sink,
-                Event::ToolDecided {
-                    call: call.clone(),
-                    by,
-                    decision,
-                },
-            );
+        for event in outcome.chain_events() {
+            self.emit(sink, event);
         }
-        let mut denied = pre.denied;
-        let to_run = pre.call;
 
         // 2. Approval.
-        let mut by = BY_DEFAULT.to_owned();
-        let mut approval = None;
-        if denied.is_none()
-            && let Some(owner) = owner.as_ref().filter(|o| o.approve == Approve::Ask)
+        if outcome.denied().is_none()
+            && let Some(owner) = outcome.owner().filter(|o| o.approve == Approve::Ask)
         {
-            by = BY_APPROVAL.to_owned();
-            let (label, refused) = self.approval(sink, &to_run, &owner.plugin);
-            approval = Some(label);
-            denied = refused.map(|reason| (BY_APPROVAL.to_owned(), reason));
+            let (plugin, to_ask) = (owner.plugin.clone(), outcome.call_to_run());
+            let (answer, refused) = self.approval(sink, &to_ask, &plugin);
+            outcome.approve(answer, refused);
         }
-        if denied.is_none() {
-            self.emit(
-                sink,
-                Event::ToolDecided {
-                    call: call.clone(),
-                    by: by.clone(),
-                    decision: ToolDecision::Allow,
-                },
-            );
-        } else if let Some((who, reason)) = &denied
-            && who == BY_APPROVAL
-        {
-            self.emit(
-                sink,
-                Event::ToolDecided {
-                    call: call.clone(),
-                    by: who.clone(),
-                    decision: ToolDecision::Deny(reason.clone()),
-                },
-            );
+        if let Some(event) = outcome.final_event() {
+            self.emit(sink, event);
         }
 
         // 3. Run, or deny.
-        let (settled, decision, reason, plugin_audit) = match denied {
-            Some((who, reason)) => {
-                let output = ToolOutput::error(format!("tool call denied by {who}: {reason}"));
-                by = who;
-                let settled = Settled {
-                    call: call.clone(),
-                    output,
-                    ran: false,
-                    failed_closed: None,
-                };
-                (settled, "denied", Some(reason), None)
-            }
-            None => {
-                sink.tool_started(&to_run.name, &to_run.arguments);
-                let output = self.tools.output(&to_run, self.resolver.as_mut());
-                self.emit(
-                    sink,
-                    Event::ToolRan {
-                        name: call.name.clone(),
-                        call_id: call.id.clone(),
-                        is_error: output.is_error,
-                    },
-                );
-                let decision = if pre.rewritten_by.is_empty() {
-                    "allowed"
-                } else {
-                    "rewritten"
-                };
-                // The plugin's own figures, and its failure under its entry's policy.
-                let plugin_audit = owner
-                    .as_ref()
-                    .and_then(|_| self.tools.last_audit(&to_run.name));
-                let failed_closed = match (&owner, plugin_audit.as_ref()) {
-                    (Some(owner), Some(audit)) => audit
-                        .failure
-                        .as_ref()
-                        .and_then(|message| self.tool_failed(sink, &to_run.name, owner, message)),
-                    _ => None,
-                };
-                let settled = Settled {
-                    call: to_run,
-                    output,
-                    ran: true,
-                    failed_closed,
-                };
-                (settled, decision, None, plugin_audit)
-            }
-        };
-        if by == BY_DEFAULT
-            && let Some(last) = pre.rewritten_by.last()
-        {
-            by = last.clone();
+        if outcome.denied().is_some() {
+            outcome.settle_denied();
+            return outcome;
         }
-        let grants = owner.as_ref().map_or_else(Box::default, grant_record);
-        let hosts = grants.allowed_hosts.clone();
-        events.push(AuditEvent::ToolCall {
-            tool: call.name.clone(),
-            call_id: call.id.clone(),
-            plugin: owner.map(|o| o.plugin),
-            grants,
-            decision: decision.to_owned(),
-            by,
-            reason,
-            rewritten_by: pre.rewritten_by,
-            approval: approval.map(str::to_owned),
-            bytes_in: settled.call.arguments.to_string().len() as u64,
-            bytes_out: settled.output.content.len() as u64,
-            is_error: settled.output.is_error,
-            http: plugin_audit
-                .as_ref()
-                .filter(|a| a.http_requests > 0 || a.http_refused > 0 || !hosts.is_empty())
-                .map(|a| ToolHttpRecord {
-                    requests: a.http_requests,
-                    refused: a.http_refused,
-                    bytes_out: a.http_bytes_out,
-                    bytes_in: a.http_bytes_in,
-                }),
-            plugin_failure: plugin_audit.and_then(|a| a.failure),
-        });
-        settled
+        let to_run = outcome.call_to_run();
+        sink.tool_started(&to_run.name, &to_run.arguments);
+        let output = self.tools.output(&to_run, self.resolver.as_mut());
+        self.emit(
+            sink,
+            Event::ToolRan {
+                name: call.name.clone(),
+                call_id: call.id.clone(),
+                is_error: output.is_error,
+            },
+        );
+        outcome.ran(output);
+        outcome
     }
 }
 
@@ -390,18 +311,4 @@ impl Worker {
         );
         (owner.failure == FailurePolicy::Closed).then(|| (owner.plugin.clone(), message.to_owned()))
     }
-}
-
-/// A tool plugin's grants as the audit log records them.
-fn grant_record(owner: &ToolOwner) -> Box<ToolGrantRecord> {
-    Box::new(ToolGrantRecord {
-        fs: match owner.grants.fs {
-            FsGrant::None => "none",
-            FsGrant::Read => "read",
-            FsGrant::ReadWrite => "read-write",
-        }
-        .to_owned(),
-        allowed_hosts: owner.grants.allowed_hosts.clone(),
-        env: owner.grants.env.clone(),
-    })
 }

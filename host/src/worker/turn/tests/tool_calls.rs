@@ -556,12 +556,10 @@ fn a_closed_post_tool_call_failure_commits_the_results_then_stops_the_turn() {
     }
 }
 
-/// A plugin tool that fails as a tool plugin does (a trap, a deadline): an error output, and
-/// a `last_audit` naming the failure with the plugin's outgoing HTTP figures. Counts the turns
-/// it is told about.
+/// A plugin tool that fails as a tool plugin does (a trap, a deadline): an error output whose
+/// figures name the failure with the plugin's outgoing HTTP. Counts the turns it is told about.
 struct FailingPluginTool {
     turns: Arc<Mutex<u32>>,
-    last: Option<crate::domain::ToolCallAudit>,
 }
 
 impl Tool for FailingPluginTool {
@@ -575,18 +573,13 @@ impl Tool for FailingPluginTool {
 
     fn run(&mut self, _arguments: &Value, _context: &mut ToolContext<'_>) -> ToolOutput {
         let message = "plugin flaky: call ran past its 200 ms deadline".to_owned();
-        self.last = Some(crate::domain::ToolCallAudit {
+        ToolOutput::error(message.clone()).with_figures(crate::domain::ToolCallAudit {
             http_requests: 2,
             http_refused: 1,
             http_bytes_out: 30,
             http_bytes_in: 400,
-            failure: Some(message.clone()),
-        });
-        ToolOutput::error(message)
-    }
-
-    fn last_audit(&self) -> Option<crate::domain::ToolCallAudit> {
-        self.last.clone()
+            failure: Some(message),
+        })
     }
 
     fn new_turn(&mut self) {
@@ -598,7 +591,7 @@ fn flaky_registry(failure: FailurePolicy, turns: Arc<Mutex<u32>>) -> ToolRegistr
     let mut tools = ToolRegistry::with(file_tools(&Config::default().fileref)).unwrap();
     tools
         .register_plugin_tool(
-            Box::new(FailingPluginTool { turns, last: None }),
+            Box::new(FailingPluginTool { turns }),
             ToolOwner {
                 plugin: "flaky".into(),
                 approve: Approve::Never,

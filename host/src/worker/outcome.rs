@@ -1,0 +1,307 @@
+//! [`ToolCallOutcome`]: what became of one tool call, as one typed record. The path fills it in
+//! as it goes — the chain's rewrites and denial (`tool_chain.rs`), the person's answer, the
+//! tool's output with its own figures — and the turn derives everything else from it: the
+//! hooks' `ToolDecided` events, the `ToolResult` item it commits, and the `tool_call` audit
+//! record. Nothing re-derives who decided from strings.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::config::FsGrant;
+use crate::domain::{DecidedBy, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput};
+use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
+use crate::worker::ToolOwner;
+
+/// The person's answer when a tool's entry asks for approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    /// Yes, this once.
+    Yes,
+    /// Yes, and for the rest of this worker's life.
+    Always,
+    /// An earlier `always` answered for the person.
+    Remembered,
+    /// No.
+    No,
+}
+
+impl fmt::Display for ApprovalAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Yes => "yes",
+            Self::Always => "always",
+            Self::Remembered => "remembered",
+            Self::No => "no",
+        })
+    }
+}
+
+/// One interceptor's rewrite of a call's arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rewrite {
+    /// The interceptor's name.
+    pub plugin: String,
+    /// The arguments after it (a JSON object).
+    pub arguments: Value,
+}
+
+/// What became of one tool call.
+#[derive(Debug, Clone)]
+pub struct ToolCallOutcome {
+    /// The call as the model asked for it.
+    call: ToolCall,
+    /// The tool plugin that serves it (`None` for a built-in tool).
+    owner: Option<ToolOwner>,
+    /// Rewrites, in chain order.
+    rewrites: Vec<Rewrite>,
+    /// Who denied it and why (`None`: allowed, so far).
+    denied: Option<(DecidedBy, String)>,
+    /// The person's answer, when asked.
+    approval: Option<ApprovalAnswer>,
+    /// What it produced (or why it did not run); `None` until settled.
+    output: Option<ToolOutput>,
+    /// The tool ran.
+    ran: bool,
+}
+
+impl ToolCallOutcome {
+    /// A call nobody has judged yet.
+    pub(crate) fn new(call: ToolCall) -> Self {
+        Self {
+            call,
+            owner: None,
+            rewrites: Vec::new(),
+            denied: None,
+            approval: None,
+            output: None,
+            ran: false,
+        }
+    }
+
+    /// A call left unrun because the turn stopped before it (denied by policy).
+    pub(crate) fn not_run(call: ToolCall, owner: Option<ToolOwner>, reason: String) -> Self {
+        let output = ToolOutput::error(format!("tool call not run: {reason}"));
+        Self {
+            owner,
+            denied: Some((DecidedBy::Policy, reason)),
+            output: Some(output),
+            ..Self::new(call)
+        }
+    }
+
+    /// The tool plugin that serves the call.
+    pub(crate) fn served_by(&mut self, owner: Option<ToolOwner>) {
+        self.owner = owner;
+    }
+
+    /// `plugin` rewrote the arguments.
+    pub(crate) fn rewrite(&mut self, plugin: &str, arguments: Value) {
+        self.rewrites.push(Rewrite {
+            plugin: plugin.to_owned(),
+            arguments,
+        });
+    }
+
+    /// `by` denied the call.
+    pub(crate) fn deny(&mut self, by: DecidedBy, reason: String) {
+        self.denied = Some((by, reason));
+    }
+
+    /// The person answered; `refused` is the reason of a no.
+    pub(crate) fn approve(&mut self, answer: ApprovalAnswer, refused: Option<String>) {
+        self.approval = Some(answer);
+        if let Some(reason) = refused {
+            self.deny(DecidedBy::Approval, reason);
+        }
+    }
+
+    /// The tool ran and produced `output`.
+    pub(crate) fn ran(&mut self, output: ToolOutput) {
+        self.output = Some(output);
+        self.ran = true;
+    }
+
+    /// A denied call's output: who denied it and why, as an error result.
+    pub(crate) fn settle_denied(&mut self) {
+        if let Some((by, reason)) = &self.denied {
+            self.output = Some(ToolOutput::error(format!(
+                "tool call denied by {by}: {reason}"
+            )));
+        }
+    }
+
+    /// The call as the model asked for it.
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// The tool plugin that serves the call.
+    pub fn owner(&self) -> Option<&ToolOwner> {
+        self.owner.as_ref()
+    }
+
+    /// Who denied the call and why.
+    pub fn denied(&self) -> Option<(&DecidedBy, &str)> {
+        self.denied
+            .as_ref()
+            .map(|(by, reason)| (by, reason.as_str()))
+    }
+
+    /// The rewrites, in chain order.
+    pub fn rewrites(&self) -> &[Rewrite] {
+        &self.rewrites
+    }
+
+    /// The arguments the tool receives: the last rewrite's, or the model's.
+    pub fn arguments(&self) -> &Value {
+        self.rewrites
+            .last()
+            .map_or(&self.call.arguments, |r| &r.arguments)
+    }
+
+    /// The call with the arguments the tool receives.
+    pub fn call_to_run(&self) -> ToolCall {
+        ToolCall {
+            arguments: self.arguments().clone(),
+            ..self.call.clone()
+        }
+    }
+
+    /// What it produced (an empty error before it was settled).
+    pub fn output(&self) -> ToolOutput {
+        self.output
+            .clone()
+            .unwrap_or_else(|| ToolOutput::error(String::new()))
+    }
+
+    /// The tool ran.
+    pub fn has_run(&self) -> bool {
+        self.ran
+    }
+
+    /// The hooks' events for what the chain decided: each rewrite, then a deny by an
+    /// interceptor or by policy.
+    pub(crate) fn chain_events(&self) -> Vec<Event> {
+        let mut events: Vec<Event> = self
+            .rewrites
+            .iter()
+            .map(|r| Event::ToolDecided {
+                call: self.call.clone(),
+                by: DecidedBy::Plugin(r.plugin.clone()).to_string(),
+                decision: ToolDecision::Rewrite(r.arguments.clone()),
+            })
+            .collect();
+        if let Some((by @ (DecidedBy::Plugin(_) | DecidedBy::Policy), reason)) = &self.denied {
+            events.push(Event::ToolDecided {
+                call: self.call.clone(),
+                by: by.to_string(),
+                decision: ToolDecision::Deny(reason.clone()),
+            });
+        }
+        events
+    }
+
+    /// The hooks' event for the decision after the chain: allowed (by the person when asked,
+    /// else by default), or refused by the person. `None` when the chain denied it.
+    pub(crate) fn final_event(&self) -> Option<Event> {
+        let (by, decision) = match &self.denied {
+            None if self.approval.is_some() => (DecidedBy::Approval, ToolDecision::Allow),
+            None => (DecidedBy::Default, ToolDecision::Allow),
+            Some((DecidedBy::Approval, reason)) => {
+                (DecidedBy::Approval, ToolDecision::Deny(reason.clone()))
+            }
+            Some(_) => return None,
+        };
+        Some(Event::ToolDecided {
+            call: self.call.clone(),
+            by: by.to_string(),
+            decision,
+        })
+    }
+
+    /// The call's `ToolResult` item, as committed.
+    pub(crate) fn result_entry(&self) -> Entry {
+        let output = self.output();
+        Entry::new(
+            Source::Tool,
+            Item::ToolResult {
+                call_id: self.call.id.clone(),
+                content: output.content,
+                is_error: output.is_error,
+            },
+        )
+    }
+
+    /// Who the audit log names as deciding: the denier; else the person when asked; else the
+    /// last interceptor that rewrote the arguments; else nobody (`default`).
+    pub fn decided_by(&self) -> DecidedBy {
+        match (&self.denied, self.approval, self.rewrites.last()) {
+            (Some((by, _)), _, _) => by.clone(),
+            (None, Some(_), _) => DecidedBy::Approval,
+            (None, None, Some(last)) => DecidedBy::Plugin(last.plugin.clone()),
+            (None, None, None) => DecidedBy::Default,
+        }
+    }
+
+    /// The call's `tool_call` audit record.
+    pub fn audit_record(&self) -> AuditEvent {
+        let output = self.output();
+        let grants = self.owner.as_ref().map_or_else(Box::default, grant_record);
+        let hosts_granted = !grants.allowed_hosts.is_empty();
+        let decision = match (&self.denied, self.rewrites.is_empty()) {
+            (Some(_), _) => "denied",
+            (None, true) => "allowed",
+            (None, false) => "rewritten",
+        };
+        let bytes_in = if self.ran {
+            self.arguments()
+        } else {
+            &self.call.arguments
+        }
+        .to_string()
+        .len() as u64;
+        let figures = output.figures.as_ref();
+        AuditEvent::ToolCall {
+            tool: self.call.name.clone(),
+            call_id: self.call.id.clone(),
+            plugin: self.owner.as_ref().map(|o| o.plugin.clone()),
+            grants,
+            decision: decision.to_owned(),
+            by: self.decided_by().to_string(),
+            reason: self.denied.as_ref().map(|(_, reason)| reason.clone()),
+            rewritten_by: self
+                .rewrites
+                .iter()
+                .map(|r| DecidedBy::Plugin(r.plugin.clone()).to_string())
+                .collect(),
+            approval: self.approval.map(|a| a.to_string()),
+            bytes_in,
+            bytes_out: output.content.len() as u64,
+            is_error: output.is_error,
+            http: figures
+                .filter(|a| a.http_requests > 0 || a.http_refused > 0 || hosts_granted)
+                .map(|a| ToolHttpRecord {
+                    requests: a.http_requests,
+                    refused: a.http_refused,
+                    bytes_out: a.http_bytes_out,
+                    bytes_in: a.http_bytes_in,
+                }),
+            plugin_failure: figures.and_then(|a| a.failure.clone()),
+        }
+    }
+}
+
+/// A tool plugin's grants as the audit log records them.
+fn grant_record(owner: &ToolOwner) -> Box<ToolGrantRecord> {
+    Box::new(ToolGrantRecord {
+        fs: match owner.grants.fs {
+            FsGrant::None => "none",
+            FsGrant::Read => "read",
+            FsGrant::ReadWrite => "read-write",
+        }
+        .to_owned(),
+        allowed_hosts: owner.grants.allowed_hosts.clone(),
+        env: owner.grants.env.clone(),
+    })
+}
