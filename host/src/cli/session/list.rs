@@ -1,9 +1,9 @@
 //! `warden session list | show ID | export [--as-sent] ID | verify [ID] | salvage ID`.
 
-use super::common::home;
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
-use super::session_prune::last_activity;
+use super::prune::last_activity;
+use crate::cli::common::home;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
 use crate::domain::Item;
 use crate::domain::escape::terminal;
 use crate::store::{self, Home, StoreError};
@@ -96,7 +96,7 @@ pub(crate) fn list(json: bool, all: bool) -> Result<u8, CliError> {
 
 fn loaded(id: &str) -> Result<store::Loaded, CliError> {
     let home = home()?;
-    super::session_target::existing(&home, id)?;
+    super::target::existing(&home, id)?;
     let loaded = store::load(&home, id).map_err(not_found)?;
     for warning in &loaded.warnings {
         eprintln!("warning [store]: {warning}");
