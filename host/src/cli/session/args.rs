@@ -61,12 +61,12 @@ impl SessionCommand {
     pub(crate) fn run(self) -> Result<u8, CliError> {
         match self {
             Self::List { json, all } => super::list::list(json, all),
-            Self::Show { id } => super::list::show(&id),
-            Self::Export { id, as_sent } => super::list::export(&id, as_sent),
+            Self::Show { id } => super::show::show(&id),
+            Self::Export { id, as_sent } => super::show::export(&id, as_sent),
             Self::Delete { id } => super::prune::delete(&id),
             Self::Prune { empty, older_than } => super::prune::prune(empty, older_than),
-            Self::Verify { id } => super::list::verify(id.as_deref()),
-            Self::Salvage { id } => super::list::salvage(&id),
+            Self::Verify { id } => super::verify::verify(id.as_deref()),
+            Self::Salvage { id } => super::verify::salvage(&id),
         }
     }
 }

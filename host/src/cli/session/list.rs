@@ -1,17 +1,13 @@
-//! `warden session list | show ID | export [--as-sent] ID | verify [ID] | salvage ID`.
+//! `warden session list [--json] [--all]`: every session, oldest first, with its last activity,
+//! item count and title.
 
+use super::not_found;
 use super::prune::last_activity;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::domain::Item;
-use crate::domain::escape::terminal;
-use crate::store::{self, Home, StoreError};
-use crate::worker::preview::ShownItem;
-
-fn not_found(err: StoreError) -> CliError {
-    CliError::failure(err.to_string())
-}
+use crate::store::{self, Home};
 
 /// Longest title shown, in characters.
 const TITLE_CHARS: usize = 60;
@@ -91,123 +87,5 @@ pub(crate) fn list(json: bool, all: bool) -> Result<u8, CliError> {
             );
         }
     }
-    Ok(EXIT_OK)
-}
-
-fn loaded(id: &str) -> Result<store::Loaded, CliError> {
-    let home = home()?;
-    super::target::existing(&home, id)?;
-    let loaded = store::load(&home, id).map_err(not_found)?;
-    for warning in &loaded.warnings {
-        eprintln!("warning [store]: {warning}");
-    }
-    Ok(loaded)
-}
-
-/// Print a session's parent and children, then its history, for a person.
-pub(crate) fn show(id: &str) -> Result<u8, CliError> {
-    let loaded = loaded(id)?;
-    if let Some(parent) = &loaded.header.parent {
-        outln!("parent: {parent}");
-    }
-    let children: Vec<String> = store::list(&home()?)
-        .map_err(not_found)?
-        .into_iter()
-        .filter(|s| s.parent.as_deref() == Some(id))
-        .map(|s| s.id)
-        .collect();
-    if !children.is_empty() {
-        outln!("children: {}", children.join(", "));
-    }
-    for record in &loaded.records {
-        outln!(
-            "── #{} {} ({})",
-            record.seq,
-            record.item.role(),
-            record.source
-        );
-        outln!("{}", terminal(record.item.text()));
-    }
-    Ok(EXIT_OK)
-}
-
-/// Print `history.json`: an array of items shaped as `preview --json` items; with `as_sent`,
-/// only those the next request would contain.
-pub(crate) fn export(id: &str, as_sent: bool) -> Result<u8, CliError> {
-    let loaded = loaded(id)?;
-    let records = if as_sent {
-        store::as_sent(&loaded.records)
-    } else {
-        &loaded.records
-    };
-    let items: Vec<ShownItem> = records
-        .iter()
-        .map(|r| ShownItem {
-            item: r.item.clone(),
-            source: r.source.clone(),
-        })
-        .collect();
-    let text = serde_json::to_string_pretty(&items)
-        .map_err(|err| CliError::failure(format!("cannot encode the history: {err}")))?;
-    outln!("{text}");
-    Ok(EXIT_OK)
-}
-
-/// Check one session, or all: one line each, exit 1 if any is damaged.
-pub(crate) fn verify(id: Option<&str>) -> Result<u8, CliError> {
-    let home = home()?;
-    let ids: Vec<String> = match id {
-        Some(id) => vec![id.to_owned()],
-        None => store::list(&home)
-            .map_err(not_found)?
-            .into_iter()
-            .map(|s| s.id)
-            .collect(),
-    };
-    let mut damaged = 0;
-    for id in &ids {
-        match store::verify(&home, id) {
-            Ok(v) => {
-                let sums = match v.unsealed {
-                    0 => "all checksummed".to_owned(),
-                    n => format!("{n} without checksum, written before checksums"),
-                };
-                let torn = v
-                    .torn
-                    .map(|t| format!("; would drop: {t}"))
-                    .unwrap_or_default();
-                outln!("{id}: ok ({} records, {sums}{torn})", v.records);
-            }
-            Err(err) => {
-                damaged += 1;
-                outln!("{id}: damaged: {err}");
-            }
-        }
-    }
-    if damaged > 0 {
-        return Err(CliError::failure(format!(
-            "{damaged} of {} sessions damaged; `warden session salvage ID` copies the valid \
-             part of one into a new session",
-            ids.len()
-        )));
-    }
-    Ok(EXIT_OK)
-}
-
-/// Copy the valid prefix of a session into a new session and print its id.
-pub(crate) fn salvage(id: &str) -> Result<u8, CliError> {
-    let home = home()?;
-    let saved = store::salvage(&home, id).map_err(not_found)?;
-    match &saved.problem {
-        Some(problem) => eprintln!(
-            "warden: session {id}: kept {} records ({} groups) before: {problem}",
-            saved.records, saved.groups
-        ),
-        None => eprintln!(
-            "warden: session {id} has no damage; copied all {} records ({} groups)",
-            saved.records, saved.groups
-        ),
-    }
-    outln!("{}", saved.id);
     Ok(EXIT_OK)
 }
