@@ -1,34 +1,33 @@
 //! The `warden` command line: argument parsing, logging set-up, and one module per command.
 //! This is the front end: it is the one place that prints.
+//!
+//! - `args`: the top-level commands, parsed and dispatched here.
+//! - `run/`: `run` (one turn) and `preview`, with the prompt reading and model flags they share.
+//! - `chat/`: `chat`, the interactive front end.
+//! - `plugin/`: `plugin check | new | replay | bench | pin`.
+//! - `session/`: `session list | show | export | verify | salvage | delete | prune`, and the
+//!   session a command continues or creates.
+//! - `operator/`: `config show`, `audit` and `doctor`.
+//! - `complete`, `compact`, `notify`: the command of that name.
+//! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
+//!   workspace root), `exit` (exit codes, [`CliError`]), `out` (stdout that survives a closed
+//!   pipe), `colour`, `signals`.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
-mod audit;
 mod chat;
 mod colour;
 mod common;
 mod compact;
 mod complete;
-mod config_show;
-mod doctor;
 mod exit;
 mod notify;
-mod operator_args;
+mod operator;
 mod out;
 mod plugin;
-mod plugin_bench;
-mod plugin_new;
-mod plugin_pin;
-mod plugin_replay;
-mod preview;
-mod progress;
-mod prompt;
 mod run;
-mod run_args;
 mod session;
-mod session_prune;
-mod session_target;
 mod signals;
 mod workspace;
 
@@ -75,7 +74,7 @@ pub fn main_with_system_managed(system_managed: PathBuf) -> ExitCode {
 }
 
 fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
-    use args::{Command, PluginCommand, SessionCommand};
+    use args::Command;
     match cli.command {
         Command::Run(mut args) => {
             if args.continue_last {
@@ -106,45 +105,10 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             query,
         } => complete::complete(dir.as_deref(), json, limit, &query.join(" ")),
         Command::Preview { dir, json, prompt } => {
-            preview::preview(dir.as_deref(), json, &prompt.join(" "))
+            run::preview(dir.as_deref(), json, &prompt.join(" "))
         }
-        Command::Plugin {
-            command: PluginCommand::Check { file, json },
-        } => plugin::check(&file, json),
-        Command::Plugin {
-            command:
-                PluginCommand::New {
-                    name,
-                    world,
-                    lang,
-                    sdk_path,
-                },
-        } => plugin_new::new(&name, world, lang, sdk_path.as_deref()),
-        Command::Plugin {
-            command:
-                PluginCommand::Replay {
-                    session,
-                    file,
-                    config,
-                    json,
-                    diff,
-                },
-        } => plugin_replay::replay(&session, &file, &config, json, diff),
-        Command::Plugin {
-            command: PluginCommand::Bench { file, config, json },
-        } => plugin_bench::bench(&file, &config, json),
-        Command::Plugin {
-            command: PluginCommand::Pin { name, dir },
-        } => plugin_pin::pin(&name, dir.as_deref()),
-        Command::Session { command } => match command {
-            SessionCommand::List { json, all } => session::list(json, all),
-            SessionCommand::Show { id } => session::show(&id),
-            SessionCommand::Export { id, as_sent } => session::export(&id, as_sent),
-            SessionCommand::Delete { id } => session_prune::delete(&id),
-            SessionCommand::Prune { empty, older_than } => session_prune::prune(empty, older_than),
-            SessionCommand::Verify { id } => session::verify(id.as_deref()),
-            SessionCommand::Salvage { id } => session::salvage(&id),
-        },
+        Command::Plugin { command } => command.run(),
+        Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),

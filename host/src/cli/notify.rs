@@ -11,7 +11,7 @@ pub(crate) fn notify(session: &str, text: &str) -> Result<u8, CliError> {
         return Err(CliError::usage("the notification text is empty"));
     }
     let home = home()?;
-    super::session_target::existing(&home, session)?;
+    crate::cli::session::existing(&home, session)?;
     let note = Inbox::push(&home, session, text).map_err(|err| CliError::usage(err.to_string()))?;
     outln!("queued {} for session {session}", note.id);
     Ok(EXIT_OK)

@@ -45,7 +45,7 @@ pub(crate) fn chat(
     resume: Option<String>,
     continue_last: bool,
     parent: Option<&str>,
-    model: &super::run_args::ModelFlags,
+    model: &super::run::ModelFlags,
 ) -> Result<u8, CliError> {
     let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
     let mut loaded = load_config(&workspace)?;

@@ -62,7 +62,7 @@ impl ModelFlags {
     pub(crate) fn apply(
         &self,
         config: &mut crate::config::Config,
-    ) -> Result<Vec<String>, super::exit::CliError> {
+    ) -> Result<Vec<String>, crate::cli::exit::CliError> {
         let mut warnings = Vec::new();
         let locked = |key: &str| {
             config
@@ -76,7 +76,7 @@ impl ModelFlags {
         if let Some(name) = &self.provider {
             let kind: crate::domain::ProviderKind =
                 serde_json::from_value(serde_json::Value::String(name.clone())).map_err(|_| {
-                    super::exit::CliError::usage(format!(
+                    crate::cli::exit::CliError::usage(format!(
                         "unknown provider {name:?} (--provider): use echo, anthropic or openai"
                     ))
                 })?;

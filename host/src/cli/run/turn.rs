@@ -1,14 +1,14 @@
 //! `warden run [-C DIR] [--session ID | --new-session NAME | --continue | --parent ID] [--json]
 //! [--yes] PROMPT|-`: one turn.
 
-use super::out::{out, outln};
+use crate::cli::out::{out, outln};
 use crate::domain::escape::{escape, terminal};
 
-use super::common::{env, home, load_config, print_alert, setup_error};
-use super::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use super::args::RunArgs;
 use super::progress::Progress;
-use super::run_args::RunArgs;
-use super::session_target::{SessionChoice, target};
+use crate::cli::common::{env, home, load_config, print_alert, setup_error};
+use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use crate::cli::session::{SessionChoice, target};
 use crate::domain::{Alert, AlertLevel, Approval, StreamEvent, ToolCall, TurnSink};
 use crate::fileref;
 use crate::setup;

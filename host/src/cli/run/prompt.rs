@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::exit::CliError;
+use crate::cli::exit::CliError;
 
 /// The prompt from `words` (`-` alone reads stdin) or from `file`, at most `max` bytes.
 pub(crate) fn read(words: &[String], file: Option<&Path>, max: u64) -> Result<String, CliError> {
@@ -80,7 +80,7 @@ mod tests {
             "{}",
             err.message
         );
-        assert_eq!(err.code, super::super::EXIT_USAGE);
+        assert_eq!(err.code, crate::cli::EXIT_USAGE);
         let long = capped("x".repeat(11).as_bytes(), 10, "test").unwrap_err();
         assert!(long.message.contains("worker.max_prompt_bytes"));
         assert!(capped(&[0xff, 0xfe][..], 10, "test").is_err());

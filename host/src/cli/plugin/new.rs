@@ -4,8 +4,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
 
 /// The world a new plugin implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -90,27 +90,27 @@ fn check_name(name: &str) -> Result<(), CliError> {
 const WIT: &[(&str, &str)] = &[
     (
         "types.wit",
-        include_str!("../../../wit/released/0.1.0/types.wit"),
+        include_str!("../../../../wit/released/0.1.0/types.wit"),
     ),
     (
         "host.wit",
-        include_str!("../../../wit/released/0.1.0/host.wit"),
+        include_str!("../../../../wit/released/0.1.0/host.wit"),
     ),
     (
         "intercept.wit",
-        include_str!("../../../wit/released/0.1.0/intercept.wit"),
+        include_str!("../../../../wit/released/0.1.0/intercept.wit"),
     ),
     (
         "observe.wit",
-        include_str!("../../../wit/released/0.1.0/observe.wit"),
+        include_str!("../../../../wit/released/0.1.0/observe.wit"),
     ),
     (
         "resolve.wit",
-        include_str!("../../../wit/released/0.1.0/resolve.wit"),
+        include_str!("../../../../wit/released/0.1.0/resolve.wit"),
     ),
     (
         "worlds.wit",
-        include_str!("../../../wit/released/0.1.0/worlds.wit"),
+        include_str!("../../../../wit/released/0.1.0/worlds.wit"),
     ),
 ];
 
@@ -272,7 +272,7 @@ fn script_files(name: &str, lang: &str) -> Files {
         "python" => vec![
             (
                 "app.py".into(),
-                include_str!("../../../examples/python-interceptor/app.py").into(),
+                include_str!("../../../../examples/python-interceptor/app.py").into(),
                 false,
             ),
             (
@@ -294,7 +294,7 @@ fn script_files(name: &str, lang: &str) -> Files {
         _ => vec![
             (
                 "app.js".into(),
-                include_str!("../../../examples/js-interceptor/app.js").into(),
+                include_str!("../../../../examples/js-interceptor/app.js").into(),
                 false,
             ),
             (

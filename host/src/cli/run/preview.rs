@@ -1,12 +1,12 @@
 //! `warden preview [-C DIR] [--json] PROMPT`: what would be committed; no model call, nothing
 //! written.
 
-use super::out::outln;
+use crate::cli::out::outln;
 use std::path::Path;
 
-use super::common::{home, load_config, print_alert, setup_error};
-use super::exit::{CliError, EXIT_OK};
-use super::workspace::Workspace;
+use crate::cli::common::{home, load_config, print_alert, setup_error};
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::workspace::Workspace;
 use crate::fileref;
 use crate::setup;
 use crate::worker::preview::preview_segments as build;

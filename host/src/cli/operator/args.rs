@@ -50,7 +50,7 @@ pub(crate) enum ConfigCommand {
 
 impl OperatorCommand {
     /// Run the command.
-    pub(crate) fn run(self) -> Result<u8, super::CliError> {
+    pub(crate) fn run(self) -> Result<u8, crate::cli::CliError> {
         match self {
             Self::Config {
                 command: ConfigCommand::Show { dir, json },

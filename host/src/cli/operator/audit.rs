@@ -6,10 +6,10 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
-use super::common::home;
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
-use super::session_target::existing;
+use crate::cli::common::home;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
+use crate::cli::session::existing;
 use crate::store::{self, AuditEvent, AuditRecord, Home};
 
 /// One turn as the audit log shows it.

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::common::home;
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
-use super::session_target::existing;
+use super::target::existing;
+use crate::cli::common::home;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
 use crate::store::{self, Home};
 
 /// Delete session `id`.

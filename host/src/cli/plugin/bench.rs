@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
 use crate::domain::{
     CallPoint, Event, Hook, Interceptor, Item, RequestInfo, ResolveRequest, SubmittedPrompt,
     TurnInfo,
@@ -37,7 +37,7 @@ struct Row {
 
 /// Benchmark the plugin at `file`.
 pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, CliError> {
-    let init = super::plugin_replay::parse_config(config)?;
+    let init = super::replay::parse_config(config)?;
     let bytes = read_component(file, crate::plugin::MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;
     let what = file.display().to_string();

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, value};
 
-use super::common::env;
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
-use super::workspace::Workspace;
+use crate::cli::common::env;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
+use crate::cli::workspace::Workspace;
 use crate::config::Sources;
 use crate::plugin::sha256_hex;
 

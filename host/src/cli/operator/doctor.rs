@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::common::env;
-use super::exit::{CliError, EXIT_FAILURE, EXIT_OK};
-use super::out::outln;
-use super::workspace::Workspace;
+use crate::cli::common::env;
+use crate::cli::exit::{CliError, EXIT_FAILURE, EXIT_OK};
+use crate::cli::out::outln;
+use crate::cli::workspace::Workspace;
 use crate::config::{self, Config, LayerKind, Sources};
 use crate::domain::Item;
 use crate::llm::{CancelToken, Request};

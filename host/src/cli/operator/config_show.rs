@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::common::{env, print_alert};
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
-use super::workspace::Workspace;
+use crate::cli::common::{env, print_alert};
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
+use crate::cli::workspace::Workspace;
 use crate::config::{self, Sources};
 use crate::domain::Alert;
 

@@ -1,9 +1,9 @@
 //! `warden plugin check FILE.wasm`.
 
-use super::out::outln;
+use crate::cli::out::outln;
 use std::path::Path;
 
-use super::exit::{CliError, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_OK};
 use crate::config::ToolGrants;
 use crate::plugin::{
     EngineOptions, Limits, MAX_COMPONENT_BYTES, PluginEngine, ToolLoad, ToolPlugin, World, inspect,

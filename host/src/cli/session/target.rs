@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::exit::CliError;
-use super::workspace::Workspace;
+use crate::cli::exit::CliError;
+use crate::cli::workspace::Workspace;
 use crate::store::{self, Home, StoreError};
 
 /// What `--session` / `--new-session` asked for.

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::common::home;
-use super::exit::{CliError, EXIT_OK};
-use super::out::outln;
+use crate::cli::common::home;
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect,
 };

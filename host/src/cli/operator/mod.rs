@@ -1,0 +1,13 @@
+//! The operator's commands: `warden config show`, `warden audit` and `warden doctor`.
+//!
+//! - `args`: the commands ([`OperatorCommand`]) and their dispatch.
+//! - `config_show`: `config show`, every effective value and where it came from.
+//! - `audit`: `audit`, what left the machine, per turn.
+//! - `doctor`: `doctor`, the checks an operator runs first.
+
+mod args;
+mod audit;
+mod config_show;
+mod doctor;
+
+pub(super) use args::OperatorCommand;

@@ -1,0 +1,18 @@
+//! `warden run` and `warden preview`: one turn from the command line, and what it would commit.
+//!
+//! - `args`: the arguments of `run` ([`RunArgs`]), and the model flags `run` and `chat` share
+//!   ([`ModelFlags`]).
+//! - `turn`: `run`, one turn; the answer goes to stdout, alerts to stderr.
+//! - `preview`: `preview`, what a prompt would commit, without a model call or a write.
+//! - `prompt`: where a prompt comes from (words, stdin or a file) and its size check.
+//! - `progress`: the spinner shown while waiting for the model.
+
+mod args;
+mod preview;
+mod progress;
+mod prompt;
+mod turn;
+
+pub(super) use args::{ModelFlags, RunArgs};
+pub(super) use preview::preview;
+pub(super) use turn::run;

@@ -1,0 +1,72 @@
+//! Arguments of `warden session list | show | export | verify | salvage | delete | prune`, and
+//! their dispatch.
+
+use clap::Subcommand;
+
+use crate::cli::CliError;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SessionCommand {
+    /// List sessions, oldest first (those with nothing committed only with `--all`).
+    List {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Also list sessions with no committed group.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete a session (history, audit log and inbox).
+    Delete {
+        /// Session id.
+        id: String,
+    },
+    /// Delete the sessions matching a criterion; each one deleted is printed.
+    Prune {
+        /// Sessions with no committed group.
+        #[arg(long)]
+        empty: bool,
+        /// Sessions whose last activity is older than this many days.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
+    },
+    /// Print a session's history for a person.
+    Show {
+        /// Session id.
+        id: String,
+    },
+    /// Print a session's history as `history.json` (an array of items).
+    Export {
+        /// Session id.
+        id: String,
+        /// Only what the next request would contain (from the latest compaction on).
+        #[arg(long)]
+        as_sent: bool,
+    },
+    /// Check the checksums and framing of one session, or of all; exit 1 if any is damaged.
+    Verify {
+        /// Session id (all sessions when omitted).
+        id: Option<String>,
+    },
+    /// Copy the complete groups before a session's first damage into a new session; the
+    /// original is left as it is.
+    Salvage {
+        /// Session id.
+        id: String,
+    },
+}
+
+impl SessionCommand {
+    /// Run the command.
+    pub(crate) fn run(self) -> Result<u8, CliError> {
+        match self {
+            Self::List { json, all } => super::list::list(json, all),
+            Self::Show { id } => super::show::show(&id),
+            Self::Export { id, as_sent } => super::show::export(&id, as_sent),
+            Self::Delete { id } => super::prune::delete(&id),
+            Self::Prune { empty, older_than } => super::prune::prune(empty, older_than),
+            Self::Verify { id } => super::verify::verify(id.as_deref()),
+            Self::Salvage { id } => super::verify::salvage(&id),
+        }
+    }
+}
