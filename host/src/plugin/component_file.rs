@@ -1,17 +1,28 @@
-//! Reading a component file: only a regular file, and never more than the maximum component
-//! size. A FIFO, a device, a socket or a directory is refused before it is read, so that a
-//! plugin path naming `/dev/zero` or a FIFO cannot hang warden or exhaust its memory.
+//! Component bytes: reading a component file (only a regular file, and never more than the
+//! maximum component size), their sha256, and the built-in resolver's bytes. A FIFO, a device,
+//! a socket or a directory is refused before it is read, so that a plugin path naming
+//! `/dev/zero` or a FIFO cannot hang warden or exhaust its memory.
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use sha2::{Digest, Sha256};
+
 use super::error::PluginError;
 use crate::config::MAX_COMPONENT_MB;
 
 /// The default (and largest) component size read, in bytes.
 pub const MAX_COMPONENT_BYTES: u64 = MAX_COMPONENT_MB << 20;
+
+/// The built-in resolver component, compiled from `plugins/file-ref` at build time.
+pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
+
+/// Hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
 
 /// The bytes of the component at `path`, which must be a regular file of at most `max_bytes`.
 pub fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, PluginError> {

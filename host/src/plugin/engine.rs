@@ -16,9 +16,9 @@ use wasmtime::{
 use super::cache::CompileCache;
 use super::component_file::MAX_COMPONENT_BYTES;
 use super::error::PluginError;
-use super::inspect::World;
 use super::state::PluginState;
 use super::version::WitVersion;
+use super::world::World;
 
 /// How often the epoch advances; call deadlines are rounded up to this.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(1);
@@ -268,8 +268,7 @@ pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugin::BUILTIN_RESOLVER;
-    use crate::plugin::inspect::sha256_hex;
+    use crate::plugin::component_file::{BUILTIN_RESOLVER, sha256_hex};
 
     fn cache_entries(dir: &std::path::Path) -> usize {
         std::fs::read_dir(dir)

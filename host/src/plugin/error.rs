@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::version::WitVersion;
 use crate::domain::PluginFailure;
 
 /// Why a plugin could not be loaded or a call failed.
@@ -16,13 +17,26 @@ pub enum PluginError {
         source: std::io::Error,
     },
     /// The bytes are not a component warden can run (core module, garbage, other world,
-    /// other API version, unknown imports).
+    /// unknown imports).
     #[error("{what}: {reason}")]
     Refused {
         /// File or plugin name.
         what: String,
         /// One line saying why.
         reason: String,
+    },
+    /// The component exports a `warden:plugin` interface of a version this host does not run.
+    #[error(
+        "{what}: targets warden:plugin@{version} (export `{export}`); this host supports {}",
+        WitVersion::supported_packages()
+    )]
+    UnsupportedVersion {
+        /// File or plugin name.
+        what: String,
+        /// The version written in the export's name (`(unversioned)` when there is none).
+        version: String,
+        /// The export naming it.
+        export: String,
     },
     /// The sha256 of the component does not match the configured pin.
     #[error("plugin {plugin}: sha256 mismatch: expected {expected}, found {found}")]
@@ -112,6 +126,7 @@ impl PluginError {
             Self::Deadline { .. } | Self::Trap { .. } => true,
             Self::Read { .. }
             | Self::Refused { .. }
+            | Self::UnsupportedVersion { .. }
             | Self::DigestMismatch { .. }
             | Self::Load { .. }
             | Self::InitRefused { .. }

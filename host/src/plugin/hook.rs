@@ -6,15 +6,14 @@ use std::path::Path;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World};
 use super::limits::Limits;
-use super::version::{Versioned, VersionedManaged, each_version};
-use super::{v0_1, v0_2};
+use super::wit::{HookWorld, Versioned, each_version};
+use super::world::{ComponentInfo, World};
 use crate::domain::{CallPoint, Event, Hook, PluginFailure};
 
 /// A loaded hook plugin.
 pub struct HookPlugin {
-    managed: VersionedManaged<v0_1::Hook, v0_2::Hook>,
+    managed: HookWorld,
     name: String,
     info: ComponentInfo,
 }

@@ -1,105 +1,19 @@
 //! Identity and shape of a component: sha256, world, API version, imports and exports — or a
 //! one-line reason why warden will not run it.
 
-use std::fmt;
-
-use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
 
+use super::component_file::sha256_hex;
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::version::WitVersion;
-
-/// The newest `warden:plugin` API version this host implements (it also loads every older
-/// released one, see [`WitVersion`]).
-pub const API_VERSION: &str = "0.2.0";
-
-/// The package every plugin world belongs to.
-const PACKAGE: &str = "warden:plugin";
-
-/// Which world a component implements, read from the interface it exports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum World {
-    /// Exports `warden:plugin/intercept`.
-    Interceptor = 0,
-    /// Exports `warden:plugin/observe`.
-    Hook = 1,
-    /// Exports `warden:plugin/resolve`.
-    Resolver = 2,
-    /// Exports `warden:plugin/act` (0.2.0 and later).
-    Tool = 3,
-}
-
-impl World {
-    /// How many worlds there are.
-    pub(crate) const COUNT: usize = 4;
-
-    fn from_interface(name: &str, version: WitVersion) -> Option<Self> {
-        match name {
-            "intercept" => Some(Self::Interceptor),
-            "observe" => Some(Self::Hook),
-            "resolve" => Some(Self::Resolver),
-            "act" if version >= WitVersion::V0_2 => Some(Self::Tool),
-            _ => None,
-        }
-    }
-
-    /// The world's name in WIT.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Interceptor => "interceptor",
-            Self::Hook => "hook",
-            Self::Resolver => "resolver",
-            Self::Tool => "tool",
-        }
-    }
-}
-
-impl fmt::Display for World {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What `warden plugin check` reports about a component.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ComponentInfo {
-    /// World implemented.
-    pub world: World,
-    /// `warden:plugin` API version targeted (`0.1.0`, `0.2.0`).
-    pub version: String,
-    /// sha256 of the bytes (hex): the plugin's identity.
-    pub sha256: String,
-    /// Size in bytes.
-    pub size: usize,
-    /// Import names.
-    pub imports: Vec<String>,
-    /// Export names.
-    pub exports: Vec<String>,
-}
-
-impl ComponentInfo {
-    /// The version as parsed (inspection only accepts versions this host runs).
-    pub fn wit_version(&self) -> WitVersion {
-        WitVersion::parse(&self.version).unwrap_or(WitVersion::V0_1)
-    }
-}
-
-/// Hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
+use super::version::{PACKAGE, WitVersion};
+use super::world::{ComponentInfo, World};
 
 fn refused(what: &str, reason: impl Into<String>) -> PluginError {
     PluginError::Refused {
         what: what.to_owned(),
         reason: reason.into(),
     }
-}
-
-/// `warden:plugin@0.1.0, warden:plugin@0.2.0`.
-fn supported() -> String {
-    WitVersion::ALL.map(|v| format!("{PACKAGE}@{v}")).join(", ")
 }
 
 /// Split `warden:plugin/intercept@0.1.0` into (`intercept`, `0.1.0`).
@@ -166,18 +80,15 @@ pub(crate) fn inspect_digested(
     for name in &exports {
         if let Some((iface, version)) = split_warden_name(name) {
             let Some(parsed) = WitVersion::parse(version) else {
-                return Err(refused(
-                    what,
-                    format!(
-                        "targets {PACKAGE}@{} (export `{name}`); this host supports {}",
-                        if version.is_empty() {
-                            "(unversioned)"
-                        } else {
-                            version
-                        },
-                        supported()
-                    ),
-                ));
+                return Err(PluginError::UnsupportedVersion {
+                    what: what.to_owned(),
+                    version: if version.is_empty() {
+                        "(unversioned)".to_owned()
+                    } else {
+                        version.to_owned()
+                    },
+                    export: name.clone(),
+                });
             };
             match World::from_interface(iface, parsed) {
                 Some(world) => worlds.push(world),
@@ -195,7 +106,7 @@ pub(crate) fn inspect_digested(
                 what,
                 format!(
                     "exports no warden world (expected one of {PACKAGE}/intercept, /observe, /resolve, /act; {}); exports: {}",
-                    supported(),
+                    WitVersion::supported_packages(),
                     if exports.is_empty() {
                         "nothing".to_owned()
                     } else {
@@ -234,7 +145,7 @@ pub(crate) fn inspect_digested(
     }
     let info = ComponentInfo {
         world,
-        version: version.as_str().to_owned(),
+        version,
         sha256,
         size: bytes.len(),
         imports,

@@ -3,15 +3,18 @@
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store, Trap};
-use wasmtime_wasi::WasiCtx;
 
 use super::breaker::Breaker;
 use super::engine::{EpochTicker, PluginEngine, deadline_ticks};
 use super::error::PluginError;
-use super::inspect::World;
 use super::limits::Limits;
-use super::state::PluginState;
+use super::state::{PluginState, WasiFactory};
 use super::stderr::{STDERR_TAIL, TailPipe};
+use super::version::WitVersion;
+use super::world::World;
+
+/// A plugin's config, as `init` takes it in every version: its entry's key/value pairs.
+pub(crate) type Config = Vec<(String, String)>;
 
 /// The generated bindings of one world, as the instance manager needs them.
 pub(crate) trait WorldBindings: Sized + 'static {
@@ -20,7 +23,7 @@ pub(crate) trait WorldBindings: Sized + 'static {
     /// The world these bindings are for.
     const WORLD: World;
     /// The `warden:plugin` version of these bindings.
-    const VERSION: super::version::WitVersion;
+    const VERSION: WitVersion;
 
     /// Link the world's imports (WASI is linked by the caller).
     fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()>;
@@ -28,11 +31,12 @@ pub(crate) trait WorldBindings: Sized + 'static {
     fn pre(linker: &Linker<PluginState>, component: &Component) -> wasmtime::Result<Self::Pre>;
     /// Instantiate into `store`.
     fn instantiate(pre: &Self::Pre, store: &mut Store<PluginState>) -> wasmtime::Result<Self>;
-    /// Call the world's `init`.
+    /// Call the world's `init` with the plugin's config (key/value pairs, the same in every
+    /// version).
     fn init(
         &self,
         store: &mut Store<PluginState>,
-        config: &super::bindings::types::Config,
+        config: &Config,
     ) -> wasmtime::Result<Result<(), String>>;
 }
 
@@ -40,7 +44,7 @@ pub(crate) trait WorldBindings: Sized + 'static {
 macro_rules! world_bindings {
     ($bindings:ty, $pre:ident, $world:expr, $version:expr, $exports:ident) => {
         impl $crate::plugin::instance::WorldBindings for $bindings {
-            const WORLD: $crate::plugin::inspect::World = $world;
+            const WORLD: $crate::plugin::world::World = $world;
             const VERSION: $crate::plugin::version::WitVersion = $version;
             type Pre = $pre<$crate::plugin::state::PluginState>;
 
@@ -70,7 +74,7 @@ macro_rules! world_bindings {
             fn init(
                 &self,
                 store: &mut ::wasmtime::Store<$crate::plugin::state::PluginState>,
-                config: &$crate::plugin::bindings::types::Config,
+                config: &$crate::plugin::instance::Config,
             ) -> ::wasmtime::Result<Result<(), String>> {
                 self.$exports().call_init(store, config)
             }
@@ -79,9 +83,6 @@ macro_rules! world_bindings {
 }
 
 pub(crate) use world_bindings;
-
-/// Makes the WASI context of each fresh instance.
-pub(crate) type WasiFactory = Box<dyn Fn(TailPipe) -> WasiCtx + Send>;
 
 /// A plugin instance manager.
 /// Run `f` inside the Tokio runtime of the WASI implementation, for calls of plugins that read

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World};
 use super::limits::Limits;
-use super::version::{Versioned, VersionedManaged, WitVersion, each_version};
-use super::{v0_1, v0_2};
+use super::version::WitVersion;
+use super::wit::{InterceptorWorld, Versioned, each_version, latest};
+use super::world::{ComponentInfo, World};
 use crate::domain::{
     CallPoint, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
     ToolCall, ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
@@ -18,7 +18,7 @@ use crate::domain::{
 
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {
-    managed: VersionedManaged<v0_1::Interceptor, v0_2::Interceptor>,
+    managed: InterceptorWorld,
     name: String,
     limits: Limits,
     info: ComponentInfo,
@@ -160,11 +160,11 @@ impl InterceptorPlugin {
         let Versioned::V0_2(m) = &mut self.managed else {
             return Ok(ToolDecision::Allow);
         };
-        let arg = v0_2::convert::tool_call_to_wit(call);
+        let arg = latest::convert::tool_call_to_wit(call);
         let action = m.call(CallPoint::PreToolCall.name(), |b, store| {
             b.warden_plugin_intercept().call_pre_tool_call(store, &arg)
         })?;
-        v0_2::convert::tool_action_from_wit(action, self.limits.max_output_bytes)
+        latest::convert::tool_action_from_wit(action, self.limits.max_output_bytes)
             .map_err(|message| self.bad(CallPoint::PreToolCall.name(), message))
     }
 
@@ -178,15 +178,15 @@ impl InterceptorPlugin {
         let Versioned::V0_2(m) = &mut self.managed else {
             return Ok(Vec::new());
         };
-        let arg = v0_2::convert::tool_call_to_wit(call);
-        let result = v0_2::convert::tool_result_to_wit(&call.id, output);
+        let arg = latest::convert::tool_call_to_wit(call);
+        let result = latest::convert::tool_result_to_wit(&call.id, output);
         let items = m.call(CallPoint::PostToolCall.name(), |b, store| {
             b.warden_plugin_intercept()
                 .call_post_tool_call(store, &arg, &result)
         })?;
         let items: Vec<Item> = items
             .into_iter()
-            .map(v0_2::convert::item_from_wit)
+            .map(latest::convert::item_from_wit)
             .collect();
         self.check_items(CallPoint::PostToolCall.name(), &items)?;
         Ok(items)

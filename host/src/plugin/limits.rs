@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use crate::config::plugin_defaults;
 
+/// Longest plugin-supplied message (a cancel reason, a resolver's error) kept, after escaping.
+pub(crate) const MAX_PLUGIN_STRING: usize = 1024;
+
 /// Limits applied to every call of one plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {

@@ -4,10 +4,11 @@ use std::path::Path;
 
 use wasmtime::component::Component;
 
-use super::component_file::read_component;
+use super::component_file::{read_component, sha256_hex};
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World, inspect_digested, sha256_hex};
+use super::inspect::inspect_digested;
+use super::world::{ComponentInfo, World};
 
 /// Read `path` (a regular file within the size cap), check its sha256 against `pin`, compile it and check it implements `world`.
 pub(crate) fn load_file(

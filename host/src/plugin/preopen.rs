@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::error::PluginError;
-use super::instance::WasiFactory;
-use super::state::closed_wasi;
+use super::state::{WasiFactory, closed_wasi};
 
 /// The roots a plugin's WASI context preopens (none at all for a plugin without a grant).
 pub(crate) struct Preopens {

@@ -8,22 +8,19 @@ use std::time::Duration;
 
 use wasmtime_wasi::FsPerms;
 
+use super::component_file::BUILTIN_RESOLVER;
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World};
 use super::instance::in_wasi_runtime;
 use super::limits::Limits;
 use super::loader::{load_bytes, load_file};
 use super::preopen::{Preopens, with_roots};
 use super::resolver_caps as caps;
-use super::version::{Versioned, VersionedManaged, each_version};
-use super::{v0_1, v0_2};
+use super::wit::{ResolverWorld, Versioned, each_version};
+use super::world::{ComponentInfo, World};
 use crate::config::FileRefConfig;
 use crate::config::plugin_defaults::MAX_TIMEOUT_MS;
 use crate::domain::{FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved};
-
-/// The built-in resolver component, compiled from `plugins/file-ref` at build time.
-pub static BUILTIN_RESOLVER: &[u8] = include_bytes!(env!("WARDEN_FILE_REF_WASM"));
 
 /// Where a resolver component comes from.
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +38,7 @@ pub enum ResolverSource<'a> {
 
 /// A loaded resolver plugin.
 pub struct ResolverPlugin {
-    managed: VersionedManaged<v0_1::Resolver, v0_2::Resolver>,
+    managed: ResolverWorld,
     name: &'static str,
     limits: Limits,
     info: ComponentInfo,
@@ -77,7 +74,7 @@ impl ResolverPlugin {
         }
         let preopens = Preopens::new(name, roots, Some(FsPerms::ReadOnly))?;
         let managed = Versioned::load(
-            info.wit_version(),
+            info.version,
             name,
             engine,
             &component,

@@ -2,7 +2,7 @@
 //! not trusted to honour `max-bytes`, `max-entries` or the documented string lengths. An
 //! answer over a cap is a plugin failure (`BadOutput`), never cut and used.
 
-use super::convert::MAX_PLUGIN_STRING;
+use super::limits::MAX_PLUGIN_STRING;
 
 /// What the caps read of a `resolve` or `read-file` answer, in any WIT version.
 pub(crate) trait ContentAnswer {
@@ -108,46 +108,4 @@ pub(crate) fn check_listing(
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::bindings::types as wit;
-    use super::*;
-
-    fn listing(n: usize) -> wit::Listing {
-        wit::Listing {
-            path: "d".into(),
-            entries: (0..n).map(|i| format!("f{i}")).collect(),
-            truncated: false,
-        }
-    }
-
-    #[test]
-    fn answers_over_a_cap_are_refused() {
-        assert!(check_listing(&listing(200), 200, 1 << 20).is_ok());
-        let msg = check_listing(&listing(60_000), 200, 1 << 20)
-            .err()
-            .unwrap_or_default();
-        assert!(
-            msg.contains("60000 entries, over the requested 200"),
-            "{msg}"
-        );
-        let big = wit::Resolved {
-            path: "a".into(),
-            kind: wit::EntryKind::File,
-            content: "x".repeat(2 << 20),
-            total_bytes: 2 << 20,
-            truncated: false,
-        };
-        assert!(check_resolved(&big, 16384, 1 << 20).is_err());
-        let fits = wit::Resolved {
-            content: "x".repeat(16384 + 100),
-            ..big
-        };
-        assert!(check_resolved(&fits, 16384, 1 << 20).is_ok());
-        let long = wit::ResolveError::Io("e".repeat(MAX_PLUGIN_STRING + 1));
-        assert!(check_error(&long).is_err());
-        assert!(check_error(&wit::ResolveError::NotFound("short".into())).is_ok());
-    }
 }

@@ -1,12 +1,16 @@
 //! The data of one plugin's store: its WASI context (granting nothing by default), resource
-//! table, memory limits and name; and the `host` interface every world imports.
+//! table, memory limits, log budget and name. Each version's `host` interface (in `wit/`)
+//! ends in [`PluginState::guest_log`].
 
 use wasmtime::component::ResourceTable;
 use wasmtime::{StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::bindings::interceptor::warden::plugin::{host, types};
 use super::limits::Limits;
+use super::stderr::TailPipe;
+
+/// Makes the WASI context of each fresh instance.
+pub(crate) type WasiFactory = Box<dyn Fn(TailPipe) -> WasiCtx + Send>;
 
 /// Store data of one plugin instance.
 pub(crate) struct PluginState {
@@ -78,7 +82,7 @@ pub(crate) fn guest_log_level() -> &'static str {
 }
 
 /// The WASI factory of interceptors and hooks: [`closed_wasi`] with stderr captured.
-pub(crate) fn no_capabilities() -> super::instance::WasiFactory {
+pub(crate) fn no_capabilities() -> WasiFactory {
     Box::new(|stderr| {
         let mut wasi = closed_wasi();
         wasi.stderr(stderr);
@@ -94,8 +98,6 @@ impl WasiView for PluginState {
         }
     }
 }
-
-impl types::Host for PluginState {}
 
 #[cfg(test)]
 mod tests {
@@ -168,19 +170,6 @@ impl LogBudget {
         self.call -= bytes;
         self.turn -= bytes;
         Ok(())
-    }
-}
-
-impl host::Host for PluginState {
-    fn log(&mut self, level: types::LogLevel, message: String) {
-        let level = match level {
-            types::LogLevel::Trace => tracing::Level::TRACE,
-            types::LogLevel::Debug => tracing::Level::DEBUG,
-            types::LogLevel::Info => tracing::Level::INFO,
-            types::LogLevel::Warn => tracing::Level::WARN,
-            types::LogLevel::Error => tracing::Level::ERROR,
-        };
-        self.guest_log(level, message);
     }
 }
 

@@ -18,16 +18,15 @@ use std::time::Instant;
 
 use wasmtime_wasi::FsPerms;
 
-use super::convert::MAX_PLUGIN_STRING;
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::inspect::{ComponentInfo, World};
 use super::instance::{Managed, in_wasi_runtime};
-use super::limits::Limits;
+use super::limits::{Limits, MAX_PLUGIN_STRING};
 use super::loader::load_file;
 use super::outgoing::HttpFigures;
 use super::preopen::{Preopens, with_roots};
-use super::v0_2;
+use super::wit::latest;
+use super::world::{ComponentInfo, World};
 use crate::config::{FsGrant, ToolGrants};
 use crate::domain::escape::escape_capped;
 use crate::domain::{Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec};
@@ -43,7 +42,7 @@ pub const MAX_TOOL_NAME: usize = 64;
 
 /// The shared instance of a tool plugin.
 struct Shared {
-    managed: Managed<v0_2::ToolWorld>,
+    managed: Managed<latest::ToolWorld>,
     hosts: Vec<String>,
 }
 
@@ -112,7 +111,7 @@ impl ToolPlugin {
             with_roots(config, load.roots),
             preopens.factory(vars),
         )?;
-        let described = managed.call("describe", |b: &v0_2::ToolWorld, store| {
+        let described = managed.call("describe", |b: &latest::ToolWorld, store| {
             b.warden_plugin_act().call_describe(store)
         })?;
         let specs = check_specs(name, described)?;
@@ -178,7 +177,7 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 /// bounded descriptions and JSON object schemas.
 fn check_specs(
     plugin: &str,
-    described: Vec<v0_2::types::ToolSpec>,
+    described: Vec<latest::types::ToolSpec>,
 ) -> Result<Vec<ToolSpec>, PluginError> {
     let bad = |message: String| PluginError::BadOutput {
         plugin: plugin.to_owned(),
@@ -219,7 +218,7 @@ fn check_specs(
                 spec.parameters.len()
             )));
         }
-        let spec = v0_2::convert::tool_spec_from_wit(spec).map_err(&bad)?;
+        let spec = latest::convert::tool_spec_from_wit(spec).map_err(&bad)?;
         if let Some(kind) = spec.input_schema.get("type")
             && kind != "object"
         {
@@ -337,8 +336,8 @@ mod tests {
         assert!(!valid_tool_name(&"x".repeat(65)));
     }
 
-    fn spec(name: &str, parameters: &str) -> v0_2::types::ToolSpec {
-        v0_2::types::ToolSpec {
+    fn spec(name: &str, parameters: &str) -> latest::types::ToolSpec {
+        latest::types::ToolSpec {
             name: name.into(),
             description: "d".into(),
             parameters: parameters.into(),

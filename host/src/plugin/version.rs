@@ -1,19 +1,12 @@
 //! The `warden:plugin` API versions this host runs, read from the names a component exports
-//! (`warden:plugin/intercept@0.1.0`). Each version has its own generated bindings and adapter
-//! module (`v0_1`, `v0_2`); the adapters map both onto the same domain traits.
+//! (`warden:plugin/intercept@0.1.0`). [`WitVersion`] is the host's only version constant: each
+//! version has one file of generated bindings and conversions under `wit/`, and the rest of
+//! the host names versions through this type only.
 
 use std::fmt;
-use std::path::Path;
 
-use wasmtime::component::Component;
-
-use super::engine::PluginEngine;
-use super::error::PluginError;
-use super::inspect::{ComponentInfo, World};
-use super::instance::{Managed, WasiFactory, WorldBindings};
-use super::limits::Limits;
-use super::loader::load_file;
-use super::state::no_capabilities;
+/// The package every plugin world belongs to.
+pub(crate) const PACKAGE: &str = "warden:plugin";
 
 /// A released `warden:plugin` version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,6 +40,11 @@ impl WitVersion {
     pub fn supported() -> String {
         Self::ALL.map(Self::as_str).join(", ")
     }
+
+    /// Supported versions as packages, for messages (`warden:plugin@0.1.0, warden:plugin@0.2.0`).
+    pub(crate) fn supported_packages() -> String {
+        Self::ALL.map(|v| format!("{PACKAGE}@{v}")).join(", ")
+    }
 }
 
 impl fmt::Display for WitVersion {
@@ -55,100 +53,17 @@ impl fmt::Display for WitVersion {
     }
 }
 
-/// A loaded plugin's instance manager, of whichever version the component targets.
-pub(crate) enum Versioned<A, B> {
-    /// Built for 0.1.0.
-    V0_1(A),
-    /// Built for 0.2.0.
-    V0_2(B),
-}
-
-/// Runs `$body` with `$m` bound to the version's managed instance and `$conv` naming that
-/// version's conversions module (`v0_1::convert` or `v0_2::convert`), so one expression serves
-/// every version.
-macro_rules! each_version {
-    ($versioned:expr, $m:ident, $conv:ident => $body:expr) => {
-        match $versioned {
-            $crate::plugin::version::Versioned::V0_1($m) => {
-                #[allow(unused_imports)]
-                use $crate::plugin::v0_1::convert as $conv;
-                $body
-            }
-            $crate::plugin::version::Versioned::V0_2($m) => {
-                #[allow(unused_imports)]
-                use $crate::plugin::v0_2::convert as $conv;
-                $body
-            }
-        }
-    };
-}
-
-pub(crate) use each_version;
-
-/// The instance manager of a component of either version, chosen by `version`.
-pub(crate) type VersionedManaged<A, B> = Versioned<Managed<A>, Managed<B>>;
-
-impl<A: WorldBindings, B: WorldBindings> VersionedManaged<A, B> {
-    /// Link and initialise `component` with the bindings of `version`.
-    pub(crate) fn load(
-        version: WitVersion,
-        name: &str,
-        engine: &PluginEngine,
-        component: &Component,
-        limits: Limits,
-        config: Vec<(String, String)>,
-        wasi: WasiFactory,
-    ) -> Result<Self, PluginError> {
-        Ok(match version {
-            WitVersion::V0_1 => {
-                Self::V0_1(Managed::new(name, engine, component, limits, config, wasi)?)
-            }
-            WitVersion::V0_2 => {
-                Self::V0_2(Managed::new(name, engine, component, limits, config, wasi)?)
-            }
-        })
-    }
-
-    /// Read and check the component at `path` (against `pin`) as a `world` component, then
-    /// link and initialise it with no capabilities (interceptors and hooks).
-    pub(crate) fn load_closed(
-        engine: &PluginEngine,
-        name: &str,
-        path: &Path,
-        pin: Option<&str>,
-        world: World,
-        limits: Limits,
-        config: Vec<(String, String)>,
-    ) -> Result<(ComponentInfo, Self), PluginError> {
-        let (info, component) = load_file(engine, name, path, pin, world)?;
-        let managed = Self::load(
-            info.wit_version(),
-            name,
-            engine,
-            &component,
-            limits,
-            config,
-            no_capabilities(),
-        )?;
-        Ok((info, managed))
-    }
-
-    /// Drop the current instance; the next call runs on a fresh one.
-    pub(crate) fn reset(&mut self) {
-        match self {
-            Self::V0_1(managed) => managed.reset(),
-            Self::V0_2(managed) => managed.reset(),
-        }
+/// A version equals its written form (`0.1.0`).
+impl PartialEq<&str> for WitVersion {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
-impl<A, B> Versioned<A, B> {
-    /// The version of the loaded component.
-    pub(crate) fn version(&self) -> WitVersion {
-        match self {
-            Self::V0_1(_) => WitVersion::V0_1,
-            Self::V0_2(_) => WitVersion::V0_2,
-        }
+/// Serialized as written in WIT names (`"0.2.0"`).
+impl serde::Serialize for WitVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
@@ -164,5 +79,19 @@ mod tests {
         assert_eq!(WitVersion::parse(""), None);
         assert_eq!(WitVersion::supported(), "0.1.0, 0.2.0");
         assert_eq!(WitVersion::LATEST.to_string(), "0.2.0");
+    }
+
+    #[test]
+    fn versions_compare_and_serialize_as_written() {
+        assert_eq!(WitVersion::V0_1, "0.1.0");
+        assert_ne!(WitVersion::V0_2, "0.1.0");
+        assert_eq!(
+            serde_json::to_value(WitVersion::V0_2).ok(),
+            Some(serde_json::json!("0.2.0"))
+        );
+        assert_eq!(
+            WitVersion::supported_packages(),
+            "warden:plugin@0.1.0, warden:plugin@0.2.0"
+        );
     }
 }

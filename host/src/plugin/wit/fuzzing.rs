@@ -2,8 +2,10 @@
 //! could return them, decoded from bytes and passed through the conversions and the caps the
 //! host applies to them. Not part of the host's API.
 
-use super::bindings::types as wit;
-use super::{convert, resolver_caps};
+use super::v0_1_0::convert;
+use super::v0_1_0::types as wit;
+use crate::plugin::limits::MAX_PLUGIN_STRING;
+use crate::plugin::resolver_caps;
 
 /// Reads values from fuzz input; runs out gracefully (empty strings, zeros).
 struct Input<'a> {
@@ -90,7 +92,7 @@ pub fn boundary(data: &[u8]) {
             if let crate::domain::PromptDecision::Cancel(reason) =
                 convert::prompt_action_from_wit(action)
             {
-                assert!(reason.len() <= convert::MAX_PLUGIN_STRING);
+                assert!(reason.len() <= MAX_PLUGIN_STRING);
                 assert!(!reason.chars().any(crate::domain::escape::is_unsafe));
             }
         }

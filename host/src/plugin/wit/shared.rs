@@ -1,10 +1,7 @@
-//! Conversions between the generated WIT types and the host's domain types, in one place. The
-//! types shared by every `warden:plugin` version have the same shape in each version's bindings,
-//! so one macro body ([`wit_conversions`]) is expanded once per version module, against that
-//! version's `wit` types; what a version adds lives in its own module (`v0_2::convert`).
-
-/// Longest plugin-supplied message (a cancel reason, a resolver's error) kept, after escaping.
-pub(crate) const MAX_PLUGIN_STRING: usize = 1024;
+//! The conversions every `warden:plugin` version shares, between its generated WIT types and
+//! the host's domain types. Those types have the same shape in each version's bindings, so one
+//! macro body ([`wit_conversions`]) is expanded once in each version's file, against that
+//! version's `wit` types; what a version adds is converted in its own file.
 
 /// Expands the conversions shared by every version where `wit` names that version's generated
 /// `types` module.
@@ -159,7 +156,7 @@ macro_rules! wit_conversions {
                 wit::PromptAction::Continue => PromptDecision::Continue,
                 wit::PromptAction::Cancel(reason) => PromptDecision::Cancel(escape_capped(
                     &reason,
-                    $crate::plugin::convert::MAX_PLUGIN_STRING,
+                    $crate::plugin::limits::MAX_PLUGIN_STRING,
                 )),
                 wit::PromptAction::ContinueWith(items) => {
                     PromptDecision::ContinueWith(items.into_iter().map(item_from_wit).collect())
@@ -196,7 +193,7 @@ macro_rules! wit_conversions {
         }
 
         /// The WIT form of `e`; `None` for events no WIT version has a case for (compaction), and
-        /// for tool decisions (0.2.0 handles them before calling this).
+        /// for tool decisions (a version that has them handles them before calling this).
         pub(crate) fn event_to_wit_common(e: &Event) -> Option<wit::Event> {
             Some(match e {
                 Event::PromptSubmitted(text) => wit::Event::PromptSubmitted(text.clone()),
@@ -247,7 +244,7 @@ macro_rules! wit_conversions {
 
         /// A resolver's error, its message escaped (it reaches the model and the terminal).
         pub(crate) fn resolve_error_from_wit(e: wit::ResolveError) -> ResolveError {
-            let clean = |m: String| escape_capped(&m, $crate::plugin::convert::MAX_PLUGIN_STRING);
+            let clean = |m: String| escape_capped(&m, $crate::plugin::limits::MAX_PLUGIN_STRING);
             match e {
                 wit::ResolveError::OutOfScope(m) => ResolveError::OutOfScope(clean(m)),
                 wit::ResolveError::NotFound(m) => ResolveError::NotFound(clean(m)),
@@ -334,12 +331,3 @@ macro_rules! wit_conversions {
 }
 
 pub(crate) use wit_conversions;
-
-// The 0.1.0 conversions (the first version's, kept at this path for the fuzzing entry points).
-use super::bindings::types as wit;
-wit_conversions!();
-
-/// The 0.1.0 form of `e`; `None` for events 0.1.0 has no case for (compaction, tool decisions).
-pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
-    event_to_wit_common(e)
-}

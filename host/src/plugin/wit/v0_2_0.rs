@@ -1,12 +1,13 @@
-//! The `warden:plugin@0.2.0` adapter: bindings generated from `wit/released/0.2.0` (every
-//! world shares the `types` and `host` interfaces generated for the interceptor world), the
-//! host side of its imports (`host`, and `outgoing` for tool plugins), and the conversions
-//! 0.2.0 adds to the shared ones (tool calls, tool decisions, tool specs).
+//! `warden:plugin@0.2.0`, the latest version: bindings generated from `wit/released/0.2.0`
+//! (every world shares the `types` and `host` interfaces generated for the interceptor world),
+//! the host side of its imports (`host`, and `outgoing` for tool plugins), and its conversions:
+//! the shared ones and those of what 0.2.0 adds (tool calls, tool decisions, tool specs).
 
-use super::inspect::World;
-use super::instance::world_bindings;
-use super::state::PluginState;
-use super::version::WitVersion;
+use super::shared::wit_conversions;
+use crate::plugin::instance::world_bindings;
+use crate::plugin::state::PluginState;
+use crate::plugin::version::WitVersion;
+use crate::plugin::world::World;
 
 #[allow(missing_docs, clippy::all)]
 mod generated {
@@ -120,7 +121,7 @@ impl generated::host::Host for PluginState {
 
 impl generated::outgoing::Host for PluginState {
     fn fetch(&mut self, request: outgoing::HttpRequest) -> Result<outgoing::HttpResponse, String> {
-        let answer = self.outgoing.fetch(super::outgoing::Request {
+        let answer = self.outgoing.fetch(crate::plugin::outgoing::Request {
             method: request.method,
             url: request.url,
             headers: request.headers,
@@ -139,9 +140,9 @@ impl generated::outgoing::Host for PluginState {
 pub(crate) mod convert {
     use super::types as wit;
     use crate::domain::{ToolDecision, ToolOutput, ToolSpec};
-    use crate::plugin::convert::MAX_PLUGIN_STRING;
+    use crate::plugin::limits::MAX_PLUGIN_STRING;
 
-    crate::plugin::convert::wit_conversions!();
+    super::wit_conversions!();
 
     /// The 0.2.0 form of `e`; `None` only for compaction events.
     pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
@@ -252,7 +253,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(crate::plugin::v0_1::convert::event_to_wit(&event).is_none());
+        assert!(crate::plugin::wit::v0_1_0::convert::event_to_wit(&event).is_none());
     }
 
     /// The reused WIT prompt is, after every call, exactly the fresh conversion: more items,
