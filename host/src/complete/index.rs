@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::rules::{deny::Deny, listing};
+use warden_rules::{deny::Deny, listing};
 
 /// Why an index could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -1,11 +1,13 @@
 //! Completion of workspace paths for `@` mentions (`warden chat`) and `warden complete`.
 //!
-//! - [`rules`]: the built-in resolver's own listing rules (gitignore, deny globs), compiled
-//!   from its source so that completion and `list_files` can never disagree.
 //! - [`Index`]: every path a listing of the workspace root would show, built once.
 //! - [`BackgroundIndex`]: the same, built on a thread while the person starts typing.
 //! - [`rank`]: the fuzzy ranker (exact name before fuzzy match, shorter path first at equal
 //!   score, case-insensitive).
+//!
+//! The listing rules (`.gitignore` handling, deny globs, the breadth-first listing itself) are
+//! the built-in resolver's own, from the `warden-rules` crate it depends on too, so completion
+//! and `list_files` can never disagree.
 //!
 //! This folder builds on configuration only; front ends (the chat editor, the `complete`
 //! command) sit above it.
@@ -13,7 +15,6 @@
 mod background;
 mod index;
 pub mod rank;
-mod rules;
 
 pub use background::BackgroundIndex;
 pub use index::{CompleteError, Entry, Index, Kind};

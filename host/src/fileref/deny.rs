@@ -5,17 +5,14 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// The built-in resolver's own matching rules, compiled from its source file, so that the host
-/// and the component can never disagree. `complete` compiles the same file for its listing rules
-/// (the two layers may not import each other), hence the second module.
-#[allow(dead_code, missing_docs, clippy::duplicate_mod)]
-#[path = "../../../plugins/file-ref/src/deny.rs"]
-mod rules;
+// The built-in resolver's own matching rules (crate `warden-rules`, which the component
+// depends on too), so that the host and the component can never disagree.
+use warden_rules::deny::Deny;
 
 /// A compiled set of deny globs and the workspace roots paths are relative to.
 #[derive(Debug, Clone)]
 pub struct DenyGlobs {
-    rules: rules::Deny,
+    rules: Deny,
     roots: Vec<PathBuf>,
 }
 
@@ -23,7 +20,7 @@ impl DenyGlobs {
     /// Compile `globs` for paths under `roots`, or say which glob is invalid.
     pub fn new(globs: &[String], roots: &[PathBuf]) -> Result<Self, String> {
         Ok(Self {
-            rules: rules::Deny::new(globs)?,
+            rules: Deny::new(globs)?,
             roots: roots.to_vec(),
         })
     }

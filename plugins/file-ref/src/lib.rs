@@ -6,25 +6,18 @@
 //!
 //! - [`settings`]: the `init` config (`roots`, `deny`, `max_entries`, `max_scan_bytes`).
 //! - [`scope`]: component-by-component path resolution with symlinks followed by hand.
-//! - [`fsys`]: the file-system calls (std natively, WASI p2 directly in the component).
-//! - [`deny`]: deny globs.
 //! - [`text`]: UTF-8 / NUL checks, cuts and the truncation marker.
 //! - [`lines`]: bounded line selection.
-//! - [`gitignore`] and [`listing`]: bounded, gitignore-aware directory listings.
 //! - [`workspace`]: the three operations, built from the above.
 //!
-//! `fsys`, `deny`, `gitignore` and `listing` are also compiled into the host (its `@`
-//! completion follows exactly these listing rules), so they name each other through `super::`
-//! and depend on nothing else of this crate.
+//! Deny globs, `.gitignore` matching, bounded listings and the file-system calls (std natively,
+//! WASI p2 directly in the component) come from the `warden-rules` crate, which the host
+//! depends on too: its deny guard, its tools and its `@` completion follow exactly these rules.
 //!
 //! The logic is plain `std` and is tested natively; only the export is wasm-specific. Another
 //! resolver can reuse it as a library with `default-features = false` (no export).
 
-pub mod deny;
-pub mod fsys;
-pub mod gitignore;
 pub mod lines;
-pub mod listing;
 pub mod scope;
 pub mod settings;
 pub mod text;

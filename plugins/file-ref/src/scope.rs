@@ -16,8 +16,7 @@ use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use warden_plugin::ResolveError;
-
-use crate::fsys::{self, Meta};
+use warden_rules::fsys::{self, Meta};
 
 /// Symlinks followed while resolving one path before it is reported as a loop.
 pub const MAX_SYMLINK_HOPS: u32 = 40;

@@ -125,11 +125,11 @@ mod tests {
         assert_eq!(s, Ok(DEFAULT_DENY.len()));
     }
 
-    // The default globs, checked here because `deny.rs` is also compiled into the host,
-    // where these settings do not exist.
-    fn defaults() -> crate::deny::Deny {
+    // The default globs, checked here because the rules crate (`warden-rules`) does not know
+    // the defaults.
+    fn defaults() -> warden_rules::deny::Deny {
         let globs: Vec<String> = DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect();
-        match crate::deny::Deny::new(&globs) {
+        match warden_rules::deny::Deny::new(&globs) {
             Ok(d) => d,
             Err(e) => panic!("{e}"),
         }

@@ -4,10 +4,11 @@
 
 use warden_plugin::{EntryKind, FileChunk, LineRange, Listing, ResolveError, Resolved};
 
-use crate::deny::Deny;
-use crate::fsys::{self, Meta, OpenFile};
+use warden_rules::deny::Deny;
+use warden_rules::fsys::{self, Meta, OpenFile};
+use warden_rules::listing::{self, Listed};
+
 use crate::lines::{SelectError, select_lines};
-use crate::listing::{self, Listed};
 use crate::scope::{self, Located};
 use crate::settings::Settings;
 use crate::text::{self, MARGIN, checked_prefix, checked_prefix_owned};

@@ -5,16 +5,30 @@
 //! byte-wise, each directory right before its contents, directories marked with a trailing `/`.
 //! `.git` is always skipped, ignored and denied entries are left out, and symlinks are listed
 //! but never followed.
+//!
+//! [`Listed`] (rendering, ordering, fitting to a byte budget) needs only `alloc`; the walk,
+//! `list`, needs the `std` feature.
 
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+#[cfg(feature = "std")]
 use std::collections::VecDeque;
+#[cfg(feature = "std")]
 use std::io;
+#[cfg(feature = "std")]
 use std::path::{Path, PathBuf};
 
-use super::deny::Deny;
-use super::fsys;
-use super::gitignore::{IgnoreFile, IgnoreStack};
+#[cfg(feature = "std")]
+use crate::deny::Deny;
+#[cfg(feature = "std")]
+use crate::fsys;
+#[cfg(feature = "std")]
+use crate::gitignore::{IgnoreFile, IgnoreStack};
 
 /// Entries examined beyond a full listing, only to count what was omitted.
+#[cfg(feature = "std")]
 const COUNT_CAP: u64 = 20_000;
 
 /// A directory listing.
@@ -86,6 +100,7 @@ impl Listed {
 
 /// List the directory `full`, whose path relative to its root `root` is `real`, with at most
 /// `max_entries` entries, in breadth-first order (call [`Listed::sort`] before rendering).
+#[cfg(feature = "std")]
 pub fn list(
     root: &Path,
     real: &str,
@@ -163,6 +178,7 @@ pub fn list(
 }
 
 /// Names in `dir` with "is a directory (not through a symlink)", sorted byte-wise.
+#[cfg(feature = "std")]
 fn read_sorted(dir: &Path) -> io::Result<Vec<(String, bool)>> {
     let mut names: Vec<(String, bool)> = fsys::read_dir(dir)?
         .into_iter()
@@ -175,7 +191,7 @@ fn read_sorted(dir: &Path) -> io::Result<Vec<(String, bool)>> {
 /// An entry as rendered: one line whatever its name holds. Control characters, line and
 /// paragraph separators and bidi controls become visible escapes (`\n`, `\u{202e}`), as the
 /// host escapes every name it shows.
-fn shown(entry: &str) -> std::borrow::Cow<'_, str> {
+fn shown(entry: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| {
         c.is_control()
             || matches!(
@@ -185,7 +201,7 @@ fn shown(entry: &str) -> std::borrow::Cow<'_, str> {
             )
     };
     if !entry.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(entry);
+        return Cow::Borrowed(entry);
     }
     let mut out = String::with_capacity(entry.len() + 8);
     for c in entry.chars() {
@@ -197,9 +213,10 @@ fn shown(entry: &str) -> std::borrow::Cow<'_, str> {
             c => out.push(c),
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
 }
 
+#[cfg(feature = "std")]
 fn join(base: &str, name: &str) -> String {
     if base.is_empty() {
         name.to_owned()
@@ -210,6 +227,9 @@ fn join(base: &str, name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use alloc::borrow::ToOwned;
+    use alloc::vec;
+
     use super::*;
 
     #[test]

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use super::fsys;
+use crate::fsys;
 
 /// Largest `.gitignore` read; a longer one is ignored as a whole.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
