@@ -49,7 +49,8 @@ fn imports(text: &str) -> BTreeSet<String> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+/// Every `.rs` file below `dir` (shared with the call-point names check).
+pub(crate) fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

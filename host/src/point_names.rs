@@ -2,9 +2,10 @@
 //! file spells one as a string literal (spans, audit records, failures and replay all go
 //! through the type). Checked on the source text, code outside `#[cfg(test)]` modules.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::domain::CallPoint;
+use crate::layering::files;
 
 /// The file that names them, and literals that are the same word for something else.
 const DEFINES: &str = "domain/point.rs";
@@ -14,20 +15,6 @@ const OTHER_MEANINGS: &[(&str, &str)] = &[
     // The span of a compaction run.
     ("worker/turn/compact.rs", "compaction"),
 ];
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// Every `"<point>"` literal in `text` outside its test module, as `(line, name)`.
 fn literals(text: &str) -> Vec<(usize, &'static str)> {

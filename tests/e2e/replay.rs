@@ -169,6 +169,20 @@ fn after_a_cancel_now_replay_names_the_points_that_would_not_have_happened() {
     let out = env.run(&["run", "--session", &session, "the forbidden plan"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
+    // The call points are recorded by reference: no prompt's text is in the audit log.
+    let audit = std::fs::read_to_string(
+        env.state_home()
+            .join("sessions")
+            .join(&session)
+            .join("audit.jsonl"),
+    )
+    .unwrap();
+    assert!(audit.contains(r#""point":"on-prompt-submit""#), "{audit}");
+    assert!(
+        !audit.contains("first question") && !audit.contains("forbidden plan"),
+        "{audit}"
+    );
+
     let guard = fixtures::pattern_guard();
     let text = replay(
         &env,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::version::WitVersion;
+use super::version::{PACKAGE, WitVersion};
 use crate::domain::PluginFailure;
 
 /// Why a plugin could not be loaded or a call failed.
@@ -27,7 +27,7 @@ pub enum PluginError {
     },
     /// The component exports a `warden:plugin` interface of a version this host does not run.
     #[error(
-        "{what}: targets warden:plugin@{version} (export `{export}`); this host supports {}",
+        "{what}: targets {PACKAGE}@{version} (export `{export}`); this host supports {}",
         WitVersion::supported_packages()
     )]
     UnsupportedVersion {
@@ -133,5 +133,25 @@ impl PluginError {
             | Self::BadOutput { .. }
             | Self::Suspended { .. } => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsupported_version_names_the_component_and_the_supported_versions() {
+        let err = PluginError::UnsupportedVersion {
+            what: "plugin p".into(),
+            version: "0.9.0".into(),
+            export: "warden:plugin/intercept@0.9.0".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "plugin p: targets warden:plugin@0.9.0 (export `warden:plugin/intercept@0.9.0`); \
+             this host supports warden:plugin@0.1.0, warden:plugin@0.2.0"
+        );
+        assert!(!err.poisons_instance());
     }
 }
