@@ -698,12 +698,20 @@ fn tool_calls(c: &mut Criterion) {
         })))
     });
 
-    // The three give the same answer: three matches, in the same order.
-    let expected = one_call(&mut native_chain, &mut native_tools, &call);
-    assert!(!expected.is_error, "{}", expected.content);
-    assert_eq!(expected.content.lines().count(), 3, "{}", expected.content);
-    assert_eq!(one_call(&mut wasm_chain, &mut wasm_tools, &call), expected);
-    assert_eq!(one_call(&mut hook_chain, &mut wasm_tools, &call), expected);
+    // The three give the same answer: three matches, in the same order (a tool plugin's
+    // output also carries its own figures, which a native tool has none of).
+    let answer = |output: ToolOutput| (output.content, output.is_error);
+    let expected = answer(one_call(&mut native_chain, &mut native_tools, &call));
+    assert!(!expected.1, "{}", expected.0);
+    assert_eq!(expected.0.lines().count(), 3, "{}", expected.0);
+    assert_eq!(
+        answer(one_call(&mut wasm_chain, &mut wasm_tools, &call)),
+        expected
+    );
+    assert_eq!(
+        answer(one_call(&mut hook_chain, &mut wasm_tools, &call)),
+        expected
+    );
     // And the guards deny and rewrite alike.
     for (name, arguments) in [
         ("grep", json!({"pattern": "x", "path": "Secrets.txt"})),
@@ -723,7 +731,7 @@ fn tool_calls(c: &mut Criterion) {
         }
     }
     if let Some(chain) = python_chain.as_mut() {
-        assert_eq!(one_call(chain, &mut wasm_tools, &call), expected);
+        assert_eq!(answer(one_call(chain, &mut wasm_tools, &call)), expected);
     }
 
     let mut group = c.benchmark_group("tool call: 1 guard (allow) + grep, 12 files, 3 matches");

@@ -90,6 +90,8 @@ pub struct Worker {
     always_approved: HashSet<String>,
     cancel: CancelToken,
     usage: Option<compact::ReportedUsage>,
+    /// Point records waiting for the next audit batch (empty between turns).
+    deferred_audit: Vec<AuditEvent>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -129,6 +131,7 @@ impl Worker {
             always_approved: HashSet::new(),
             cancel: CancelToken::new(),
             usage: None,
+            deferred_audit: Vec::new(),
         }
     }
 
@@ -205,9 +208,22 @@ impl Worker {
             .collect()
     }
 
+    /// Append `events` to the audit log as one batch, after the point records waiting for it.
     pub(super) fn audit(&mut self, events: &[AuditEvent]) -> Result<(), WorkerError> {
-        self.audit.append_batch(events)?;
+        if self.deferred_audit.is_empty() {
+            self.audit.append_batch(events)?;
+        } else {
+            let mut batch = std::mem::take(&mut self.deferred_audit);
+            batch.extend_from_slice(events);
+            self.audit.append_batch(&batch)?;
+        }
         Ok(())
+    }
+
+    /// A point record written with the next audit batch, or when the turn returns at the
+    /// latest: recording a call point costs no write (and no fsync) of its own.
+    pub(super) fn defer_audit(&mut self, event: AuditEvent) {
+        self.deferred_audit.push(event);
     }
 
     /// Run one turn for `prompt`, as the person typed it (`@path` references are parsed here).
@@ -226,7 +242,13 @@ impl Worker {
         segments: &[Segment],
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
-        let result = self.run_turn(segments, sink);
+        let mut result = self.run_turn(segments, sink);
+        // Point records still waiting are written before the turn returns.
+        if let Err(err) = self.audit(&[])
+            && result.is_ok()
+        {
+            result = Err(err);
+        }
         self.report_to_parent(sink, &result);
         result
     }

@@ -81,14 +81,15 @@ impl Worker {
                     return Ok(self.stopped_by(sink, &failure.plugin, &message, "at turn end"));
                 }
             };
+            self.audit(&decisions)?;
             if more.is_empty() {
-                decisions.push(point(input, PointEndRecord::Done));
-                self.audit(&decisions)?;
+                self.defer_audit(point(input, PointEndRecord::Done));
                 self.emit(sink, Event::TurnEnded("answered".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
-            self.audit(&decisions)?;
             if continuations >= self.config.worker.max_continuations {
+                // The items were not committed: the point added nothing.
+                self.defer_audit(point(input, PointEndRecord::Done));
                 self.raise(
                     sink,
                     Alert::warn(
@@ -106,11 +107,11 @@ impl Worker {
             let count = more.len();
             self.commit(sink, more)?;
             let added = self.last_seqs(count);
-            self.audit(&[AuditEvent::Point(Box::new(PointRecord {
+            self.defer_audit(AuditEvent::Point(Box::new(PointRecord {
                 input,
                 end: PointEndRecord::Done,
                 added,
-            }))])?;
+            })));
         }
     }
 
@@ -170,12 +171,13 @@ impl Worker {
                 group.extend(items);
                 self.commit(sink, group)?;
                 let added = self.last_seqs(count);
-                decisions.push(AuditEvent::Point(Box::new(PointRecord {
+                self.audit(&decisions)?;
+                // Written with the request's own record, which follows at once.
+                self.defer_audit(AuditEvent::Point(Box::new(PointRecord {
                     input,
                     end: PointEndRecord::Done,
                     added,
                 })));
-                self.audit(&decisions)?;
                 return Ok(None);
             }
             PointEnd::Cancelled { plugin, reason } => {

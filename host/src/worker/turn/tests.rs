@@ -749,3 +749,108 @@ fn a_closed_failure_at_compaction_commits_none_of_it() {
 }
 
 mod tool_calls;
+
+/// Every call point of a turn is in the audit log, in the order it happened, referring to the
+/// history by sequence number; each written with a batch the turn writes anyway.
+#[test]
+fn every_call_point_is_recorded_in_turn_order_by_reference_to_the_history() {
+    use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, read_audit};
+
+    let mut h = harness(
+        vec![tool_answer("c1"), answer("done")],
+        vec![adder("kw", "ctx")],
+        Vec::new(),
+        Config::default(),
+    );
+    let outcome = h
+        .worker
+        .submit("read @b.txt", &mut CollectingSink::default())
+        .unwrap();
+    assert_eq!(
+        outcome,
+        TurnOutcome::Answered {
+            text: "done".into()
+        }
+    );
+    let records = load(&h.home, "s1").unwrap().records;
+    let seq_of = |pick: &dyn Fn(&Item) -> bool| {
+        records
+            .iter()
+            .find(|r| pick(&r.item))
+            .map(|r| r.seq)
+            .unwrap()
+    };
+    let user = seq_of(&|i| matches!(i, Item::User { .. }));
+    let file = seq_of(&|i| i.text().starts_with("[File: b.txt"));
+    let ctx = seq_of(&|i| i.text() == "ctx");
+    let done = seq_of(&|i| i.text() == "done");
+
+    let audit: Vec<AuditEvent> = read_audit(&h.home, "s1")
+        .unwrap()
+        .0
+        .into_iter()
+        .map(|r| r.event)
+        .filter(|e| {
+            matches!(
+                e,
+                AuditEvent::Point(_)
+                    | AuditEvent::ModelRequest { .. }
+                    | AuditEvent::ToolCall { .. }
+            )
+        })
+        .collect();
+    let shown: Vec<String> = audit
+        .iter()
+        .map(|e| match e {
+            AuditEvent::Point(p) => format!("{:?} {:?} {:?}", p.input, p.end, p.added),
+            AuditEvent::ModelRequest { items, .. } => format!("request of {items} items"),
+            AuditEvent::ToolCall { call_id, .. } => format!("tool call {call_id}"),
+            _ => unreachable!(),
+        })
+        .collect();
+    let point = |input: PointInputRecord, added: Vec<u64>| {
+        format!("{input:?} {:?} {added:?}", PointEndRecord::Done)
+    };
+    assert_eq!(
+        shown,
+        vec![
+            point(
+                PointInputRecord::OnPromptSubmit {
+                    items: vec![user, file]
+                },
+                vec![ctx]
+            ),
+            point(
+                PointInputRecord::PreLlmRequest {
+                    step: 0,
+                    history_items: 3
+                },
+                Vec::new()
+            ),
+            "request of 3 items".to_owned(),
+            "tool call c1".to_owned(),
+            point(
+                PointInputRecord::PostToolCall {
+                    call_id: "c1".into(),
+                    arguments: None
+                },
+                Vec::new()
+            ),
+            point(
+                PointInputRecord::PreLlmRequest {
+                    step: 1,
+                    history_items: 5
+                },
+                Vec::new()
+            ),
+            "request of 5 items".to_owned(),
+            point(
+                PointInputRecord::OnTurnEnd {
+                    answer: done,
+                    continuations: 0
+                },
+                Vec::new()
+            ),
+        ]
+    );
+}
