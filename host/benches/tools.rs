@@ -661,11 +661,11 @@ fn wasm_grep(engine: &PluginEngine, root: &Path) -> (ToolPlugin, ToolRegistry) {
 /// The chain's verdict on `call`, as a turn asks it: the call with the arguments the tool
 /// receives, or the reason it was denied.
 fn verdict(chain: &mut [ChainEntry], call: &ToolCall) -> Result<ToolCall, String> {
-    let run = run_pre_tool(chain, call);
-    match run.outcome().denied() {
-        Some((_, reason)) => Err(reason.to_owned()),
-        None => Ok(run.outcome().call_to_run()),
+    let outcome = run_pre_tool(chain, call).into_outcome();
+    if let Some((_, reason)) = outcome.denied() {
+        return Err(reason.to_owned());
     }
+    Ok(outcome.into_call_to_run())
 }
 
 /// What a turn does per call: the chain's verdict, then the tool with the arguments it gave.

@@ -168,6 +168,14 @@ impl ToolCallOutcome {
         }
     }
 
+    /// The call with the arguments the tool receives, taking the record apart.
+    pub fn into_call_to_run(mut self) -> ToolCall {
+        if let Some(last) = self.rewrites.pop() {
+            self.call.arguments = last.arguments;
+        }
+        self.call
+    }
+
     /// What it produced (an empty error before it was settled).
     pub fn output(&self) -> ToolOutput {
         self.output

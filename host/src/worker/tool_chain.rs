@@ -26,19 +26,25 @@ impl PreToolRun {
     pub fn outcome(&self) -> &ToolCallOutcome {
         &self.outcome
     }
+
+    /// The call's outcome, taken out of the run.
+    pub fn into_outcome(self) -> ToolCallOutcome {
+        self.outcome
+    }
 }
 
 /// Ask every interceptor of `chain` about `call`: step 1 of every tool call a turn makes.
 pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
     let mut outcome = ToolCallOutcome::new(call.clone());
-    // The arguments each interceptor sees: the model's, then each rewrite's.
-    let current = RefCell::new(call.clone());
+    // The call each interceptor sees: the model's until one rewrites it (cloned only then).
+    let rewritten: RefCell<Option<ToolCall>> = RefCell::new(None);
     let run = run_chain(
         chain,
         CallPoint::PreToolCall,
         |_, plugin| {
+            let rewritten = rewritten.borrow();
             plugin
-                .pre_tool_call(&current.borrow())
+                .pre_tool_call(rewritten.as_ref().unwrap_or(call))
                 .map_err(CallFailure::Failed)
         },
         |name, decision| match decision {
@@ -46,7 +52,17 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
             ToolDecision::Rewrite(arguments) => {
                 let audited = Outcome::audited("rewrite", Some(format!("tool `{}`", call.name)));
                 outcome.rewrite(name, arguments.clone());
-                current.borrow_mut().arguments = arguments;
+                let mut rewritten = rewritten.borrow_mut();
+                match rewritten.as_mut() {
+                    Some(current) => current.arguments = arguments,
+                    None => {
+                        *rewritten = Some(ToolCall {
+                            id: call.id.clone(),
+                            name: call.name.clone(),
+                            arguments,
+                        });
+                    }
+                }
                 (audited, None)
             }
             ToolDecision::Deny(reason) => (
