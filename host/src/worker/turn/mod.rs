@@ -90,7 +90,7 @@ pub struct Worker {
     always_approved: HashSet<String>,
     cancel: CancelToken,
     usage: Option<compact::ReportedUsage>,
-    /// Point records waiting for the next audit batch (empty between turns).
+    /// Audit records waiting for the next audit batch (empty between turns).
     deferred_audit: Vec<AuditEvent>,
 }
 
@@ -220,7 +220,7 @@ impl Worker {
         Ok(())
     }
 
-    /// A point record written with the next audit batch, or when the turn returns at the
+    /// An audit record written with the next audit batch, or when the turn returns at the
     /// latest: recording a call point costs no write (and no fsync) of its own.
     pub(super) fn defer_audit(&mut self, event: AuditEvent) {
         self.deferred_audit.push(event);
@@ -243,7 +243,7 @@ impl Worker {
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
         let mut result = self.run_turn(segments, sink);
-        // Point records still waiting are written before the turn returns.
+        // Records still waiting are written before the turn returns.
         if let Err(err) = self.audit(&[])
             && result.is_ok()
         {

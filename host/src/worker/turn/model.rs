@@ -81,15 +81,16 @@ impl Worker {
                     return Ok(self.stopped_by(sink, &failure.plugin, &message, "at turn end"));
                 }
             };
-            self.audit(&decisions)?;
             if more.is_empty() {
-                self.defer_audit(point(input, PointEndRecord::Done));
+                decisions.push(point(input, PointEndRecord::Done));
+                self.audit(&decisions)?;
                 self.emit(sink, Event::TurnEnded("answered".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
             if continuations >= self.config.worker.max_continuations {
                 // The items were not committed: the point added nothing.
-                self.defer_audit(point(input, PointEndRecord::Done));
+                decisions.push(point(input, PointEndRecord::Done));
+                self.audit(&decisions)?;
                 self.raise(
                     sink,
                     Alert::warn(
@@ -103,6 +104,7 @@ impl Worker {
                 self.emit(sink, Event::TurnEnded("continuation limit".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
+            self.audit(&decisions)?;
             continuations += 1;
             let count = more.len();
             self.commit(sink, more)?;
@@ -171,8 +173,10 @@ impl Worker {
                 group.extend(items);
                 self.commit(sink, group)?;
                 let added = self.last_seqs(count);
-                self.audit(&decisions)?;
                 // Written with the request's own record, which follows at once.
+                for decision in decisions {
+                    self.defer_audit(decision);
+                }
                 self.defer_audit(AuditEvent::Point(Box::new(PointRecord {
                     input,
                     end: PointEndRecord::Done,
