@@ -117,16 +117,7 @@ pub fn recorded_points(
             // Prompts the chain cancelled before this one.
             while let Some(run) = runs.next_if(|r| r.cancelled.is_some()) {
                 turn += 1;
-                let (by, reason) = run.cancelled.unwrap_or_default();
-                points.push(RecordedPoint {
-                    turn,
-                    input: PointInput::CancelledPrompt,
-                    then: Decision::Cancel {
-                        reason,
-                        by: Some(by),
-                    },
-                    chain: run.decisions,
-                });
+                points.push(cancelled(turn, run));
             }
             let chain = runs.next().map(|r| r.decisions).unwrap_or_default();
             turn += 1;
@@ -207,16 +198,21 @@ pub fn recorded_points(
     }
     for run in runs.filter(|r| r.cancelled.is_some()) {
         turn += 1;
-        let (by, reason) = run.cancelled.unwrap_or_default();
-        points.push(RecordedPoint {
-            turn,
-            input: PointInput::CancelledPrompt,
-            then: Decision::Cancel {
-                reason,
-                by: Some(by),
-            },
-            chain: run.decisions,
-        });
+        points.push(cancelled(turn, run));
     }
     points
+}
+
+/// The point of a prompt the chain cancelled then (its text was never committed).
+fn cancelled(turn: usize, run: PromptRun) -> RecordedPoint {
+    let (by, reason) = run.cancelled.unwrap_or_default();
+    RecordedPoint {
+        turn,
+        input: PointInput::CancelledPrompt,
+        then: Decision::Cancel {
+            reason,
+            by: Some(by),
+        },
+        chain: run.decisions,
+    }
 }
