@@ -13,6 +13,13 @@ use crate::domain::{DecidedBy, Entry, Event, Item, Source, ToolCall, ToolDecisio
 use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::ToolOwner;
 
+/// The output of a call not settled yet.
+static UNSETTLED: ToolOutput = ToolOutput {
+    content: String::new(),
+    is_error: true,
+    figures: None,
+};
+
 /// The person's answer when a tool's entry asks for approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApprovalAnswer {
@@ -177,10 +184,8 @@ impl ToolCallOutcome {
     }
 
     /// What it produced (an empty error before it was settled).
-    pub fn output(&self) -> ToolOutput {
-        self.output
-            .clone()
-            .unwrap_or_else(|| ToolOutput::error(String::new()))
+    pub fn output(&self) -> &ToolOutput {
+        self.output.as_ref().unwrap_or(&UNSETTLED)
     }
 
     /// The tool ran.
@@ -235,7 +240,7 @@ impl ToolCallOutcome {
             Source::Tool,
             Item::ToolResult {
                 call_id: self.call.id.clone(),
-                content: output.content,
+                content: output.content.clone(),
                 is_error: output.is_error,
             },
         )

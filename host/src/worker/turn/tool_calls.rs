@@ -78,7 +78,7 @@ impl Worker {
             let ran_call = outcome.call_to_run();
             let output = outcome.output();
             let ask = |plugin: &mut dyn Interceptor| {
-                plugin.post_tool_call(&ran_call, &output).map(|items| {
+                plugin.post_tool_call(&ran_call, output).map(|items| {
                     if items.is_empty() {
                         Verdict::Pass(None)
                     } else {
@@ -173,7 +173,7 @@ impl Worker {
         outcome: &ToolCallOutcome,
     ) -> Option<Stop> {
         let owner = outcome.owner()?.clone();
-        let message = outcome.output().figures?.failure?;
+        let message = outcome.output().figures.as_ref()?.failure.clone()?;
         let tool = outcome.call().name.clone();
         self.tool_failed(sink, &tool, &owner, &message)
             .map(|(plugin, message)| Stop {
