@@ -139,6 +139,12 @@ pub struct PointRecord {
 }
 
 impl PointRecord {
+    /// The audit event of a point that asked `input`, ended with `end` and added the history
+    /// records `added`.
+    pub fn event(input: PointInputRecord, end: PointEndRecord, added: Vec<u64>) -> AuditEvent {
+        AuditEvent::Point(Box::new(Self { input, end, added }))
+    }
+
     /// The call point.
     pub fn point(&self) -> CallPoint {
         self.input.point()

@@ -68,8 +68,6 @@ pub struct ToolCallOutcome {
     approval: Option<ApprovalAnswer>,
     /// What it produced (or why it did not run); `None` until settled.
     output: Option<ToolOutput>,
-    /// The tool ran.
-    ran: bool,
 }
 
 impl ToolCallOutcome {
@@ -82,7 +80,6 @@ impl ToolCallOutcome {
             denied: None,
             approval: None,
             output: None,
-            ran: false,
         }
     }
 
@@ -126,7 +123,6 @@ impl ToolCallOutcome {
     /// The tool ran and produced `output`.
     pub(crate) fn ran(&mut self, output: ToolOutput) {
         self.output = Some(output);
-        self.ran = true;
     }
 
     /// A denied call's output: who denied it and why, as an error result.
@@ -170,8 +166,9 @@ impl ToolCallOutcome {
     /// The call with the arguments the tool receives.
     pub fn call_to_run(&self) -> ToolCall {
         ToolCall {
+            id: self.call.id.clone(),
+            name: self.call.name.clone(),
             arguments: self.arguments().clone(),
-            ..self.call.clone()
         }
     }
 
@@ -188,9 +185,9 @@ impl ToolCallOutcome {
         self.output.as_ref().unwrap_or(&UNSETTLED)
     }
 
-    /// The tool ran.
+    /// The tool ran: it was settled and nobody denied it.
     pub fn has_run(&self) -> bool {
-        self.ran
+        self.output.is_some() && self.denied.is_none()
     }
 
     /// The hooks' events for what the chain decided: each rewrite, then a deny by an
@@ -267,7 +264,7 @@ impl ToolCallOutcome {
             (None, true) => "allowed",
             (None, false) => "rewritten",
         };
-        let bytes_in = if self.ran {
+        let bytes_in = if self.has_run() {
             self.arguments()
         } else {
             &self.call.arguments

@@ -296,30 +296,27 @@ impl Worker {
             prompt_sha256: prompt_sha256.clone(),
         };
         let cancelled = |end: PointEndRecord| {
-            AuditEvent::Point(Box::new(PointRecord {
-                input: PointInputRecord::OnPromptSubmit { items: Vec::new() },
+            PointRecord::event(
+                PointInputRecord::OnPromptSubmit { items: Vec::new() },
                 end,
-                added: Vec::new(),
-            }))
+                Vec::new(),
+            )
         };
         let added = match end {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
                 decisions.push(cancelled_by(&plugin));
-                decisions.push(cancelled(PointEndRecord::Cancelled {
-                    plugin: plugin.clone(),
-                    reason: reason.clone(),
-                }));
+                decisions.push(cancelled(PointEndRecord::cancelled(&plugin, &reason)));
                 self.audit(&decisions)?;
                 return self.cancelled(sink, plugin, reason);
             }
             PointEnd::FailedClosed(failure) => {
                 let plugin = failure.plugin.clone();
                 decisions.push(cancelled_by(&plugin));
-                decisions.push(cancelled(PointEndRecord::FailedClosed {
-                    plugin: plugin.clone(),
-                    message: failure.to_string(),
-                }));
+                decisions.push(cancelled(PointEndRecord::failed_closed(
+                    &plugin,
+                    &failure.to_string(),
+                )));
                 self.audit(&decisions)?;
                 let reason = format!("plugin failed and its policy is closed: {failure}");
                 return self.cancelled(sink, plugin, reason);
@@ -339,11 +336,11 @@ impl Worker {
         events.extend(decisions);
         let mut seqs = self.last_seqs(submitted + plugin_items);
         let added = seqs.split_off(submitted);
-        events.push(AuditEvent::Point(Box::new(PointRecord {
-            input: PointInputRecord::OnPromptSubmit { items: seqs },
-            end: PointEndRecord::Done,
+        events.push(PointRecord::event(
+            PointInputRecord::OnPromptSubmit { items: seqs },
+            PointEndRecord::Done,
             added,
-        })));
+        ));
         events.extend(resolved.audit.iter().map(|f| AuditEvent::FileSent {
             path: f.path.clone(),
             bytes: f.bytes,

@@ -69,27 +69,31 @@ impl Worker {
             let more = match end {
                 PointEnd::Items(items) => items,
                 PointEnd::Cancelled { plugin, reason } => {
-                    decisions.push(point(input, PointEndRecord::cancelled(&plugin, &reason)));
+                    decisions.push(PointRecord::event(
+                        input,
+                        PointEndRecord::cancelled(&plugin, &reason),
+                        Vec::new(),
+                    ));
                     self.audit(&decisions)?;
                     return Ok(self.stopped_by(sink, &plugin, &reason, "at turn end"));
                 }
                 PointEnd::FailedClosed(failure) => {
                     let message = failure.to_string();
                     let end = PointEndRecord::failed_closed(&failure.plugin, &message);
-                    decisions.push(point(input, end));
+                    decisions.push(PointRecord::event(input, end, Vec::new()));
                     self.audit(&decisions)?;
                     return Ok(self.stopped_by(sink, &failure.plugin, &message, "at turn end"));
                 }
             };
             if more.is_empty() {
-                decisions.push(point(input, PointEndRecord::Done));
+                decisions.push(PointRecord::event(input, PointEndRecord::Done, Vec::new()));
                 self.audit(&decisions)?;
                 self.emit(sink, Event::TurnEnded("answered".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
             if continuations >= self.config.worker.max_continuations {
                 // The items were not committed: the point added nothing.
-                decisions.push(point(input, PointEndRecord::Done));
+                decisions.push(PointRecord::event(input, PointEndRecord::Done, Vec::new()));
                 self.audit(&decisions)?;
                 self.raise(
                     sink,
@@ -109,11 +113,7 @@ impl Worker {
             let count = more.len();
             self.commit(sink, more)?;
             let added = self.last_seqs(count);
-            self.defer_audit(AuditEvent::Point(Box::new(PointRecord {
-                input,
-                end: PointEndRecord::Done,
-                added,
-            })));
+            self.defer_audit(PointRecord::event(input, PointEndRecord::Done, added));
         }
     }
 
@@ -177,22 +177,18 @@ impl Worker {
                 for decision in decisions {
                     self.defer_audit(decision);
                 }
-                self.defer_audit(AuditEvent::Point(Box::new(PointRecord {
-                    input,
-                    end: PointEndRecord::Done,
-                    added,
-                })));
+                self.defer_audit(PointRecord::event(input, PointEndRecord::Done, added));
                 return Ok(None);
             }
             PointEnd::Cancelled { plugin, reason } => {
                 let end = PointEndRecord::cancelled(&plugin, &reason);
-                decisions.push(point(input, end));
+                decisions.push(PointRecord::event(input, end, Vec::new()));
                 (plugin, reason)
             }
             PointEnd::FailedClosed(failure) => {
                 let message = failure.to_string();
                 let end = PointEndRecord::failed_closed(&failure.plugin, &message);
-                decisions.push(point(input, end));
+                decisions.push(PointRecord::event(input, end, Vec::new()));
                 (failure.plugin.clone(), message)
             }
         };
@@ -302,13 +298,4 @@ impl Worker {
             }
         }
     }
-}
-
-/// The audit record of a point that added nothing.
-fn point(input: PointInputRecord, end: PointEndRecord) -> AuditEvent {
-    AuditEvent::Point(Box::new(PointRecord {
-        input,
-        end,
-        added: Vec::new(),
-    }))
 }

@@ -134,14 +134,11 @@ impl Worker {
                 at: events.len(),
                 added: count,
             });
-            events.push(AuditEvent::Point(Box::new(PointRecord {
-                input: PointInputRecord::PostToolCall {
-                    call_id: call.id.clone(),
-                    arguments,
-                },
-                end,
-                added: Vec::new(),
-            })));
+            let input = PointInputRecord::PostToolCall {
+                call_id: call.id.clone(),
+                arguments,
+            };
+            events.push(PointRecord::event(input, end, Vec::new()));
         }
         let first_added = results.len();
         results.extend(added);
