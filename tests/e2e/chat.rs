@@ -368,6 +368,10 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         "{screen}"
     );
     assert!(
+        screen.contains("path: (none)\n  sizes: pattern 6 bytes, literal 4 bytes\n"),
+        "{screen}"
+    );
+    assert!(
         screen.contains(r#"arguments: {"literal":true,"pattern":"needle"}"#),
         "{screen}"
     );

@@ -54,6 +54,7 @@ pub use inspect::inspect;
 pub use interceptor::InterceptorPlugin;
 pub use limits::Limits;
 pub use parallel::{LoadJob, load_parallel};
+pub use preopen::with_roots;
 pub use resolver::{RESOLVER_LIMITS, ResolverPlugin, ResolverSource, init_config, load_resolver};
 pub use tool::{ToolLoad, ToolPlugin, valid_tool_name};
 pub use version::WitVersion;

@@ -71,8 +71,10 @@ impl Preopens {
 }
 
 /// `config` with `roots` (the workspace roots, newline-separated) in place of any `roots` the
-/// entry set.
-pub(crate) fn with_roots(
+/// entry set. Every world gets it: tool plugins and resolvers to find their preopened
+/// directories, interceptors and hooks to judge a path argument against the workspace (they
+/// get no filesystem).
+pub fn with_roots(
     mut config: Vec<(String, String)>,
     roots: &[PathBuf],
 ) -> Vec<(String, String)> {

@@ -13,7 +13,7 @@ use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, PluginError,
-    ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver,
+    ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver, with_roots,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::worker::{
@@ -193,8 +193,14 @@ fn load_in_order<'a, T: Send>(
 
 /// Interceptors (chain order) and hooks from `config.plugins` (tool plugins are loaded by
 /// [`tool_plugins`]), loaded on a few threads; the first failing entry in configuration order
-/// is the error.
-pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, SetupError> {
+/// is the error. Their `init` config gets `roots` (the workspace roots, as tool plugins and
+/// resolvers do), though they see no filesystem.
+pub fn plugins(
+    engine: &PluginEngine,
+    config: &Config,
+    workspace: &Path,
+) -> Result<LoadedPlugins, SetupError> {
+    let roots = [workspace.to_owned()];
     enum Loaded {
         Interceptor(InterceptorPlugin),
         Hook(HookPlugin),
@@ -204,17 +210,18 @@ pub fn plugins(engine: &PluginEngine, config: &Config) -> Result<LoadedPlugins, 
         .iter()
         .filter(|entry| entry.kind != PluginKind::Tool)
         .collect();
+    let init = |entry: &PluginEntry| with_roots(init_config(entry), &roots);
     let loaded = load_in_order(&entries, |entry| {
         let limits = Limits::from_entry(entry);
         let (name, path, pin) = (&entry.name, &entry.path, entry.sha256.as_deref());
         match entry.kind {
             PluginKind::Hook => {
-                HookPlugin::load(engine, name, path, pin, limits, init_config(entry))
+                HookPlugin::load(engine, name, path, pin, limits, init(entry))
                     .map(Loaded::Hook)
             }
             // Tool entries are filtered out above.
             PluginKind::Interceptor | PluginKind::Tool => {
-                InterceptorPlugin::load(engine, name, path, pin, limits, init_config(entry))
+                InterceptorPlugin::load(engine, name, path, pin, limits, init(entry))
                     .map(Loaded::Interceptor)
             }
         }
@@ -350,7 +357,7 @@ fn open_with(
     let provider = provider::from_config(&config.model, env)?;
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
-    let (chain, hooks) = plugins(&engine, config)?;
+    let (chain, hooks) = plugins(&engine, config, workspace)?;
     let tools = tool_registry(config, &tool_plugins(&engine, config, workspace, env)?)?;
     let writer = make_writer()?;
     for warning in writer.warnings() {

@@ -8,6 +8,13 @@
 //! - `rewrite`: comma-separated `FROM=>TO` path prefixes: a call whose `path` argument starts
 //!   with `FROM` runs with `TO` in its place, e.g. `rewrite = "old/=>new/"`.
 //! - `reason`: text prepended to denials (default `tool-guard`).
+//! - `roots`: set by the host (newline-separated workspace roots, the first the primary one).
+//!
+//! Globs and prefixes are matched against the path the tool would open, relative to the
+//! workspace root, never against the raw string: see [`normalise`]. `./secret.txt`,
+//! `a/../secret.txt` and `<root>/secret.txt` are all `secret.txt`. A path that leaves the
+//! workspace (`../x`, an absolute path under no root) matches no glob: it names no workspace
+//! file, and the file tools refuse it themselves.
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
@@ -26,6 +33,54 @@ pub struct ToolGuard {
     deny: Vec<Rule>,
     rewrite: Vec<(String, String)>,
     reason: String,
+    roots: Vec<String>,
+}
+
+/// `path` as the workspace-relative path a file tool would open, resolved lexically: empty and
+/// `.` components dropped, `..` taking back the component before it, an absolute path under
+/// one of `roots` made relative to it (the root itself is `.`). `None` for a path that leaves
+/// the workspace: a `..` above the start, or an absolute path under no root.
+pub fn normalise(path: &str, roots: &[String]) -> Option<String> {
+    let relative = if path.starts_with('/') {
+        let absolute = lexical(path)?;
+        roots.iter().find_map(|root| {
+            let root = lexical(root)?;
+            if root.is_empty() {
+                // The root is `/` itself.
+                return Some(absolute.clone());
+            }
+            if absolute == root {
+                return Some(String::new());
+            }
+            absolute
+                .strip_prefix(root.as_str())?
+                .strip_prefix('/')
+                .map(str::to_owned)
+        })?
+    } else {
+        lexical(path)?
+    };
+    Some(if relative.is_empty() {
+        ".".to_owned()
+    } else {
+        relative
+    })
+}
+
+/// The components of `path` joined by `/` after dropping empty and `.` ones and resolving
+/// `..`; `None` when a `..` has nothing left to take back.
+fn lexical(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 fn list(config: &Config, key: &str) -> Vec<String> {
@@ -82,6 +137,7 @@ impl ToolGuard {
             deny,
             rewrite,
             reason: config.get("reason").unwrap_or("tool-guard").to_owned(),
+            roots: list(config, "roots"),
         })
     }
 
@@ -89,13 +145,15 @@ impl ToolGuard {
     pub fn judge(&self, tool: &str, arguments: &str) -> ToolAction {
         let mut args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
         let path = args.get("path").and_then(Value::as_str).map(str::to_owned);
+        // What the globs and prefixes see: the workspace-relative path (`None` outside it).
+        let target = path.as_deref().and_then(|p| normalise(p, &self.roots));
         for rule in &self.deny {
             if rule.tool != "*" && rule.tool != tool {
                 continue;
             }
-            let hit = match (&rule.glob, &path) {
+            let hit = match (&rule.glob, &target) {
                 (None, _) => true,
-                (Some(glob), Some(path)) => glob.is_match(path),
+                (Some(glob), Some(target)) => glob.is_match(target),
                 (Some(_), None) => false,
             };
             if hit {
@@ -109,9 +167,9 @@ impl ToolGuard {
                 ));
             }
         }
-        if let Some(path) = path {
+        if let Some(target) = target {
             for (from, to) in &self.rewrite {
-                if let Some(rest) = path.strip_prefix(from.as_str()) {
+                if let Some(rest) = target.strip_prefix(from.as_str()) {
                     args["path"] = Value::String(format!("{to}{rest}"));
                     return ToolAction::Rewrite(args.to_string());
                 }
@@ -142,12 +200,120 @@ warden_plugin::export_interceptor!(ToolGuard);
 mod tests {
     use super::*;
 
+    const ROOT: &str = "/home/me/work";
+
     fn guard(deny: &str, rewrite: &str) -> ToolGuard {
         ToolGuard::from_config(&Config::from(vec![
             ("deny".to_owned(), deny.to_owned()),
             ("rewrite".to_owned(), rewrite.to_owned()),
+            ("roots".to_owned(), format!("{ROOT}\n/srv/second")),
         ]))
         .unwrap()
+    }
+
+    fn denied(g: &ToolGuard, tool: &str, path: &str) -> bool {
+        let args = serde_json::json!({ "path": path }).to_string();
+        matches!(g.judge(tool, &args), ToolAction::Deny(_))
+    }
+
+    #[test]
+    fn paths_are_normalised_against_the_roots() {
+        let roots = [ROOT.to_owned(), "/srv/second/".to_owned()];
+        let cases = [
+            ("secret.txt", Some("secret.txt")),
+            ("./secret.txt", Some("secret.txt")),
+            (".//a/./b/../secret.txt", Some("a/secret.txt")),
+            ("a/../secret.txt", Some("secret.txt")),
+            ("a/..", Some(".")),
+            ("", Some(".")),
+            ("/home/me/work/secret.txt", Some("secret.txt")),
+            ("/home/me/work//a/../secret.txt", Some("secret.txt")),
+            ("/home/me/work", Some(".")),
+            ("/srv/second/x/y", Some("x/y")),
+            ("/home/me/workshop/secret.txt", None),
+            ("/home/me/work/../secret.txt", None),
+            ("../secret.txt", None),
+            ("a/../../secret.txt", None),
+            ("/etc/passwd", None),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(normalise(path, &roots).as_deref(), expected, "{path:?}");
+        }
+        // Without roots (an older host) an absolute path lies under none.
+        assert_eq!(normalise("/home/me/work/a", &[]), None);
+    }
+
+    #[test]
+    fn every_spelling_of_a_denied_path_is_denied() {
+        let g = guard("read_file:secret*,write_file:*.lock", "");
+        for path in [
+            "secret.txt",
+            "./secret.txt",
+            "a/../secret.txt",
+            "/home/me/work/secret.txt",
+            "/srv/second/./SECRET.md",
+            "./Cargo.lock",
+        ] {
+            let tool = if path.ends_with(".lock") {
+                "write_file"
+            } else {
+                "read_file"
+            };
+            assert!(denied(&g, tool, path), "{path}");
+        }
+        // `*` does not cross `/`: a secret in a subfolder is another file.
+        assert!(!denied(&g, "read_file", "./docs/secret.txt"));
+        // Outside the workspace no glob matches (the file tools refuse such paths).
+        assert!(!denied(&g, "read_file", "../secret.txt"));
+        assert!(!denied(&g, "read_file", "/home/me/workshop/secret.txt"));
+    }
+
+    /// Property over every path of up to five components drawn from `a`, `.`, `..` and the
+    /// empty one, then `secret.txt`, with and without the root in front: the guard denies it
+    /// exactly when the path stays inside the workspace and ends up at its top (an independent
+    /// model: the depth never goes below zero and ends at 0).
+    #[test]
+    fn a_path_is_denied_exactly_when_it_resolves_to_the_denied_file() {
+        let g = guard("read_file:secret*", "");
+        let parts = ["a", ".", "..", ""];
+        let mut checked = 0;
+        for len in 0..=5u32 {
+            for n in 0..parts.len().pow(len) {
+                let mut chosen = Vec::new();
+                let mut k = n;
+                for _ in 0..len {
+                    chosen.push(parts[k % parts.len()]);
+                    k /= parts.len();
+                }
+                let mut depth = 0i32;
+                let mut escaped = false;
+                for part in &chosen {
+                    match *part {
+                        "a" => depth += 1,
+                        ".." => {
+                            depth -= 1;
+                            escaped |= depth < 0;
+                        }
+                        _ => {}
+                    }
+                }
+                let inside = !escaped && depth == 0;
+                let relative = chosen
+                    .iter()
+                    .chain(std::iter::once(&"secret.txt"))
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("/");
+                // A leading empty component makes the path absolute: `/secret.txt` is under
+                // no root.
+                let expected = inside && !relative.starts_with('/');
+                assert_eq!(denied(&g, "read_file", &relative), expected, "{relative:?}");
+                let absolute = format!("{ROOT}/{relative}");
+                assert_eq!(denied(&g, "read_file", &absolute), inside, "{absolute:?}");
+                checked += 2;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]
@@ -166,7 +332,7 @@ mod tests {
             ToolAction::Deny(_)
         ));
         assert!(matches!(g.judge("rm", "{}"), ToolAction::Deny(_)));
-        match g.judge("read_file", r#"{"path":"old/x.rs","limit":3}"#) {
+        match g.judge("read_file", r#"{"path":"./old/x.rs","limit":3}"#) {
             ToolAction::Rewrite(args) => {
                 let v: Value = serde_json::from_str(&args).unwrap();
                 assert_eq!(v["path"], "new/x.rs");

@@ -1,9 +1,15 @@
 //! Asking the person about a tool call of a plugin marked `approve = "ask"`: the call is shown
-//! (tool, plugin, arguments, escaped so that nothing in them can drive the terminal) and one
-//! line is read: `y` runs it, `a` runs it and every later call of that tool in this chat, and
-//! anything else (or end of input) denies it.
+//! (tool, plugin, the target path(s), the size of each argument, then the arguments, all
+//! escaped so that nothing in them can drive the terminal) and one line is read: `y` runs it,
+//! `a` runs it and every later call of that tool in this chat, and anything else (or end of
+//! input) denies it.
+//!
+//! The target and the sizes come before the capped arguments so that a long argument (a file's
+//! `content`) can never push the path it is written to out of what is shown.
 
 use std::io::BufRead;
+
+use serde_json::Value;
 
 use super::style::Style;
 use crate::domain::escape::escape_capped;
@@ -11,16 +17,101 @@ use crate::domain::{Approval, ToolCall};
 
 /// Longest argument text shown (the full arguments are in the audit log's byte count).
 const MAX_SHOWN: usize = 2000;
+/// Longest single name or path shown.
+const MAX_NAME: usize = 200;
+/// Most arguments listed by size (the rest are counted).
+const MAX_SIZES: usize = 16;
+
+/// True for an argument naming a file or directory the call acts on: `path`, `*_path`,
+/// `paths`, `file`, `dir`, `from`, `to`, ….
+fn is_path_like(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.ends_with("path")
+        || key.ends_with("paths")
+        || key.ends_with("file")
+        || key.ends_with("files")
+        || matches!(
+            key.as_str(),
+            "filename" | "dir" | "directory" | "cwd" | "target" | "from" | "to" | "source"
+                | "src" | "destination" | "dest"
+        )
+}
+
+/// The `path: …` line: every path-like argument, escaped (`(none)` without one).
+fn targets(arguments: &Value) -> String {
+    let Some(object) = arguments.as_object() else {
+        return "(none)".to_owned();
+    };
+    let shown: Vec<String> = object
+        .iter()
+        .filter(|(key, _)| is_path_like(key))
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(s) => escape_capped(s, MAX_NAME),
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => escape_capped(s, MAX_NAME),
+                        other => escape_capped(&other.to_string(), MAX_NAME),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => escape_capped(&other.to_string(), MAX_NAME),
+            };
+            if key == "path" {
+                value
+            } else {
+                format!("{} = {value}", escape_capped(key, MAX_NAME))
+            }
+        })
+        .collect();
+    if shown.is_empty() {
+        "(none)".to_owned()
+    } else {
+        shown.join("; ")
+    }
+}
+
+/// The bytes of one argument's value: a string's own bytes, anything else its JSON text's.
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        other => other.to_string().len(),
+    }
+}
+
+/// The `sizes: …` line: each argument's name and size in bytes, the largest first.
+fn sizes(arguments: &Value) -> String {
+    let Some(object) = arguments.as_object() else {
+        return format!("{} bytes in all", arguments.to_string().len());
+    };
+    if object.is_empty() {
+        return "(no arguments)".to_owned();
+    }
+    let mut all: Vec<(&String, usize)> = object.iter().map(|(k, v)| (k, value_bytes(v))).collect();
+    all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut shown: Vec<String> = all
+        .iter()
+        .take(MAX_SIZES)
+        .map(|(key, bytes)| format!("{} {bytes} bytes", escape_capped(key, MAX_NAME)))
+        .collect();
+    if all.len() > MAX_SIZES {
+        shown.push(format!("and {} more", all.len() - MAX_SIZES));
+    }
+    shown.join(", ")
+}
 
 /// The lines shown before the question.
 pub(crate) fn question(style: Style, call: &ToolCall, plugin: &str) -> String {
     format!(
-        "{}\n  arguments: {}\n{}",
+        "{}\n  path: {}\n  sizes: {}\n  arguments: {}\n{}",
         style.bold(&format!(
             "  ? tool {} of plugin {} wants to run",
-            escape_capped(&call.name, 200),
-            escape_capped(plugin, 200)
+            escape_capped(&call.name, MAX_NAME),
+            escape_capped(plugin, MAX_NAME)
         )),
+        targets(&call.arguments),
+        sizes(&call.arguments),
         escape_capped(&call.arguments.to_string(), MAX_SHOWN),
         "  allow? [y]es / [n]o / [a]lways for this tool in this chat: "
     )
@@ -91,5 +182,51 @@ mod tests {
         );
         assert!(!shown.contains('\u{1b}'), "{shown}");
         assert!(shown.contains("[y]es / [n]o / [a]lways"), "{shown}");
+    }
+
+    /// A long `content` sorted before `path` would once have pushed the path past the cap:
+    /// the target and every argument's size are shown before the arguments.
+    #[test]
+    fn the_target_and_sizes_come_first_whatever_the_arguments_hold() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "write_file".into(),
+            arguments: serde_json::json!({
+                "content": "x".repeat(50_000),
+                "path": "../../etc/cron.d/evil\n[File: ok]",
+            }),
+        };
+        let shown = question(Style::plain(), &call, "edit-tool");
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[0], "  ? tool write_file of plugin edit-tool wants to run");
+        assert_eq!(lines[1], "  path: ../../etc/cron.d/evil\\n[File: ok]");
+        assert_eq!(lines[2], "  sizes: content 50000 bytes, path 32 bytes");
+        assert!(lines[3].starts_with("  arguments: {\"content\":\"xxx"), "{shown}");
+        assert!(lines[3].len() < 2100, "{}", lines[3].len());
+        assert_eq!(lines.len(), 5, "{shown}");
+
+        let moved = ToolCall {
+            id: "c2".into(),
+            name: "move".into(),
+            arguments: serde_json::json!({"from": "a\u{1b}[2J", "to": "b", "paths": ["c", "d"], "n": 3}),
+        };
+        let shown = question(Style::plain(), &moved, "fs");
+        assert!(
+            shown.contains("  path: from = a\\u{1b}[2J; paths = c, d; to = b\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("  sizes: paths 9 bytes, from 5 bytes, n 1 bytes, to 1 bytes\n"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+
+        let none = ToolCall {
+            id: "c3".into(),
+            name: "now".into(),
+            arguments: serde_json::json!({}),
+        };
+        let shown = question(Style::plain(), &none, "clock");
+        assert!(shown.contains("  path: (none)\n  sizes: (no arguments)\n"), "{shown}");
     }
 }

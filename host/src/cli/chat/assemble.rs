@@ -26,7 +26,7 @@ pub(crate) fn assemble(
     let engine = setup::engine_for(Some(home), config).map_err(setup_error)?;
     let resolver: Box<dyn Resolve> =
         Box::new(setup::resolver(&engine, config, workspace).map_err(setup_error)?);
-    let (chain, hooks) = setup::plugins(&engine, config).map_err(setup_error)?;
+    let (chain, hooks) = setup::plugins(&engine, config, workspace).map_err(setup_error)?;
     let tool_plugins =
         setup::tool_plugins(&engine, config, workspace, &env).map_err(setup_error)?;
     let mut rows = Vec::new();

@@ -169,7 +169,7 @@ fn check_plugins(report: &mut Report, config: &Config, root: &Path) {
         } else {
             "no pin"
         };
-        let loaded = setup::plugins(&engine, &alone).and_then(|_| {
+        let loaded = setup::plugins(&engine, &alone, root).and_then(|_| {
             setup::tool_plugins(&engine, &alone, root, &|key| std::env::var(key).ok())
         });
         match loaded {

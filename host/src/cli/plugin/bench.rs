@@ -18,7 +18,7 @@ use crate::domain::{
 };
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, ResolverSource, World, inspect, read_component,
+    ResolverPlugin, ResolverSource, World, inspect, read_component, with_roots,
 };
 
 /// Timed rounds per figure; the median round is reported.
@@ -177,7 +177,7 @@ impl Loaded {
                 file,
                 None,
                 Limits::default(),
-                init,
+                with_roots(init, &[workspace.to_owned()]),
             )?)),
             World::Hook => Self::Hook(Box::new(HookPlugin::load(
                 engine,
@@ -185,7 +185,7 @@ impl Loaded {
                 file,
                 None,
                 Limits::default(),
-                init,
+                with_roots(init, &[workspace.to_owned()]),
             )?)),
             World::Resolver => Self::Resolver(Box::new(ResolverPlugin::load(
                 engine,
