@@ -26,6 +26,7 @@ mod plugin_langs;
 mod plugin_start;
 mod plugins_hostile;
 mod policy;
+mod post_tool;
 mod policy_hold;
 mod reminders;
 mod replay;

@@ -185,6 +185,11 @@ impl ToolCallOutcome {
         self.output.as_ref().unwrap_or(&UNSETTLED)
     }
 
+    /// Settled: it ran, or its denial became its result (what `post-tool-call` is shown).
+    pub fn is_settled(&self) -> bool {
+        self.output.is_some()
+    }
+
     /// The tool ran: it was settled and nobody denied it.
     pub fn has_run(&self) -> bool {
         self.output.is_some() && self.denied.is_none()

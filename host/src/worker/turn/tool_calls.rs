@@ -6,7 +6,10 @@
 //! 2. approval, when the tool's plugin is marked `approve = "ask"` (asked of the front end
 //!    through [`TurnSink::approve_tool`]; `always` holds for the rest of this worker's life);
 //! 3. the tool runs, or a denial becomes its `is_error` result saying who denied and why;
-//! 4. `post-tool-call` items follow the results.
+//! 4. `post-tool-call`, for every call settled either way — one that ran, with its output, and
+//!    one that was denied (by an interceptor, the person or policy), with the denial the model
+//!    sees as its result, as the WIT contract says ("finished (or was denied)"). Only the calls
+//!    left unrun because the turn stopped skip it. Its items follow the results.
 //!
 //! A tool plugin's own failure (trap, deadline, memory cap, output over its cap) is its call's
 //! `is_error` result either way; under the entry's `failure = "open"` (the default for tools)
@@ -70,11 +73,11 @@ impl Worker {
             if stop.is_none() {
                 stop = self.failed_closed(sink, &outcome);
             }
-            if !outcome.has_run() || stop.is_some() {
+            if !outcome.is_settled() || stop.is_some() {
                 continue;
             }
-            // 4. `post-tool-call`, under the chain's rules for added items (ids already taken
-            //    include those of items added after earlier calls of this answer).
+            // 4. `post-tool-call`, ran or denied, under the chain's rules for added items (ids
+            //    already taken include those of items added after earlier calls of this answer).
             let ran_call = outcome.call_to_run();
             let output = outcome.output();
             let ask = |plugin: &mut dyn Interceptor| {

@@ -194,6 +194,12 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                     is_error: false
                 }
             ),
+            // `post-tool-call` sees the denied call too, with its denial, in call order.
+            (
+                3,
+                Source::Plugin("noter".into()),
+                Item::system(format!("noted b.txt ({} bytes)", denial.len()))
+            ),
             (
                 3,
                 Source::Plugin("noter".into()),
