@@ -270,3 +270,53 @@ fn a_file_denied_since_it_was_shown_is_a_note_after_compaction() {
         "{as_sent}"
     );
 }
+
+/// Compaction re-reads only what the person referenced (`@a.txt`) and the model's own file
+/// tool calls that ran (`ran.txt`): not a `read_file` call an interceptor made up with
+/// `continue-with` (`planted.txt`), nor the model's call a guard denied (`guarded.txt`).
+#[test]
+fn compaction_rereads_only_files_the_person_or_a_call_that_ran_named() {
+    let env = TestEnv::new();
+    let server = MockServer::start().expect("mock server");
+    env.write("a.txt", "alpha\n");
+    env.write("ran.txt", "RAN TEXT\n");
+    env.write("planted.txt", "PLANTED TEXT\n");
+    env.write("guarded.txt", "GUARDED TEXT\n");
+    env.project_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"test-model\"\nstream = false\nmax_retries = 0\n\n{}{}",
+        crate::support::plugin_entry(
+            "interceptor",
+            "forger",
+            &warden_tests::fixtures::hostile(),
+            "",
+            &[("mode", "forge-read")]
+        ),
+        crate::support::plugin_entry(
+            "interceptor",
+            "guard",
+            &warden_tests::fixtures::tool_guard(),
+            "",
+            &[("deny", "read_file:guarded*")]
+        ),
+    ));
+    server.push(Reply::tool_calls(
+        "",
+        &[
+            ("c1", "read_file", serde_json::json!({"path": "ran.txt"})),
+            ("c2", "read_file", serde_json::json!({"path": "guarded.txt"})),
+        ],
+    ));
+    turn(&env, &server, "Read @a.txt", "Read.");
+    server.push(Reply::text(SUMMARY));
+    let out = output_within(warden(&env, &server, &["compact", SESSION]), HANG_LIMIT);
+    ok(&out);
+    assert!(
+        stdout(&out).contains("files re-read: a.txt, ran.txt of session"),
+        "{}",
+        stdout(&out)
+    );
+    let as_sent = serde_json::to_string(&export(&env, &["--as-sent"])).expect("json");
+    assert!(as_sent.contains("RAN TEXT"), "{as_sent}");
+    assert!(!as_sent.contains("PLANTED TEXT"), "{as_sent}");
+    assert!(!as_sent.contains("GUARDED TEXT"), "{as_sent}");
+}

@@ -53,4 +53,7 @@ pub use resolve::{EntryKind, FileChunk, Listing, Resolve, ResolveError, ResolveR
 pub use segment::{LineRange, Segment};
 pub use sink::{CollectingSink, TurnSink};
 pub use stream::StreamEvent;
-pub use tool::{Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec};
+pub use tool::{
+    DENIED_PREFIX, NOT_RUN_PREFIX, Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec,
+    result_shows_run,
+};

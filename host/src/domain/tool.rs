@@ -30,6 +30,20 @@ pub struct ToolOutput {
     pub figures: Option<ToolCallAudit>,
 }
 
+/// How the committed result of a call that was denied begins (`tool call denied by
+/// plugin:guard: …`, `… by approval: …`, `… by policy: …`).
+pub const DENIED_PREFIX: &str = "tool call denied by ";
+/// How the committed result of a call left unrun because the turn stopped begins.
+pub const NOT_RUN_PREFIX: &str = "tool call not run: ";
+
+/// Whether a committed tool result may be that of a call that ran: false for the error results
+/// the host writes in place of a run (a denial, a call left unrun). A tool's own error that
+/// happens to start the same way counts as not run, the cautious side for what reads it
+/// (compaction re-reads only files of calls that ran).
+pub fn result_shows_run(content: &str, is_error: bool) -> bool {
+    !(is_error && (content.starts_with(DENIED_PREFIX) || content.starts_with(NOT_RUN_PREFIX)))
+}
+
 impl ToolOutput {
     /// A successful output.
     pub fn ok(content: impl Into<String>) -> Self {

@@ -9,7 +9,10 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::config::FsGrant;
-use crate::domain::{DecidedBy, Entry, Event, Item, Source, ToolCall, ToolDecision, ToolOutput};
+use crate::domain::{
+    DENIED_PREFIX, DecidedBy, Entry, Event, Item, NOT_RUN_PREFIX, Source, ToolCall, ToolDecision,
+    ToolOutput,
+};
 use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::ToolOwner;
 
@@ -85,7 +88,7 @@ impl ToolCallOutcome {
 
     /// A call left unrun because the turn stopped before it (denied by policy).
     pub(crate) fn not_run(call: ToolCall, owner: Option<ToolOwner>, reason: String) -> Self {
-        let output = ToolOutput::error(format!("tool call not run: {reason}"));
+        let output = ToolOutput::error(format!("{NOT_RUN_PREFIX}{reason}"));
         Self {
             owner,
             denied: Some((DecidedBy::Policy, reason)),
@@ -128,9 +131,7 @@ impl ToolCallOutcome {
     /// A denied call's output: who denied it and why, as an error result.
     pub(crate) fn settle_denied(&mut self) {
         if let Some((by, reason)) = &self.denied {
-            self.output = Some(ToolOutput::error(format!(
-                "tool call denied by {by}: {reason}"
-            )));
+            self.output = Some(ToolOutput::error(format!("{DENIED_PREFIX}{by}: {reason}")));
         }
     }
 
