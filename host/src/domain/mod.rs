@@ -18,6 +18,7 @@
 
 mod alert;
 mod approval;
+pub mod block;
 mod compaction;
 pub mod defaults;
 mod entry;

@@ -4,8 +4,12 @@
 //! - `system-message`: one `System` item per reference, `[File: <label>]\n<body>`
 //!   (`[Directory: <label>/]` for a directory).
 //! - `reminder`: one `System` item, `<system-reminder>` holding one `<file path="…">` (or
-//!   `<directory path="…">`) block per reference. Content is escaped so that it can never close
-//!   or open a block: see [`escape_content`].
+//!   `<directory path="…">`) block per reference.
+//!
+//! In both, the body goes through [`crate::domain::block::body`] (the rule every host block
+//! follows), so a file's content can neither close nor open a block nor start a line that
+//! passes for a header (`[File: .env]`) or a notification; attribute values go through
+//! [`crate::domain::block::attribute`].
 //! - `tool-result`: one `Assistant` item with a `read_file` / `list_files` call per reference,
 //!   then one `ToolResult` per call, with ids `fileref-<n>` numbered across the session.
 //!
@@ -15,6 +19,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::Placement;
+use crate::domain::block;
 use crate::domain::{Entry, EntryKind, FileShown, Item, LineRange, Source, ToolCall};
 
 /// What a reference contributes.
@@ -111,7 +116,11 @@ pub fn place(placement: Placement, refs: &[PlacedRef], next_call: u64) -> Vec<It
 fn system_message(r: &PlacedRef) -> Item {
     let label = r.label();
     match &r.body {
-        Body::Content(body) => Item::system(format!("[{} {label}]\n{body}", heading(r.kind))),
+        Body::Content(body) => Item::system(format!(
+            "[{} {label}]\n{}",
+            heading(r.kind),
+            block::body(body)
+        )),
         Body::Unchanged => Item::system(unchanged_note(r.kind, &label)),
     }
 }
@@ -131,11 +140,11 @@ fn reminder(refs: &[PlacedRef]) -> Item {
     out.push_str("Files the user referenced, in the order mentioned:\n");
     for r in refs {
         let tag = tag(r.kind);
-        let path = escape_attr(&r.label());
+        let path = block::attribute(&r.label());
         match &r.body {
             Body::Content(body) => {
                 out.push_str(&format!("<{tag} path=\"{path}\">\n"));
-                out.push_str(&escape_content(body));
+                out.push_str(&block::body(body));
                 out.push_str(&format!("\n</{tag}>\n"));
             }
             Body::Unchanged => {
@@ -190,65 +199,6 @@ fn tool_result(refs: &[PlacedRef], next_call: u64) -> Vec<Item> {
     }];
     items.extend(results);
     items
-}
-
-const KEYWORDS: &[&str] = &["system-reminder", "directory", "file"];
-
-/// Length of a tag-like sequence at `s` (which starts with `<`): `<`, backslashes, an optional
-/// `/`, then a keyword not followed by a name character. Returns the number of backslashes.
-fn tag_like(s: &str) -> Option<usize> {
-    let rest = s.strip_prefix('<')?;
-    let slashes = rest.bytes().take_while(|&b| b == b'\\').count();
-    let rest = &rest[slashes..];
-    let rest = rest.strip_prefix('/').unwrap_or(rest);
-    KEYWORDS.iter().find_map(|k| {
-        let head = rest.get(..k.len())?;
-        let next = rest[k.len()..].chars().next();
-        let ends = next.is_none_or(|c| !(c.is_alphanumeric() || c == '-' || c == '_'));
-        (head.eq_ignore_ascii_case(k) && ends).then_some(slashes)
-    })
-}
-
-/// Escape file content for a reminder block: in every `<` + backslashes + optional `/` +
-/// `file` | `directory` | `system-reminder` (any case), one more backslash goes after the `<`.
-/// Escaped content therefore never holds `<file`, `</file`, `<system-reminder`, … with no
-/// backslash, so it can neither close nor open a block; [`unescape_content`] undoes it exactly.
-pub fn escape_content(content: &str) -> String {
-    let mut out = String::with_capacity(content.len());
-    for (i, c) in content.char_indices() {
-        out.push(c);
-        if c == '<' && tag_like(&content[i..]).is_some() {
-            out.push('\\');
-        }
-    }
-    out
-}
-
-/// The inverse of [`escape_content`].
-pub fn unescape_content(escaped: &str) -> String {
-    let mut out = String::with_capacity(escaped.len());
-    let mut skip_backslash = false;
-    for (i, c) in escaped.char_indices() {
-        if skip_backslash {
-            skip_backslash = false;
-            if c == '\\' {
-                continue;
-            }
-        }
-        out.push(c);
-        if c == '<' && tag_like(&escaped[i..]).is_some_and(|n| n >= 1) {
-            skip_backslash = true;
-        }
-    }
-    out
-}
-
-fn escape_attr(value: &str) -> String {
-    value
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// The entries for `refs` under `placement`: the items of [`place`], each recording the files

@@ -16,7 +16,7 @@ use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source};
 use super::checksum;
 use super::fsio::{self, format_ts};
 use super::home::{AUDIT_FILE, HISTORY_FILE, INBOX_DIR, LOCK_FILE};
-use super::inbox::{Inbox, Notification};
+use super::inbox::{ChildReport, Inbox, Notification};
 use super::lock::SessionLock;
 use super::record::{
     HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record, RecordIn, RecordOut,
@@ -382,9 +382,13 @@ impl SessionWriter {
 
     /// Queues `text` to the parent's inbox (one file, written atomically), if this is a child
     /// session; `Ok(None)` otherwise.
-    pub fn report_to_parent(&self, text: &str) -> Result<Option<Notification>, StoreError> {
+    pub fn report_to_parent(
+        &self,
+        text: &str,
+        report: ChildReport,
+    ) -> Result<Option<Notification>, StoreError> {
         match &self.header.parent {
-            Some(parent) => Inbox::push(&self.home, parent, text).map(Some),
+            Some(parent) => Inbox::push_report(&self.home, parent, text, report).map(Some),
             None => Ok(None),
         }
     }

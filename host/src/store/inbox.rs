@@ -17,6 +17,9 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::block;
+use crate::domain::defaults::truncation_marker;
+use crate::domain::escape::escape;
 use crate::domain::{Entry, Item, Source};
 
 use super::fsio::{self, rfc3339};
@@ -32,14 +35,45 @@ pub struct Notification {
     /// When it was queued.
     #[serde(with = "rfc3339")]
     pub created: SystemTime,
+    /// Set when a child session's turn end sent it: the report's attributes; `text` is then
+    /// the child's answer (or the reason its turn ended otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ChildReport>,
+}
+
+/// What a child session reports about itself besides its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChildReport {
+    /// The child session's id.
+    pub session: String,
+    /// How its turn ended: `answered`, `cancelled`, `stopped`, `interrupted`, `failed`.
+    pub outcome: String,
+    /// The answer's length in bytes when `text` holds only its first part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_from: Option<u64>,
 }
 
 impl Notification {
-    /// The history item this notification becomes.
+    /// The history item this notification becomes. The text goes through
+    /// [`block::body`], like every text the host places in its own frame: it cannot start a
+    /// line that passes for another notification, nor close or open a block. A child's report
+    /// is one `<child-report>` block whose attributes are the host's.
     pub fn item(&self) -> Item {
+        let text = block::body(&self.text);
+        let Some(report) = &self.report else {
+            return Item::system(format!("[Notification] {text} (not a blocking request)"));
+        };
+        let marker = report
+            .cut_from
+            .map(|total| format!("\n{}", truncation_marker(total)))
+            .unwrap_or_default();
         Item::system(format!(
-            "[Notification] {} (not a blocking request)",
-            self.text
+            "[Notification] Ambient report from child session {}, not a request: its turn ended ({}).\n\
+             <child-report session=\"{}\" outcome=\"{}\">\n{text}{marker}\n</child-report> (not a blocking request)",
+            escape(&report.session),
+            escape(&report.outcome),
+            block::attribute(&report.session),
+            block::attribute(&report.outcome),
         ))
     }
 
@@ -61,6 +95,25 @@ pub struct Inbox {
 impl Inbox {
     /// Queues `text` for session `id`, from any process. Fails if the session does not exist.
     pub fn push(home: &Home, id: &str, text: &str) -> Result<Notification, StoreError> {
+        Self::push_note(home, id, text, None)
+    }
+
+    /// Queues a child session's report (its answer `text` and `report`) for its parent `id`.
+    pub fn push_report(
+        home: &Home,
+        id: &str,
+        text: &str,
+        report: ChildReport,
+    ) -> Result<Notification, StoreError> {
+        Self::push_note(home, id, text, Some(report))
+    }
+
+    fn push_note(
+        home: &Home,
+        id: &str,
+        text: &str,
+        report: Option<ChildReport>,
+    ) -> Result<Notification, StoreError> {
         home.existing_history(id)?;
         let inbox = Self::of(home, id)?;
         fs::create_dir_all(&inbox.dir).map_err(StoreError::io("create", &inbox.dir))?;
@@ -68,6 +121,7 @@ impl Inbox {
             id: uuid::Uuid::now_v7().to_string(),
             text: text.to_owned(),
             created: fsio::now(),
+            report,
         };
         let bytes = serde_json::to_vec(&note).map_err(|source| StoreError::Encode {
             path: inbox.dir.clone(),

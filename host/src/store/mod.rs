@@ -45,7 +45,7 @@ pub use audit::{
 pub use error::{LoadWarning, StoreError};
 pub use history::{CommitReceipt, SessionWriter};
 pub use home::{Home, MAX_ID_LEN, new_session_id, validate_id};
-pub use inbox::{Inbox, Notification};
+pub use inbox::{ChildReport, Inbox, Notification};
 pub use load::{Loaded, SessionSummary, list, load, scan_history_bytes};
 pub use recent::latest_for_workspace;
 pub use record::{HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record, as_sent};

@@ -8,6 +8,7 @@
 //! deny). The turn and `preview` both run points through here, so a chain rule lives in one
 //! place.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::config::FailurePolicy;
+use crate::domain::block;
 use crate::domain::{CallPoint, Entry, Interceptor, Item, PluginFailure, Source};
 use crate::store::AuditEvent;
 use crate::worker::validate::{call_ids, check_plugin_items, reused_call_ids};
@@ -289,7 +291,7 @@ pub(crate) fn run_point(
                 items.extend(
                     added
                         .into_iter()
-                        .map(|item| Entry::new(source.clone(), item)),
+                        .map(|item| Entry::new(source.clone(), plugin_item(item))),
                 );
                 (outcome, None)
             }
@@ -310,5 +312,19 @@ pub(crate) fn run_point(
         },
         decisions: run.decisions,
         failures: run.failures,
+    }
+}
+
+/// A plugin's item as committed: a `system` item's text through [`block::plugin_text`], the
+/// rule every text the host frames for the model follows (it cannot forge a notification, a
+/// file header or a child's report, nor close a block); other items as given (tool calls and
+/// results are not host blocks; `user` items are refused before).
+pub(crate) fn plugin_item(item: Item) -> Item {
+    match item {
+        Item::System { text } => match block::plugin_text(&text) {
+            Cow::Borrowed(_) => Item::System { text },
+            Cow::Owned(text) => Item::System { text },
+        },
+        other => other,
     }
 }

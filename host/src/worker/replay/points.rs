@@ -96,7 +96,11 @@ impl Decision {
             empty
         } else {
             Self::ContinueWith {
-                items: items.iter().map(|i| ShownItem::new(source, i)).collect(),
+                // As the host would commit them (a plugin's `system` text escaped).
+                items: items
+                    .iter()
+                    .map(|i| ShownItem::new(source, &crate::worker::chain::plugin_item(i.clone())))
+                    .collect(),
             }
         }
     }

@@ -10,6 +10,8 @@ use crate::domain::{
     Alert, CallPoint, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
     SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink, result_shows_run,
 };
+use crate::domain::block;
+use crate::domain::escape::escape;
 use crate::fileref::{self, RESOLVED, ShownFiles};
 use crate::store::{AuditEvent, Record, as_sent};
 use crate::worker::WorkerError;
@@ -87,7 +89,8 @@ impl Worker {
                     Source::Compaction,
                     Item::system(format!(
                         "[File: {} was referenced before compaction and cannot be read now: {}]",
-                        r.path, r.status
+                        escape(&r.path),
+                        escape(&r.status.to_string())
                     )),
                 )
             })
@@ -132,8 +135,10 @@ impl Worker {
             Entry::compaction_marker(replaces),
             Entry::new(
                 Source::Compaction,
+                // The summary is the model's text: escaped like every host block's content.
                 Item::system(format!(
-                    "[Summary of the conversation before compaction]\n{summary}"
+                    "[Summary of the conversation before compaction]\n{}",
+                    block::body(&summary)
                 )),
             ),
         ];
