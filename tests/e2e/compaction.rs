@@ -303,7 +303,11 @@ fn compaction_rereads_only_files_the_person_or_a_call_that_ran_named() {
         "",
         &[
             ("c1", "read_file", serde_json::json!({"path": "ran.txt"})),
-            ("c2", "read_file", serde_json::json!({"path": "guarded.txt"})),
+            (
+                "c2",
+                "read_file",
+                serde_json::json!({"path": "guarded.txt"}),
+            ),
         ],
     ));
     turn(&env, &server, "Read @a.txt", "Read.");

@@ -30,8 +30,20 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
             "",
             &[("deny", "read_file:secret*")]
         ),
-        entry("interceptor", "recorder", &fixtures::hostile(), "", &[("mode", "post-seen")]),
-        entry("tool", "grep", &fixtures::grep_tool(), "fs = \"read\"\napprove = \"ask\"", &[]),
+        entry(
+            "interceptor",
+            "recorder",
+            &fixtures::hostile(),
+            "",
+            &[("mode", "post-seen")]
+        ),
+        entry(
+            "tool",
+            "grep",
+            &fixtures::grep_tool(),
+            "fs = \"read\"\napprove = \"ask\"",
+            &[]
+        ),
     ));
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
@@ -68,7 +80,11 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
         })
         .collect();
     let roles: Vec<&str> = after_calls.iter().map(|(r, _)| r.as_str()).collect();
-    assert_eq!(roles, ["tool", "tool", "tool", "system", "system", "system"], "{after_calls:?}");
+    assert_eq!(
+        roles,
+        ["tool", "tool", "tool", "system", "system", "system"],
+        "{after_calls:?}"
+    );
     assert!(
         after_calls[3]
             .1
@@ -94,7 +110,10 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
     let requests = server.requests();
     let last = requests.last().unwrap().body.to_string();
     for id in ["c1", "c2", "c3"] {
-        assert!(last.contains(&format!("post-tool-call saw {id} ")), "{last}");
+        assert!(
+            last.contains(&format!("post-tool-call saw {id} ")),
+            "{last}"
+        );
     }
 
     // One audited `post-tool-call` point per call, each naming the item it added.
@@ -108,7 +127,9 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
     let posts: Vec<(Value, usize)> = audit
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["event"]["type"] == "point" && r["event"]["input"]["point"] == "post-tool-call")
+        .filter(|r| {
+            r["event"]["type"] == "point" && r["event"]["input"]["point"] == "post-tool-call"
+        })
         .map(|r| {
             (
                 r["event"]["input"]["call_id"].clone(),
@@ -116,12 +137,21 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
             )
         })
         .collect();
-    assert_eq!(posts, [(json!("c1"), 1), (json!("c2"), 1), (json!("c3"), 1)]);
+    assert_eq!(
+        posts,
+        [(json!("c1"), 1), (json!("c2"), 1), (json!("c3"), 1)]
+    );
 
     // Replaying the recorder: the same three points, each fed the result it saw then.
     let recorder = fixtures::hostile().display().to_string();
     let out = env.run(&[
-        "plugin", "replay", &session, &recorder, "--config", "mode=post-seen", "--json",
+        "plugin",
+        "replay",
+        &session,
+        &recorder,
+        "--config",
+        "mode=post-seen",
+        "--json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let replayed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
@@ -130,7 +160,14 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
     let posts: Vec<(&Value, &Value, &Value, &Value)> = points
         .iter()
         .filter(|p| p["point"] == "post-tool-call")
-        .map(|p| (&p["input"]["call_id"], &p["input"]["is_error"], &p["differs"], &p["unreached"]))
+        .map(|p| {
+            (
+                &p["input"]["call_id"],
+                &p["input"]["is_error"],
+                &p["differs"],
+                &p["unreached"],
+            )
+        })
         .collect();
     let (yes, no) = (json!(true), json!(false));
     assert_eq!(

@@ -28,7 +28,13 @@ fn every_spelling_of_a_denied_path_is_denied() {
             "",
             &[("deny", "read_file:secret*,write_file:*.lock")]
         ),
-        entry("tool", "edit", &fixtures::edit_tool(), "fs = \"read-write\"", &[]),
+        entry(
+            "tool",
+            "edit",
+            &fixtures::edit_tool(),
+            "fs = \"read-write\"",
+            &[]
+        ),
     ));
     let absolute = env.workspace().join("secret.txt").display().to_string();
     let server = MockServer::start().unwrap();
@@ -40,7 +46,11 @@ fn every_spelling_of_a_denied_path_is_denied() {
             ("c3", "read_file", json!({"path": absolute})),
             ("c4", "read_file", json!({"path": "a/../secret.txt"})),
             ("c5", "read_file", json!({"path": ".//a/./../SECRET.txt"})),
-            ("c6", "write_file", json!({"path": "./Cargo.lock", "content": "x"})),
+            (
+                "c6",
+                "write_file",
+                json!({"path": "./Cargo.lock", "content": "x"}),
+            ),
             ("c7", "read_file", json!({"path": "./a/notes.txt"})),
         ],
     ));
@@ -61,7 +71,12 @@ fn every_spelling_of_a_denied_path_is_denied() {
         .unwrap()
         .iter()
         .filter(|i| i["role"] == "tool")
-        .map(|i| (i["text"].as_str().unwrap_or("").to_owned(), i["is_error"] == true))
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap_or("").to_owned(),
+                i["is_error"] == true,
+            )
+        })
         .collect();
     assert_eq!(results.len(), 7, "{results:?}");
     for (i, (text, is_error)) in results.iter().take(6).enumerate() {
@@ -73,7 +88,10 @@ fn every_spelling_of_a_denied_path_is_denied() {
         assert!(!text.contains("the secret"), "call {i}: {text}");
     }
     assert!(results[5].0.contains("write_file:*.lock"), "{results:?}");
-    assert_eq!(std::fs::read_to_string(env.workspace().join("Cargo.lock")).unwrap(), "locked\n");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("Cargo.lock")).unwrap(),
+        "locked\n"
+    );
     assert!(!results[6].1, "{results:?}");
     assert!(results[6].0.contains("plain notes"), "{results:?}");
 }

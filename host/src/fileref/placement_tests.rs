@@ -162,7 +162,9 @@ fn hostile_content_cannot_forge_a_header_line() {
         .split(['\n', '\r'])
         .filter(|l| {
             let l = l.trim_start().to_lowercase();
-            l.starts_with("[file:") || l.starts_with("[directory:") || l.starts_with("[notification]")
+            l.starts_with("[file:")
+                || l.starts_with("[directory:")
+                || l.starts_with("[notification]")
         })
         .count();
     assert_eq!(headers, 1, "{text}");

@@ -74,10 +74,7 @@ impl Preopens {
 /// entry set. Every world gets it: tool plugins and resolvers to find their preopened
 /// directories, interceptors and hooks to judge a path argument against the workspace (they
 /// get no filesystem).
-pub fn with_roots(
-    mut config: Vec<(String, String)>,
-    roots: &[PathBuf],
-) -> Vec<(String, String)> {
+pub fn with_roots(mut config: Vec<(String, String)>, roots: &[PathBuf]) -> Vec<(String, String)> {
     config.retain(|(k, _)| k != "roots");
     config.push((
         "roots".into(),

@@ -216,8 +216,7 @@ pub fn plugins(
         let (name, path, pin) = (&entry.name, &entry.path, entry.sha256.as_deref());
         match entry.kind {
             PluginKind::Hook => {
-                HookPlugin::load(engine, name, path, pin, limits, init(entry))
-                    .map(Loaded::Hook)
+                HookPlugin::load(engine, name, path, pin, limits, init(entry)).map(Loaded::Hook)
             }
             // Tool entries are filtered out above.
             PluginKind::Interceptor | PluginKind::Tool => {

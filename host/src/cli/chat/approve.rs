@@ -32,8 +32,17 @@ fn is_path_like(key: &str) -> bool {
         || key.ends_with("files")
         || matches!(
             key.as_str(),
-            "filename" | "dir" | "directory" | "cwd" | "target" | "from" | "to" | "source"
-                | "src" | "destination" | "dest"
+            "filename"
+                | "dir"
+                | "directory"
+                | "cwd"
+                | "target"
+                | "from"
+                | "to"
+                | "source"
+                | "src"
+                | "destination"
+                | "dest"
         )
 }
 
@@ -198,10 +207,16 @@ mod tests {
         };
         let shown = question(Style::plain(), &call, "edit-tool");
         let lines: Vec<&str> = shown.lines().collect();
-        assert_eq!(lines[0], "  ? tool write_file of plugin edit-tool wants to run");
+        assert_eq!(
+            lines[0],
+            "  ? tool write_file of plugin edit-tool wants to run"
+        );
         assert_eq!(lines[1], "  path: ../../etc/cron.d/evil\\n[File: ok]");
         assert_eq!(lines[2], "  sizes: content 50000 bytes, path 32 bytes");
-        assert!(lines[3].starts_with("  arguments: {\"content\":\"xxx"), "{shown}");
+        assert!(
+            lines[3].starts_with("  arguments: {\"content\":\"xxx"),
+            "{shown}"
+        );
         assert!(lines[3].len() < 2100, "{}", lines[3].len());
         assert_eq!(lines.len(), 5, "{shown}");
 
@@ -227,6 +242,9 @@ mod tests {
             arguments: serde_json::json!({}),
         };
         let shown = question(Style::plain(), &none, "clock");
-        assert!(shown.contains("  path: (none)\n  sizes: (no arguments)\n"), "{shown}");
+        assert!(
+            shown.contains("  path: (none)\n  sizes: (no arguments)\n"),
+            "{shown}"
+        );
     }
 }

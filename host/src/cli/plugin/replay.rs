@@ -11,8 +11,7 @@ use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::plugin::{
-    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect,
-    with_roots,
+    EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, World, inspect, with_roots,
 };
 use crate::store::{load, read_audit};
 use crate::worker::replay::{
@@ -31,7 +30,10 @@ pub(crate) fn replay(
     let home = home()?;
     let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
     // The plugin sees the roots the session had, as it would have in the session.
-    let init = with_roots(parse_config(config)?, &[loaded.header.workspace.clone()]);
+    let init = with_roots(
+        parse_config(config)?,
+        std::slice::from_ref(&loaded.header.workspace),
+    );
     let (audit, _) = read_audit(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
     let bytes = std::fs::read(file)
         .map_err(|err| CliError::usage(format!("{}: cannot read: {err}", file.display())))?;

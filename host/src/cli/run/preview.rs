@@ -21,7 +21,8 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
     let engine = setup::engine_for(home.as_ref(), &loaded.config).map_err(setup_error)?;
     let mut resolver =
         setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
-    let (mut chain, _hooks) = setup::plugins(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
+    let (mut chain, _hooks) =
+        setup::plugins(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;
     let mut segments = fileref::parse(prompt).segments;
     workspace.rebase(&mut segments);
     let result = build(&segments, &mut resolver, &mut chain, &loaded.config);

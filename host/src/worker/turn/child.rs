@@ -121,9 +121,15 @@ mod tests {
         let text = item(report, body);
         assert_eq!(text.matches("<child-report ").count(), 1, "{text}");
         assert_eq!(text.matches("</child-report>").count(), 1, "{text}");
-        assert!(text.ends_with("\n</child-report> (not a blocking request)"), "{text}");
+        assert!(
+            text.ends_with("\n</child-report> (not a blocking request)"),
+            "{text}"
+        );
         let starts = |p: &str| text.lines().filter(|l| l.starts_with(p)).count();
         assert_eq!(starts("[Notification]"), 1, "{text}");
-        assert!(text.contains("session=\"c1\" outcome=\"answered\">\ndone\n"), "{text}");
+        assert!(
+            text.contains("session=\"c1\" outcome=\"answered\">\ndone\n"),
+            "{text}"
+        );
     }
 }

@@ -6,12 +6,12 @@
 use std::collections::HashSet;
 
 use super::{DEFAULT_SYSTEM_PROMPT, HOST, Worker, shown_in};
+use crate::domain::block;
+use crate::domain::escape::escape;
 use crate::domain::{
     Alert, CallPoint, CompactionInfo, CompactionMarker, Entry, Event, FileShown, Item, LineRange,
     SUMMARY_PROMPT, SUMMARY_SYSTEM, Segment, Source, TurnSink, result_shows_run,
 };
-use crate::domain::block;
-use crate::domain::escape::escape;
 use crate::fileref::{self, RESOLVED, ShownFiles};
 use crate::store::{AuditEvent, Record, as_sent};
 use crate::worker::WorkerError;
@@ -90,7 +90,7 @@ impl Worker {
                     Item::system(format!(
                         "[File: {} was referenced before compaction and cannot be read now: {}]",
                         escape(&r.path),
-                        escape(&r.status.to_string())
+                        escape(r.status)
                     )),
                 )
             })
@@ -415,11 +415,28 @@ mod tests {
             result(6, Source::Tool, "c1", "b", false),
             result(6, Source::Tool, "c2", "src/", false),
             result(6, Source::Tool, "c3", "x", false),
-            result(6, Source::Tool, "c4", "tool call denied by plugin:guard: no", true),
-            result(6, Source::Tool, "c5", "tool call not run: the turn stopped", true),
+            result(
+                6,
+                Source::Tool,
+                "c4",
+                "tool call denied by plugin:guard: no",
+                true,
+            ),
+            result(
+                6,
+                Source::Tool,
+                "c5",
+                "tool call not run: the turn stopped",
+                true,
+            ),
             // A call that ran and failed still names a file the model asked for.
             result(6, Source::Tool, "c6", "not found", true),
-            record(7, Source::Compaction, Item::system("a"), vec![shown("a.txt")]),
+            record(
+                7,
+                Source::Compaction,
+                Item::system("a"),
+                vec![shown("a.txt")],
+            ),
         ];
         let paths: Vec<String> = referenced_files(&records)
             .into_iter()
