@@ -13,6 +13,10 @@
 //! [`terminal`] is the same with newline and tab kept, for multi-line text (the model's
 //! answer) printed to a terminal.
 //!
+//! Multi-line text placed inside a block the host frames for the model (file content, a
+//! notification, a child's report, …) keeps its lines and goes through
+//! [`super::block::body`] instead.
+//!
 //! This module depends on nothing else in the crate.
 
 use std::borrow::Cow;

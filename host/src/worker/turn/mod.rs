@@ -16,6 +16,7 @@ mod front;
 mod instructions;
 mod model;
 mod points;
+mod referenced;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
