@@ -35,5 +35,6 @@ mod support;
 mod tool_pipeline;
 mod tool_plugins;
 mod tools;
+mod trust;
 mod wit;
 mod worker;

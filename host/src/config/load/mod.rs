@@ -186,7 +186,12 @@ fn load_with(sources: &Sources, include_project_code: bool) -> Result<Loaded, Co
             table,
         });
     }
-    let mut loaded = merge_layers(parsed, &locks, include_project_code)?;
+    let user_file = sources
+        .layers
+        .iter()
+        .find(|(kind, _)| *kind == LayerKind::User)
+        .map(|(_, path)| path.clone());
+    let mut loaded = merge_layers(parsed, &locks, include_project_code, user_file)?;
     let mut warnings = sources.notes.clone();
     warnings.append(&mut loaded.warnings);
     loaded.warnings = warnings;
@@ -238,6 +243,7 @@ fn merge_layers(
     layers: Vec<Layer>,
     locks: &[LockedKey],
     include_project_code: bool,
+    user_file: Option<PathBuf>,
 ) -> Result<Loaded, ConfigError> {
     let mut warnings = Vec::new();
     let mut project_resolver = None;
@@ -373,7 +379,9 @@ fn merge_layers(
                 &spec,
                 &file_of(kind),
                 policy.project_tool_grants.as_ref(),
-                &file_of(LayerKind::User),
+                user_file
+                    .as_deref()
+                    .unwrap_or(Path::new("~/.config/warden/config.toml")),
             )?;
         }
         let mut entry = spec.resolve(kind.as_str());
