@@ -288,7 +288,7 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("`policy.project_tool_grants` is only honoured in the user and managed layers"), "{err}");
+    assert!(err.contains("the project layer grants env \"GITHUB_TOKEN\""), "{err}");
 
     // The user allows it: the tool gets the variable.
     env.user_config("[policy.project_tool_grants]\nenv = [\"GITHUB_TOKEN\"]\n");

@@ -43,7 +43,10 @@ pub(crate) fn load_config_trusted(
             what_is_left_out(&loaded)
         ),
         TrustState::Waiting(pending) => match when {
-            WhenWaiting::Refuse => return Err(CliError::usage(refusal(&pending))),
+            WhenWaiting::Refuse => {
+                print_warnings(loaded);
+                return Err(CliError::usage(refusal(&pending)));
+            }
             WhenWaiting::Ask => {
                 if ask(&pending) {
                     trust::record(home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
