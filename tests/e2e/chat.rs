@@ -541,7 +541,11 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     term.wait_for("answered without it");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
-    assert!(!offered(0).contains(&"probe".to_owned()), "{:?}", offered(0));
+    assert!(
+        !offered(0).contains(&"probe".to_owned()),
+        "{:?}",
+        offered(0)
+    );
     drop(term);
 
     // Trusted, then a grant changes: the change is shown and asked.

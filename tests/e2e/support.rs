@@ -103,7 +103,12 @@ impl TestEnv {
 
     /// The user config (`$XDG_CONFIG_HOME/warden/config.toml`), written.
     pub fn user_config(&self, text: &str) -> PathBuf {
-        let path = self.root.path().join("config").join("warden").join("config.toml");
+        let path = self
+            .root
+            .path()
+            .join("config")
+            .join("warden")
+            .join("config.toml");
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(&path, text).expect("write user config");
         path

@@ -88,13 +88,25 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
     // `doctor` says what waits; `config show` marks the entries.
     let out = env.run(&["doctor"]);
     let text = stdout(&out);
-    assert!(text.contains("waiting for trust: plugin:note (interceptor), plugin:probe (tool)"), "{text}");
-    assert!(text.contains(&format!("run `warden trust -C {root}`")), "{text}");
-    assert!(text.contains("plugin probe (Tool, project layer) not loaded: not trusted"), "{text}");
+    assert!(
+        text.contains("waiting for trust: plugin:note (interceptor), plugin:probe (tool)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("run `warden trust -C {root}`")),
+        "{text}"
+    );
+    assert!(
+        text.contains("plugin probe (Tool, project layer) not loaded: not trusted"),
+        "{text}"
+    );
     let out = env.run(&["config", "show"]);
     let text = stdout(&out);
     assert!(text.contains("plugin probe (tool)"), "{text}");
-    assert!(text.contains("untrusted: not loaded until `warden trust -C"), "{text}");
+    assert!(
+        text.contains("untrusted: not loaded until `warden trust -C"),
+        "{text}"
+    );
     let out = env.run(&["config", "show", "--json"]);
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(value["plugins"][0]["trusted"], false, "{value}");
@@ -105,7 +117,10 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(text.contains(&format!("trusted {root} (digest ")), "{text}");
     assert!(text.contains("probe (tool)"), "{text}");
-    assert!(text.contains(r#"grants: fs = "none", env = ["LANG"], allowed_hosts = []"#), "{text}");
+    assert!(
+        text.contains(r#"grants: fs = "none", env = ["LANG"], allowed_hosts = []"#),
+        "{text}"
+    );
     assert!(text.contains("note (interceptor)"), "{text}");
     let out = env.run(&["config", "show", "--json"]);
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
@@ -124,8 +139,14 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
     let out = run_against(&env, &server, &["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("changed since it was trusted: plugin:probe (tool)"), "{err}");
-    assert!(!err.contains("plugin:note"), "only what changed waits: {err}");
+    assert!(
+        err.contains("changed since it was trusted: plugin:probe (tool)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("plugin:note"),
+        "only what changed waits: {err}"
+    );
     assert_eq!(server.requests().len(), 1);
     let out = env.trust();
     let text = stdout(&out);
@@ -143,7 +164,11 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
     .unwrap();
     let out = run_against(&env, &server, &["run", "hello"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("plugin:probe (tool)"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("plugin:probe (tool)"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(server.requests().len(), 2);
     assert_eq!(env.trust().status.code(), Some(0));
 
@@ -170,7 +195,11 @@ fn a_workspace_without_project_plugins_needs_no_trust() {
     assert!(!stderr(&out).contains("trust"), "{}", stderr(&out));
     let out = env.trust();
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("nothing needs trust"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("nothing needs trust"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -193,7 +222,12 @@ fn managed_policy_pre_trusts_paths_or_forbids_trust() {
     env.untrusted_project_config(&cloned_project(&env, ""));
     let server = MockServer::start().unwrap();
     let root = ws(&env);
-    let parent = env.workspace().parent().unwrap().to_string_lossy().into_owned();
+    let parent = env
+        .workspace()
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
 
     // Set anywhere but the managed layer, the keys are ignored with a warning.
     env.user_config(&format!(
@@ -202,8 +236,14 @@ fn managed_policy_pre_trusts_paths_or_forbids_trust() {
     let out = run_against(&env, &server, &["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("`policy.trusted_paths` is only honoured in the managed layer"), "{err}");
-    assert!(err.contains("`policy.allow_trust` is only honoured in the managed layer"), "{err}");
+    assert!(
+        err.contains("`policy.trusted_paths` is only honoured in the managed layer"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`policy.allow_trust` is only honoured in the managed layer"),
+        "{err}"
+    );
     env.user_config("");
 
     // Pre-trusted by the operator: the project's plugins load, no digest asked.
@@ -218,7 +258,11 @@ fn managed_policy_pre_trusts_paths_or_forbids_trust() {
     env.managed_config("[policy]\ntrusted_paths = [\"repos/**\"]\n");
     let out = env.run(&["run", "hello"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("policy.trusted_paths"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("policy.trusted_paths"),
+        "{}",
+        stderr(&out)
+    );
 
     // Trusting forbidden: `warden trust` exits 2 naming file and key; the project's plugins
     // never load, even where they were trusted before; the rest of the project applies.
@@ -234,7 +278,12 @@ fn managed_policy_pre_trusts_paths_or_forbids_trust() {
     let out = run_against(&env, &server, &["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert_eq!(err.matches("managed policy forbids trusting projects").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("managed policy forbids trusting projects")
+            .count(),
+        1,
+        "{err}"
+    );
     let (tools, noted) = traces(&server, 1);
     assert!(!tools.contains(&"probe".to_owned()) && !noted, "{tools:?}");
     // The project's model settings still apply.
@@ -249,7 +298,11 @@ fn a_corrupt_trust_file_is_an_error_and_trusts_nothing() {
     env.untrusted_project_config(&cloned_project(&env, ""));
     assert_eq!(env.trust().status.code(), Some(0));
     let file: PathBuf = env.state_home().join("trust.json");
-    std::fs::write(&file, "{\"format\": \"warden-trust\", \"version\": 1, \"workspaces\": {").unwrap();
+    std::fs::write(
+        &file,
+        "{\"format\": \"warden-trust\", \"version\": 1, \"workspaces\": {",
+    )
+    .unwrap();
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -275,8 +328,14 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("{}: key `plugins.probe.env`", project.display())), "{err}");
-    assert!(err.contains("the project layer grants env \"GITHUB_TOKEN\""), "{err}");
+    assert!(
+        err.contains(&format!("{}: key `plugins.probe.env`", project.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("the project layer grants env \"GITHUB_TOKEN\""),
+        "{err}"
+    );
     assert!(err.contains("`policy.project_tool_grants.env`"), "{err}");
     assert!(err.contains("config/warden/config.toml"), "{err}");
 
@@ -288,13 +347,21 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("the project layer grants env \"GITHUB_TOKEN\""), "{err}");
+    assert!(
+        err.contains("the project layer grants env \"GITHUB_TOKEN\""),
+        "{err}"
+    );
 
     // The user allows it: the tool gets the variable.
     env.user_config("[policy.project_tool_grants]\nenv = [\"GITHUB_TOKEN\"]\n");
     env.project_config(&tool_config("env = [\"GITHUB_TOKEN\"]"));
     let server = MockServer::start().unwrap();
-    server.script_tool_call("e1", "probe", serde_json::json!({"action": "env GITHUB_TOKEN"}), "done");
+    server.script_tool_call(
+        "e1",
+        "probe",
+        serde_json::json!({"action": "env GITHUB_TOKEN"}),
+        "done",
+    );
     let mut cmd = env.command();
     cmd.env("OPENAI_API_KEY", "sk-test")
         .env("OPENAI_BASE_URL", server.openai_url())
@@ -302,7 +369,11 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
         .args(["run", "go"]);
     let out = output_within(cmd, HANG_LIMIT);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(server.requests()[1].body["messages"].to_string().contains("ghp_test"));
+    assert!(
+        server.requests()[1].body["messages"]
+            .to_string()
+            .contains("ghp_test")
+    );
 
     // A host likewise.
     env.project_config(&tool_config("allowed_hosts = [\"api.example.com\"]"));
@@ -310,7 +381,10 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("key `plugins.probe.allowed_hosts`"), "{err}");
-    assert!(err.contains("`policy.project_tool_grants.allowed_hosts`"), "{err}");
+    assert!(
+        err.contains("`policy.project_tool_grants.allowed_hosts`"),
+        "{err}"
+    );
     env.user_config("[policy.project_tool_grants]\nallowed_hosts = [\"api.example.com\"]\n");
     let out = env.run(&["config", "show"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -323,8 +397,14 @@ fn a_variable_the_host_sets_cannot_be_granted() {
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("{}: key `plugins.probe.env`", file.display())), "{err}");
-    assert!(err.contains("`WARDEN_LOG_LEVEL` is set by warden itself"), "{err}");
+    assert!(
+        err.contains(&format!("{}: key `plugins.probe.env`", file.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("`WARDEN_LOG_LEVEL` is set by warden itself"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -332,16 +412,26 @@ fn a_tool_output_over_the_built_in_ceiling_is_a_plugin_failure() {
     let env = TestEnv::new();
     env.user_config(&tool_config("max_output_bytes = 10000000"));
     let server = MockServer::start().unwrap();
-    server.script_tool_call("b1", "probe", serde_json::json!({"action": "big 5000000"}), "done");
+    server.script_tool_call(
+        "b1",
+        "probe",
+        serde_json::json!({"action": "big 5000000"}),
+        "done",
+    );
     let out = run_against(&env, &server, &["run", "go"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(
-        err.matches("plugin `probe`: max_output_bytes = 10000000 clamped to 1048576 (the ceiling)").count(),
+        err.matches("plugin `probe`: max_output_bytes = 10000000 clamped to 1048576 (the ceiling)")
+            .count(),
         1,
         "{err}"
     );
     let sent = server.requests()[1].body["messages"].to_string();
-    assert!(sent.contains("over the cap of 1048576"), "{}", &sent[..sent.len().min(2000)]);
+    assert!(
+        sent.contains("over the cap of 1048576"),
+        "{}",
+        &sent[..sent.len().min(2000)]
+    );
     assert!(sent.len() < 100_000, "the output never reached the model");
 }

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::common::{env, home, print_alert, setup_error};
-use super::trust::{WhenWaiting, load_config_trusted};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
+use super::trust::{WhenWaiting, load_config_trusted};
 use crate::domain::{Alert, StreamEvent, TurnSink};
 use crate::{setup, store};
 

@@ -169,7 +169,10 @@ mod tests {
         let mut warnings = Vec::new();
         clamp_plugins(&mut entries, &PolicyConfig::default(), &mut warnings);
         assert_eq!(entries[0].max_output_bytes, 1 << 20);
-        assert_eq!(entries[1].max_output_bytes, plugin_defaults::MAX_OUTPUT_BYTES);
+        assert_eq!(
+            entries[1].max_output_bytes,
+            plugin_defaults::MAX_OUTPUT_BYTES
+        );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0].contains("max_output_bytes = 10485760 clamped to 1048576 (the ceiling)"),

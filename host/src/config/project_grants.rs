@@ -171,7 +171,10 @@ mod tests {
         let err = check_project_tool(&tool(&["GH_TOKEN"], &[]), &path, None, &user)
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("/w/.warden/config.toml: key `plugins.t.env`"), "{err}");
+        assert!(
+            err.starts_with("/w/.warden/config.toml: key `plugins.t.env`"),
+            "{err}"
+        );
         assert!(err.contains("policy.project_tool_grants.env"), "{err}");
         assert!(err.contains("/h/.config/warden/config.toml"), "{err}");
         let err = check_project_tool(&tool(&[], &["api.example.com"]), &path, None, &user)
@@ -193,8 +196,7 @@ mod tests {
         );
         // Exact names only: allowing one secret allows no other.
         assert!(
-            check_project_tool(&tool(&["NPM_TOKEN"], &[]), &path, Some(&allowed), &user)
-                .is_err()
+            check_project_tool(&tool(&["NPM_TOKEN"], &[]), &path, Some(&allowed), &user).is_err()
         );
     }
 

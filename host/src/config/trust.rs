@@ -3,8 +3,10 @@
 //!
 //! A project runs code through its `[[plugins]]` entries (every kind) and its
 //! `fileref.resolver` keys. Each is described by one canonical JSON object ([`Declared`]):
-//! every key of the entry as resolved (name, kind, path, pin, failure, limits, config, grants,
-//! approve) with the grant lists sorted, plus the sha256 of the component file it names. The
+//! every key of the entry as declared, defaults applied and before any ceiling clamps it
+//! (name, kind, path, failure, limits, config, grants, approve) with the grant lists sorted,
+//! plus the sha256 of the component file it names (its bytes, which a `sha256` pin only
+//! restricts: the pin itself is left out, so that `warden plugin pin` asks nothing again). The
 //! digest is the sha256 of the canonical JSON array of those objects sorted by id, so that
 //! reordering entries or grant lists asks nothing again, while any other change of a key or
 //! of a component's bytes does.
@@ -14,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +24,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::error::ConfigError;
-use super::schema::PluginEntry;
+use super::schema::{MAX_COMPONENT_MB, PluginEntry};
 
 /// The project layer's resolver keys, as it sets them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,9 +67,9 @@ impl ProjectCode {
     pub fn declarations(&self) -> Vec<Declared> {
         let mut out: Vec<Declared> = self.entries.iter().map(declare_entry).collect();
         if let Some(resolver) = &self.resolver {
+            // As for plugins, the pin is left out and the component's digest is in.
             let mut value = json!({
                 "resolver": resolver.resolver,
-                "resolver_sha256": resolver.resolver_sha256,
                 "resolver_config": resolver.resolver_config,
             });
             if let Some(path) = &resolver.resolver {
@@ -94,9 +97,11 @@ impl ProjectCode {
 fn declare_entry(entry: &PluginEntry) -> Declared {
     let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
-        // Where it was declared is the trust's key, not part of what is trusted.
+        // Where it was declared is the trust's key, not part of what is trusted; a pin only
+        // refuses bytes, and the component's own digest is part of what is trusted.
         map.remove("origin");
         map.remove("declared_in");
+        map.remove("sha256");
         if let Some(Value::Object(grants)) = map.get_mut("grants") {
             for key in ["allowed_hosts", "env"] {
                 if let Some(Value::Array(list)) = grants.get_mut(key) {
@@ -122,14 +127,33 @@ fn declare_entry(entry: &PluginEntry) -> Declared {
 }
 
 /// The sha256 (hex) of the file at `path`, or `unreadable: <why>` (such a component cannot
-/// load; once it can, the digest changes and trust is asked again).
+/// load; once it can, the digest changes and trust is asked again). Only a regular file of at
+/// most [`MAX_COMPONENT_MB`] is read: a FIFO or a device named as a component never blocks
+/// or floods the digest (checked before a non-blocking open, and again on the handle).
 fn component_sha256(path: &Path) -> String {
-    let hash = || -> std::io::Result<String> {
-        let mut file = std::fs::File::open(path)?;
+    let hash = || -> Result<String, String> {
+        let max = MAX_COMPONENT_MB << 20;
+        let regular = |meta: &std::fs::Metadata| {
+            if !meta.is_file() {
+                Err("not a regular file".to_owned())
+            } else if meta.len() > max {
+                Err(format!("larger than {MAX_COMPONENT_MB} MiB"))
+            } else {
+                Ok(())
+            }
+        };
+        regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| e.to_string())?;
+        regular(&file.metadata().map_err(|e| e.to_string())?)?;
         let mut hasher = Sha256::new();
+        let mut limited = file.take(max);
         let mut buf = vec![0u8; 1 << 16];
         loop {
-            let n = file.read(&mut buf)?;
+            let n = limited.read(&mut buf).map_err(|e| e.to_string())?;
             if n == 0 {
                 break;
             }
@@ -137,7 +161,7 @@ fn component_sha256(path: &Path) -> String {
         }
         Ok(hex::encode(hasher.finalize()))
     };
-    hash().unwrap_or_else(|err| format!("unreadable: {err}"))
+    hash().unwrap_or_else(|why| format!("unreadable: {why}"))
 }
 
 /// `policy.trusted_paths` compiled: globs of absolute workspace roots (`*` stays within one
@@ -233,9 +257,20 @@ mod tests {
             let a2 = entry(dir.path(), "a", changed);
             assert_ne!(digest(&code(vec![a2, b.clone()])), base, "{changed}");
         }
+        // A pin only restricts which bytes load: changing it asks nothing again.
+        let a_pinned = entry(
+            dir.path(),
+            "a",
+            &format!("env = [\"X\", \"Y\"]\nsha256 = \"{}\"", "0".repeat(64)),
+        );
+        assert_eq!(digest(&code(vec![a_pinned, b.clone()])), base);
         // New bytes in a component file are new code.
         std::fs::write(dir.path().join("b.wasm"), b"component b, rebuilt").unwrap();
         assert_ne!(digest(&code(vec![a.clone(), b.clone()])), base);
+        // A FIFO or a device is never read (it would block or never end).
+        for special in [Path::new("/dev/zero"), dir.path()] {
+            assert_eq!(component_sha256(special), "unreadable: not a regular file");
+        }
         // A missing file is described, not an error, and differs from any content.
         std::fs::remove_file(dir.path().join("b.wasm")).unwrap();
         let decls = code(vec![a, b]).declarations();

@@ -176,10 +176,10 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
     };
     let policy = &loaded.config.policy;
     let managed_file = || {
-        loaded
-            .managed
-            .as_ref()
-            .map_or_else(|| PathBuf::from(LayerKind::Managed.as_str()), |m| m.path.clone())
+        loaded.managed.as_ref().map_or_else(
+            || PathBuf::from(LayerKind::Managed.as_str()),
+            |m| m.path.clone(),
+        )
     };
     if !policy.allow_trust {
         return Ok(TrustState::Forbidden {
@@ -187,8 +187,7 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
         });
     }
     // Checked when the managed file was loaded; a glob that does not compile trusts nothing.
-    if TrustPaths::new(&policy.trusted_paths, Path::new(""))
-        .is_ok_and(|paths| paths.matches(root))
+    if TrustPaths::new(&policy.trusted_paths, Path::new("")).is_ok_and(|paths| paths.matches(root))
     {
         return Ok(TrustState::TrustedByPolicy {
             file: managed_file(),
@@ -196,11 +195,16 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
     }
     let trusted = Trusted::read(home)?;
     let pending = pending(code, root, &trusted);
-    Ok(if trusted.get(root).is_some_and(|r| r.digest == pending.digest) {
-        TrustState::Trusted
-    } else {
-        TrustState::Waiting(pending)
-    })
+    Ok(
+        if trusted
+            .get(root)
+            .is_some_and(|r| r.digest == pending.digest)
+        {
+            TrustState::Trusted
+        } else {
+            TrustState::Waiting(pending)
+        },
+    )
 }
 
 /// The declarations of `code` against what `trusted` holds for `root`.
@@ -255,11 +259,17 @@ mod tests {
     #[test]
     fn changes_name_new_changed_and_removed_declarations() {
         let before = vec![
-            decl("plugin:a", json!({"grants": {"env": ["X"]}, "path": "/a.wasm"})),
+            decl(
+                "plugin:a",
+                json!({"grants": {"env": ["X"]}, "path": "/a.wasm"}),
+            ),
             decl("plugin:gone", json!({"path": "/g.wasm"})),
         ];
         let now = vec![
-            decl("plugin:a", json!({"grants": {"env": ["X", "Y"]}, "path": "/a.wasm"})),
+            decl(
+                "plugin:a",
+                json!({"grants": {"env": ["X", "Y"]}, "path": "/a.wasm"}),
+            ),
             decl("plugin:b", json!({"path": "/b.wasm"})),
         ];
         let pending = Pending {
@@ -272,10 +282,16 @@ mod tests {
         let changes = pending.changes();
         assert_eq!(
             changes[0],
-            Change::Changed(now[0].clone(), vec![r#"grants.env: ["X"] → ["X","Y"]"#.into()])
+            Change::Changed(
+                now[0].clone(),
+                vec![r#"grants.env: ["X"] → ["X","Y"]"#.into()]
+            )
         );
         assert_eq!(changes[1], Change::New(now[1].clone()));
         assert!(matches!(&changes[2], Change::Removed(d) if d.id == "plugin:gone"));
-        assert_eq!(pending.waiting_ids(), ["plugin:a (tool)", "plugin:b (tool)"]);
+        assert_eq!(
+            pending.waiting_ids(),
+            ["plugin:a (tool)", "plugin:b (tool)"]
+        );
     }
 }

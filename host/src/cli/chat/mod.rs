@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use reedline::Signal;
 
 use super::common::{home, latest_session};
-use super::trust::{WhenWaiting, load_config_trusted};
 use super::exit::{CliError, EXIT_OK};
+use super::trust::{WhenWaiting, load_config_trusted};
 use crate::complete::BackgroundIndex;
 use crate::config::Loaded;
 use crate::domain::Alert;

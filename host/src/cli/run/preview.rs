@@ -5,8 +5,8 @@ use crate::cli::out::outln;
 use std::path::Path;
 
 use crate::cli::common::{home, print_alert, setup_error};
-use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::cli::workspace::Workspace;
 use crate::fileref;
 use crate::setup;

@@ -32,7 +32,8 @@ pub(crate) fn load_config_trusted(
 ) -> Result<Loaded, CliError> {
     let sources = sources(workspace);
     let loaded = config::load(&sources).map_err(|err| CliError::usage(err.to_string()))?;
-    let state = trust::check(&loaded, workspace, home).map_err(|err| CliError::usage(err.to_string()))?;
+    let state =
+        trust::check(&loaded, workspace, home).map_err(|err| CliError::usage(err.to_string()))?;
     let untrusted = match state {
         TrustState::NotNeeded | TrustState::Trusted | TrustState::TrustedByPolicy { .. } => {
             return Ok(print_warnings(loaded));
@@ -49,7 +50,8 @@ pub(crate) fn load_config_trusted(
             }
             WhenWaiting::Ask => {
                 if ask(&pending) {
-                    trust::record(home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
+                    trust::record(home, &pending)
+                        .map_err(|err| CliError::failure(err.to_string()))?;
                     return Ok(print_warnings(loaded));
                 }
                 format!(
@@ -82,7 +84,7 @@ fn what_is_left_out(loaded: &Loaded) -> String {
     let names: Vec<String> = code
         .entries
         .iter()
-        .map(|e| format!("{} ({:?})", e.name, e.kind).to_lowercase())
+        .map(|e| format!("{} ({})", e.name, format!("{:?}", e.kind).to_lowercase()))
         .collect();
     let mut out = String::new();
     if !names.is_empty() {

@@ -30,14 +30,18 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         if json {
             outln!("{}", json!({"workspace": root, "revoked": revoked}));
         } else if revoked {
-            outln!("trust of {} revoked: its project plugins no longer load", root.display());
+            outln!(
+                "trust of {} revoked: its project plugins no longer load",
+                root.display()
+            );
         } else {
             outln!("{} was not trusted: nothing to revoke", root.display());
         }
         return Ok(EXIT_OK);
     }
     let loaded = load_config(&root)?;
-    let state = trust::check(&loaded, &root, &home).map_err(|err| CliError::usage(err.to_string()))?;
+    let state =
+        trust::check(&loaded, &root, &home).map_err(|err| CliError::usage(err.to_string()))?;
     if let TrustState::Forbidden { file } = &state {
         return Err(CliError::usage(format!(
             "managed policy forbids trusting projects: `policy.allow_trust = false` in {}",
@@ -46,7 +50,10 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
     }
     let Some(code) = &loaded.project_code else {
         if json {
-            outln!("{}", json!({"workspace": root, "trusted": false, "declared": []}));
+            outln!(
+                "{}",
+                json!({"workspace": root, "trusted": false, "declared": []})
+            );
         } else {
             outln!(
                 "{}: the project configuration declares no plugins and no resolver; nothing needs trust",
@@ -70,7 +77,10 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
     }
     outln!("trusted {} (digest {})", root.display(), pending.digest);
     if let TrustState::TrustedByPolicy { file } = &state {
-        outln!("(managed policy already trusts it: `policy.trusted_paths` in {})", file.display());
+        outln!(
+            "(managed policy already trusts it: `policy.trusted_paths` in {})",
+            file.display()
+        );
     }
     for declared in &pending.declared {
         outln!("  {}", escape(&trust::describe(declared)));

@@ -14,9 +14,7 @@ use toml::{Table, Value};
 use super::error::ConfigError;
 use super::locks::{self, LockedKey};
 use super::managed::{self, ManagedSource, SYSTEM_MANAGED_PATH};
-use super::schema::{
-    Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig,
-};
+use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
 use super::trust::{ProjectCode, ProjectResolver};
 
 mod origin;
@@ -388,7 +386,13 @@ fn merge_layers(
         entry.declared_in = Some(file_of(kind));
         entries.push(entry);
     }
-    check_plugins(&entries, &policy, &layer_files)?;
+    validate::check_plugins(&entries, &policy, &layer_files)?;
+    // What the project declares, before ceilings clamp it: trust does not depend on policy.
+    let project_entries: Vec<_> = entries
+        .iter()
+        .filter(|e| e.origin == LayerKind::Project.as_str())
+        .cloned()
+        .collect();
     super::clamp_plugins(&mut entries, &policy, &mut warnings);
 
     let mut fileref = file.fileref;
@@ -401,18 +405,12 @@ fn merge_layers(
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
-    let project_entries: Vec<_> = entries
-        .iter()
-        .filter(|e| e.origin == LayerKind::Project.as_str())
-        .cloned()
-        .collect();
-    let project_code = (!project_entries.is_empty() || project_resolver.is_some()).then(|| {
-        ProjectCode {
+    let project_code =
+        (!project_entries.is_empty() || project_resolver.is_some()).then(|| ProjectCode {
             file: file_of(LayerKind::Project),
             entries: project_entries,
             resolver: project_resolver,
-        }
-    });
+        });
     Ok(Loaded {
         config: Config {
             model: file.model,
@@ -428,51 +426,6 @@ fn merge_layers(
         project_code,
         project_code_loaded: include_project_code,
     })
-}
-
-fn check_plugins(
-    entries: &[super::PluginEntry],
-    policy: &PolicyConfig,
-    layer_files: &[(LayerKind, PathBuf)],
-) -> Result<(), ConfigError> {
-    let mut seen = std::collections::BTreeSet::new();
-    for entry in entries {
-        // Errors name the file that declared the entry, never the component file.
-        let invalid = |message: String| ConfigError::Invalid {
-            path: validate::declaring_file(entry, layer_files),
-            key: format!("plugins.{}", entry.name),
-            message,
-        };
-        let name_ok = !entry.name.is_empty()
-            && entry.name.len() <= 64
-            && entry
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
-        if !name_ok {
-            return Err(invalid(format!(
-                "plugin name {:?} must be 1-64 characters of [A-Za-z0-9._-]",
-                entry.name
-            )));
-        }
-        if !seen.insert(entry.name.clone()) {
-            return Err(invalid(format!(
-                "plugin name `{}` is used twice",
-                entry.name
-            )));
-        }
-        if policy.require_sha256 && entry.sha256.is_none() {
-            return Err(invalid("managed policy requires a `sha256` pin".into()));
-        }
-        if let Some(pin) = &entry.sha256
-            && !(pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit()))
-        {
-            return Err(invalid(format!(
-                "`sha256` must be 64 hex digits, got {pin:?}"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The project layer's resolver keys (`keys`, already checked with the whole file).

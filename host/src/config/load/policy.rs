@@ -25,13 +25,14 @@ pub(super) fn merge(
         sets("allow_trust"),
         sets("project_tool_grants"),
     );
-    let layer: PolicyConfig = value
-        .try_into()
-        .map_err(|err: toml::de::Error| ConfigError::Invalid {
-            path: path.to_owned(),
-            key: "policy".into(),
-            message: err.message().to_owned(),
-        })?;
+    let layer: PolicyConfig =
+        value
+            .try_into()
+            .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "policy".into(),
+                message: err.message().to_owned(),
+            })?;
     if !(1..=MAX_COMPONENT_MB).contains(&layer.max_component_mb) {
         return Err(ConfigError::Invalid {
             path: path.to_owned(),
@@ -49,8 +50,10 @@ pub(super) fn merge(
     if let Some(ceiling) = &layer.max_tool_grants {
         ceiling.check(path)?;
     }
-    policy.max_tool_grants =
-        crate::config::ToolGrantCeiling::tighten(policy.max_tool_grants.take(), layer.max_tool_grants);
+    policy.max_tool_grants = crate::config::ToolGrantCeiling::tighten(
+        policy.max_tool_grants.take(),
+        layer.max_tool_grants,
+    );
     // Lower ceilings on plugin limits only tighten, from whichever layer they come.
     let lower = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -58,8 +61,10 @@ pub(super) fn merge(
     };
     policy.max_plugin_timeout_ms = lower(policy.max_plugin_timeout_ms, layer.max_plugin_timeout_ms);
     policy.max_plugin_memory_mb = lower(policy.max_plugin_memory_mb, layer.max_plugin_memory_mb);
-    policy.max_plugin_output_bytes =
-        lower(policy.max_plugin_output_bytes, layer.max_plugin_output_bytes);
+    policy.max_plugin_output_bytes = lower(
+        policy.max_plugin_output_bytes,
+        layer.max_plugin_output_bytes,
+    );
     let ignored = |key: &str, only: &str| {
         format!(
             "{}: `policy.{key}` is only honoured in the {only}; the setting was ignored",
