@@ -17,8 +17,8 @@ use crate::store::{Home, StoreError, TrustRecord, Trusted};
 pub enum TrustState {
     /// The project declares nothing that runs code: nothing to trust.
     NotNeeded,
-    /// The person trusted exactly what is declared now.
-    Trusted,
+    /// The person trusted exactly what is declared now (these declarations).
+    Trusted(Vec<Declared>),
     /// Managed policy's `trusted_paths` covers the workspace root (`file`: the managed file).
     TrustedByPolicy {
         /// The managed file.
@@ -38,7 +38,7 @@ impl TrustState {
     pub fn allows(&self) -> bool {
         matches!(
             self,
-            Self::NotNeeded | Self::Trusted | Self::TrustedByPolicy { .. }
+            Self::NotNeeded | Self::Trusted(_) | Self::TrustedByPolicy { .. }
         )
     }
 }
@@ -200,7 +200,7 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
             .get(root)
             .is_some_and(|r| r.digest == pending.digest)
         {
-            TrustState::Trusted
+            TrustState::Trusted(pending.declared)
         } else {
             TrustState::Waiting(pending)
         },
@@ -224,6 +224,36 @@ pub fn pending(code: &ProjectCode, root: &Path, trusted: &Trusted) -> Pending {
         declared,
         digest,
         previous,
+    }
+}
+
+/// Pin each of the project's components in `loaded` that carries no `sha256` to the digest
+/// that was trusted (`declared`), so that the loader refuses a file swapped after the check.
+pub fn pin_trusted(loaded: &mut Loaded, declared: &[Declared]) {
+    let digest_of = |id: &str| {
+        declared
+            .iter()
+            .find(|d| d.id == id)
+            .and_then(|d| d.value["component_sha256"].as_str())
+            .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .map(str::to_owned)
+    };
+    for entry in &mut loaded.config.plugins {
+        if entry.origin == LayerKind::Project.as_str() && entry.sha256.is_none() {
+            entry.sha256 = digest_of(&format!("plugin:{}", entry.name));
+        }
+    }
+    let project_resolver = loaded
+        .project_code
+        .as_ref()
+        .and_then(|code| code.resolver.as_ref())
+        .and_then(|r| r.resolver.as_ref());
+    let fileref = &mut loaded.config.fileref;
+    if fileref.resolver.is_some()
+        && fileref.resolver.as_ref() == project_resolver
+        && fileref.resolver_sha256.is_none()
+    {
+        fileref.resolver_sha256 = digest_of("resolver");
     }
 }
 
@@ -254,6 +284,41 @@ mod tests {
             kind: "tool".into(),
             value,
         }
+    }
+
+    #[test]
+    fn trusted_components_are_pinned_to_the_bytes_that_were_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        let project = dir.path().join("project.toml");
+        std::fs::write(dir.path().join("p.wasm"), b"trusted bytes").unwrap();
+        let entry = |name: &str| {
+            format!("[[plugins]]\nname = \"{name}\"\nkind = \"hook\"\npath = \"p.wasm\"\n")
+        };
+        std::fs::write(&user, entry("mine")).unwrap();
+        std::fs::write(
+            &project,
+            format!("{}[fileref]\nresolver = \"p.wasm\"\n", entry("theirs")),
+        )
+        .unwrap();
+        let sources = crate::config::Sources {
+            layers: vec![(LayerKind::User, user), (LayerKind::Project, project)],
+            managed_is_system: false,
+            notes: Vec::new(),
+        };
+        let mut loaded = crate::config::load(&sources).unwrap();
+        let declared = loaded.project_code.as_ref().unwrap().declarations();
+        pin_trusted(&mut loaded, &declared);
+        let digest = crate::plugin::sha256_hex(b"trusted bytes");
+        let pins: Vec<(&str, Option<&str>)> = loaded
+            .config
+            .plugins
+            .iter()
+            .map(|p| (p.name.as_str(), p.sha256.as_deref()))
+            .collect();
+        // The user's own plugin is not the project's: left as written.
+        assert_eq!(pins, [("mine", None), ("theirs", Some(digest.as_str()))]);
+        assert_eq!(loaded.config.fileref.resolver_sha256, Some(digest));
     }
 
     #[test]

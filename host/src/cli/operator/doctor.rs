@@ -177,7 +177,7 @@ fn check_trust(
     };
     match &state {
         TrustState::NotNeeded => return None,
-        TrustState::Trusted => report.ok("project plugins trusted (as declared now)"),
+        TrustState::Trusted(_) => report.ok("project plugins trusted (as declared now)"),
         TrustState::TrustedByPolicy { file } => report.ok(&format!(
             "project plugins trusted by managed policy (`policy.trusted_paths` in {})",
             file.display()

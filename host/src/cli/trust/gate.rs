@@ -31,11 +31,17 @@ pub(crate) fn load_config_trusted(
     when: WhenWaiting,
 ) -> Result<Loaded, CliError> {
     let sources = sources(workspace);
-    let loaded = config::load(&sources).map_err(|err| CliError::usage(err.to_string()))?;
+    let mut loaded = config::load(&sources).map_err(|err| CliError::usage(err.to_string()))?;
     let state =
         trust::check(&loaded, workspace, home).map_err(|err| CliError::usage(err.to_string()))?;
     let untrusted = match state {
-        TrustState::NotNeeded | TrustState::Trusted | TrustState::TrustedByPolicy { .. } => {
+        TrustState::NotNeeded | TrustState::TrustedByPolicy { .. } => {
+            return Ok(print_warnings(loaded));
+        }
+        // Each component is pinned to the bytes that were trusted: a file swapped after this
+        // check is refused when it is loaded.
+        TrustState::Trusted(declared) => {
+            trust::pin_trusted(&mut loaded, &declared);
             return Ok(print_warnings(loaded));
         }
         TrustState::Forbidden { file } => format!(
@@ -52,6 +58,7 @@ pub(crate) fn load_config_trusted(
                 if ask(&pending) {
                     trust::record(home, &pending)
                         .map_err(|err| CliError::failure(err.to_string()))?;
+                    trust::pin_trusted(&mut loaded, &pending.declared);
                     return Ok(print_warnings(loaded));
                 }
                 format!(
