@@ -7,7 +7,8 @@
 //!                               "declared": [ {"id": "plugin:x", "kind": "tool", "value": {…}} ]}}}
 //! ```
 //!
-//! The file is replaced atomically (temp file, fsync, rename, directory fsync). One that cannot
+//! The file is replaced atomically (temp file, fsync, rename, directory fsync), under an
+//! exclusive lock on `trust.lock` so that concurrent updates keep each other's records. One that cannot
 //! be parsed, or is of another format or version, is an error naming it
 //! ([`StoreError::TrustFile`]) and never counts as trusting anything; it is not overwritten.
 
@@ -22,6 +23,8 @@ use super::home::Home;
 
 /// The trust file's name under the state root.
 pub const TRUST_FILE: &str = "trust.json";
+/// The lock file held while the trust file is updated.
+const TRUST_LOCK_FILE: &str = "trust.lock";
 /// The format name in the file.
 pub const TRUST_FORMAT: &str = "warden-trust";
 /// The version this build reads and writes.
@@ -113,6 +116,7 @@ impl Trusted {
     /// Record `record` for `root` in the trust file of `home` (read again first, so that a
     /// corrupt file is never overwritten).
     pub fn record(home: &Home, root: &Path, record: TrustRecord) -> Result<(), StoreError> {
+        let _lock = update_lock(home)?;
         let mut trusted = Self::read(home)?;
         trusted.workspaces.insert(root.to_owned(), record);
         trusted.write(home)
@@ -120,6 +124,7 @@ impl Trusted {
 
     /// Remove the trust of `root`; false when it was not trusted.
     pub fn revoke(home: &Home, root: &Path) -> Result<bool, StoreError> {
+        let _lock = update_lock(home)?;
         let mut trusted = Self::read(home)?;
         if trusted.workspaces.remove(root).is_none() {
             return Ok(false);
@@ -145,6 +150,23 @@ impl Trusted {
     }
 }
 
+/// An exclusive lock on `trust.lock` beside the trust file, held while it is read, changed and
+/// replaced, so that two processes trusting at once both keep their record. Released when the
+/// returned file is dropped (or the process dies).
+fn update_lock(home: &Home) -> Result<std::fs::File, StoreError> {
+    let path = home.root().join(TRUST_LOCK_FILE);
+    std::fs::create_dir_all(home.root()).map_err(StoreError::io("create", home.root()))?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(StoreError::io("open lock file", &path))?;
+    file.lock().map_err(StoreError::io("lock", &path))?;
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -167,6 +189,26 @@ mod tests {
         let read = Trusted::read(&home).unwrap();
         assert_eq!(read.get(root), None);
         assert!(read.get(Path::new("/w/other")).is_some());
+    }
+
+    #[test]
+    fn concurrent_records_keep_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path());
+        std::thread::scope(|scope| {
+            for i in 0..8 {
+                let home = &home;
+                scope.spawn(move || {
+                    let root = PathBuf::from(format!("/w/{i}"));
+                    Trusted::record(home, &root, TrustRecord::now(i.to_string(), Vec::new()))
+                        .unwrap();
+                });
+            }
+        });
+        let read = Trusted::read(&home).unwrap();
+        for i in 0..8 {
+            assert!(read.get(&PathBuf::from(format!("/w/{i}"))).is_some(), "{i}");
+        }
     }
 
     #[test]
