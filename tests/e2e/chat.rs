@@ -477,3 +477,108 @@ fn a_guard_denies_the_models_tool_call_in_the_chat() {
     let sent = server.requests()[1].body.to_string();
     assert!(!sent.contains("launch code"), "{sent}");
 }
+
+/// A cloned project's plugins: the chat shows what the project declares and asks; `n` runs the
+/// chat without them (one alert says so); after a trust, a changed grant is shown as a change
+/// and asked again; `y` records the trust, so that `warden run` then runs them.
+#[test]
+fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    let project = |grants: &str| {
+        format!(
+            "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n\
+             [[plugins]]\nname = \"probe\"\nkind = \"tool\"\npath = {:?}\n{grants}\n",
+            warden_tests::fixtures::hostile_tool().display().to_string()
+        )
+    };
+    env.untrusted_project_config(&project("env = [\"LANG\"]"));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("answered without it"));
+    server.push(Reply::text("answered with it"));
+    let start = |env: &TestEnv| {
+        Terminal::start(
+            env,
+            &["chat"],
+            &[
+                ("OPENAI_API_KEY", "sk-test".into()),
+                ("OPENAI_BASE_URL", server.openai_url()),
+                ("NO_COLOR", "1".into()),
+            ],
+        )
+    };
+    let offered = |index: usize| -> Vec<String> {
+        server.requests()[index].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+
+    let term = start(&env);
+    let screen = term.wait_for("trust it and load it? [y/N]");
+    assert!(
+        screen.contains("declares code that runs in this workspace"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(r#"+ new      probe (tool)"#)
+            && screen.contains(r#"grants: fs = "none", env = ["LANG"]"#),
+        "{screen}"
+    );
+    term.type_text("n");
+    term.press("Enter");
+    let screen = term.wait_for("warden ›");
+    assert_eq!(
+        screen
+            .matches("this session runs without the project's code")
+            .count(),
+        1,
+        "{screen}"
+    );
+    assert!(screen.contains("warden trust -C"), "{screen}");
+    term.type_text("hello");
+    term.press("Enter");
+    term.wait_for("answered without it");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+    assert!(
+        !offered(0).contains(&"probe".to_owned()),
+        "{:?}",
+        offered(0)
+    );
+    drop(term);
+
+    // Trusted, then a grant changes: the change is shown and asked.
+    assert_eq!(env.trust().status.code(), Some(0));
+    env.untrusted_project_config(&project("env = [\"LANG\"]\nfs = \"read\""));
+    std::fs::remove_file(env.state_home().join("chat-exit-code")).unwrap();
+    let term = start(&env);
+    let screen = term.wait_for("trust it and load it? [y/N]");
+    assert!(
+        screen.contains("has changed what it runs since you trusted it"),
+        "{screen}"
+    );
+    assert!(screen.contains("~ changed  probe (tool)"), "{screen}");
+    assert!(screen.contains(r#"grants.fs: "none" → "read""#), "{screen}");
+    term.type_text("y");
+    term.press("Enter");
+    term.wait_for("warden ›");
+    term.type_text("hello");
+    term.press("Enter");
+    term.wait_for("answered with it");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+    assert!(offered(1).contains(&"probe".to_owned()), "{:?}", offered(1));
+
+    // The yes was recorded: `warden run` loads the plugin without asking.
+    let out = env.run(&["doctor"]);
+    assert!(
+        crate::support::stdout(&out).contains("project plugins trusted (as declared now)"),
+        "{}",
+        crate::support::stdout(&out)
+    );
+}

@@ -38,5 +38,6 @@ mod tool_guard;
 mod tool_pipeline;
 mod tool_plugins;
 mod tools;
+mod trust;
 mod wit;
 mod worker;

@@ -78,9 +78,40 @@ impl TestEnv {
         path
     }
 
-    /// Write the project config `.warden/config.toml`.
+    /// Write the project config `.warden/config.toml` and trust what it declares (as the
+    /// person would with `warden trust`), so that its plugins load. A config that cannot be
+    /// trusted (an invalid one, one forbidden by policy) is left untrusted.
     pub fn project_config(&self, text: &str) -> PathBuf {
+        let path = self.untrusted_project_config(text);
+        self.trust();
+        path
+    }
+
+    /// Write the project config `.warden/config.toml` without trusting it: a cloned
+    /// repository's.
+    pub fn untrusted_project_config(&self, text: &str) -> PathBuf {
         self.write(".warden/config.toml", text)
+    }
+
+    /// `warden trust -C <workspace>`: trust the project config as it declares things now (a
+    /// changed component file or entry must be trusted again). Its outcome is returned, not
+    /// checked.
+    pub fn trust(&self) -> Output {
+        let ws = self.workspace().to_string_lossy().into_owned();
+        self.run(&["trust", "-C", &ws])
+    }
+
+    /// The user config (`$XDG_CONFIG_HOME/warden/config.toml`), written.
+    pub fn user_config(&self, text: &str) -> PathBuf {
+        let path = self
+            .root
+            .path()
+            .join("config")
+            .join("warden")
+            .join("config.toml");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write user config");
+        path
     }
 
     /// Write the managed policy.

@@ -186,6 +186,7 @@ fn run_denies_a_tool_that_asks_for_approval_unless_yes_is_given() {
 fn a_tool_plugins_own_failure_under_closed_ends_the_turn_and_is_audited() {
     let env = TestEnv::new();
     env.write("a.txt", "alpha\n");
+    env.user_config("[policy.project_tool_grants]\nallowed_hosts = [\"127.0.0.1:9\"]\n");
     env.project_config(&format!(
         "{MODEL}{}",
         entry(

@@ -348,6 +348,10 @@ fn fetch_reaches_granted_hosts_only() {
     let (port, server_thread) = http_once();
     let other = TcpListener::bind("127.0.0.1:0").unwrap();
     let other_port = other.local_addr().unwrap().port();
+    // A project's tool may reach a host only where the user allows it.
+    env.user_config(&format!(
+        "[policy.project_tool_grants]\nallowed_hosts = [\"127.0.0.1:{port}\"]\n"
+    ));
     env.project_config(&format!(
         "{MODEL}{}",
         tool_entry(

@@ -63,6 +63,19 @@ pub(crate) enum Command {
         #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
         prompt: Vec<String>,
     },
+    /// Trust this workspace's project configuration to run the plugins (and resolver) it
+    /// declares, as declared now; `--revoke` removes that trust.
+    Trust {
+        /// Workspace root (default: as for `run`).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Remove the trust instead.
+        #[arg(long)]
+        revoke: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Inspect plugin components.
     Plugin {
         #[command(subcommand)]

@@ -29,14 +29,17 @@ pub(crate) fn env(var: &str) -> Option<String> {
     std::env::var(var).ok()
 }
 
-/// The layered configuration for `workspace`; its warnings are printed as alerts.
+/// Where the configuration layers of `workspace` are read from.
+pub(crate) fn sources(workspace: &Path) -> Sources {
+    Sources::standard_with_system(workspace, &env, system_managed())
+}
+
+/// The layered configuration for `workspace`, for commands that run no plugin (see
+/// [`super::trust::load_config_trusted`] for those that do); its warnings are printed as
+/// alerts.
 pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
-    let loaded = config::load(&Sources::standard_with_system(
-        workspace,
-        &env,
-        system_managed(),
-    ))
-    .map_err(|err| CliError::usage(err.to_string()))?;
+    let loaded =
+        config::load(&sources(workspace)).map_err(|err| CliError::usage(err.to_string()))?;
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
     }

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use super::common::{env, home, load_config, print_alert, setup_error};
+use super::common::{env, home, print_alert, setup_error};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
+use super::trust::{WhenWaiting, load_config_trusted};
 use crate::domain::{Alert, StreamEvent, TurnSink};
 use crate::{setup, store};
 
@@ -26,7 +27,7 @@ pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError>
     // Only an existing session: compaction never creates one.
     store::load(&home, session).map_err(|err| CliError::failure(err.to_string()))?;
     let workspace = super::workspace::Workspace::find(dir)?.root;
-    let loaded = load_config(&workspace)?;
+    let loaded = load_config_trusted(&workspace, &home, WhenWaiting::Refuse)?;
     let mut worker =
         setup::open(&loaded.config, &workspace, Some(session), &home, &env).map_err(setup_error)?;
     match worker.compact(&mut AlertSink) {

@@ -8,6 +8,8 @@
 //! - `session/`: `session list | show | export | verify | salvage | delete | prune`, and the
 //!   session a command continues or creates.
 //! - `operator/`: `config show`, `audit` and `doctor`.
+//! - `trust/`: `trust`, and the configuration the commands that run plugins use (the
+//!   project's plugins only in a trusted workspace).
 //! - `complete`, `compact`, `notify`: the command of that name.
 //! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
 //!   workspace root), `exit` (exit codes, [`CliError`]), `out` (stdout that survives a closed
@@ -29,6 +31,7 @@ mod plugin;
 mod run;
 mod session;
 mod signals;
+mod trust;
 mod workspace;
 
 use std::path::PathBuf;
@@ -107,6 +110,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Preview { dir, json, prompt } => {
             run::preview(dir.as_deref(), json, &prompt.join(" "))
         }
+        Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
         Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),

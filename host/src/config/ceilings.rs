@@ -1,4 +1,4 @@
-//! Ceilings on plugin limits: no layer can disable a deadline or a memory cap. A value above
+//! Ceilings on plugin limits: no layer can disable a deadline, a memory cap or an output cap. A value above
 //! the ceiling (the built-in one, or a lower one set by managed policy) is clamped, with one
 //! warning per clamped value.
 
@@ -22,8 +22,17 @@ pub fn memory_ceiling_mb(policy: &PolicyConfig) -> u64 {
         })
 }
 
-/// Clamps every entry's `timeout_ms` and `memory_mb` to the ceilings of `policy`, and a zero
-/// deadline to 1 ms; pushes one warning per clamped value.
+/// The output ceiling for `policy`, in bytes: the built-in one, or policy's if lower.
+pub fn output_ceiling_bytes(policy: &PolicyConfig) -> u64 {
+    policy
+        .max_plugin_output_bytes
+        .map_or(plugin_defaults::MAX_OUTPUT_BYTES_CEILING, |m| {
+            m.clamp(1, plugin_defaults::MAX_OUTPUT_BYTES_CEILING)
+        })
+}
+
+/// Clamps every entry's `timeout_ms`, `memory_mb` and `max_output_bytes` to the ceilings of
+/// `policy`, and a zero deadline to 1 ms; pushes one warning per clamped value.
 pub fn clamp_plugins(
     entries: &mut [PluginEntry],
     policy: &PolicyConfig,
@@ -31,6 +40,7 @@ pub fn clamp_plugins(
 ) {
     let max_ms = timeout_ceiling_ms(policy);
     let max_mb = memory_ceiling_mb(policy);
+    let max_bytes = output_ceiling_bytes(policy);
     let source = |builtin: u64, max: u64| {
         if max < builtin {
             "managed policy's ceiling"
@@ -58,6 +68,15 @@ pub fn clamp_plugins(
                 source(plugin_defaults::MAX_MEMORY_MB, max_mb)
             ));
             entry.memory_mb = max_mb;
+        }
+        if entry.max_output_bytes > max_bytes {
+            warnings.push(format!(
+                "plugin `{}`: max_output_bytes = {} clamped to {max_bytes} ({})",
+                entry.name,
+                entry.max_output_bytes,
+                source(plugin_defaults::MAX_OUTPUT_BYTES_CEILING, max_bytes)
+            ));
+            entry.max_output_bytes = max_bytes;
         }
     }
 }
@@ -140,5 +159,39 @@ mod tests {
             ..PolicyConfig::default()
         };
         assert_eq!(timeout_ceiling_ms(&higher), plugin_defaults::MAX_TIMEOUT_MS);
+    }
+
+    #[test]
+    fn output_caps_have_a_ceiling_that_policy_may_lower() {
+        let mut big = entry(500, 64);
+        big.max_output_bytes = 10 << 20;
+        let mut entries = vec![big.clone(), entry(500, 64)];
+        let mut warnings = Vec::new();
+        clamp_plugins(&mut entries, &PolicyConfig::default(), &mut warnings);
+        assert_eq!(entries[0].max_output_bytes, 1 << 20);
+        assert_eq!(
+            entries[1].max_output_bytes,
+            plugin_defaults::MAX_OUTPUT_BYTES
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("max_output_bytes = 10485760 clamped to 1048576 (the ceiling)"),
+            "{warnings:?}"
+        );
+
+        let lower = PolicyConfig {
+            max_plugin_output_bytes: Some(1000),
+            ..PolicyConfig::default()
+        };
+        let mut entries = vec![big];
+        let mut warnings = Vec::new();
+        clamp_plugins(&mut entries, &lower, &mut warnings);
+        assert_eq!(entries[0].max_output_bytes, 1000);
+        assert!(warnings[0].contains("managed policy"), "{warnings:?}");
+        let higher = PolicyConfig {
+            max_plugin_output_bytes: Some(u64::MAX),
+            ..PolicyConfig::default()
+        };
+        assert_eq!(output_ceiling_bytes(&higher), 1 << 20);
     }
 }

@@ -5,7 +5,11 @@
 //!   policy fails closed.
 //! - [`locks`]: the keys `policy.locked` may name ([`LOCKABLE_KEYS`]) and [`LockedKey`].
 //! - [`schema`]: the configuration types and their defaults; [`grants`]: what a tool plugin
-//!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`.
+//!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`;
+//!   `project_grants`: the default ceiling on a project's tool grants
+//!   (`policy.project_tool_grants`) and the variables no layer may grant.
+//! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
+//!   and the managed keys that pre-trust or forbid trusting a workspace.
 //!
 //! For `warden config show` and `warden doctor`: [`Loaded::managed`] says which managed file is
 //! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
@@ -17,14 +21,24 @@ mod grants;
 mod load;
 mod locks;
 mod managed;
+mod project_grants;
 mod schema;
 mod tool_policy;
+mod trust;
 
-pub use ceilings::{clamp_plugins, clamp_resolver, memory_ceiling_mb, timeout_ceiling_ms};
+pub use ceilings::{
+    clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
+};
 pub use error::ConfigError;
 pub use grants::{Approve, FsGrant, ToolGrants};
-pub use load::{LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins};
+pub use load::{
+    LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins, load_without_project_code,
+};
 pub use locks::{LOCKABLE_KEYS, LockedKey};
 pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};
+pub use project_grants::{
+    GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
+};
 pub use schema::*;
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
+pub use trust::{Declared, ProjectCode, ProjectResolver, TrustPaths};

@@ -323,6 +323,9 @@ pub mod plugin_defaults {
     pub const MAX_ITEMS: u32 = 64;
     /// Bytes per call.
     pub const MAX_OUTPUT_BYTES: u64 = 256 * 1024;
+    /// Ceiling on any plugin's `max_output_bytes`; larger values are clamped (policy may lower
+    /// it with `policy.max_plugin_output_bytes`).
+    pub const MAX_OUTPUT_BYTES_CEILING: u64 = 1024 * 1024;
     /// Ceiling on any plugin's deadline; larger values are clamped (managed policy may lower it).
     pub const MAX_TIMEOUT_MS: u64 = 60_000;
     /// Ceiling on any plugin's memory cap; larger values are clamped (managed policy may lower it).
@@ -358,6 +361,19 @@ pub struct PolicyConfig {
     /// The most a user or project tool plugin may be granted; a grant above it is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_grants: Option<super::ToolGrantCeiling>,
+    /// Lowers the ceiling on plugin output caps (bytes) below the built-in 1 MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_plugin_output_bytes: Option<u64>,
+    /// Managed layer only: globs of workspace roots whose project plugins load without being
+    /// trusted with `warden trust` (`/srv/repos/**`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trusted_paths: Vec<String>,
+    /// Managed layer only: `false` forbids trusting a project; its plugins never load.
+    pub allow_trust: bool,
+    /// User or managed layer only: the secret-looking variables and the hosts a project's tool
+    /// plugin may be granted (by default it may be granted neither).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_tool_grants: Option<super::ProjectToolGrants>,
 }
 
 impl Default for PolicyConfig {
@@ -371,6 +387,10 @@ impl Default for PolicyConfig {
             max_component_mb: MAX_COMPONENT_MB,
             managed_tools_only: false,
             max_tool_grants: None,
+            max_plugin_output_bytes: None,
+            trusted_paths: Vec::new(),
+            allow_trust: true,
+            project_tool_grants: None,
         }
     }
 }

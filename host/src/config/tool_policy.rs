@@ -108,7 +108,7 @@ pub(crate) fn check_spec(spec: &PluginSpec, path: &Path) -> Result<(), ConfigErr
     for name in spec.env.iter().flatten() {
         check_env_name(name).map_err(|why| invalid("env", why))?;
     }
-    Ok(())
+    super::project_grants::check_host_set(spec, path)
 }
 
 /// Refuse a tool entry of a user or project `layer` whose grants exceed `ceiling`, or any such

@@ -60,7 +60,7 @@ pub(crate) fn closed_wasi() -> wasmtime_wasi::WasiCtxBuilder {
 
 /// The variable that tells a guest the least severe level of its log lines the host records,
 /// so that the SDK neither formats nor sends the others (each line is a call into the host).
-pub(crate) const GUEST_LOG_LEVEL_VARIABLE: &str = "WARDEN_LOG_LEVEL";
+pub(crate) const GUEST_LOG_LEVEL_VARIABLE: &str = crate::config::GUEST_LOG_LEVEL_ENV;
 
 /// The least severe level recorded for guest lines (target `warden::plugin::guest`) by the
 /// subscriber in force: `trace` … `error`, or `off`.

@@ -4,9 +4,11 @@
 //!
 //! - `open`: the standard assembly ([`open()`], and its parts for `preview`).
 //! - [`provider`]: configuration and environment → a model provider.
+//! - [`trust`]: whether a workspace's project plugins may load (`warden trust`).
 
 mod open;
 pub mod provider;
+pub mod trust;
 
 pub use open::{
     LoadedPlugins, SetupError, engine, engine_for, open, open_child, plugins, resolver,

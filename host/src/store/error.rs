@@ -119,6 +119,19 @@ pub enum StoreError {
         source: serde_json::Error,
     },
 
+    /// The trust file holds something that is not what warden writes: no workspace counts as
+    /// trusted until it is fixed or removed.
+    #[error(
+        "{path}: the trust file cannot be read: {reason}; no workspace is trusted while it is \
+         unreadable (fix or remove the file, then run `warden trust` again); nothing was changed"
+    )]
+    TrustFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// An earlier write failed and could not be rolled back; the writer refuses further commits.
     #[error(
         "the writer of {path} stopped after a failed write that could not be rolled back; \

@@ -8,6 +8,7 @@
 //! sessions/<id>/audit.jsonl     one audit record per line
 //! sessions/<id>/inbox/*.json    queued notifications, one per file
 //! sessions/<id>/lock            held by the session's only writer
+//! trust.json                    the workspaces trusted to run their project's plugins
 //! ```
 //!
 //! - [`SessionWriter`]: create or open a session (taking its lock) and commit groups of items,
@@ -17,6 +18,7 @@
 //! - [`verify`] and [`salvage`]: check a session; copy the valid prefix of a damaged one into
 //!   a new session.
 //! - [`AuditLog`]: append [`AuditEvent`]s; [`read_audit`] reads them back.
+//! - [`Trusted`]: the trust file (`warden trust`).
 //! - [`Inbox`]: queue a [`Notification`] from any process; the writer commits it exactly once.
 //!
 //! Every history line carries a checksum (the first 64 bits of its SHA-256), checked on load.
@@ -37,6 +39,7 @@ mod recent;
 mod record;
 mod salvage;
 mod scan;
+mod trust;
 
 pub use audit::{
     AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
@@ -50,6 +53,7 @@ pub use load::{Loaded, SessionSummary, list, load, scan_history_bytes};
 pub use recent::latest_for_workspace;
 pub use record::{HISTORY_FORMAT, HISTORY_MINOR, HISTORY_VERSION, Header, Record, as_sent};
 pub use salvage::{Salvaged, Verified, salvage, verify};
+pub use trust::{TRUST_FILE, TrustRecord, Trusted};
 
 #[cfg(test)]
 mod tests;

@@ -25,8 +25,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use reedline::Signal;
 
-use super::common::{home, latest_session, load_config};
+use super::common::{home, latest_session};
 use super::exit::{CliError, EXIT_OK};
+use super::trust::{WhenWaiting, load_config_trusted};
 use crate::complete::BackgroundIndex;
 use crate::config::Loaded;
 use crate::domain::Alert;
@@ -48,11 +49,11 @@ pub(crate) fn chat(
     model: &super::run::ModelFlags,
 ) -> Result<u8, CliError> {
     let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
-    let mut loaded = load_config(&workspace)?;
+    let home = home()?;
+    let mut loaded = load_config_trusted(&workspace, &home, WhenWaiting::Ask)?;
     for warning in model.apply(&mut loaded.config)? {
         super::common::print_alert(&Alert::warn("config", warning));
     }
-    let home = home()?;
     let style = Style::detect();
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
     let session = match (resume, continue_last) {

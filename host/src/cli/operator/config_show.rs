@@ -27,10 +27,19 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
     };
     let mut tree = serde_json::to_value(&loaded.config)
         .map_err(|err| CliError::failure(format!("cannot encode the configuration: {err}")))?;
-    let plugins = tree
+    let mut plugins = tree
         .as_object_mut()
         .and_then(|o| o.remove("plugins"))
         .unwrap_or(Value::Array(Vec::new()));
+    // A project's plugins load only in a trusted workspace: each entry says whether it would.
+    let project_trusted = crate::store::Home::from_env()
+        .ok()
+        .and_then(|home| crate::setup::trust::check(&loaded, &root, &home).ok())
+        .is_some_and(|state| state.allows());
+    for p in plugins.as_array_mut().into_iter().flatten() {
+        let trusted = p["origin"] != "project" || project_trusted;
+        p["trusted"] = Value::Bool(trusted);
+    }
     let mut leaves = Vec::new();
     flatten(&tree, "", &mut leaves);
     let values: Vec<Value> = leaves
@@ -110,8 +119,16 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
     {
         outln!();
         for p in list {
+            let untrusted = if p["trusted"] == false {
+                format!(
+                    "  untrusted: not loaded until `warden trust -C {}`",
+                    root.display()
+                )
+            } else {
+                String::new()
+            };
             outln!(
-                "plugin {} ({}) {}  [{}]",
+                "plugin {} ({}) {}  [{}]{untrusted}",
                 p["name"].as_str().unwrap_or(""),
                 p["kind"].as_str().unwrap_or(""),
                 p["path"].as_str().unwrap_or(""),

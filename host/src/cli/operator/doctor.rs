@@ -52,7 +52,17 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
                 report.info(&format!("config: {warning}"));
             }
             check_provider(&mut report, &loaded.config, network);
-            check_plugins(&mut report, &loaded.config, &root);
+            let untrusted = check_trust(&mut report, &loaded, &root).is_some();
+            let project_resolver = loaded
+                .project_code
+                .as_ref()
+                .is_some_and(|code| code.resolver.is_some());
+            check_plugins(
+                &mut report,
+                &loaded.config,
+                &root,
+                (untrusted, untrusted && project_resolver),
+            );
         }
         Err(err) => report.fail(&format!("configuration: {err}")),
     }
@@ -144,7 +154,53 @@ fn check_provider(report: &mut Report, config: &Config, network: bool) {
     }
 }
 
-fn check_plugins(report: &mut Report, config: &Config, root: &Path) {
+/// What waits for trust, said; the project's code is not loaded by the checks below until it
+/// is trusted (loading runs its `init`).
+fn check_trust(
+    report: &mut Report,
+    loaded: &config::Loaded,
+    root: &Path,
+) -> Option<setup::trust::TrustState> {
+    use setup::trust::TrustState;
+    loaded.project_code.as_ref()?;
+    let state = match Home::from_env()
+        .map_err(|err| err.to_string())
+        .and_then(|home| setup::trust::check(loaded, root, &home).map_err(|err| err.to_string()))
+    {
+        Ok(state) => state,
+        Err(err) => {
+            report.fail(&format!("trust: {err}"));
+            return Some(TrustState::Forbidden {
+                file: PathBuf::from("(unreadable trust file)"),
+            });
+        }
+    };
+    match &state {
+        TrustState::NotNeeded => return None,
+        TrustState::Trusted(_) => report.ok("project plugins trusted (as declared now)"),
+        TrustState::TrustedByPolicy { file } => report.ok(&format!(
+            "project plugins trusted by managed policy (`policy.trusted_paths` in {})",
+            file.display()
+        )),
+        TrustState::Forbidden { file } => report.info(&format!(
+            "project plugins never load: managed policy forbids trusting (`policy.allow_trust = false` in {})",
+            file.display()
+        )),
+        TrustState::Waiting(pending) => report.info(&format!(
+            "waiting for trust: {}; review them, then run `warden trust -C {}`",
+            pending.waiting_ids().join(", "),
+            root.display()
+        )),
+    }
+    (!state.allows()).then_some(state)
+}
+
+fn check_plugins(
+    report: &mut Report,
+    config: &Config,
+    root: &Path,
+    (untrusted, skip_resolver): (bool, bool),
+) {
     let home = Home::from_env().ok().filter(|h| h.root().is_dir());
     let engine = match setup::engine(home.as_ref()) {
         Ok(engine) => engine,
@@ -155,11 +211,24 @@ fn check_plugins(report: &mut Report, config: &Config, root: &Path) {
         .resolver
         .as_ref()
         .map_or("built-in".to_owned(), |p| p.display().to_string());
-    match setup::resolver(&engine, config, root) {
-        Ok(_) => report.ok(&format!("resolver {resolver} loads")),
-        Err(err) => report.fail(&format!("resolver {resolver}: {err}")),
+    if skip_resolver {
+        report.info(&format!(
+            "resolver {resolver} not loaded: the project's resolver settings are not trusted"
+        ));
+    } else {
+        match setup::resolver(&engine, config, root) {
+            Ok(_) => report.ok(&format!("resolver {resolver} loads")),
+            Err(err) => report.fail(&format!("resolver {resolver}: {err}")),
+        }
     }
     for entry in &config.plugins {
+        if untrusted && entry.origin == LayerKind::Project.as_str() {
+            report.info(&format!(
+                "plugin {} ({:?}, project layer) not loaded: not trusted",
+                entry.name, entry.kind
+            ));
+            continue;
+        }
         let alone = Config {
             plugins: vec![entry.clone()],
             ..config.clone()

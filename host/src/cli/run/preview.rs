@@ -4,8 +4,9 @@
 use crate::cli::out::outln;
 use std::path::Path;
 
-use crate::cli::common::{home, load_config, print_alert, setup_error};
+use crate::cli::common::{home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::cli::workspace::Workspace;
 use crate::fileref;
 use crate::setup;
@@ -14,10 +15,11 @@ use crate::worker::preview::preview_segments as build;
 /// Print what `prompt` would commit.
 pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8, CliError> {
     let workspace = Workspace::find(dir)?;
-    let loaded = load_config(&workspace.root)?;
+    let state = home()?;
+    let loaded = load_config_trusted(&workspace.root, &state, WhenWaiting::Refuse)?;
     super::prompt::check(prompt, loaded.config.worker.max_prompt_bytes)?;
     // The compiled-code cache is the only thing written, and only when the state home exists.
-    let home = home().ok().filter(|h| h.root().is_dir());
+    let home = Some(state).filter(|h| h.root().is_dir());
     let engine = setup::engine_for(home.as_ref(), &loaded.config).map_err(setup_error)?;
     let mut resolver =
         setup::resolver(&engine, &loaded.config, &workspace.root).map_err(setup_error)?;

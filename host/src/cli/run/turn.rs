@@ -6,9 +6,10 @@ use crate::domain::escape::{escape, terminal};
 
 use super::args::RunArgs;
 use super::progress::Progress;
-use crate::cli::common::{env, home, load_config, print_alert, setup_error};
+use crate::cli::common::{env, home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
+use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::domain::{Alert, AlertLevel, Approval, StreamEvent, ToolCall, TurnSink};
 use crate::fileref;
 use crate::setup;
@@ -101,7 +102,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         (None, None) => SessionChoice::Fresh,
     };
     let (workspace, session) = target(&home, args.dir.as_deref(), choice)?;
-    let mut loaded = load_config(&workspace.root)?;
+    let mut loaded = load_config_trusted(&workspace.root, &home, WhenWaiting::Refuse)?;
     for warning in args.model.apply(&mut loaded.config)? {
         print_alert(&Alert::warn("config", warning));
     }

@@ -14,11 +14,11 @@ use toml::{Table, Value};
 use super::error::ConfigError;
 use super::locks::{self, LockedKey};
 use super::managed::{self, ManagedSource, SYSTEM_MANAGED_PATH};
-use super::schema::{
-    Config, FileRefConfig, MAX_COMPONENT_MB, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig,
-};
+use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
+use super::trust::{ProjectCode, ProjectResolver};
 
 mod origin;
+mod policy;
 mod validate;
 
 pub use origin::{Origin, Origins, load_with_origins};
@@ -117,6 +117,12 @@ pub struct Loaded {
     pub managed: Option<ManagedSource>,
     /// The keys locked by managed policy, each with the layer, file and line that locked it.
     pub locks: Vec<LockedKey>,
+    /// What the project layer declares that runs code (its plugins, its resolver keys), if
+    /// anything: what `warden trust` records.
+    pub project_code: Option<ProjectCode>,
+    /// False when the project's code was left out ([`load_without_project_code`]): then
+    /// [`Loaded::project_code`] says what was left out.
+    pub project_code_loaded: bool,
 }
 
 impl Loaded {
@@ -135,6 +141,17 @@ struct Layer {
 
 /// Read and merge the layers in `sources`.
 pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
+    load_with(sources, true)
+}
+
+/// [`load`], leaving out what the project layer declares that runs code: its `[[plugins]]`
+/// entries and its `fileref.resolver`, `resolver_sha256` and `resolver_config` (for a
+/// workspace that is not trusted). Its other settings apply as usual.
+pub fn load_without_project_code(sources: &Sources) -> Result<Loaded, ConfigError> {
+    load_with(sources, false)
+}
+
+fn load_with(sources: &Sources, include_project_code: bool) -> Result<Loaded, ConfigError> {
     let mut parsed = Vec::new();
     let mut managed = None;
     let mut locks = Vec::new();
@@ -167,7 +184,12 @@ pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
             table,
         });
     }
-    let mut loaded = merge_layers(parsed, &locks)?;
+    let user_file = sources
+        .layers
+        .iter()
+        .find(|(kind, _)| *kind == LayerKind::User)
+        .map(|(_, path)| path.clone());
+    let mut loaded = merge_layers(parsed, &locks, include_project_code, user_file)?;
     let mut warnings = sources.notes.clone();
     warnings.append(&mut loaded.warnings);
     loaded.warnings = warnings;
@@ -215,8 +237,14 @@ fn absolutize_paths(table: &mut Table, base: &Path) {
 /// Keys of the resolver: under `managed_plugins_only` only the managed layer may set them.
 const RESOLVER_KEYS: &[&str] = &["resolver", "resolver_sha256", "resolver_config"];
 
-fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, ConfigError> {
+fn merge_layers(
+    layers: Vec<Layer>,
+    locks: &[LockedKey],
+    include_project_code: bool,
+    user_file: Option<PathBuf>,
+) -> Result<Loaded, ConfigError> {
     let mut warnings = Vec::new();
+    let mut project_resolver = None;
     let mut files = Vec::new();
     // Managed-plugins-only may be asked for by any layer (policy only tightens).
     let plugins_only = layers.iter().any(|layer| {
@@ -271,7 +299,9 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
                 }
             }
         }
-        if let Some(Value::Array(list)) = table.remove("plugins") {
+        if let Some(Value::Array(list)) = table.remove("plugins")
+            && (include_project_code || kind != LayerKind::Project)
+        {
             plugins.extend(list.into_iter().map(|v| (kind, v)));
         }
         if let Some(Value::Table(fr)) = table.get_mut("fileref")
@@ -287,56 +317,22 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
             }
         }
         if let Some(value) = table.remove("policy") {
-            let layer_policy: PolicyConfig =
-                value
-                    .try_into()
-                    .map_err(|err: toml::de::Error| ConfigError::Invalid {
-                        path: path.clone(),
-                        key: "policy".into(),
-                        message: err.message().to_owned(),
-                    })?;
-            if !(1..=MAX_COMPONENT_MB).contains(&layer_policy.max_component_mb) {
-                return Err(ConfigError::Invalid {
-                    path: path.clone(),
-                    key: "policy.max_component_mb".into(),
-                    message: format!(
-                        "must be 1 to {MAX_COMPONENT_MB}, got {}",
-                        layer_policy.max_component_mb
-                    ),
-                });
+            policy::merge(&mut policy, value, kind, &path, &mut warnings)?;
+        }
+        if kind == LayerKind::Project
+            && let Some(Value::Table(fr)) = table.get_mut("fileref")
+        {
+            let mut keys = Table::new();
+            for key in RESOLVER_KEYS {
+                if let Some(value) = fr.remove(*key) {
+                    keys.insert((*key).to_owned(), value);
+                }
             }
-            // Every layer can only tighten; locks come from the managed layer alone.
-            policy.require_sha256 |= layer_policy.require_sha256;
-            policy.managed_plugins_only |= layer_policy.managed_plugins_only;
-            policy.max_component_mb = policy.max_component_mb.min(layer_policy.max_component_mb);
-            policy.managed_tools_only |= layer_policy.managed_tools_only;
-            if let Some(ceiling) = &layer_policy.max_tool_grants {
-                ceiling.check(&path)?;
-            }
-            policy.max_tool_grants = super::ToolGrantCeiling::tighten(
-                policy.max_tool_grants.take(),
-                layer_policy.max_tool_grants,
-            );
-            // Lower ceilings on plugin limits only tighten, from whichever layer they come.
-            let lower = |a: Option<u64>, b: Option<u64>| match (a, b) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            policy.max_plugin_timeout_ms = lower(
-                policy.max_plugin_timeout_ms,
-                layer_policy.max_plugin_timeout_ms,
-            );
-            policy.max_plugin_memory_mb = lower(
-                policy.max_plugin_memory_mb,
-                layer_policy.max_plugin_memory_mb,
-            );
-            if kind == LayerKind::Managed {
-                policy.locked = layer_policy.locked;
-            } else if !layer_policy.locked.is_empty() {
-                warnings.push(format!(
-                    "{}: `policy.locked` is only honoured in the managed layer",
-                    path.display()
-                ));
+            if !keys.is_empty() {
+                project_resolver = Some(resolver_decl(&path, keys.clone())?);
+                if include_project_code {
+                    fr.extend(keys);
+                }
             }
         }
         deep_merge(&mut merged, table);
@@ -376,11 +372,27 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
             policy.max_tool_grants.as_ref(),
             policy.managed_tools_only,
         )?;
+        if kind == LayerKind::Project {
+            super::project_grants::check_project_tool(
+                &spec,
+                &file_of(kind),
+                policy.project_tool_grants.as_ref(),
+                user_file
+                    .as_deref()
+                    .unwrap_or(Path::new("~/.config/warden/config.toml")),
+            )?;
+        }
         let mut entry = spec.resolve(kind.as_str());
         entry.declared_in = Some(file_of(kind));
         entries.push(entry);
     }
-    check_plugins(&entries, &policy, &layer_files)?;
+    validate::check_plugins(&entries, &policy, &layer_files)?;
+    // What the project declares, before ceilings clamp it: trust does not depend on policy.
+    let project_entries: Vec<_> = entries
+        .iter()
+        .filter(|e| e.origin == LayerKind::Project.as_str())
+        .cloned()
+        .collect();
     super::clamp_plugins(&mut entries, &policy, &mut warnings);
 
     let mut fileref = file.fileref;
@@ -393,6 +405,12 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
+    let project_code =
+        (!project_entries.is_empty() || project_resolver.is_some()).then(|| ProjectCode {
+            file: file_of(LayerKind::Project),
+            entries: project_entries,
+            resolver: project_resolver,
+        });
     Ok(Loaded {
         config: Config {
             model: file.model,
@@ -405,52 +423,20 @@ fn merge_layers(layers: Vec<Layer>, locks: &[LockedKey]) -> Result<Loaded, Confi
         files,
         managed: None,
         locks: Vec::new(),
+        project_code,
+        project_code_loaded: include_project_code,
     })
 }
 
-fn check_plugins(
-    entries: &[super::PluginEntry],
-    policy: &PolicyConfig,
-    layer_files: &[(LayerKind, PathBuf)],
-) -> Result<(), ConfigError> {
-    let mut seen = std::collections::BTreeSet::new();
-    for entry in entries {
-        // Errors name the file that declared the entry, never the component file.
-        let invalid = |message: String| ConfigError::Invalid {
-            path: validate::declaring_file(entry, layer_files),
-            key: format!("plugins.{}", entry.name),
-            message,
-        };
-        let name_ok = !entry.name.is_empty()
-            && entry.name.len() <= 64
-            && entry
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
-        if !name_ok {
-            return Err(invalid(format!(
-                "plugin name {:?} must be 1-64 characters of [A-Za-z0-9._-]",
-                entry.name
-            )));
-        }
-        if !seen.insert(entry.name.clone()) {
-            return Err(invalid(format!(
-                "plugin name `{}` is used twice",
-                entry.name
-            )));
-        }
-        if policy.require_sha256 && entry.sha256.is_none() {
-            return Err(invalid("managed policy requires a `sha256` pin".into()));
-        }
-        if let Some(pin) = &entry.sha256
-            && !(pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit()))
-        {
-            return Err(invalid(format!(
-                "`sha256` must be 64 hex digits, got {pin:?}"
-            )));
-        }
-    }
-    Ok(())
+/// The project layer's resolver keys (`keys`, already checked with the whole file).
+fn resolver_decl(path: &Path, keys: Table) -> Result<ProjectResolver, ConfigError> {
+    Value::Table(keys)
+        .try_into()
+        .map_err(|err: toml::de::Error| ConfigError::Invalid {
+            path: path.to_owned(),
+            key: "fileref".into(),
+            message: err.message().to_owned(),
+        })
 }
 
 /// Remove `a.b.c` from `table`; true if it was there.

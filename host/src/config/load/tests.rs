@@ -435,7 +435,8 @@ fn tool_grants_within_the_ceiling_load_with_their_values() {
     let managed = write(
         dir.path(),
         "managed.toml",
-        "[policy]\nmax_tool_grants = { fs = \"read\", allowed_hosts = [\"api.example.com:443\"], env = [\"LANG\"] }\n",
+        "[policy]\nmax_tool_grants = { fs = \"read\", allowed_hosts = [\"api.example.com:443\"], env = [\"LANG\"] }\n\
+         project_tool_grants = { allowed_hosts = [\"api.example.com:443\"] }\n",
     );
     let loaded = load(&sources(&[
         (LayerKind::Project, &project),
@@ -561,4 +562,127 @@ fn a_malformed_ceiling_in_the_managed_file_fails_closed() {
             "{bad}: {err}"
         );
     }
+}
+
+#[test]
+fn the_project_code_is_recorded_and_can_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = write(dir.path(), "user.toml", &tool("mine", "fs = \"read\"\n"));
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &format!(
+            "[model]\nmax_tokens = 7\n[fileref]\nresolver = \"r.wasm\"\nmax_entries = 9\n[fileref.resolver_config]\nk = \"v\"\n\n{}",
+            tool("theirs", "")
+        ),
+    );
+    let layers = sources(&[(LayerKind::User, &user), (LayerKind::Project, &project)]);
+    let loaded = load(&layers).unwrap();
+    let code = loaded.project_code.clone().unwrap();
+    assert_eq!(code.file, project);
+    assert_eq!(code.entries.len(), 1);
+    assert_eq!(code.entries[0].name, "theirs");
+    let resolver = code.resolver.unwrap();
+    assert_eq!(resolver.resolver, Some(dir.path().join("r.wasm")));
+    assert_eq!(
+        resolver.resolver_config.get("k").map(String::as_str),
+        Some("v")
+    );
+    assert_eq!(loaded.config.plugins.len(), 2);
+    assert!(loaded.config.fileref.resolver.is_some());
+
+    let without = crate::config::load_without_project_code(&layers).unwrap();
+    let names: Vec<&str> = without
+        .config
+        .plugins
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["mine"]);
+    assert_eq!(without.config.fileref.resolver, None);
+    assert!(without.config.fileref.resolver_config.is_empty());
+    // The project's other settings still apply.
+    assert_eq!(without.config.model.max_tokens, 7);
+    assert_eq!(without.config.fileref.max_entries, 9);
+    assert!(without.project_code.is_some());
+    assert!(!without.project_code_loaded);
+
+    // What the project declares is recorded before ceilings clamp it: trust does not depend
+    // on policy.
+    let project = write(dir.path(), "p2.toml", &tool("big", "timeout_ms = 999999\n"));
+    let managed = write(
+        dir.path(),
+        "m.toml",
+        "[policy]\nmax_plugin_timeout_ms = 300\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.plugins[0].timeout_ms, 300);
+    assert_eq!(loaded.project_code.unwrap().entries[0].timeout_ms, 999_999);
+
+    // A project with no plugins and no resolver keys declares no code.
+    let plain = write(dir.path(), "plain.toml", "[model]\nmax_tokens = 7\n");
+    let loaded = load(&sources(&[(LayerKind::Project, &plain)])).unwrap();
+    assert!(loaded.project_code.is_none());
+}
+
+#[test]
+fn trust_keys_count_only_where_they_are_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[policy]\ntrusted_paths = [\"/srv/**\"]\nallow_trust = false\nproject_tool_grants = { env = [\"A_TOKEN\"] }\n",
+    );
+    let project = write(
+        dir.path(),
+        "project.toml",
+        "[policy]\nproject_tool_grants = { env = [\"B_TOKEN\"] }\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &project),
+    ]))
+    .unwrap();
+    let policy = &loaded.config.policy;
+    assert!(policy.trusted_paths.is_empty());
+    assert!(policy.allow_trust);
+    assert_eq!(
+        policy.project_tool_grants.as_ref().unwrap().env,
+        ["A_TOKEN"]
+    );
+    let warnings = loaded.warnings.join("\n");
+    assert!(
+        warnings.contains("`policy.trusted_paths` is only honoured in the managed layer"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("`policy.allow_trust` is only honoured in the managed layer"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(
+            "`policy.project_tool_grants` is only honoured in the user and managed layers"
+        ),
+        "{warnings}"
+    );
+
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\ntrusted_paths = [\"/srv/**\"]\nallow_trust = false\nproject_tool_grants = { env = [] }\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    let policy = &loaded.config.policy;
+    assert_eq!(policy.trusted_paths, ["/srv/**"]);
+    assert!(!policy.allow_trust);
+    // The operator's table replaces the user's.
+    assert!(policy.project_tool_grants.as_ref().unwrap().env.is_empty());
 }

@@ -105,6 +105,52 @@ pub(super) fn declaring_file(
         )
 }
 
+/// Names well formed and unique, pins present where policy requires them and well formed.
+pub(super) fn check_plugins(
+    entries: &[crate::config::PluginEntry],
+    policy: &crate::config::PolicyConfig,
+    layer_files: &[(super::LayerKind, std::path::PathBuf)],
+) -> Result<(), ConfigError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in entries {
+        // Errors name the file that declared the entry, never the component file.
+        let invalid = |message: String| ConfigError::Invalid {
+            path: declaring_file(entry, layer_files),
+            key: format!("plugins.{}", entry.name),
+            message,
+        };
+        let name_ok = !entry.name.is_empty()
+            && entry.name.len() <= 64
+            && entry
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
+        if !name_ok {
+            return Err(invalid(format!(
+                "plugin name {:?} must be 1-64 characters of [A-Za-z0-9._-]",
+                entry.name
+            )));
+        }
+        if !seen.insert(entry.name.clone()) {
+            return Err(invalid(format!(
+                "plugin name `{}` is used twice",
+                entry.name
+            )));
+        }
+        if policy.require_sha256 && entry.sha256.is_none() {
+            return Err(invalid("managed policy requires a `sha256` pin".into()));
+        }
+        if let Some(pin) = &entry.sha256
+            && !(pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(invalid(format!(
+                "`sha256` must be 64 hex digits, got {pin:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

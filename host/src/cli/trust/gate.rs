@@ -1,0 +1,167 @@
+//! The configuration a command that runs plugins uses: the project's plugins and resolver only
+//! when the workspace is trusted. `warden run`, `preview` and `compact` refuse (exit 2) while
+//! trust is waiting; `warden chat` asks on the terminal. Where managed policy forbids trusting,
+//! every command runs without the project's code, with one warning.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::Path;
+
+use crate::cli::common::{print_alert, sources};
+use crate::cli::exit::CliError;
+use crate::config::{self, Loaded};
+use crate::domain::Alert;
+use crate::domain::escape::escape;
+use crate::setup::trust::{self, Change, Pending, TrustState};
+use crate::store::Home;
+
+/// What a command does while trust is waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WhenWaiting {
+    /// Exit 2 naming what waits and `warden trust -C ROOT`.
+    Refuse,
+    /// Show what is new or changed and ask y/N on the terminal.
+    Ask,
+}
+
+/// The layered configuration for `workspace`, with the project's code only if it is trusted;
+/// its warnings are printed as alerts.
+pub(crate) fn load_config_trusted(
+    workspace: &Path,
+    home: &Home,
+    when: WhenWaiting,
+) -> Result<Loaded, CliError> {
+    let sources = sources(workspace);
+    let mut loaded = config::load(&sources).map_err(|err| CliError::usage(err.to_string()))?;
+    let state =
+        trust::check(&loaded, workspace, home).map_err(|err| CliError::usage(err.to_string()))?;
+    let untrusted = match state {
+        TrustState::NotNeeded | TrustState::TrustedByPolicy { .. } => {
+            return Ok(print_warnings(loaded));
+        }
+        // Each component is pinned to the bytes that were trusted: a file swapped after this
+        // check is refused when it is loaded.
+        TrustState::Trusted(declared) => {
+            trust::pin_trusted(&mut loaded, &declared);
+            return Ok(print_warnings(loaded));
+        }
+        TrustState::Forbidden { file } => format!(
+            "managed policy forbids trusting projects (`policy.allow_trust = false` in {}): {} not loaded",
+            file.display(),
+            what_is_left_out(&loaded)
+        ),
+        TrustState::Waiting(pending) => match when {
+            WhenWaiting::Refuse => {
+                print_warnings(loaded);
+                return Err(CliError::usage(refusal(&pending)));
+            }
+            WhenWaiting::Ask => {
+                if ask(&pending) {
+                    trust::record(home, &pending)
+                        .map_err(|err| CliError::failure(err.to_string()))?;
+                    trust::pin_trusted(&mut loaded, &pending.declared);
+                    return Ok(print_warnings(loaded));
+                }
+                format!(
+                    "this session runs without the project's code ({} not loaded); trust it with `warden trust -C {}`",
+                    what_is_left_out(&loaded),
+                    pending.root.display()
+                )
+            }
+        },
+    };
+    let without = config::load_without_project_code(&sources)
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    let without = print_warnings(without);
+    print_alert(&Alert::warn("trust", untrusted));
+    Ok(without)
+}
+
+fn print_warnings(loaded: Loaded) -> Loaded {
+    for warning in &loaded.warnings {
+        print_alert(&Alert::warn("config", warning.clone()));
+    }
+    loaded
+}
+
+/// `the project's plugins a (tool), b (interceptor) and its resolver`.
+fn what_is_left_out(loaded: &Loaded) -> String {
+    let Some(code) = &loaded.project_code else {
+        return "nothing".into();
+    };
+    let names: Vec<String> = code
+        .entries
+        .iter()
+        .map(|e| format!("{} ({})", e.name, format!("{:?}", e.kind).to_lowercase()))
+        .collect();
+    let mut out = String::new();
+    if !names.is_empty() {
+        out = format!("the project's plugins {}", names.join(", "));
+    }
+    if code.resolver.is_some() {
+        if out.is_empty() {
+            out = "the project's resolver settings".into();
+        } else {
+            out.push_str(" and its resolver settings");
+        }
+    }
+    out
+}
+
+/// The message of `run` (and the commands like it) while trust is waiting.
+pub(crate) fn refusal(pending: &Pending) -> String {
+    let again = if pending.previous.is_some() {
+        "changed since it was trusted"
+    } else {
+        "not trusted"
+    };
+    format!(
+        "{} declares code that is {again}: {}; nothing of it was run. Review it, then run `warden trust -C {}`",
+        pending.file.display(),
+        pending.waiting_ids().join(", "),
+        pending.root.display()
+    )
+}
+
+/// The lines showing what is new or changed since it was trusted.
+pub(crate) fn change_lines(pending: &Pending) -> Vec<String> {
+    pending
+        .changes()
+        .iter()
+        .map(|change| match change {
+            Change::New(d) => format!("  + new      {}", escape(&trust::describe(d))),
+            Change::Changed(d, keys) => format!(
+                "  ~ changed  {}\n{}",
+                escape(&trust::describe(d)),
+                keys.iter()
+                    .map(|k| format!("               {}", escape(k)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+            Change::Removed(d) => format!("  - removed  {}", escape(&trust::describe(d))),
+        })
+        .collect()
+}
+
+/// Show what waits for trust and read y/N from the terminal (anything else, end of input or
+/// no terminal: no).
+fn ask(pending: &Pending) -> bool {
+    let header = if pending.previous.is_some() {
+        "has changed what it runs since you trusted it"
+    } else {
+        "declares code that runs in this workspace"
+    };
+    eprintln!("{} {header}:", pending.file.display());
+    for line in change_lines(pending) {
+        eprintln!("{line}");
+    }
+    if !std::io::stdin().is_terminal() {
+        eprintln!("not asked: standard input is not a terminal");
+        return false;
+    }
+    eprint!("trust it and load it? [y/N] ");
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => false,
+        Ok(_) => matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"),
+    }
+}

@@ -1,0 +1,98 @@
+//! `warden trust [-C DIR] [--revoke] [--json]`: trust the workspace's project configuration to
+//! run the code it declares (its plugins and resolver), as declared now; or revoke that trust.
+//!
+//! - `gate`: the configuration the commands that run plugins use, and what they do while
+//!   trust is waiting.
+
+mod gate;
+
+pub(crate) use gate::{WhenWaiting, load_config_trusted};
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::common::{home, load_config};
+use super::exit::{CliError, EXIT_OK};
+use super::out::outln;
+use super::workspace::Workspace;
+use crate::domain::escape::escape;
+use crate::setup::trust::{self, TrustState};
+use crate::store::Trusted;
+
+/// Record (or with `revoke` remove) trust in the project code of the workspace.
+pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Result<u8, CliError> {
+    let root = Workspace::find(dir)?.root;
+    let home = home()?;
+    if revoke {
+        let revoked =
+            Trusted::revoke(&home, &root).map_err(|err| CliError::usage(err.to_string()))?;
+        if json {
+            outln!("{}", json!({"workspace": root, "revoked": revoked}));
+        } else if revoked {
+            outln!(
+                "trust of {} revoked: its project plugins no longer load",
+                root.display()
+            );
+        } else {
+            outln!("{} was not trusted: nothing to revoke", root.display());
+        }
+        return Ok(EXIT_OK);
+    }
+    let loaded = load_config(&root)?;
+    let state =
+        trust::check(&loaded, &root, &home).map_err(|err| CliError::usage(err.to_string()))?;
+    if let TrustState::Forbidden { file } = &state {
+        return Err(CliError::usage(format!(
+            "managed policy forbids trusting projects: `policy.allow_trust = false` in {}",
+            file.display()
+        )));
+    }
+    let Some(code) = &loaded.project_code else {
+        if json {
+            outln!(
+                "{}",
+                json!({"workspace": root, "trusted": false, "declared": []})
+            );
+        } else {
+            outln!(
+                "{}: the project configuration declares no plugins and no resolver; nothing needs trust",
+                root.display()
+            );
+        }
+        return Ok(EXIT_OK);
+    };
+    let trusted = Trusted::read(&home).map_err(|err| CliError::usage(err.to_string()))?;
+    let pending = trust::pending(code, &root, &trusted);
+    trust::record(&home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
+    if json {
+        let value = json!({
+            "workspace": root,
+            "trusted": true,
+            "digest": pending.digest,
+            "declared": pending.declared,
+        });
+        outln!("{value}");
+        return Ok(EXIT_OK);
+    }
+    outln!("trusted {} (digest {})", root.display(), pending.digest);
+    if let TrustState::TrustedByPolicy { file } = &state {
+        outln!(
+            "(managed policy already trusts it: `policy.trusted_paths` in {})",
+            file.display()
+        );
+    }
+    for declared in &pending.declared {
+        outln!("  {}", escape(&trust::describe(declared)));
+    }
+    if pending.previous.is_some() {
+        let changes = gate::change_lines(&pending);
+        if !changes.is_empty() {
+            outln!("changed since it was last trusted:");
+            for line in changes {
+                outln!("{line}");
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}

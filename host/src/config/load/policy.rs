@@ -1,0 +1,106 @@
+//! One layer's `[policy]` merged into the policy in force. Every layer can only tighten it;
+//! some keys are honoured from one layer only, and set elsewhere they are ignored with a
+//! warning: `locked`, `trusted_paths` and `allow_trust` from the managed layer,
+//! `project_tool_grants` from the user and managed layers.
+
+use std::path::Path;
+
+use toml::Value;
+
+use super::LayerKind;
+use crate::config::error::ConfigError;
+use crate::config::schema::{MAX_COMPONENT_MB, PolicyConfig};
+
+/// Merge `value` (the `[policy]` table of the `kind` layer read from `path`) into `policy`.
+pub(super) fn merge(
+    policy: &mut PolicyConfig,
+    value: Value,
+    kind: LayerKind,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(), ConfigError> {
+    let sets = |key: &str| value.get(key).is_some();
+    let (sets_trusted_paths, sets_allow_trust, sets_project_grants) = (
+        sets("trusted_paths"),
+        sets("allow_trust"),
+        sets("project_tool_grants"),
+    );
+    let layer: PolicyConfig =
+        value
+            .try_into()
+            .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "policy".into(),
+                message: err.message().to_owned(),
+            })?;
+    if !(1..=MAX_COMPONENT_MB).contains(&layer.max_component_mb) {
+        return Err(ConfigError::Invalid {
+            path: path.to_owned(),
+            key: "policy.max_component_mb".into(),
+            message: format!(
+                "must be 1 to {MAX_COMPONENT_MB}, got {}",
+                layer.max_component_mb
+            ),
+        });
+    }
+    policy.require_sha256 |= layer.require_sha256;
+    policy.managed_plugins_only |= layer.managed_plugins_only;
+    policy.max_component_mb = policy.max_component_mb.min(layer.max_component_mb);
+    policy.managed_tools_only |= layer.managed_tools_only;
+    if let Some(ceiling) = &layer.max_tool_grants {
+        ceiling.check(path)?;
+    }
+    policy.max_tool_grants = crate::config::ToolGrantCeiling::tighten(
+        policy.max_tool_grants.take(),
+        layer.max_tool_grants,
+    );
+    // Lower ceilings on plugin limits only tighten, from whichever layer they come.
+    let lower = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    policy.max_plugin_timeout_ms = lower(policy.max_plugin_timeout_ms, layer.max_plugin_timeout_ms);
+    policy.max_plugin_memory_mb = lower(policy.max_plugin_memory_mb, layer.max_plugin_memory_mb);
+    policy.max_plugin_output_bytes = lower(
+        policy.max_plugin_output_bytes,
+        layer.max_plugin_output_bytes,
+    );
+    let ignored = |key: &str, only: &str| {
+        format!(
+            "{}: `policy.{key}` is only honoured in the {only}; the setting was ignored",
+            path.display()
+        )
+    };
+    if kind == LayerKind::Managed {
+        policy.locked = layer.locked;
+        crate::config::TrustPaths::new(&layer.trusted_paths, path)?;
+        policy.trusted_paths = layer.trusted_paths;
+        policy.allow_trust = layer.allow_trust;
+    } else {
+        if !layer.locked.is_empty() {
+            warnings.push(format!(
+                "{}: `policy.locked` is only honoured in the managed layer",
+                path.display()
+            ));
+        }
+        if sets_trusted_paths {
+            warnings.push(ignored("trusted_paths", "managed layer"));
+        }
+        if sets_allow_trust {
+            warnings.push(ignored("allow_trust", "managed layer"));
+        }
+    }
+    if sets_project_grants {
+        if kind == LayerKind::Project {
+            warnings.push(ignored(
+                "project_tool_grants",
+                "user and managed layers (a project cannot widen its own grants)",
+            ));
+        } else if let Some(grants) = layer.project_tool_grants {
+            grants.check(path)?;
+            // The managed layer comes last: its table, when it sets one, replaces the user's.
+            policy.project_tool_grants = Some(grants);
+        }
+    }
+    Ok(())
+}

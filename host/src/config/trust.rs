@@ -1,0 +1,322 @@
+//! What the project layer declares that runs code, and its digest: what `warden trust`
+//! records and what changes when trust must be asked again.
+//!
+//! A project runs code through its `[[plugins]]` entries (every kind) and its
+//! `fileref.resolver` keys. Each is described by one canonical JSON object ([`Declared`]):
+//! every key of the entry as declared, defaults applied and before any ceiling clamps it
+//! (name, kind, path, failure, limits, config, grants, approve) with the grant lists sorted,
+//! plus the sha256 of the component file it names (its bytes, which a `sha256` pin only
+//! restricts: the pin itself is left out, so that `warden plugin pin` asks nothing again). The
+//! digest is the sha256 of the canonical JSON array of those objects sorted by id, so that
+//! reordering entries or grant lists asks nothing again, while any other change of a key or
+//! of a component's bytes does.
+//!
+//! The managed layer may pre-trust workspaces (`policy.trusted_paths`, globs of absolute
+//! roots, [`TrustPaths`]) or forbid trusting (`policy.allow_trust = false`).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::error::ConfigError;
+use super::schema::{MAX_COMPONENT_MB, PluginEntry};
+
+/// The project layer's resolver keys, as it sets them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProjectResolver {
+    /// `fileref.resolver` (made absolute), if the project sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolver: Option<PathBuf>,
+    /// `fileref.resolver_sha256`, if the project sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolver_sha256: Option<String>,
+    /// `fileref.resolver_config`, if the project sets it.
+    pub resolver_config: BTreeMap<String, String>,
+}
+
+/// What the project layer declares that runs code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectCode {
+    /// The project config file.
+    pub file: PathBuf,
+    /// Its `[[plugins]]` entries, as resolved.
+    pub entries: Vec<PluginEntry>,
+    /// Its resolver keys, if it sets any.
+    pub resolver: Option<ProjectResolver>,
+}
+
+/// One declaration of the project, described canonically.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declared {
+    /// `plugin:<name>` or `resolver`.
+    pub id: String,
+    /// `interceptor`, `hook`, `tool` or `resolver`.
+    pub kind: String,
+    /// Every key of the declaration, grant lists sorted, and `component_sha256`.
+    pub value: Value,
+}
+
+impl ProjectCode {
+    /// Every declaration, sorted by id; component files are read to hash them.
+    pub fn declarations(&self) -> Vec<Declared> {
+        let mut out: Vec<Declared> = self.entries.iter().map(declare_entry).collect();
+        if let Some(resolver) = &self.resolver {
+            // As for plugins, the pin is left out and the component's digest is in.
+            let mut value = json!({
+                "resolver": resolver.resolver,
+                "resolver_config": resolver.resolver_config,
+            });
+            if let Some(path) = &resolver.resolver {
+                value["component_sha256"] = Value::String(component_sha256(path));
+            }
+            out.push(Declared {
+                id: "resolver".into(),
+                kind: "resolver".into(),
+                value,
+            });
+        }
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// The digest of `declarations` (sorted by id): sha256 (hex) of their canonical JSON.
+    pub fn digest(declarations: &[Declared]) -> String {
+        let mut sorted: Vec<&Declared> = declarations.iter().collect();
+        sorted.sort_by(|a, b| a.id.cmp(&b.id));
+        let canonical = serde_json::to_string(&sorted).unwrap_or_default();
+        hex::encode(Sha256::digest(canonical.as_bytes()))
+    }
+}
+
+fn declare_entry(entry: &PluginEntry) -> Declared {
+    let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        // Where it was declared is the trust's key, not part of what is trusted; a pin only
+        // refuses bytes, and the component's own digest is part of what is trusted.
+        map.remove("origin");
+        map.remove("declared_in");
+        map.remove("sha256");
+        if let Some(Value::Object(grants)) = map.get_mut("grants") {
+            for key in ["allowed_hosts", "env"] {
+                if let Some(Value::Array(list)) = grants.get_mut(key) {
+                    list.sort_by_key(Value::to_string);
+                    list.dedup();
+                }
+            }
+        }
+        map.insert(
+            "component_sha256".into(),
+            Value::String(component_sha256(&entry.path)),
+        );
+    }
+    let kind = serde_json::to_value(entry.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    Declared {
+        id: format!("plugin:{}", entry.name),
+        kind,
+        value,
+    }
+}
+
+/// The sha256 (hex) of the file at `path`, or `unreadable: <why>` (such a component cannot
+/// load; once it can, the digest changes and trust is asked again). Only a regular file of at
+/// most [`MAX_COMPONENT_MB`] is read: a FIFO or a device named as a component never blocks
+/// or floods the digest (checked before a non-blocking open, and again on the handle).
+fn component_sha256(path: &Path) -> String {
+    let hash = || -> Result<String, String> {
+        let max = MAX_COMPONENT_MB << 20;
+        let regular = |meta: &std::fs::Metadata| {
+            if !meta.is_file() {
+                Err("not a regular file".to_owned())
+            } else if meta.len() > max {
+                Err(format!("larger than {MAX_COMPONENT_MB} MiB"))
+            } else {
+                Ok(())
+            }
+        };
+        regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+            .map_err(|e| e.to_string())?;
+        regular(&file.metadata().map_err(|e| e.to_string())?)?;
+        let mut hasher = Sha256::new();
+        let mut limited = file.take(max);
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = limited.read(&mut buf).map_err(|e| e.to_string())?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(hex::encode(hasher.finalize()))
+    };
+    hash().unwrap_or_else(|why| format!("unreadable: {why}"))
+}
+
+/// `policy.trusted_paths` compiled: globs of absolute workspace roots (`*` stays within one
+/// path component, `**` crosses them).
+#[derive(Debug, Clone)]
+pub struct TrustPaths {
+    set: globset::GlobSet,
+}
+
+impl TrustPaths {
+    /// Compile `globs` read from `path`; an invalid or relative glob is an error of that file.
+    pub fn new(globs: &[String], path: &Path) -> Result<Self, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            key: "policy.trusted_paths".into(),
+            message,
+        };
+        let mut builder = globset::GlobSetBuilder::new();
+        for glob in globs {
+            if !glob.starts_with('/') {
+                return Err(invalid(format!(
+                    "{glob:?}: write an absolute path or glob (`/srv/repos/**`)"
+                )));
+            }
+            let compiled = globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .build()
+                .map_err(|err| invalid(format!("{glob:?}: {err}")))?;
+            builder.add(compiled);
+        }
+        let set = builder
+            .build()
+            .map_err(|err| invalid(format!("trusted paths: {err}")))?;
+        Ok(Self { set })
+    }
+
+    /// Whether workspace root `root` (canonical) is trusted by these globs.
+    pub fn matches(&self, root: &Path) -> bool {
+        self.set.is_match(root)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::config::PluginSpec;
+
+    fn entry(dir: &Path, name: &str, extra: &str) -> PluginEntry {
+        let text = format!(
+            "name = \"{name}\"\nkind = \"tool\"\npath = {:?}\n{extra}\n",
+            dir.join(format!("{name}.wasm")).display().to_string()
+        );
+        toml::from_str::<PluginSpec>(&text)
+            .unwrap()
+            .resolve("project")
+    }
+
+    fn code(entries: Vec<PluginEntry>) -> ProjectCode {
+        ProjectCode {
+            file: PathBuf::from("/w/.warden/config.toml"),
+            entries,
+            resolver: None,
+        }
+    }
+
+    fn digest(code: &ProjectCode) -> String {
+        ProjectCode::digest(&code.declarations())
+    }
+
+    #[test]
+    fn the_digest_ignores_order_but_not_grants_or_component_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.wasm"), b"component a").unwrap();
+        std::fs::write(dir.path().join("b.wasm"), b"component b").unwrap();
+        let a = entry(dir.path(), "a", "env = [\"X\", \"Y\"]");
+        let b = entry(dir.path(), "b", "fs = \"read\"");
+        let base = digest(&code(vec![a.clone(), b.clone()]));
+        assert_eq!(base.len(), 64);
+        // Entry order and grant-list order do not matter.
+        assert_eq!(digest(&code(vec![b.clone(), a.clone()])), base);
+        let a_swapped = entry(dir.path(), "a", "env = [\"Y\", \"X\"]");
+        assert_eq!(digest(&code(vec![a_swapped, b.clone()])), base);
+        // A grant, a limit or a config value does.
+        for changed in [
+            "env = [\"X\", \"Y\", \"Z\"]",
+            "env = [\"X\", \"Y\"]\nfs = \"read\"",
+            "env = [\"X\", \"Y\"]\ntimeout_ms = 5",
+            "env = [\"X\", \"Y\"]\napprove = \"ask\"",
+            "env = [\"X\", \"Y\"]\nconfig = { k = \"v\" }",
+        ] {
+            let a2 = entry(dir.path(), "a", changed);
+            assert_ne!(digest(&code(vec![a2, b.clone()])), base, "{changed}");
+        }
+        // A pin only restricts which bytes load: changing it asks nothing again.
+        let a_pinned = entry(
+            dir.path(),
+            "a",
+            &format!("env = [\"X\", \"Y\"]\nsha256 = \"{}\"", "0".repeat(64)),
+        );
+        assert_eq!(digest(&code(vec![a_pinned, b.clone()])), base);
+        // New bytes in a component file are new code.
+        std::fs::write(dir.path().join("b.wasm"), b"component b, rebuilt").unwrap();
+        assert_ne!(digest(&code(vec![a.clone(), b.clone()])), base);
+        // A FIFO or a device is never read (it would block or never end).
+        for special in [Path::new("/dev/zero"), dir.path()] {
+            assert_eq!(component_sha256(special), "unreadable: not a regular file");
+        }
+        // A missing file is described, not an error, and differs from any content.
+        std::fs::remove_file(dir.path().join("b.wasm")).unwrap();
+        let decls = code(vec![a, b]).declarations();
+        let b_value = &decls.iter().find(|d| d.id == "plugin:b").unwrap().value;
+        assert!(
+            b_value["component_sha256"]
+                .as_str()
+                .unwrap()
+                .starts_with("unreadable:"),
+            "{b_value}"
+        );
+    }
+
+    #[test]
+    fn the_resolver_keys_are_declarations_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.wasm");
+        std::fs::write(&path, b"resolver").unwrap();
+        let mut with = code(Vec::new());
+        with.resolver = Some(ProjectResolver {
+            resolver: Some(path.clone()),
+            ..ProjectResolver::default()
+        });
+        let decls = with.declarations();
+        assert_eq!(decls[0].id, "resolver");
+        let before = ProjectCode::digest(&decls);
+        with.resolver = Some(ProjectResolver {
+            resolver: Some(path),
+            resolver_config: [("k".to_owned(), "v".to_owned())].into(),
+            ..ProjectResolver::default()
+        });
+        assert_ne!(digest(&with), before);
+    }
+
+    #[test]
+    fn trusted_paths_are_absolute_globs() {
+        let globs = vec!["/srv/repos/**".to_owned(), "/home/*/work".to_owned()];
+        let paths = TrustPaths::new(&globs, Path::new("m.toml")).unwrap();
+        assert!(paths.matches(Path::new("/srv/repos/a")));
+        assert!(paths.matches(Path::new("/srv/repos/a/b")));
+        assert!(paths.matches(Path::new("/home/ann/work")));
+        assert!(!paths.matches(Path::new("/home/ann/x/work")));
+        assert!(!paths.matches(Path::new("/srv/other")));
+        let err = TrustPaths::new(&["srv/**".to_owned()], Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("policy.trusted_paths"), "{err}");
+    }
+}
