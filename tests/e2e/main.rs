@@ -32,6 +32,7 @@ mod replay;
 mod resume;
 mod store;
 mod support;
+mod tool_fs_guard;
 mod tool_pipeline;
 mod tool_plugins;
 mod tools;

@@ -26,6 +26,7 @@ mod cache;
 mod component_file;
 mod engine;
 mod error;
+mod fs_guard;
 mod hook;
 mod inspect;
 mod instance;
