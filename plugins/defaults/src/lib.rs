@@ -45,3 +45,18 @@ pub const DEFAULT_MAX_ENTRIES: u32 = 200;
 pub fn truncation_marker(total_bytes: u64) -> String {
     format!("[...truncated, {total_bytes} bytes total — use read_file for the rest]")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_protected;
+
+    #[test]
+    fn protected_directories_match_any_component_in_any_case() {
+        for path in [".warden", ".warden/config.toml", ".GIT/hooks/x", "a/b/.Git/config"] {
+            assert!(is_protected(path), "{path}");
+        }
+        for path in ["", "src/a.rs", ".wardenrc", "x.git/a", ".github/ci.yml"] {
+            assert!(!is_protected(path), "{path}");
+        }
+    }
+}
