@@ -11,7 +11,7 @@ use std::os::unix::fs::symlink;
 use serde_json::json;
 use warden_tests::fixtures;
 
-use crate::support::TestEnv;
+use crate::support::{TestEnv, stderr, stdout};
 use crate::tool_plugins::{MODEL, content, tool_entry, turn_with_calls};
 
 const EDIT: &str = "fs = \"read-write\"";
@@ -265,4 +265,24 @@ fn a_tool_bypassing_the_sdk_cannot_plant_symlinks_or_touch_protected_paths() {
         content(&tools, "list"),
         ".warden\nfine\ninnocent\nnotes.txt"
     );
+}
+
+#[test]
+fn a_configured_resolver_cannot_read_a_denied_file_through_a_symlink() {
+    let env = TestEnv::new();
+    env.write(".env", "TOKEN=leak-through-link\n");
+    env.write("ok.txt", "fine\n");
+    symlink(".env", env.workspace().join("innocent")).unwrap();
+    // This resolver throws the deny list away; the host's guard still holds it to the globs.
+    env.project_config(&format!(
+        "[fileref]\nresolver = \"{}\"\n",
+        fixtures::leaky_resolver().display()
+    ));
+    let out = env.run(&["preview", "--json", "@innocent @ok.txt"]);
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(!all.contains("leak-through-link"), "{all}");
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(value["refs"][1]["status"], "resolved", "{value}");
+    assert_ne!(value["refs"][0]["status"], "resolved", "{value}");
 }
