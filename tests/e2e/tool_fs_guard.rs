@@ -271,18 +271,17 @@ fn a_tool_bypassing_the_sdk_cannot_plant_symlinks_or_touch_protected_paths() {
 fn a_configured_resolver_cannot_read_a_denied_file_through_a_symlink() {
     let env = TestEnv::new();
     env.write(".env", "TOKEN=leak-through-link\n");
-    env.write("ok.txt", "fine\n");
+    env.write("ok.txt", "fine-content\n");
     symlink(".env", env.workspace().join("innocent")).unwrap();
-    // This resolver throws the deny list away; the host's guard still holds it to the globs.
+    // This resolver reads whatever path it is asked with plain `std::fs`, following links;
+    // the host's guard holds it to the deny globs on the real path.
     env.project_config(&format!(
-        "[fileref]\nresolver = \"{}\"\n",
-        fixtures::leaky_resolver().display()
+        "[fileref]\nresolver = \"{}\"\n[fileref.resolver_config]\nmode = \"follow\"\n",
+        fixtures::hostile_resolver().display()
     ));
     let out = env.run(&["preview", "--json", "@innocent @ok.txt"]);
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(0), "{all}");
     assert!(!all.contains("leak-through-link"), "{all}");
-    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(value["refs"][1]["status"], "resolved", "{value}");
-    assert_ne!(value["refs"][0]["status"], "resolved", "{value}");
+    assert!(all.contains("fine-content"), "{all}");
 }

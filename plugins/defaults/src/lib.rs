@@ -52,7 +52,12 @@ mod tests {
 
     #[test]
     fn protected_directories_match_any_component_in_any_case() {
-        for path in [".warden", ".warden/config.toml", ".GIT/hooks/x", "a/b/.Git/config"] {
+        for path in [
+            ".warden",
+            ".warden/config.toml",
+            ".GIT/hooks/x",
+            "a/b/.Git/config",
+        ] {
             assert!(is_protected(path), "{path}");
         }
         for path in ["", "src/a.rs", ".wardenrc", "x.git/a", ".github/ci.yml"] {
