@@ -116,7 +116,7 @@ fn benches(c: &mut Criterion) {
     std::fs::write(&component, warden::plugin::BUILTIN_RESOLVER).unwrap();
     let mut guarded = load_resolver(
         &engine,
-        &[root.clone()],
+        std::slice::from_ref(&root),
         &FileRefConfig {
             resolver: Some(component),
             ..FileRefConfig::default()
