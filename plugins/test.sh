@@ -3,6 +3,6 @@
 # exactly one world feature of the SDK, and one invocation would unify them.
 set -euo pipefail
 cd "$(dirname "$0")"
-for crate in warden-rules file-ref keyword-context pattern-guard event-counter todo-reminder grep-tool edit-tool tool-guard; do
+for crate in warden-defaults warden-rules file-ref keyword-context pattern-guard event-counter todo-reminder grep-tool edit-tool tool-guard; do
     cargo test --quiet -p "$crate"
 done

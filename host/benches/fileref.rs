@@ -110,6 +110,27 @@ fn benches(c: &mut Criterion) {
     c.bench_function("fileref/small-file-512b", |b| {
         b.iter(|| black_box(plugin.resolve(&request("many/f000.rs")).unwrap().unwrap()))
     });
+    // The same component, as a configured resolver: its preopen is served through the
+    // filesystem guard (real path of every open checked), the built-in's is raw.
+    let component = _dir.path().join("file-ref.wasm");
+    std::fs::write(&component, warden::plugin::BUILTIN_RESOLVER).unwrap();
+    let mut guarded = load_resolver(
+        &engine,
+        std::slice::from_ref(&root),
+        &FileRefConfig {
+            resolver: Some(component),
+            ..FileRefConfig::default()
+        },
+    )
+    .unwrap();
+    let mut group = c.benchmark_group("fileref/small-file-512b open+read");
+    group.bench_function("raw preopen (built-in resolver)", |b| {
+        b.iter(|| black_box(plugin.resolve(&request("many/f000.rs")).unwrap().unwrap()))
+    });
+    group.bench_function("guarded fs (same component, configured)", |b| {
+        b.iter(|| black_box(guarded.resolve(&request("many/f000.rs")).unwrap().unwrap()))
+    });
+    group.finish();
     c.bench_function("fileref/call-floor-missing-file", |b| {
         b.iter(|| black_box(plugin.resolve(&request("missing.rs")).unwrap().unwrap_err()))
     });

@@ -636,6 +636,10 @@ fn wasm_grep(engine: &PluginEngine, root: &Path) -> (ToolPlugin, ToolRegistry) {
             limits: Limits::default(),
             grants: &grants,
             roots: &[root.to_owned()],
+            deny: &warden::domain::defaults::DEFAULT_DENY
+                .iter()
+                .map(|g| (*g).to_owned())
+                .collect::<Vec<_>>(),
         },
         Vec::new(),
         &|_| None,

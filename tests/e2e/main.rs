@@ -35,6 +35,7 @@ mod resume;
 mod store;
 mod support;
 mod tool_guard;
+mod tool_fs_guard;
 mod tool_pipeline;
 mod tool_plugins;
 mod tools;

@@ -15,15 +15,16 @@ use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 
-const MODEL: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n\n";
+pub(crate) const MODEL: &str =
+    "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n\n";
 
-fn tool_entry(name: &str, path: &Path, extra: &str) -> String {
+pub(crate) fn tool_entry(name: &str, path: &Path, extra: &str) -> String {
     plugin_entry("tool", name, path, extra, &[])
 }
 
 /// Runs one turn in which the model makes `calls`, then answers `done`; returns the exit
 /// code, stderr and the tool messages of the second request (content by call id).
-fn turn_with_calls(
+pub(crate) fn turn_with_calls(
     env: &TestEnv,
     calls: &[(&str, &str, Value)],
     extra_env: &[(&str, &str)],
@@ -68,7 +69,7 @@ fn turn_with_calls(
     (out.status.code(), err, tools, server, value)
 }
 
-fn content<'a>(tools: &'a [(String, String)], id: &str) -> &'a str {
+pub(crate) fn content<'a>(tools: &'a [(String, String)], id: &str) -> &'a str {
     tools
         .iter()
         .find(|(i, _)| i == id)

@@ -137,6 +137,7 @@ impl<B: WorldBindings> Managed<B> {
             .linker(B::WORLD, B::VERSION, |engine| {
                 let mut linker = Linker::new(engine);
                 wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+                super::fs_guard::add_to_linker(&mut linker, PluginState::guarded_fs)?;
                 B::add_to_linker(&mut linker)?;
                 Ok(linker)
             })
@@ -160,8 +161,8 @@ impl<B: WorldBindings> Managed<B> {
     fn ensure_live(&mut self) -> Result<&mut Live<B>, PluginError> {
         if self.live.is_none() {
             let stderr = TailPipe::new(STDERR_TAIL);
-            let wasi = (self.wasi)(stderr.clone());
-            let state = PluginState::new(&self.name, wasi, &self.limits);
+            let (wasi, fs_guard) = (self.wasi)(stderr.clone());
+            let state = PluginState::new(&self.name, wasi, fs_guard, &self.limits);
             let mut store = Store::new(&self.engine, state);
             store.limiter(|state| &mut state.limits);
             store.epoch_deadline_trap();
@@ -240,7 +241,7 @@ impl<B: WorldBindings> Managed<B> {
         let ticks = deadline_ticks(self.limits.timeout);
         let live = self.ensure_live()?;
         live.store.set_epoch_deadline(ticks);
-        live.store.data_mut().logs.new_call();
+        live.store.data_mut().new_call();
         let result = f(&live.bindings, &mut live.store);
         match result {
             Ok(value) => Ok(value),

@@ -17,6 +17,10 @@
 //!   ([`Interceptor`](crate::domain::Interceptor), [`Hook`](crate::domain::Hook),
 //!   [`Resolve`](crate::domain::Resolve)).
 //!
+//! - `fs_guard`: the filtering WASI filesystem that serves a tool plugin's `fs` grant (and a
+//!   configured resolver's roots): deny globs and the protected directories (`.warden`,
+//!   `.git`) enforced on the real paths of what the plugin opens.
+//!
 //! Generated bindings stay private to this module, inside `wit/`; the rest of the host sees
 //! domain types and traits only. The files here import one another without a cycle, and only
 //! `wit/` names a version's bindings (see the `layering` test).
@@ -26,6 +30,7 @@ mod cache;
 mod component_file;
 mod engine;
 mod error;
+mod fs_guard;
 mod hook;
 mod inspect;
 mod instance;

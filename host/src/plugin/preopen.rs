@@ -1,12 +1,16 @@
 //! The workspace as a plugin sees it: each root preopened at a guest path equal to its absolute
 //! host path, with the permissions its grant gives (read-only for resolvers; the `fs` grant for
-//! tool plugins), and `roots` (newline-separated) added to the `init` config.
+//! tool plugins), and `roots` (newline-separated) added to the `init` config. A guarded
+//! plugin's preopens are served through the filesystem guard (see [`super::fs_guard`]).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::error::PluginError;
+use super::fs_guard::real_path::probe;
+use super::fs_guard::{FsGuard, FsPolicy};
 use super::state::{WasiFactory, closed_wasi};
 
 /// The roots a plugin's WASI context preopens (none at all for a plugin without a grant).
@@ -14,6 +18,8 @@ pub(crate) struct Preopens {
     plugin: String,
     dirs: Vec<(PathBuf, String)>,
     perms: FsPerms,
+    /// The guard's policy, for a guarded plugin.
+    policy: Option<Arc<FsPolicy>>,
 }
 
 impl Preopens {
@@ -29,6 +35,7 @@ impl Preopens {
                 plugin: plugin.to_owned(),
                 dirs: Vec::new(),
                 perms: FsPerms::ReadOnly,
+                policy: None,
             });
         };
         let mut dirs = Vec::with_capacity(roots.len());
@@ -44,7 +51,32 @@ impl Preopens {
             plugin: plugin.to_owned(),
             dirs,
             perms,
+            policy: None,
         })
+    }
+
+    /// These preopens served through the filesystem guard, holding the plugin to the deny
+    /// `globs` and the protected directories on real paths. Where the real path of an open
+    /// file cannot be known (no `/proc`, not Linux) the grant is refused: never served
+    /// unchecked.
+    pub(crate) fn guarded(mut self, globs: &[String]) -> Result<Self, PluginError> {
+        if self.dirs.is_empty() {
+            return Ok(self);
+        }
+        let refuse = |stage: &'static str, message: String| PluginError::Load {
+            plugin: self.plugin.clone(),
+            stage,
+            message,
+        };
+        let roots = self
+            .dirs
+            .iter()
+            .map(|(root, _)| probe(root).map_err(|message| refuse("fs guard", message)))
+            .collect::<Result<Vec<PathBuf>, PluginError>>()?;
+        let policy =
+            FsPolicy::new(&roots, globs).map_err(|message| refuse("deny globs", message))?;
+        self.policy = Some(Arc::new(policy));
+        Ok(self)
     }
 
     /// The WASI factory: [`closed_wasi`] with stderr captured, blocking file I/O allowed on
@@ -57,7 +89,11 @@ impl Preopens {
                 wasi.env(key, value);
             }
             self.apply(&mut wasi);
-            wasi.build()
+            let guard = self
+                .policy
+                .as_ref()
+                .map(|policy| FsGuard::new(&self.plugin, Arc::clone(policy)));
+            (wasi.build(), guard)
         })
     }
 

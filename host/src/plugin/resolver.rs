@@ -1,6 +1,9 @@
 //! Resolver plugins: the built-in `file-ref` component (embedded at build time) or one an
 //! operator configures. A resolver sees each workspace root read-only, preopened at a guest
-//! path equal to its absolute host path, and nothing else. As a [`Resolve`]r it serves `@path`
+//! path equal to its absolute host path, and nothing else. A configured resolver's preopens
+//! are served through the filesystem guard (the deny globs of its `deny` config key, on real
+//! paths; see [`super::fs_guard`]); the built-in one keeps the raw preopen (the host's
+//! `DenyGuard` checks what it answers, and its reads stay as fast as they were). As a [`Resolve`]r it serves `@path`
 //! references and the model's file tools; a failure of the component fails one reference.
 
 use std::path::{Path, PathBuf};
@@ -73,6 +76,19 @@ impl ResolverPlugin {
             });
         }
         let preopens = Preopens::new(name, roots, Some(FsPerms::ReadOnly))?;
+        let preopens = match source {
+            ResolverSource::Builtin => preopens,
+            ResolverSource::File { .. } => {
+                let globs: Vec<String> = config
+                    .iter()
+                    .filter(|(key, _)| key == "deny")
+                    .flat_map(|(_, value)| value.lines())
+                    .filter(|glob| !glob.trim().is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                preopens.guarded(&globs)?
+            }
+        };
         let managed = Versioned::load(
             info.version,
             name,

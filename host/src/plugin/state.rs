@@ -6,11 +6,13 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::fs_guard::{FsGuard, GuardedFs};
 use super::limits::Limits;
 use super::stderr::TailPipe;
 
-/// Makes the WASI context of each fresh instance.
-pub(crate) type WasiFactory = Box<dyn Fn(TailPipe) -> WasiCtx + Send>;
+/// Makes the WASI context of each fresh instance, with the guard of its filesystem when it
+/// has one (see [`super::fs_guard`]).
+pub(crate) type WasiFactory = Box<dyn Fn(TailPipe) -> (WasiCtx, Option<FsGuard>) + Send>;
 
 /// Store data of one plugin instance.
 pub(crate) struct PluginState {
@@ -19,6 +21,8 @@ pub(crate) struct PluginState {
     pub(crate) logs: LogBudget,
     wasi: WasiCtx,
     table: ResourceTable,
+    /// Checks on the real paths of what the plugin opens (none for an unguarded plugin).
+    fs_guard: Option<FsGuard>,
     pub(crate) limits: StoreLimits,
     /// Outgoing HTTP of a tool plugin: its allowed hosts and this call's figures (refuses
     /// everything for other plugins).
@@ -26,13 +30,19 @@ pub(crate) struct PluginState {
 }
 
 impl PluginState {
-    /// State with the given WASI context and limits.
-    pub(crate) fn new(name: &str, wasi: WasiCtx, limits: &Limits) -> Self {
+    /// State with the given WASI context, filesystem guard and limits.
+    pub(crate) fn new(
+        name: &str,
+        wasi: WasiCtx,
+        fs_guard: Option<FsGuard>,
+        limits: &Limits,
+    ) -> Self {
         Self {
             name: name.to_owned(),
             logs: LogBudget::default(),
             wasi,
             table: ResourceTable::new(),
+            fs_guard,
             limits: StoreLimitsBuilder::new()
                 .memory_size(limits.memory_bytes)
                 .instances(64)
@@ -41,6 +51,26 @@ impl PluginState {
                 .trap_on_grow_failure(true)
                 .build(),
             outgoing: super::outgoing::Outgoing::default(),
+        }
+    }
+
+    /// A plugin call starts: a fresh log budget for the call, and the first refusal of the
+    /// filesystem guard is logged again.
+    pub(crate) fn new_call(&mut self) {
+        self.logs.new_call();
+        if let Some(guard) = self.fs_guard.as_mut() {
+            guard.new_call();
+        }
+    }
+
+    /// The filesystem as `wasi:filesystem/types` serves it: wasmtime's, behind the guard.
+    pub(crate) fn guarded_fs(&mut self) -> GuardedFs<'_> {
+        GuardedFs {
+            fs: wasmtime_wasi::filesystem::WasiFilesystemCtxView {
+                ctx: self.wasi.filesystem(),
+                table: &mut self.table,
+            },
+            guard: self.fs_guard.as_mut(),
         }
     }
 }
@@ -86,7 +116,7 @@ pub(crate) fn no_capabilities() -> WasiFactory {
     Box::new(|stderr| {
         let mut wasi = closed_wasi();
         wasi.stderr(stderr);
-        wasi.build()
+        (wasi.build(), None)
     })
 }
 

@@ -7,8 +7,10 @@
 //! [`domain::Tool`](crate::domain::Tool) sharing the plugin's one instance. Every call runs
 //! under the entry's deadline and memory cap; an output over `max_output_bytes` is a plugin
 //! failure. Grants:
-//! - `fs`: the workspace roots preopened (at their absolute paths) read-only or read-write;
-//!   with `none` nothing is preopened, so no file can be opened at all;
+//! - `fs`: the workspace roots preopened (at their absolute paths) read-only or read-write,
+//!   behind the filesystem guard (see [`super::fs_guard`]): on real paths, the deny globs
+//!   for every access and the protected directories (`.warden`, `.git`) for every write; with
+//!   `none` nothing is preopened, so no file can be opened at all;
 //! - `env`: only the listed variables, with the host's values (absent ones are left out);
 //! - `allowed_hosts`: `outgoing.fetch` reaches those hosts only (see [`super::outgoing`]).
 
@@ -68,6 +70,8 @@ pub struct ToolLoad<'a> {
     pub grants: &'a ToolGrants,
     /// Workspace roots (absolute, canonical); preopened per the `fs` grant.
     pub roots: &'a [PathBuf],
+    /// The deny globs (`fileref.deny`) the host holds an `fs` grant to, on real paths.
+    pub deny: &'a [String],
 }
 
 /// `true` for a name the model providers accept: 1–64 of `A-Z a-z 0-9 _ -`.
@@ -96,7 +100,7 @@ impl ToolPlugin {
             FsGrant::Read => Some(FsPerms::ReadOnly),
             FsGrant::ReadWrite => Some(FsPerms::ReadWrite),
         };
-        let preopens = Preopens::new(name, load.roots, perms)?;
+        let preopens = Preopens::new(name, load.roots, perms)?.guarded(load.deny)?;
         let vars: Vec<(String, String)> = load
             .grants
             .env

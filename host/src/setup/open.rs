@@ -270,6 +270,7 @@ pub fn tool_plugins(
                 limits: Limits::from_entry(entry),
                 grants: &entry.grants,
                 roots: &roots,
+                deny: &config.fileref.deny,
             },
             init_config(entry),
             &|key| vars.get(key).cloned(),

@@ -18,6 +18,20 @@ pub const DEFAULT_DENY: &[&str] = &[
     "**/id_rsa*",
 ];
 
+/// Directories no plugin may write into, at any depth and in any case: `.warden` holds the
+/// configuration (a plugin that could write it could grant itself anything), `.git` the
+/// repository (hooks and config run code). Reading `.warden` is allowed; `.git` is denied
+/// anyway.
+pub const PROTECTED_DIRS: &[&str] = &[".warden", ".git"];
+
+/// Whether a root-relative path (components joined by `/`) lies in a [`PROTECTED_DIRS`]
+/// directory (or is one), comparing names without regard to ASCII case.
+pub fn is_protected(relative: &str) -> bool {
+    relative
+        .split('/')
+        .any(|c| PROTECTED_DIRS.iter().any(|p| c.eq_ignore_ascii_case(p)))
+}
+
 /// Bytes one reference (and one tool output) may show before it is cut.
 pub const DEFAULT_MAX_BYTES: u64 = 16384;
 
@@ -30,4 +44,24 @@ pub const DEFAULT_MAX_ENTRIES: u32 = 200;
 /// The marker that ends truncated content, on a line of its own.
 pub fn truncation_marker(total_bytes: u64) -> String {
     format!("[...truncated, {total_bytes} bytes total — use read_file for the rest]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_protected;
+
+    #[test]
+    fn protected_directories_match_any_component_in_any_case() {
+        for path in [
+            ".warden",
+            ".warden/config.toml",
+            ".GIT/hooks/x",
+            "a/b/.Git/config",
+        ] {
+            assert!(is_protected(path), "{path}");
+        }
+        for path in ["", "src/a.rs", ".wardenrc", "x.git/a", ".github/ci.yml"] {
+            assert!(!is_protected(path), "{path}");
+        }
+    }
 }

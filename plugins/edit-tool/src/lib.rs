@@ -1,8 +1,10 @@
 //! Sample tool plugin: `write_file` and `replace_in_file`, inside the workspace only.
 //!
 //! Needs `fs = "read-write"` in its `[[plugins]]` entry. Refuses absolute paths, `..`, the deny
-//! globs of warden's defaults and the config's `deny` (comma-separated); a symlink leading out
-//! of the workspace is refused by the sandbox itself.
+//! globs of warden's defaults and the config's `deny` (comma-separated), and the protected
+//! directories (`.warden/`: a configuration change is proposed to the person, never written;
+//! `.git/`). The host enforces the same on real paths (through symlinks too), so a refusal here
+//! is only the friendlier one.
 //!
 //! - `write_file {path, content}`: create or replace a file (parent directories are created).
 //! - `replace_in_file {path, old, new, all?}`: replace `old` by `new`; `old` must occur exactly
@@ -19,6 +21,19 @@ const MAX_FILE_BYTES: usize = 1 << 20;
 /// The edit tools.
 pub struct Edit {
     workspace: Workspace,
+}
+
+/// An I/O error on `path`, saying what a refusal by the host means.
+fn io_error(path: &str, err: &std::io::Error) -> String {
+    if err.kind() == std::io::ErrorKind::PermissionDenied {
+        format!(
+            "{path}: refused by the host ({err}): a protected (`.warden/`, `.git/`) or denied \
+             path, or a write through a symlink; a configuration change is proposed to the \
+             person, never written"
+        )
+    } else {
+        format!("{path}: {err}")
+    }
 }
 
 fn string<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
@@ -38,14 +53,14 @@ impl Edit {
         if content.len() > MAX_FILE_BYTES {
             return Err(format!("content over {MAX_FILE_BYTES} bytes"));
         }
-        let target = self.workspace.resolve(path)?;
+        let target = self.workspace.resolve_for_write(path)?;
         if target.relative.is_empty() {
             return Err(format!("{path}: is the workspace root"));
         }
         if let Some(parent) = target.full.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{path}: {e}"))?;
+            std::fs::create_dir_all(parent).map_err(|e| io_error(path, &e))?;
         }
-        std::fs::write(&target.full, content).map_err(|e| format!("{path}: {e}"))?;
+        std::fs::write(&target.full, content).map_err(|e| io_error(path, &e))?;
         Ok(format!(
             "wrote {} bytes to {}",
             content.len(),
@@ -64,8 +79,8 @@ impl Edit {
         if old.is_empty() {
             return Err("`old` must not be empty".to_owned());
         }
-        let target = self.workspace.resolve(path)?;
-        let text = std::fs::read_to_string(&target.full).map_err(|e| format!("{path}: {e}"))?;
+        let target = self.workspace.resolve_for_write(path)?;
+        let text = std::fs::read_to_string(&target.full).map_err(|e| io_error(path, &e))?;
         let count = text.matches(old).count();
         if count == 0 {
             return Err(format!("{path}: `old` does not occur in the file"));
@@ -81,7 +96,7 @@ impl Edit {
                 "the edited file would be over {MAX_FILE_BYTES} bytes"
             ));
         }
-        std::fs::write(&target.full, &edited).map_err(|e| format!("{path}: {e}"))?;
+        std::fs::write(&target.full, &edited).map_err(|e| io_error(path, &e))?;
         Ok(format!(
             "replaced {count} occurrence{} in {}",
             if count == 1 { "" } else { "s" },
@@ -173,6 +188,7 @@ mod tests {
             ".env",
             "keys/server.pem",
             ".git/config",
+            ".warden/config.toml",
         ] {
             assert!(e.write_file(bad, "x").is_err(), "{bad}");
         }

@@ -1,7 +1,9 @@
 //! Sample tool plugin: `grep`, a regex or literal search of the workspace, read-only.
 //!
 //! Needs `fs = "read"` in its `[[plugins]]` entry. Skips the deny globs of warden's defaults
-//! (and the config's `deny`, comma-separated), `.git`, binary files and files over 1 MiB.
+//! (and the config's `deny`, comma-separated), `.git`, binary files and files over 1 MiB, and,
+//! silently, any file the host refuses to open (it enforces the deny globs on real paths, so a
+//! symlink to a denied file is refused there).
 //! Output: `path:line: text` lines, at most `max_matches` (default 100, at most 1000) and
 //! `max_bytes` bytes (config, default 16384), then a line saying what was left out.
 //!

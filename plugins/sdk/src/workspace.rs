@@ -2,14 +2,26 @@
 //! at their absolute paths when the entry grants `fs`) and the deny globs it must honour.
 //!
 //! [`Workspace::resolve`] is the one place a tool turns a path argument into a file path: it
-//! refuses absolute paths, `..` and paths matching a deny glob. Symlinks leading out of a root
-//! are refused by the sandbox itself (a preopen never follows a link out of its directory).
+//! refuses absolute paths, `..` and paths matching a deny glob; [`Workspace::resolve_for_write`]
+//! also refuses the protected directories (`.warden`, `.git`). These are early, friendly
+//! refusals on the path as written. The host enforces the same rules itself, on the **real
+//! path** of whatever the plugin opens (symlinks resolved), whether it goes through these
+//! helpers or plain `std::fs`: a denied file cannot be opened, read or stat'ed (`EACCES`) and
+//! is left out of directory listings; nothing under `.warden/` or `.git/`, nothing denied and
+//! nothing outside the roots can be written, removed, renamed or linked (`EPERM`); a write
+//! never follows a symlink in its final name; and a symlink cannot be made to point outside
+//! the roots or at a protected or denied path.
 
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::Config;
+
+/// Directories a plugin never writes into, at any depth and in any case (the host's list is
+/// `warden_defaults::PROTECTED_DIRS`): `.warden` holds warden's configuration, `.git` the
+/// repository.
+pub const PROTECTED_DIRS: &[&str] = &[".warden", ".git"];
 
 /// Workspace roots and deny globs.
 #[derive(Debug, Clone)]
@@ -63,6 +75,31 @@ impl Workspace {
     /// Whether root-relative `path` is denied (any `.git` component always is).
     pub fn denied(&self, relative: &str) -> bool {
         relative.split('/').any(|c| c.eq_ignore_ascii_case(".git")) || self.deny.is_match(relative)
+    }
+
+    /// `path` (relative to the root) resolved for writing, or why it is refused: as
+    /// [`Workspace::resolve`], and never inside a protected directory. A change to warden's
+    /// configuration is the person's to make: the refusal says to propose it instead.
+    pub fn resolve_for_write(&self, path: &str) -> Result<Resolved, String> {
+        let resolved = self.resolve(path)?;
+        if resolved
+            .relative
+            .split('/')
+            .any(|c| c.eq_ignore_ascii_case(".warden"))
+        {
+            return Err(format!(
+                "{path}: `.warden/` holds warden's configuration, which no tool may write; \
+                 propose the change to the person instead"
+            ));
+        }
+        if resolved
+            .relative
+            .split('/')
+            .any(|c| PROTECTED_DIRS.iter().any(|p| c.eq_ignore_ascii_case(p)))
+        {
+            return Err(format!("{path}: a protected directory, never written"));
+        }
+        Ok(resolved)
     }
 
     /// `path` (relative to the root) resolved, or why it is refused.
@@ -152,5 +189,20 @@ mod tests {
         ] {
             assert!(ws.resolve(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_configuration_is_never_written_but_may_be_read() {
+        let ws = workspace();
+        assert!(ws.resolve(".warden/config.toml").is_ok());
+        for bad in [".warden/config.toml", "sub/.WARDEN/x", ".warden"] {
+            let err = ws.resolve_for_write(bad).unwrap_err();
+            assert!(err.contains("propose the change"), "{bad}: {err}");
+        }
+        assert!(ws.resolve_for_write(".git/hooks/pre-commit").is_err());
+        assert_eq!(
+            ws.resolve_for_write("src/a.rs").unwrap().relative,
+            "src/a.rs"
+        );
     }
 }

@@ -82,6 +82,7 @@ fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, String>
             limits: Limits::default(),
             grants: &ToolGrants::default(),
             roots: &[root],
+            deny: &[],
         },
         Vec::new(),
         &|_| None,
