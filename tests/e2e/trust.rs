@@ -97,7 +97,7 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
         "{text}"
     );
     assert!(
-        text.contains("plugin probe (Tool, project layer) not loaded: not trusted"),
+        text.contains("plugin probe (tool, project layer) not loaded: not trusted"),
         "{text}"
     );
     let out = env.run(&["config", "show"]);

@@ -185,6 +185,17 @@ pub enum PluginKind {
     Tool,
 }
 
+impl PluginKind {
+    /// `interceptor`, `hook` or `tool`, as written in configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Interceptor => "interceptor",
+            Self::Hook => "hook",
+            Self::Tool => "tool",
+        }
+    }
+}
+
 /// What happens when a plugin fails (trap, deadline, bad output).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::config::{FailurePolicy, PluginEntry, PluginKind};
+use crate::config::{FailurePolicy, PluginEntry};
 use crate::domain::PluginFailure;
 use crate::domain::{
     CompactionInfo, Event, Hook, Interceptor, Item, PromptDecision, RequestInfo, SubmittedPrompt,
@@ -53,11 +53,7 @@ impl PluginRow {
             .unwrap_or_else(|| "?".into());
         let row = Self {
             name: entry.name.clone(),
-            world: match entry.kind {
-                PluginKind::Interceptor => "interceptor",
-                PluginKind::Hook => "hook",
-                PluginKind::Tool => "tool",
-            },
+            world: entry.kind.name(),
             sha256,
             failure: entry.failure,
             counters: Arc::clone(&counters),

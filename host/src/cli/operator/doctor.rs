@@ -224,8 +224,9 @@ fn check_plugins(
     for entry in &config.plugins {
         if untrusted && entry.origin == LayerKind::Project.as_str() {
             report.info(&format!(
-                "plugin {} ({:?}, project layer) not loaded: not trusted",
-                entry.name, entry.kind
+                "plugin {} ({}, project layer) not loaded: not trusted",
+                entry.name,
+                entry.kind.name()
             ));
             continue;
         }
@@ -243,8 +244,10 @@ fn check_plugins(
         });
         match loaded {
             Ok(_) => report.ok(&format!(
-                "plugin {} ({:?}, {} layer) loads, {pin}",
-                entry.name, entry.kind, entry.origin
+                "plugin {} ({}, {} layer) loads, {pin}",
+                entry.name,
+                entry.kind.name(),
+                entry.origin
             )),
             Err(err) => report.fail(&format!(
                 "plugin {} ({} layer): {err}",
