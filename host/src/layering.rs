@@ -11,23 +11,27 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["domain"]),
     ("store", &["domain"]),
     ("llm", &["domain"]),
-    ("fileref", &["domain", "config"]),
-    ("plugin", &["domain", "config"]),
+    ("confine", &["domain"]),
+    ("fileref", &["domain", "config", "confine"]),
+    ("plugin", &["domain", "config", "confine"]),
     ("complete", &["domain", "config"]),
     (
         "worker",
-        &["domain", "config", "store", "llm", "fileref", "plugin"],
+        &[
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin",
+        ],
     ),
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "fileref", "plugin", "worker",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "worker",
         ],
     ),
     (
         "cli",
         &[
-            "domain", "config", "store", "llm", "fileref", "plugin", "complete", "worker", "setup",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
+            "worker", "setup",
         ],
     ),
 ];

@@ -5,7 +5,8 @@
 //!   `Hook`, `Resolve` and `Tool` traits. Imports nothing else of the host.
 //! - [`config`]: layered TOML configuration. [`store`]: durable session history, audit log and
 //!   notification inbox. [`llm`]: model providers (echo, Anthropic Messages,
-//!   OpenAI-compatible). Each builds on the domain only.
+//!   OpenAI-compatible). `confine`: where a writer may reach, decided on real paths. Each
+//!   builds on the domain only.
 //! - [`fileref`]: the `@path` parser, the submit-time resolution stage, placement, dedup and
 //!   the file tools. [`plugin`]: the wasmtime host and the three plugin adapters. Both build on
 //!   the domain and configuration. [`complete`]: completion of workspace paths for `@`
@@ -17,6 +18,7 @@
 pub mod cli;
 pub mod complete;
 pub mod config;
+mod confine;
 pub mod domain;
 pub mod fileref;
 pub mod llm;

@@ -13,12 +13,14 @@
 //! - [`CallPoint`]: the points where plugins are asked, named once; [`DecidedBy`]: who
 //!   settled a tool call.
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
+//! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`].
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
 mod alert;
 mod approval;
 pub mod block;
+pub mod builtin;
 mod compaction;
 pub mod defaults;
 mod entry;

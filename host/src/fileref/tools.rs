@@ -9,10 +9,7 @@ use crate::domain::Resolve;
 use crate::domain::{FileChunk, Listing};
 use crate::domain::{Item, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
 
-/// Name of the file-reading tool.
-pub const READ_FILE: &str = "read_file";
-/// Name of the directory-listing tool.
-pub const LIST_FILES: &str = "list_files";
+pub use crate::domain::builtin::{LIST_FILES, READ_FILE};
 /// Lines served by `read_file` when no `limit` is given.
 pub const DEFAULT_LIMIT: u32 = 2000;
 

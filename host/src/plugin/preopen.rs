@@ -9,9 +9,9 @@ use std::sync::Arc;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::error::PluginError;
-use super::fs_guard::real_path::probe;
 use super::fs_guard::{FsGuard, FsPolicy};
 use super::state::{WasiFactory, closed_wasi};
+use crate::confine::real_path::probe;
 
 /// The roots a plugin's WASI context preopens (none at all for a plugin without a grant).
 pub(crate) struct Preopens {

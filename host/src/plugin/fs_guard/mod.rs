@@ -3,9 +3,9 @@
 //! resolver), every path it opens, stats, lists, reads as a link or writes — on the **real
 //! path**, the kernel's name of an opened descriptor, never the string the guest passed.
 //!
-//! - [`policy`]: the rules (inside the roots; deny globs for reads; protected directories and
+//! - [`crate::confine::policy`]: the rules (inside the roots; deny globs for reads; protected directories and
 //!   deny globs for writes; symlink targets resolved as the kernel would).
-//! - [`real_path`]: the kernel's name of a descriptor (`/proc/self/fd/N`); fails closed where
+//! - [`crate::confine::real_path`]: the kernel's name of a descriptor (`/proc/self/fd/N`); fails closed where
 //!   it cannot be known.
 //! - [`descriptor`]: the generated `Host`/`HostDescriptor`/`HostDirectoryEntryStream` traits,
 //!   delegating to wasmtime with the checks of [`ops`] in the path-taking methods.
@@ -16,8 +16,6 @@
 
 mod descriptor;
 mod ops;
-pub(crate) mod policy;
-pub(crate) mod real_path;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -26,7 +24,7 @@ use std::sync::Arc;
 use wasmtime::component::{HasData, Linker};
 use wasmtime_wasi::filesystem::WasiFilesystemCtxView;
 
-pub(crate) use policy::FsPolicy;
+pub(crate) use crate::confine::FsPolicy;
 
 /// The guard of one plugin instance: its policy and what it needs between calls.
 pub(crate) struct FsGuard {

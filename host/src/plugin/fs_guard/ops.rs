@@ -15,8 +15,8 @@ use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
 use wasmtime_wasi::p2::{FsError, FsResult};
 
 use super::GuardedFs;
-use super::policy::Refusal;
-use super::real_path::real_path;
+use crate::confine::Refusal;
+use crate::confine::real_path::real_path;
 
 /// Whether an access reads or writes (for the error code and the rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
