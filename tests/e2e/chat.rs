@@ -122,6 +122,24 @@ impl Terminal {
         }
     }
 
+    /// Wait until `text` is on the screen and the prompt is back after it (the turn that
+    /// printed it has ended and keys reach the editor again).
+    fn wait_for_prompt_after(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if let Some(at) = screen.rfind(text)
+                && screen[at..].contains("warden ›")
+            {
+                return screen;
+            }
+            if start.elapsed() > WAIT {
+                panic!("the prompt never came back after {text:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Wait for the process to exit and return its status.
     fn exit_code(&self) -> i32 {
         let start = Instant::now();
@@ -542,7 +560,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     assert!(screen.contains("warden trust -C"), "{screen}");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for("answered without it");
+    term.wait_for_prompt_after("answered without it");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(
@@ -569,7 +587,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     term.wait_for("warden ›");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for("answered with it");
+    term.wait_for_prompt_after("answered with it");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(offered(1).contains(&"probe".to_owned()), "{:?}", offered(1));
