@@ -64,10 +64,11 @@ pub(super) fn write(ws: &Workspace, arguments: &Value) -> Result<String, ToolErr
         .map_err(|e| ToolError::io(path, e))?;
     let lines = content.lines().count();
     Ok(format!(
-        "{} {} ({} bytes, {lines} lines)",
+        "{} {} ({} bytes, {lines} line{})",
         if mode.is_some() { "Overwrote" } else { "Created" },
         ws.shown(&parent.target()),
-        content.len()
+        content.len(),
+        if lines == 1 { "" } else { "s" }
     ))
 }
 
