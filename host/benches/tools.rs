@@ -815,8 +815,8 @@ fn edit_file(c: &mut Criterion) {
     let dir = workspace();
     let root = dir.path().canonicalize().unwrap();
     let config = warden::config::FileRefConfig::default();
-    let mut registry = ToolRegistry::with(warden::tools::workspace_tools(&config, &root).unwrap())
-        .unwrap();
+    let mut registry =
+        ToolRegistry::with(warden::tools::workspace_tools(&config, &root).unwrap()).unwrap();
     let mut chain = guard_chain(Box::new(Chained(NativeGuard(Guard::new(DENY, REWRITE)))));
     let path = root.join("src/module_00.rs");
     let original = std::fs::read_to_string(&path).unwrap();
@@ -830,7 +830,11 @@ fn edit_file(c: &mut Criterion) {
     let forth = edit("of module 0\n", "of module Z\n");
     let back = edit("of module Z\n", "of module 0\n");
     let out = one_call(&mut chain, &mut registry, &forth);
-    assert_eq!(out.content, "Replaced 1 occurrence in src/module_00.rs", "{}", out.content);
+    assert_eq!(
+        out.content, "Replaced 1 occurrence in src/module_00.rs",
+        "{}",
+        out.content
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), flipped);
     let out = one_call(&mut chain, &mut registry, &back);
     assert!(!out.is_error, "{}", out.content);

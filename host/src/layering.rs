@@ -25,8 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools",
-            "worker",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "worker",
         ],
     ),
     (

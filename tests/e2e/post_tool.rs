@@ -51,7 +51,11 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
         &[
             ("c1", "read_file", json!({"path": "a.txt"})),
             ("c2", "read_file", json!({"path": "secret.txt"})),
-            ("c3", "search_text", json!({"pattern": "alpha", "literal": true})),
+            (
+                "c3",
+                "search_text",
+                json!({"pattern": "alpha", "literal": true}),
+            ),
         ],
     ));
     server.push(Reply::text("done"));

@@ -135,7 +135,11 @@ fn grep_does_not_read_a_denied_file_through_a_symlink() {
     let (code, err, tools, _server, _) = turn_with_calls(
         &env,
         &[
-            ("g", "search_text", json!({"pattern": "needle", "literal": true})),
+            (
+                "g",
+                "search_text",
+                json!({"pattern": "needle", "literal": true}),
+            ),
             (
                 "g_link",
                 "search_text",

@@ -19,7 +19,13 @@ const OPENAI: &str =
 fn turn(
     env: &TestEnv,
     calls: &[(&str, &str, Value)],
-) -> (Option<i32>, Value, String, Vec<(String, String)>, MockServer) {
+) -> (
+    Option<i32>,
+    Value,
+    String,
+    Vec<(String, String)>,
+    MockServer,
+) {
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls("", calls));
     server.push(Reply::text("done"));
@@ -82,9 +88,18 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
     assert_eq!(
         results,
         [
-            ("w".to_owned(), "Created src/lib.rs (30 bytes, 2 lines)".to_owned()),
-            ("e".to_owned(), "Replaced 1 occurrence in src/lib.rs".to_owned()),
-            ("g".to_owned(), "src/lib.rs:1: fn new_name() {}\n".to_owned()),
+            (
+                "w".to_owned(),
+                "Created src/lib.rs (30 bytes, 2 lines)".to_owned()
+            ),
+            (
+                "e".to_owned(),
+                "Replaced 1 occurrence in src/lib.rs".to_owned()
+            ),
+            (
+                "g".to_owned(),
+                "src/lib.rs:1: fn new_name() {}\n".to_owned()
+            ),
             ("f".to_owned(), "src/lib.rs\n".to_owned()),
         ]
     );
@@ -98,7 +113,14 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
         .collect();
     assert_eq!(
         offered,
-        ["read_file", "list_files", "write_file", "edit_file", "grep", "glob"]
+        [
+            "read_file",
+            "list_files",
+            "write_file",
+            "edit_file",
+            "grep",
+            "glob"
+        ]
     );
     let tools = audited_tools(&env, value["session"].as_str().unwrap());
     let audited: Vec<(&str, &str, &str, bool)> = tools
@@ -138,7 +160,8 @@ fn writes_are_refused_where_the_rules_refuse_them_on_the_real_path() {
     let outside = env.outside();
     std::fs::create_dir_all(&outside).unwrap();
     let absolute = outside.join("abs.txt");
-    let write = |id: &'static str, path: Value| (id, "write_file", json!({"path": path, "content": "x"}));
+    let write =
+        |id: &'static str, path: Value| (id, "write_file", json!({"path": path, "content": "x"}));
     let (code, _, err, results, server) = turn(
         &env,
         &[
@@ -160,7 +183,11 @@ fn writes_are_refused_where_the_rules_refuse_them_on_the_real_path() {
                 json!({"path": "notes.txt", "old_string": "two", "new_string": "2"}),
             ),
             ("grep", "grep", json!({"pattern": "TOKEN"})),
-            ("grep_link", "grep", json!({"pattern": "TOKEN", "path": "innocent"})),
+            (
+                "grep_link",
+                "grep",
+                json!({"pattern": "TOKEN", "path": "innocent"}),
+            ),
         ],
     );
     assert_eq!(code, Some(0), "{err}");
@@ -179,14 +206,28 @@ fn writes_are_refused_where_the_rules_refuse_them_on_the_real_path() {
         let text = result(&results, id);
         assert!(text.contains(needle), "{id}: {text}");
     }
-    assert!(result(&results, "grep").starts_with("no matches in "), "{results:?}");
+    assert!(
+        result(&results, "grep").starts_with("no matches in "),
+        "{results:?}"
+    );
     // Nothing was written, and the secret never reached the model.
     assert_eq!(std::fs::read_to_string(&config).unwrap(), settings);
     assert!(!ws.join(".git/hooks/pre-commit").exists());
     assert!(!ws.join(".git/hooks/x").exists());
-    assert_eq!(std::fs::read_to_string(ws.join(".env")).unwrap(), "TOKEN=hunter2\n");
-    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "one\ntwo\ntwo\n");
-    assert!(std::fs::symlink_metadata(ws.join("alias.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".env")).unwrap(),
+        "TOKEN=hunter2\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "one\ntwo\ntwo\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(ws.join("alias.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert!(!ws.join("../outside").exists());
     assert!(!absolute.exists());
     let everything = serde_json::to_string(&server.requests()[1].body).unwrap();

@@ -26,7 +26,9 @@ pub enum ToolError {
     #[error("{0}")]
     Refused(String),
     /// The final name is a symbolic link: never written through.
-    #[error("`{path}` is a symbolic link; {tool} never writes through a symlink (write to its target's own path instead)")]
+    #[error(
+        "`{path}` is a symbolic link; {tool} never writes through a symlink (write to its target's own path instead)"
+    )]
     Symlink {
         /// The tool.
         tool: &'static str,
@@ -64,9 +66,9 @@ impl ToolError {
 
 fn refusal_message(path: &str, why: Refusal, real: &Path) -> String {
     match why {
-        Refusal::Outside => format!(
-            "`{path}` is outside the workspace (its real path leaves the workspace root)"
-        ),
+        Refusal::Outside => {
+            format!("`{path}` is outside the workspace (its real path leaves the workspace root)")
+        }
         Refusal::Denied => format!(
             "`{path}` is denied by the deny globs (`fileref.deny`, any `.git`); tools neither read nor write it"
         ),

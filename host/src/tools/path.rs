@@ -133,12 +133,9 @@ pub(crate) fn open_parent(
             "`{path}` is the workspace root, a directory"
         )));
     };
-    let root: &Root = ws
-        .roots
-        .get(at.root)
-        .ok_or_else(|| ToolError::Outside {
-            path: path.to_owned(),
-        })?;
+    let root: &Root = ws.roots.get(at.root).ok_or_else(|| ToolError::Outside {
+        path: path.to_owned(),
+    })?;
     if create {
         // The path as written is checked first, so that no directory is made for a write
         // the rules refuse anyway; the real path is checked again once opened.
@@ -150,7 +147,12 @@ pub(crate) fn open_parent(
     let mut dir = root.dir.try_clone().map_err(|e| ToolError::io(path, e))?;
     let mut real = root.real.clone();
     for (i, part) in dirs.iter().enumerate() {
-        let prefix = dirs.iter().take(i + 1).cloned().collect::<Vec<_>>().join("/");
+        let prefix = dirs
+            .iter()
+            .take(i + 1)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("/");
         let next = match root.dir.open_dir(&prefix) {
             Ok(next) => next,
             Err(e) if e.kind() == ErrorKind::NotFound && create => {

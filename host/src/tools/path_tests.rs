@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::*;
 use crate::config::FileRefConfig;
-use crate::domain::builtin::{EDIT_FILE, GLOB, GREP, WRITE_FILE};
 use crate::domain::ToolOutput;
+use crate::domain::builtin::{EDIT_FILE, GLOB, GREP, WRITE_FILE};
 use crate::tools::args::output;
 use crate::tools::workspace::Workspace;
 
@@ -26,7 +26,14 @@ fn paths_are_located_lexically_inside_a_root() {
     assert_eq!(at("/work/ws/src/a.rs").unwrap(), "src/a.rs");
     assert_eq!(at("/real/ws/src/a.rs").unwrap(), "src/a.rs");
     assert_eq!(at("/work/ws/../ws/x").unwrap(), "x");
-    for outside in ["../outside", "src/../../x", "/etc/passwd", "/work/wsx/a", "/work/ws/../other/a", "/.."] {
+    for outside in [
+        "../outside",
+        "src/../../x",
+        "/etc/passwd",
+        "/work/wsx/a",
+        "/work/ws/../other/a",
+        "/..",
+    ] {
         assert!(
             matches!(locate(&r, outside), Err(ToolError::Outside { .. })),
             "{outside}"
@@ -54,7 +61,7 @@ impl Fixture {
         symlink(".env", ws.join("innocent")).unwrap();
         symlink("src/a.rs", ws.join("alias.rs")).unwrap();
         symlink("..", ws.join("up")).unwrap();
-        let tools = Workspace::open(&[ws.clone()], &FileRefConfig::default()).unwrap();
+        let tools = Workspace::open(std::slice::from_ref(&ws), &FileRefConfig::default()).unwrap();
         Self {
             _dir: dir,
             ws,
@@ -86,9 +93,15 @@ fn refused(out: &ToolOutput, needle: &str) {
 #[test]
 fn writes_reach_only_allowed_real_paths() {
     let mut f = Fixture::new();
-    let out = f.call(WRITE_FILE, json!({"path": "new/dir/x.txt", "content": "hi\n"}));
+    let out = f.call(
+        WRITE_FILE,
+        json!({"path": "new/dir/x.txt", "content": "hi\n"}),
+    );
     assert!(!out.is_error, "{}", out.content);
-    assert_eq!(std::fs::read_to_string(f.path("new/dir/x.txt")).unwrap(), "hi\n");
+    assert_eq!(
+        std::fs::read_to_string(f.path("new/dir/x.txt")).unwrap(),
+        "hi\n"
+    );
     for (path, needle) in [
         (".warden/config.toml", "propose the change to the person"),
         (".git/hooks/pre-commit", "protected"),
@@ -109,10 +122,19 @@ fn writes_reach_only_allowed_real_paths() {
         &f.call(WRITE_FILE, json!({"path": abs, "content": "x"})),
         "outside",
     );
-    assert!(!f.path("sub").exists(), "no directory made for a refused write");
+    assert!(
+        !f.path("sub").exists(),
+        "no directory made for a refused write"
+    );
     assert!(!abs.exists());
-    assert_eq!(std::fs::read_to_string(f.path(".env")).unwrap(), "SECRET=1\n");
-    assert_eq!(std::fs::read_to_string(f.path("src/a.rs")).unwrap(), "fn a() {}\n");
+    assert_eq!(
+        std::fs::read_to_string(f.path(".env")).unwrap(),
+        "SECRET=1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.path("src/a.rs")).unwrap(),
+        "fn a() {}\n"
+    );
 }
 
 #[test]
@@ -122,7 +144,11 @@ fn an_overwrite_keeps_the_mode_and_leaves_no_temporary_file() {
     std::fs::write(f.path("run.sh"), "old").unwrap();
     std::fs::set_permissions(f.path("run.sh"), std::fs::Permissions::from_mode(0o751)).unwrap();
     let out = f.call(WRITE_FILE, json!({"path": "run.sh", "content": "new"}));
-    assert!(out.content.starts_with("Overwrote run.sh"), "{}", out.content);
+    assert!(
+        out.content.starts_with("Overwrote run.sh"),
+        "{}",
+        out.content
+    );
     let meta = std::fs::metadata(f.path("run.sh")).unwrap();
     assert_eq!(meta.permissions().mode() & 0o7777, 0o751);
     let out = f.call(
@@ -193,6 +219,9 @@ fn searches_follow_the_listing_rules() {
     assert_eq!(out.content, "alias.rs\nsrc/a.rs\nsrc/c.rs\n");
     let out = f.call(GLOB, json!({"pattern": "src/**/a.rs"}));
     assert_eq!(out.content, "src/a.rs\n");
-    refused(&f.call(GLOB, json!({"pattern": "*", "path": "../"})), "outside");
+    refused(
+        &f.call(GLOB, json!({"pattern": "*", "path": "../"})),
+        "outside",
+    );
     refused(&f.call(GREP, json!({"pattern": "("})), "invalid pattern");
 }

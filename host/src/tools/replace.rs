@@ -11,16 +11,25 @@ pub enum EditRefusal {
     #[error("`old_string` and `new_string` are identical; nothing would change")]
     Same,
     /// `old_string` does not occur.
-    #[error("`old_string` was not found in the file; read the file and copy the text exactly (whitespace included)")]
+    #[error(
+        "`old_string` was not found in the file; read the file and copy the text exactly (whitespace included)"
+    )]
     Missing,
     /// `old_string` occurs more than once and `replace_all` is not set.
-    #[error("`old_string` occurs {0} times; add surrounding lines to make it unique, or set `replace_all` to replace every occurrence")]
+    #[error(
+        "`old_string` occurs {0} times; add surrounding lines to make it unique, or set `replace_all` to replace every occurrence"
+    )]
     NotUnique(usize),
 }
 
 /// `text` with `old` replaced by `new` (every occurrence when `all`, else the only one), and
 /// how many occurrences were replaced.
-pub fn replace(text: &str, old: &str, new: &str, all: bool) -> Result<(String, usize), EditRefusal> {
+pub fn replace(
+    text: &str,
+    old: &str,
+    new: &str,
+    all: bool,
+) -> Result<(String, usize), EditRefusal> {
     if old.is_empty() {
         return Err(EditRefusal::Empty);
     }
@@ -49,9 +58,19 @@ mod tests {
         assert_eq!(replace("a b a", "", "x", false), Err(EditRefusal::Empty));
         assert_eq!(replace("a b a", "a", "a", true), Err(EditRefusal::Same));
         assert_eq!(replace("a b a", "c", "x", false), Err(EditRefusal::Missing));
-        assert_eq!(replace("a b a", "a", "x", false), Err(EditRefusal::NotUnique(2)));
-        assert!(EditRefusal::NotUnique(2).to_string().contains("occurs 2 times"));
-        assert_eq!(replace("a b a", "a", "x", true), Ok(("x b x".to_owned(), 2)));
+        assert_eq!(
+            replace("a b a", "a", "x", false),
+            Err(EditRefusal::NotUnique(2))
+        );
+        assert!(
+            EditRefusal::NotUnique(2)
+                .to_string()
+                .contains("occurs 2 times")
+        );
+        assert_eq!(
+            replace("a b a", "a", "x", true),
+            Ok(("x b x".to_owned(), 2))
+        );
         assert_eq!(replace("a b a", "b", "", false), Ok(("a  a".to_owned(), 1)));
         // Occurrences do not overlap, as `str::replace` counts them.
         assert_eq!(replace("aaa", "aa", "b", false), Ok(("ba".to_owned(), 1)));

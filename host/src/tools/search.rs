@@ -36,17 +36,29 @@ pub(crate) fn start<'a>(ws: &'a Workspace, path: &str) -> Result<Start<'a>, Tool
     })?;
     let rel = at.parts.join("/");
     let (file, is_dir) = if rel.is_empty() {
-        (root.dir.try_clone().map_err(|e| ToolError::io(path, e))?.into_std_file(), true)
+        (
+            root.dir
+                .try_clone()
+                .map_err(|e| ToolError::io(path, e))?
+                .into_std_file(),
+            true,
+        )
     } else {
         let meta = root
             .dir
             .metadata(&rel)
             .map_err(|e| escape_or_io(e, path, path))?;
         if meta.is_dir() {
-            let dir = root.dir.open_dir(&rel).map_err(|e| escape_or_io(e, path, path))?;
+            let dir = root
+                .dir
+                .open_dir(&rel)
+                .map_err(|e| escape_or_io(e, path, path))?;
             (dir.into_std_file(), true)
         } else {
-            let file = root.dir.open(&rel).map_err(|e| escape_or_io(e, path, path))?;
+            let file = root
+                .dir
+                .open(&rel)
+                .map_err(|e| escape_or_io(e, path, path))?;
             (file.into_std(), false)
         }
     };
@@ -134,4 +146,3 @@ pub(crate) fn join(base: &str, name: &str) -> String {
         format!("{base}/{name}")
     }
 }
-

@@ -65,7 +65,11 @@ pub(super) fn write(ws: &Workspace, arguments: &Value) -> Result<String, ToolErr
     let lines = content.lines().count();
     Ok(format!(
         "{} {} ({} bytes, {lines} line{})",
-        if mode.is_some() { "Overwrote" } else { "Created" },
+        if mode.is_some() {
+            "Overwrote"
+        } else {
+            "Created"
+        },
         ws.shown(&parent.target()),
         content.len(),
         if lines == 1 { "" } else { "s" }
@@ -93,9 +97,9 @@ pub(crate) fn writable(
         Ok(meta) if meta.is_dir() => Err(ToolError::Other(format!(
             "`{path}` is a directory, not a file"
         ))),
-        Ok(meta) if !meta.is_file() => Err(ToolError::Other(format!(
-            "`{path}` is not a regular file"
-        ))),
+        Ok(meta) if !meta.is_file() => {
+            Err(ToolError::Other(format!("`{path}` is not a regular file")))
+        }
         Ok(meta) => Ok(Some(meta.mode())),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(ToolError::io(path, e)),
