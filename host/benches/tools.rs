@@ -820,15 +820,15 @@ fn edit_file(c: &mut Criterion) {
     let mut chain = guard_chain(Box::new(Chained(NativeGuard(Guard::new(DENY, REWRITE)))));
     let path = root.join("src/module_00.rs");
     let original = std::fs::read_to_string(&path).unwrap();
-    let flipped = original.replacen("module 0\n", "module Z\n", 1);
+    let flipped = original.replacen("// step 0 of module 0\n", "// step 0 of module Z\n", 1);
     assert_ne!(original, flipped);
     let edit = |from: &str, to: &str| ToolCall {
         id: "e".into(),
         name: warden::domain::builtin::EDIT_FILE.into(),
         arguments: json!({"path": "src/module_00.rs", "old_string": from, "new_string": to}),
     };
-    let forth = edit("of module 0\n", "of module Z\n");
-    let back = edit("of module Z\n", "of module 0\n");
+    let forth = edit("// step 0 of module 0\n", "// step 0 of module Z\n");
+    let back = edit("// step 0 of module Z\n", "// step 0 of module 0\n");
     let out = one_call(&mut chain, &mut registry, &forth);
     assert_eq!(
         out.content, "Replaced 1 occurrence in src/module_00.rs",
@@ -854,6 +854,16 @@ fn edit_file(c: &mut Criterion) {
             flip = !flip;
             let bytes = if flip { &flipped } else { &original };
             std::fs::write(black_box(&path), black_box(bytes.as_bytes())).unwrap()
+        })
+    });
+    // `edit_file` syncs its temporary file before the rename; the same durability, directly.
+    group.bench_function("std::fs::write of the same bytes + sync_all", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let bytes = if flip { &flipped } else { &original };
+            let mut file = std::fs::File::create(black_box(&path)).unwrap();
+            file.write_all(black_box(bytes.as_bytes())).unwrap();
+            file.sync_all().unwrap()
         })
     });
     group.finish();
