@@ -12,6 +12,9 @@
 //!   with `WARDEN_BENCH_TOOL_HOOK` set: it reads its rules, parses the JSON and applies the same
 //!   patterns as the other two guards.
 //!
+//! Then the built-in `edit_file` through the same path (native guard, registry) beside a direct
+//! `std::fs::write` of the same bytes.
+//!
 //! `cargo bench --profile dev -p warden --bench tools -- --warm-up-time 1 --measurement-time 3`
 
 #![allow(
@@ -48,15 +51,18 @@ const GREP_TOOL: &str = env!("WARDEN_GREP_TOOL_WASM");
 /// Set in the environment of the hook process: the binary answers one hook call and exits.
 const HOOK_ENV: &str = "WARDEN_BENCH_TOOL_HOOK";
 
+/// The `grep-tool` sample's tool (named apart from the built-in `grep`).
+const GREP_NAME: &str = "search_text";
+
 /// The guard's rules, the same for all three guards.
-const DENY: &str = "write_file:*.lock,grep:secret*,read_file:**/.ssh/**,rm";
+const DENY: &str = "write_file:*.lock,search_text:secret*,read_file:**/.ssh/**,rm";
 const REWRITE: &str = "old/=>new/";
 
 /// The benchmarked call: allowed by every rule, three matches in the workspace.
 fn the_call() -> ToolCall {
     ToolCall {
         id: "call_1".into(),
-        name: "grep".into(),
+        name: GREP_NAME.into(),
         arguments: json!({"pattern": "fn handle_[a-z]+", "path": "src"}),
     }
 }
@@ -542,7 +548,7 @@ impl NativeGrep {
 impl Tool for NativeGrep {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "grep".into(),
+            name: GREP_NAME.into(),
             description: "Search the workspace's text files.".into(),
             input_schema: json!({"type": "object"}),
         }
@@ -718,7 +724,7 @@ fn tool_calls(c: &mut Criterion) {
     );
     // And the guards deny and rewrite alike.
     for (name, arguments) in [
-        ("grep", json!({"pattern": "x", "path": "Secrets.txt"})),
+        (GREP_NAME, json!({"pattern": "x", "path": "Secrets.txt"})),
         ("read_file", json!({"path": "old/a.rs", "limit": 3})),
         ("rm", json!({})),
     ] {
@@ -801,7 +807,69 @@ fn tool_calls(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tool_calls);
+/// The built-in `edit_file` as a turn runs it (the native guard's verdict, then the tool from
+/// the registry: located, parent opened and checked on its real path, read, replaced, written
+/// through a temporary file and a rename), beside a plain `std::fs::write` of the same bytes.
+/// Each iteration flips one word of a 2.3 KB file, so the file is the same size throughout.
+fn edit_file(c: &mut Criterion) {
+    let dir = workspace();
+    let root = dir.path().canonicalize().unwrap();
+    let config = warden::config::FileRefConfig::default();
+    let mut registry =
+        ToolRegistry::with(warden::tools::workspace_tools(&config, &root).unwrap()).unwrap();
+    let mut chain = guard_chain(Box::new(Chained(NativeGuard(Guard::new(DENY, REWRITE)))));
+    let path = root.join("src/module_00.rs");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let flipped = original.replacen("// step 0 of module 0\n", "// step 0 of module Z\n", 1);
+    assert_ne!(original, flipped);
+    let edit = |from: &str, to: &str| ToolCall {
+        id: "e".into(),
+        name: warden::domain::builtin::EDIT_FILE.into(),
+        arguments: json!({"path": "src/module_00.rs", "old_string": from, "new_string": to}),
+    };
+    let forth = edit("// step 0 of module 0\n", "// step 0 of module Z\n");
+    let back = edit("// step 0 of module Z\n", "// step 0 of module 0\n");
+    let out = one_call(&mut chain, &mut registry, &forth);
+    assert_eq!(
+        out.content, "Replaced 1 occurrence in src/module_00.rs",
+        "{}",
+        out.content
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), flipped);
+    let out = one_call(&mut chain, &mut registry, &back);
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+
+    let mut group = c.benchmark_group("edit a 2.3 KB file");
+    let mut flip = false;
+    group.bench_function("edit_file: guard + registry + atomic write", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let call = if flip { &forth } else { &back };
+            black_box(one_call(&mut chain, &mut registry, black_box(call)))
+        })
+    });
+    group.bench_function("std::fs::write of the same bytes", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let bytes = if flip { &flipped } else { &original };
+            std::fs::write(black_box(&path), black_box(bytes.as_bytes())).unwrap()
+        })
+    });
+    // `edit_file` syncs its temporary file before the rename; the same durability, directly.
+    group.bench_function("std::fs::write of the same bytes + sync_all", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let bytes = if flip { &flipped } else { &original };
+            let mut file = std::fs::File::create(black_box(&path)).unwrap();
+            file.write_all(black_box(bytes.as_bytes())).unwrap();
+            file.sync_all().unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, tool_calls, edit_file);
 
 fn main() {
     if std::env::var_os(HOOK_ENV).is_some() {

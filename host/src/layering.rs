@@ -15,23 +15,24 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("fileref", &["domain", "config", "confine"]),
     ("plugin", &["domain", "config", "confine"]),
     ("complete", &["domain", "config"]),
+    ("tools", &["domain", "config", "confine"]),
     (
         "worker",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools",
         ],
     ),
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "worker",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "worker",
         ],
     ),
     (
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "worker", "setup",
+            "tools", "worker", "setup",
         ],
     ),
 ];

@@ -11,6 +11,8 @@
 //!   the file tools. [`plugin`]: the wasmtime host and the three plugin adapters. Both build on
 //!   the domain and configuration. [`complete`]: completion of workspace paths for `@`
 //!   mentions, with the resolver's own listing rules; it builds on the domain and configuration.
+//! - [`tools`]: the built-in tools that write and search the workspace natively
+//!   (`write_file`, `edit_file`, `grep`, `glob`), held to the real-path rules of `confine`.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`cli`]: the `warden` command line.
@@ -25,6 +27,7 @@ pub mod llm;
 pub mod plugin;
 pub mod setup;
 pub mod store;
+pub mod tools;
 pub mod worker;
 
 #[cfg(test)]

@@ -42,3 +42,4 @@ mod tools;
 mod trust;
 mod wit;
 mod worker;
+mod workspace_tools;

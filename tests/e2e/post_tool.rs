@@ -51,7 +51,11 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
         &[
             ("c1", "read_file", json!({"path": "a.txt"})),
             ("c2", "read_file", json!({"path": "secret.txt"})),
-            ("c3", "grep", json!({"pattern": "alpha", "literal": true})),
+            (
+                "c3",
+                "search_text",
+                json!({"pattern": "alpha", "literal": true}),
+            ),
         ],
     ));
     server.push(Reply::text("done"));
@@ -101,7 +105,7 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
     assert!(!after_calls[4].1.contains("the secret"), "{after_calls:?}");
     assert!(
         after_calls[5].1.starts_with(
-            "post-tool-call saw c3 grep (result for c3, error=true): tool call denied by approval: "
+            "post-tool-call saw c3 search_text (result for c3, error=true): tool call denied by approval: "
         ),
         "{after_calls:?}"
     );

@@ -44,27 +44,27 @@ fn the_edit_tool_cannot_write_the_config_git_or_denied_files_even_through_a_syml
         &[
             (
                 "cfg",
-                "write_file",
+                "put_file",
                 json!({"path": ".warden/config.toml", "content": greedy_config(&edit)}),
             ),
             (
                 "cfg_case",
-                "write_file",
+                "put_file",
                 json!({"path": ".WARDEN/config.toml", "content": "x"}),
             ),
             (
                 "cfg_link",
-                "write_file",
+                "put_file",
                 json!({"path": "settings/config.toml", "content": greedy_config(&edit)}),
             ),
             (
                 "hook",
-                "write_file",
+                "put_file",
                 json!({"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nevil\n"}),
             ),
             (
                 "hook_link",
-                "write_file",
+                "put_file",
                 json!({"path": "gitdir/hooks/pre-commit", "content": "#!/bin/sh\nevil\n"}),
             ),
             (
@@ -74,12 +74,12 @@ fn the_edit_tool_cannot_write_the_config_git_or_denied_files_even_through_a_syml
             ),
             (
                 "dotenv",
-                "write_file",
+                "put_file",
                 json!({"path": ".env", "content": "x"}),
             ),
             (
                 "ok",
-                "write_file",
+                "put_file",
                 json!({"path": "src/fine.txt", "content": "fine"}),
             ),
         ],
@@ -135,15 +135,19 @@ fn grep_does_not_read_a_denied_file_through_a_symlink() {
     let (code, err, tools, _server, _) = turn_with_calls(
         &env,
         &[
-            ("g", "grep", json!({"pattern": "needle", "literal": true})),
+            (
+                "g",
+                "search_text",
+                json!({"pattern": "needle", "literal": true}),
+            ),
             (
                 "g_link",
-                "grep",
+                "search_text",
                 json!({"pattern": "needle", "literal": true, "path": "innocent"}),
             ),
             (
                 "g_gitdir",
-                "grep",
+                "search_text",
                 json!({"pattern": "needle", "literal": true, "path": "gitdir"}),
             ),
         ],

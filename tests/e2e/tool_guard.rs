@@ -1,7 +1,7 @@
 //! The `tool-guard` sample judges the path a tool would open, not the raw string: `./x`,
 //! `a/../x` and an absolute path inside the workspace are the same file as `x`, and a deny
 //! glob must catch every spelling. Through the real binary, with the built-in `read_file` and
-//! the `edit-tool` sample's `write_file`.
+//! `write_file`.
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -20,20 +20,13 @@ fn every_spelling_of_a_denied_path_is_denied() {
     env.write("a/notes.txt", "plain notes\n");
     env.write("Cargo.lock", "locked\n");
     env.project_config(&format!(
-        "{MODEL}{}{}",
+        "{MODEL}{}",
         entry(
             "interceptor",
             "guard",
             &fixtures::tool_guard(),
             "",
             &[("deny", "read_file:secret*,write_file:*.lock")]
-        ),
-        entry(
-            "tool",
-            "edit",
-            &fixtures::edit_tool(),
-            "fs = \"read-write\"",
-            &[]
         ),
     ));
     let absolute = env.workspace().join("secret.txt").display().to_string();

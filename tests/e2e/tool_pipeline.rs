@@ -73,7 +73,7 @@ fn the_tool_guard_sample_denies_one_call_and_rewrites_another_and_a_hook_sees_th
             "guard",
             &fixtures::tool_guard(),
             "",
-            &[("deny", "grep:secret*"), ("rewrite", "old/=>new/")]
+            &[("deny", "search_text:secret*"), ("rewrite", "old/=>new/")]
         ),
         entry("tool", "grep", &fixtures::grep_tool(), "fs = \"read\"", &[]),
         entry("hook", "counter", &fixtures::event_counter(), "", &[]),
@@ -85,7 +85,7 @@ fn the_tool_guard_sample_denies_one_call_and_rewrites_another_and_a_hook_sees_th
         &[
             (
                 "g1",
-                "grep",
+                "search_text",
                 json!({"pattern": "needle", "path": "secret.txt"}),
             ),
             ("r1", "read_file", json!({"path": "old/a.txt"})),
@@ -105,7 +105,7 @@ fn the_tool_guard_sample_denies_one_call_and_rewrites_another_and_a_hook_sees_th
             .starts_with("tool call denied by plugin:guard: "),
         "{results:?}"
     );
-    assert!(results[0].0.contains("grep:secret*"), "{results:?}");
+    assert!(results[0].0.contains("search_text:secret*"), "{results:?}");
     assert!(!results[0].0.contains("needle in a secret"), "{results:?}");
     // The rewritten call read `new/a.txt`.
     assert!(!results[1].1, "{results:?}");
@@ -126,7 +126,7 @@ fn the_tool_guard_sample_denies_one_call_and_rewrites_another_and_a_hook_sees_th
     assert_eq!(
         decided,
         [
-            ("grep", "denied", "plugin:guard"),
+            ("search_text", "denied", "plugin:guard"),
             ("read_file", "rewritten", "plugin:guard")
         ]
     );
@@ -152,13 +152,17 @@ fn run_denies_a_tool_that_asks_for_approval_unless_yes_is_given() {
             &[]
         ),
     ));
-    let call = [("g1", "grep", json!({"pattern": "needle", "literal": true}))];
+    let call = [(
+        "g1",
+        "search_text",
+        json!({"pattern": "needle", "literal": true}),
+    )];
 
     let server = MockServer::start().unwrap();
     let (code, value, err) = run(&env, &server, &call, &[], &[]);
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        err.contains("tool call `grep` denied: tool plugin `grep` requires approval"),
+        err.contains("tool call `search_text` denied: tool plugin `grep` requires approval"),
         "{err}"
     );
     let results = tool_results(&env, value["session"].as_str().unwrap());

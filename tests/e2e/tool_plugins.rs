@@ -90,7 +90,7 @@ fn the_model_calls_a_plugin_tool_and_its_result_is_committed_and_sent_back() {
         &env,
         &[(
             "call_1",
-            "grep",
+            "search_text",
             json!({"pattern": "needle", "literal": true}),
         )],
         &[],
@@ -103,7 +103,18 @@ fn the_model_calls_a_plugin_tool_and_its_result_is_committed_and_sent_back() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(offered, ["read_file", "list_files", "grep"]);
+    assert_eq!(
+        offered,
+        [
+            "read_file",
+            "list_files",
+            "write_file",
+            "edit_file",
+            "grep",
+            "glob",
+            "search_text"
+        ]
+    );
     // The result reaches the model; the denied `.env` is skipped.
     assert_eq!(content(&tools, "call_1"), "notes.txt:1: a needle here");
 
@@ -136,23 +147,23 @@ fn the_edit_tool_writes_inside_the_workspace_and_is_refused_outside_and_on_denie
         &[
             (
                 "w1",
-                "write_file",
+                "put_file",
                 json!({"path": "src/new.txt", "content": "hello"}),
             ),
             (
                 "w2",
-                "write_file",
+                "put_file",
                 json!({"path": "../escape.txt", "content": "x"}),
             ),
-            ("w3", "write_file", json!({"path": ".env", "content": "x"})),
+            ("w3", "put_file", json!({"path": ".env", "content": "x"})),
             (
                 "w4",
-                "write_file",
+                "put_file",
                 json!({"path": "link/escape.txt", "content": "x"}),
             ),
             (
                 "w5",
-                "write_file",
+                "put_file",
                 json!({"path": outside.join("abs.txt"), "content": "x"}),
             ),
             (
@@ -405,7 +416,7 @@ fn a_tool_name_taken_twice_is_a_configuration_error_naming_both() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
-            "plugin `second` offers a tool named `grep`, which plugin `first` already offers"
+            "plugin `second` offers a tool named `search_text`, which plugin `first` already offers"
         ),
         "{err}"
     );
@@ -419,7 +430,7 @@ fn plugin_check_prints_a_tool_plugins_version_and_tools() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(text.contains("world:    tool"), "{text}");
     assert!(text.contains("api:      warden:plugin@0.2.0"), "{text}");
-    assert!(text.contains("write_file"), "{text}");
+    assert!(text.contains("put_file"), "{text}");
     assert!(text.contains("replace_in_file"), "{text}");
 }
 

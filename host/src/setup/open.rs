@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::provider;
 use crate::config::{Config, PluginEntry, PluginKind};
-use crate::domain::{Hook, Resolve};
+use crate::domain::{Hook, Resolve, Tool};
 use crate::fileref::tools::file_tools;
 use crate::fileref::{DenyGlobs, DenyGuard};
 use crate::llm::LlmError;
@@ -16,6 +16,7 @@ use crate::plugin::{
     ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver, with_roots,
 };
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
+use crate::tools::workspace_tools;
 use crate::worker::{
     ChainEntry, DuplicateTool, Hooks, ToolClash, ToolOwner, ToolRegistry, Worker, WorkerParts,
 };
@@ -291,13 +292,27 @@ pub fn tool_plugins(
         .collect())
 }
 
-/// The built-in file tools, then every tool of `tool_plugins`; a name taken twice is a
+/// The built-in tools, in the order they are offered: `read_file` and `list_files` (through
+/// the resolver), then `write_file`, `edit_file`, `grep` and `glob` (native, on `workspace`).
+pub fn builtin_tools(config: &Config, workspace: &Path) -> Result<Vec<Box<dyn Tool>>, SetupError> {
+    let mut tools = file_tools(&config.fileref);
+    tools.extend(workspace_tools(&config.fileref, workspace).map_err(|e| {
+        SetupError::Workspace {
+            path: workspace.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?);
+    Ok(tools)
+}
+
+/// The built-in tools, then every tool of `tool_plugins`; a name taken twice is a
 /// configuration error naming both owners.
 pub fn tool_registry(
     config: &Config,
+    workspace: &Path,
     tool_plugins: &[(ToolPlugin, ToolOwner)],
 ) -> Result<ToolRegistry, SetupError> {
-    let mut registry = ToolRegistry::with(file_tools(&config.fileref))?;
+    let mut registry = ToolRegistry::with(builtin_tools(config, workspace)?)?;
     for (plugin, owner) in tool_plugins {
         for tool in plugin.tools() {
             registry.register_plugin_tool(tool, owner.clone())?;
@@ -358,7 +373,11 @@ fn open_with(
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config, workspace)?;
-    let tools = tool_registry(config, &tool_plugins(&engine, config, workspace, env)?)?;
+    let tools = tool_registry(
+        config,
+        workspace,
+        &tool_plugins(&engine, config, workspace, env)?,
+    )?;
     let writer = make_writer()?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");

@@ -1,4 +1,5 @@
-//! Sample tool plugin: `write_file` and `replace_in_file`, inside the workspace only.
+//! Sample tool plugin: `put_file` and `replace_in_file`, inside the workspace only. (Named
+//! apart from the built-in `write_file` and `edit_file`: a plugin may not take a built-in's name.)
 //!
 //! Needs `fs = "read-write"` in its `[[plugins]]` entry. Refuses absolute paths, `..`, the deny
 //! globs of warden's defaults and the config's `deny` (comma-separated), and the protected
@@ -6,7 +7,7 @@
 //! `.git/`). The host enforces the same on real paths (through symlinks too), so a refusal here
 //! is only the friendlier one.
 //!
-//! - `write_file {path, content}`: create or replace a file (parent directories are created).
+//! - `put_file {path, content}`: create or replace a file (parent directories are created).
 //! - `replace_in_file {path, old, new, all?}`: replace `old` by `new`; `old` must occur exactly
 //!   once unless `all` is true.
 
@@ -48,8 +49,8 @@ impl Edit {
         Self { workspace }
     }
 
-    /// `write_file`.
-    pub fn write_file(&self, path: &str, content: &str) -> Result<String, String> {
+    /// `put_file`.
+    pub fn put_file(&self, path: &str, content: &str) -> Result<String, String> {
         if content.len() > MAX_FILE_BYTES {
             return Err(format!("content over {MAX_FILE_BYTES} bytes"));
         }
@@ -116,7 +117,7 @@ impl Tool for Edit {
     fn describe(&self) -> Vec<ToolSpec> {
         vec![
             ToolSpec::new(
-                "write_file",
+                "put_file",
                 "Create or replace a text file in the workspace (path relative to the root).",
                 r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#,
             ),
@@ -132,7 +133,7 @@ impl Tool for Edit {
         let args: Value =
             serde_json::from_str(arguments).map_err(|e| format!("bad arguments: {e}"))?;
         let text = match name {
-            "write_file" => self.write_file(string(&args, "path")?, string(&args, "content")?)?,
+            "put_file" => self.put_file(string(&args, "path")?, string(&args, "content")?)?,
             "replace_in_file" => self.replace_in_file(
                 string(&args, "path")?,
                 string(&args, "old")?,
@@ -164,7 +165,7 @@ mod tests {
     fn writes_and_replaces_inside_the_workspace() {
         let dir = tempfile::tempdir().unwrap();
         let e = edit(dir.path());
-        e.write_file("src/new.txt", "one two two").unwrap();
+        e.put_file("src/new.txt", "one two two").unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("src/new.txt")).unwrap(),
             "one two two"
@@ -190,7 +191,7 @@ mod tests {
             ".git/config",
             ".warden/config.toml",
         ] {
-            assert!(e.write_file(bad, "x").is_err(), "{bad}");
+            assert!(e.put_file(bad, "x").is_err(), "{bad}");
         }
         assert!(!dir.path().join(".env").exists());
     }

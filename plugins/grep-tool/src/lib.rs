@@ -1,4 +1,5 @@
-//! Sample tool plugin: `grep`, a regex or literal search of the workspace, read-only.
+//! Sample tool plugin: `search_text`, a regex or literal search of the workspace, read-only.
+//! (Named apart from the built-in `grep`: a plugin may not take a built-in's name.)
 //!
 //! Needs `fs = "read"` in its `[[plugins]]` entry. Skips the deny globs of warden's defaults
 //! (and the config's `deny`, comma-separated), `.git`, binary files and files over 1 MiB, and,
@@ -26,7 +27,7 @@ const MAX_MATCHES: u64 = 1000;
 /// Longest line shown; longer ones are cut.
 const MAX_LINE: usize = 300;
 
-/// The `grep` tool.
+/// The `search_text` tool.
 pub struct Grep {
     workspace: Workspace,
     max_bytes: usize,
@@ -184,7 +185,7 @@ impl Tool for Grep {
 
     fn describe(&self) -> Vec<ToolSpec> {
         vec![ToolSpec::new(
-            "grep",
+            "search_text",
             "Search the workspace's text files for a regular expression (or a literal string \
              with `literal: true`). Returns `path:line: text` lines.",
             r#"{"type":"object","properties":{"pattern":{"type":"string","description":"Regular expression (Rust syntax) or literal text"},"literal":{"type":"boolean"},"ignore_case":{"type":"boolean"},"path":{"type":"string","description":"File or directory relative to the workspace root (default: the root)"},"max_matches":{"type":"integer","minimum":1,"maximum":1000}},"required":["pattern"]}"#,
@@ -192,7 +193,7 @@ impl Tool for Grep {
     }
 
     fn call(&mut self, name: &str, arguments: &str) -> Result<ToolOutput, String> {
-        if name != "grep" {
+        if name != "search_text" {
             return Err(format!("unknown tool `{name}`"));
         }
         let args: Value =
