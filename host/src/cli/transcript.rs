@@ -43,7 +43,10 @@ pub(crate) fn outcome_line(call: &ToolCall, settled: &Settled) -> String {
                 DecidedBy::Mode => reason.split(':').next().unwrap_or(reason).to_owned(),
                 _ => reason.clone(),
             };
-            format!("✗ {head} — denied by {by}: {}", escape_capped(&why, MAX_SHOWN))
+            format!(
+                "✗ {head} — denied by {by}: {}",
+                escape_capped(&why, MAX_SHOWN)
+            )
         }
     }
 }
@@ -67,7 +70,10 @@ mod tests {
             outcome_line(&read, &Settled::Ran { is_error: false }),
             "✓ read_file a.txt"
         );
-        let write = call("write_file", serde_json::json!({"path": ".env\u{1b}[2J", "content": "x"}));
+        let write = call(
+            "write_file",
+            serde_json::json!({"path": ".env\u{1b}[2J", "content": "x"}),
+        );
         let denied = Settled::Denied {
             by: DecidedBy::Mode,
             reason: crate::domain::Mode::ReadOnly
@@ -82,11 +88,17 @@ mod tests {
             reason: "the person declined to run it".into(),
         };
         assert_eq!(
-            outcome_line(&call("shell", serde_json::json!({"command": "ls"})), &declined),
+            outcome_line(
+                &call("shell", serde_json::json!({"command": "ls"})),
+                &declined
+            ),
             "✗ shell ls — denied by approval: the person declined to run it"
         );
         assert_eq!(
-            outcome_line(&call("now", serde_json::json!({})), &Settled::Ran { is_error: true }),
+            outcome_line(
+                &call("now", serde_json::json!({})),
+                &Settled::Ran { is_error: true }
+            ),
             "✓ now (error result)"
         );
     }

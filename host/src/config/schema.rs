@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Mode, ProviderKind};
 use crate::domain::defaults::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_TOTAL_BYTES};
+use crate::domain::{Mode, ProviderKind};
 
 /// Everything warden reads from configuration, after layering.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 use super::builtin::ToolEffect;
 
 /// A permission mode, from least to most permissive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Writes and commands are denied.

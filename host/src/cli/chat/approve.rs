@@ -214,7 +214,12 @@ mod tests {
             name: "write_file".into(),
             arguments: serde_json::json!({"path": "a\u{1b}[2Jb", "text": "x\ny"}),
         };
-        let shown = question(Style::plain(), &call, &AskWhy::Plugin("edit-tool".into()), None);
+        let shown = question(
+            Style::plain(),
+            &call,
+            &AskWhy::Plugin("edit-tool".into()),
+            None,
+        );
         assert!(
             shown.contains("tool write_file of plugin edit-tool"),
             "{shown}"
@@ -235,7 +240,12 @@ mod tests {
                 "path": "../../etc/cron.d/evil\n[File: ok]",
             }),
         };
-        let shown = question(Style::plain(), &call, &AskWhy::Plugin("edit-tool".into()), None);
+        let shown = question(
+            Style::plain(),
+            &call,
+            &AskWhy::Plugin("edit-tool".into()),
+            None,
+        );
         let lines: Vec<&str> = shown.lines().collect();
         assert_eq!(
             lines[0],
@@ -243,12 +253,15 @@ mod tests {
         );
         assert_eq!(lines[1], "  path: ../../etc/cron.d/evil\\n[File: ok]");
         assert_eq!(lines[2], "  sizes: content 50000 bytes, path 32 bytes");
-        assert!(
-            lines[3].starts_with("  arguments: {\"content\":\"xxx"),
-            "{shown}"
+        // A write shows the change as a diff (here the file cannot be read: the new content).
+        assert_eq!(
+            lines[3],
+            "  (current file not shown: cannot be read; the change as asked)"
         );
-        assert!(lines[3].len() < 2100, "{}", lines[3].len());
-        assert_eq!(lines.len(), 5, "{shown}");
+        assert_eq!(lines[4], "  @@ -1,0 +1,1 @@");
+        assert!(lines[5].starts_with("  +xxx"), "{shown}");
+        assert!(lines[5].len() < 500, "{}", lines[5].len());
+        assert_eq!(lines.len(), 7, "{shown}");
 
         let moved = ToolCall {
             id: "c2".into(),

@@ -53,12 +53,13 @@ fn script(old: &[&str], new: &[&str]) -> Vec<Op> {
             ops.push(Op::Same);
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[at(i, j + 1)] >= lcs[at(i + 1, j)]) {
-            ops.push(Op::Add);
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
+            // Removed lines come before the lines that replace them.
             ops.push(Op::Del);
             i += 1;
+        } else {
+            ops.push(Op::Add);
+            j += 1;
         }
     }
     ops
@@ -141,7 +142,10 @@ mod tests {
         assert!(unified(old, old).is_empty());
         assert_eq!(
             unified("", "x\n"),
-            vec![DiffLine::Hunk("@@ -1,0 +1,1 @@".into()), DiffLine::Added("x".into())]
+            vec![
+                DiffLine::Hunk("@@ -1,0 +1,1 @@".into()),
+                DiffLine::Added("x".into())
+            ]
         );
     }
 }

@@ -154,13 +154,20 @@ mod tests {
         std::fs::write(dir.path().join(".env"), "SECRET=1\n").unwrap();
         let files = Files::new(dir.path(), &[".env".to_owned()]).unwrap();
         let style = Style::plain();
-        let edit = serde_json::json!({"path": "a.txt", "old_string": "two", "new_string": "2\u{1b}[2J"});
+        let edit =
+            serde_json::json!({"path": "a.txt", "old_string": "two", "new_string": "2\u{1b}[2J"});
         let shown = edit_lines(style, Some(&files), &edit).unwrap();
-        assert!(shown.contains("  @@ -1,3 +1,3 @@\n   one\n  -two\n  +2\\u{1b}[2J\n   three\n"), "{shown}");
+        assert!(
+            shown.contains("  @@ -1,3 +1,3 @@\n   one\n  -two\n  +2\\u{1b}[2J\n   three\n"),
+            "{shown}"
+        );
         let write = serde_json::json!({"path": ".env", "content": "SECRET=2\n"});
         let shown = edit_lines(style, Some(&files), &write).unwrap();
         assert!(!shown.contains("SECRET=1"), "{shown}");
-        assert!(shown.contains("current file not shown: denied by the deny globs"), "{shown}");
+        assert!(
+            shown.contains("current file not shown: denied by the deny globs"),
+            "{shown}"
+        );
         assert!(shown.contains("+SECRET=2"), "{shown}");
         let outside = serde_json::json!({"path": "../x", "content": "y"});
         let shown = edit_lines(style, Some(&files), &outside).unwrap();

@@ -319,7 +319,10 @@ impl Chat {
         let mode = match name.parse::<Mode>() {
             Ok(mode) => mode,
             Err(err) => {
-                eprintln!("{}", self.style.alert(&Alert::error("chat", err.to_string())));
+                eprintln!(
+                    "{}",
+                    self.style.alert(&Alert::error("chat", err.to_string()))
+                );
                 return;
             }
         };

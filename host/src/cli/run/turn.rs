@@ -10,7 +10,9 @@ use crate::cli::common::{env, home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::domain::{Alert, AlertLevel, Approval, AskWhy, Settled, StreamEvent, ToolCall, TurnSink};
+use crate::domain::{
+    Alert, AlertLevel, Approval, AskWhy, Settled, StreamEvent, ToolCall, TurnSink,
+};
 use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;

@@ -45,7 +45,11 @@ impl ModeAsks {
 
     /// Every layer's mode against `max` (set by `managed_file`): the first above it is an
     /// error naming its file and key, and the cap.
-    pub(super) fn check_cap(&self, max: Option<Mode>, managed_file: &Path) -> Result<(), ConfigError> {
+    pub(super) fn check_cap(
+        &self,
+        max: Option<Mode>,
+        managed_file: &Path,
+    ) -> Result<(), ConfigError> {
         let Some(max) = max else {
             return Ok(());
         };

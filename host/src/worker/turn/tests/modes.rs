@@ -61,7 +61,12 @@ fn turn(
     mode: Mode,
     approve: Approve,
     chain: Vec<Box<dyn Interceptor>>,
-) -> (Vec<(String, String)>, Vec<String>, Vec<String>, Vec<(String, Option<String>)>) {
+) -> (
+    Vec<(String, String)>,
+    Vec<String>,
+    Vec<String>,
+    Vec<(String, Option<String>)>,
+) {
     let mut config = Config::default();
     config.tools.mode = mode;
     let chain = chain
@@ -153,7 +158,11 @@ fn each_mode_judges_reads_writes_and_commands() {
             ]),
         )
     );
-    assert!(read_only.2[1].contains("change it with `/mode ask`"), "{}", read_only.2[1]);
+    assert!(
+        read_only.2[1].contains("change it with `/mode ask`"),
+        "{}",
+        read_only.2[1]
+    );
 
     assert_eq!(
         turn(Mode::Ask, Approve::Never, Vec::new()),
@@ -223,7 +232,10 @@ fn a_plugins_own_ask_holds_in_every_mode_the_mode_did_not_deny() {
             asked.contains(&("edit".to_owned(), "edit-tool".to_owned())),
             "{mode}: {asked:?}"
         );
-        assert!(results[3].starts_with("tool call denied by approval"), "{mode}");
+        assert!(
+            results[3].starts_with("tool call denied by approval"),
+            "{mode}"
+        );
     }
     // Read-only denies it before anyone is asked.
     let (asked, settled, _, _) = turn(Mode::ReadOnly, Approve::Ask, Vec::new());
@@ -251,7 +263,11 @@ fn an_interceptors_deny_comes_before_the_mode_and_the_person() {
             "denied edit by plugin:deny-all",
         ])
     );
-    assert!(by.iter().all(|(b, m)| b == "plugin:deny-all" && m.is_none()), "{by:?}");
+    assert!(
+        by.iter()
+            .all(|(b, m)| b == "plugin:deny-all" && m.is_none()),
+        "{by:?}"
+    );
 }
 
 #[test]
