@@ -321,6 +321,21 @@ mod tests {
     }
 
     #[test]
+    fn a_raise_of_the_mode_is_a_declaration_of_its_own() {
+        let mut with = code(Vec::new());
+        let none = digest(&with);
+        with.mode = Some(Mode::FullAuto);
+        let decls = with.declarations();
+        assert_eq!(decls.len(), 1);
+        assert_eq!(decls[0].id, "tools.mode");
+        assert_eq!(decls[0].value["mode"], "full-auto");
+        let full = digest(&with);
+        with.mode = Some(Mode::AutoEdit);
+        assert_ne!(digest(&with), full);
+        assert_ne!(full, none);
+    }
+
+    #[test]
     fn trusted_paths_are_absolute_globs() {
         let globs = vec!["/srv/repos/**".to_owned(), "/home/*/work".to_owned()];
         let paths = TrustPaths::new(&globs, Path::new("m.toml")).unwrap();

@@ -99,7 +99,7 @@ pub enum AuditEvent {
         /// The permission mode that judged a call that writes files or runs commands (absent
         /// for a read, or a call an interceptor denied first).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        mode: Option<String>,
+        mode: Option<crate::domain::Mode>,
         /// Bytes of the arguments (JSON) the tool received, or that were asked for when denied.
         bytes_in: u64,
         /// Bytes of the result committed for the model.

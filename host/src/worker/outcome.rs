@@ -334,7 +334,7 @@ impl ToolCallOutcome {
                 .map(|r| DecidedBy::Plugin(r.plugin.clone()).to_string())
                 .collect(),
             approval: self.approval.map(|a| a.to_string()),
-            mode: self.mode.map(|(mode, _, _)| mode.to_string()),
+            mode: self.mode.map(|(mode, _, _)| mode),
             bytes_in,
             bytes_out: output.content.len() as u64,
             is_error: output.is_error,

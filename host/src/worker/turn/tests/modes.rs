@@ -103,7 +103,7 @@ fn turn(
     let by = tool_audit(&h)
         .into_iter()
         .map(|e| match e {
-            AuditEvent::ToolCall { by, mode, .. } => (by, mode),
+            AuditEvent::ToolCall { by, mode, .. } => (by, mode.map(|m| m.to_string())),
             _ => unreachable!(),
         })
         .collect();
