@@ -223,3 +223,46 @@ fn a_project_raising_the_mode_waits_for_trust_and_lowering_it_does_not() {
     );
     assert!(!written(&env));
 }
+
+#[test]
+fn config_show_and_doctor_name_the_mode_and_its_layer() {
+    let env = TestEnv::new();
+    env.managed_config("[policy]\nmax_mode = \"full-auto\"\n");
+    let user = user_with_edit_tool(&env, "[tools]\nmode = \"auto-edit\"\n\n");
+    let out = env.run(&["config", "show"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let shown = stdout(&out);
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with("tools.mode "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.contains("\"auto-edit\"  [user]"), "{line}");
+    assert!(line.contains(&user.display().to_string()), "{line}");
+    assert!(shown.contains("policy.max_mode"), "{shown}");
+
+    let out = env.run(&["doctor"]);
+    let shown = stdout(&out);
+    assert!(
+        shown.contains(&format!(
+            "info  permission mode auto-edit (from user {}); managed policy allows up to full-auto",
+            user.display()
+        )),
+        "{shown}"
+    );
+
+    // A project's raise waiting for trust is said so.
+    env.untrusted_project_config("[tools]\nmode = \"full-auto\"\n");
+    let out = env.run(&["config", "show"]);
+    assert!(
+        stderr(&out).contains("`tools.mode = \"full-auto\"` from the project layer applies only once the project is trusted"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["doctor"]);
+    assert!(
+        stdout(&out)
+            .contains("permission mode full-auto asked by the project layer waits for trust"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -1,7 +1,7 @@
 //! The transcript of one turn: a spinner until the first token, one dim line per attached
-//! file, the answer as it streams, one line per retry and alert, and per tool call a line as
-//! it starts and one with its outcome (`✓ read_file a.txt`, `✗ write_file .env — denied by
-//! mode: read-only`), denials included.
+//! file, the answer as it streams, one line per retry and alert, and one line per tool call
+//! with its outcome (`✓ read_file a.txt`, `✗ write_file .env — denied by mode: read-only`),
+//! denials included; while a tool runs the spinner names it.
 
 use std::io::Write;
 use std::rc::Rc;
@@ -95,8 +95,12 @@ impl TurnSink for ChatSink {
     }
 
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
-        self.note(&format!("  ⚙ {}", tool_line(name, arguments)));
-        self.spinner = Some(Spinner::start("waiting for the model"));
+        // The call's one line comes when it is settled; meanwhile the spinner names it.
+        self.settle();
+        self.spinner = Some(Spinner::start(&format!(
+            "running {}",
+            tool_line(name, arguments)
+        )));
     }
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
@@ -107,7 +111,6 @@ impl TurnSink for ChatSink {
     }
 
     fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
-        let had_spinner = self.spinner.is_some();
         let line = format!("  {}", crate::cli::transcript::outcome_line(call, settled));
         match settled {
             Settled::Denied { .. } => {
@@ -116,9 +119,7 @@ impl TurnSink for ChatSink {
             }
             Settled::Ran { .. } => self.note(&line),
         }
-        if had_spinner {
-            self.spinner = Some(Spinner::start("waiting for the model"));
-        }
+        self.spinner = Some(Spinner::start("waiting for the model"));
     }
 
     fn files_attached(&mut self, refs: &[RefReport]) {

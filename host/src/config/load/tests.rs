@@ -750,11 +750,18 @@ fn the_mode_is_checked_per_file_capped_by_managed_policy_and_a_project_raise_is_
     assert_eq!(loaded.config.policy.max_mode, Some(Mode::Ask));
 
     // `max_mode` outside the managed layer is ignored with a warning.
-    let user_cap = write(dir.path(), "uc.toml", "[policy]\nmax_mode = \"read-only\"\n");
+    let user_cap = write(
+        dir.path(),
+        "uc.toml",
+        "[policy]\nmax_mode = \"read-only\"\n",
+    );
     let loaded = load(&sources(&[(LayerKind::User, &user_cap)])).unwrap();
     assert_eq!(loaded.config.policy.max_mode, None);
     assert!(
-        loaded.warnings.iter().any(|w| w.contains("policy.max_mode")),
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("policy.max_mode")),
         "{:?}",
         loaded.warnings
     );
