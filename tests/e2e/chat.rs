@@ -122,6 +122,24 @@ impl Terminal {
         }
     }
 
+    /// Wait until the screen shows `needle` after the last `marker` (the prompt back after an
+    /// answer, say), so that keys typed next reach the line editor.
+    fn wait_for_after(&self, marker: &str, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if let Some(at) = screen.rfind(marker)
+                && screen[at..].contains(needle)
+            {
+                return screen;
+            }
+            if start.elapsed() > WAIT {
+                panic!("the screen never showed {needle:?} after {marker:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Wait for the process to exit and return its status.
     fn exit_code(&self) -> i32 {
         let start = Instant::now();
@@ -542,7 +560,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     assert!(screen.contains("warden trust -C"), "{screen}");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for("answered without it");
+    term.wait_for_after("answered without it", "warden ›");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(
