@@ -122,19 +122,19 @@ impl Terminal {
         }
     }
 
-    /// Wait until `text` is on the screen and the prompt is back after it (the turn that
-    /// printed it has ended and keys reach the editor again).
-    fn wait_for_prompt_after(&self, text: &str) -> String {
+    /// Wait until the screen shows `needle` after the last `marker` (the prompt back after an
+    /// answer, say), so that keys typed next reach the line editor.
+    fn wait_for_after(&self, marker: &str, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
-            if let Some(at) = screen.rfind(text)
-                && screen[at..].contains("warden ›")
+            if let Some(at) = screen.rfind(marker)
+                && screen[at..].contains(needle)
             {
                 return screen;
             }
             if start.elapsed() > WAIT {
-                panic!("the prompt never came back after {text:?}:\n{screen}");
+                panic!("the screen never showed {needle:?} after {marker:?}:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -370,7 +370,7 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
             "",
             &[(
                 id,
-                "search_text",
+                "grep",
                 serde_json::json!({"pattern": "needle", "literal": true}),
             )],
         ));
@@ -382,7 +382,7 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
     term.press("Enter");
     let screen = term.wait_for("allow? [y]es / [n]o / [a]lways");
     assert!(
-        screen.contains("? tool search_text of plugin search wants to run"),
+        screen.contains("? tool grep of plugin search wants to run"),
         "{screen}"
     );
     assert!(
@@ -560,7 +560,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     assert!(screen.contains("warden trust -C"), "{screen}");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for_prompt_after("answered without it");
+    term.wait_for_after("answered without it", "warden ›");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(
@@ -587,7 +587,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     term.wait_for("warden ›");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for_prompt_after("answered with it");
+    term.wait_for("answered with it");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(offered(1).contains(&"probe".to_owned()), "{:?}", offered(1));
@@ -599,4 +599,113 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
         "{}",
         crate::support::stdout(&out)
     );
+}
+
+/// The permission mode in the chat: a write of the `edit-tool` sample (`fs = "read-write"`)
+/// asks under the default `ask`, showing a diff against the file as it is; `n` is a denied
+/// line in the transcript; after `/mode read-only` the next write is refused without a
+/// question, and its line says so.
+#[test]
+fn an_edits_approval_shows_its_diff_a_no_is_a_denied_line_and_read_only_refuses() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\nthree\n");
+    env.user_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n\
+         [[plugins]]\nname = \"edit\"\nkind = \"tool\"\npath = {:?}\nfs = \"read-write\"\n",
+        warden_tests::fixtures::edit_tool().display().to_string()
+    ));
+    let server = MockServer::start().unwrap();
+    for (id, answer) in [("w1", "first done"), ("w2", "second done")] {
+        server.push(Reply::tool_calls(
+            "",
+            &[(
+                id,
+                "write_file",
+                serde_json::json!({"path": "a.txt", "content": "one\n2\u{1b}[31m\nthree\n"}),
+            )],
+        ));
+        server.push(Reply::text(answer));
+    }
+    let term = chat_against(&env, &server);
+
+    term.type_text("edit it");
+    term.press("Enter");
+    let screen = term.wait_for("allow? [y]es / [n]o / [a]lways");
+    assert!(
+        screen.contains("? tool write_file wants to write files (mode ask)"),
+        "{screen}"
+    );
+    assert!(screen.contains("  path: a.txt\n"), "{screen}");
+    assert!(
+        screen.contains("  @@ -1,3 +1,3 @@\n   one\n  -two\n  +2\\u{1b}[31m\n   three\n"),
+        "{screen}"
+    );
+    term.type_text("n");
+    term.press("Enter");
+    let screen = term.wait_for("first done");
+    assert!(
+        screen.contains("  ✗ write_file a.txt — denied by approval: the person declined to run it"),
+        "{screen}"
+    );
+
+    term.type_text("/mode read-only");
+    term.press("Enter");
+    term.wait_for("mode read-only for this chat");
+    term.type_text("edit again");
+    term.press("Enter");
+    let screen = term.wait_for("second done");
+    assert!(
+        screen.contains("  ✗ write_file a.txt — denied by mode: read-only"),
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("wants to write files").count(),
+        1,
+        "{screen}"
+    );
+    term.type_text("/mode full-auto-ish");
+    term.press("Enter");
+    term.wait_for("unknown mode \"full-auto-ish\"");
+    term.type_text("/mode");
+    term.press("Enter");
+    term.wait_for("mode read-only: read-only | ask | auto-edit | full-auto");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    let sent = server.requests()[3].body.to_string();
+    assert!(
+        sent.contains("tool call denied by mode: read-only"),
+        "{sent}"
+    );
+}
+
+/// Managed `policy.max_mode` holds in the chat: `/mode` above it is refused, naming the key.
+#[test]
+fn mode_above_the_managed_cap_is_refused_in_the_chat() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    let managed = env.managed_config("[policy]\nmax_mode = \"auto-edit\"\n");
+    env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
+    let server = MockServer::start().unwrap();
+    let term = chat_against(&env, &server);
+    term.type_text("/mode full-auto");
+    term.press("Enter");
+    let screen = term.wait_for("choose `auto-edit` or lower");
+    // A long line wraps on the screen.
+    let joined = screen.replace('\n', "");
+    assert!(joined.contains(&managed.display().to_string()), "{screen}");
+    assert!(joined.contains("key `policy.max_mode`"), "{screen}");
+    term.type_text("/mode");
+    term.press("Enter");
+    term.wait_for("mode ask (managed policy allows up to auto-edit)");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
 }

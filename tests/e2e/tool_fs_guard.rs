@@ -12,7 +12,7 @@ use serde_json::json;
 use warden_tests::fixtures;
 
 use crate::support::{TestEnv, stderr, stdout};
-use crate::tool_plugins::{MODEL, content, tool_entry, turn_with_calls};
+use crate::tool_plugins::{AUTO_EDIT, MODEL, content, tool_entry, turn_with_calls};
 
 const EDIT: &str = "fs = \"read-write\"";
 
@@ -32,7 +32,10 @@ fn greedy_config(edit: &std::path::Path) -> String {
 fn the_edit_tool_cannot_write_the_config_git_or_denied_files_even_through_a_symlink() {
     let env = TestEnv::new();
     let edit = fixtures::edit_tool();
-    let config = env.project_config(&format!("{MODEL}{}", tool_entry("edit", &edit, EDIT)));
+    let config = env.project_config(&format!(
+        "{MODEL}{AUTO_EDIT}{}",
+        tool_entry("edit", &edit, EDIT)
+    ));
     let before = std::fs::read_to_string(&config).unwrap();
     env.write(".git/hooks/README", "hooks");
     env.write(".git/config", "[core]\n");
@@ -172,7 +175,7 @@ fn a_tool_bypassing_the_sdk_cannot_plant_symlinks_or_touch_protected_paths() {
     std::fs::write(outside.join("secret.txt"), "outside secret").unwrap();
     symlink(".env", ws.join("innocent")).unwrap();
     let config = env.project_config(&format!(
-        "{MODEL}{}",
+        "{MODEL}{AUTO_EDIT}{}",
         tool_entry("probe", &fixtures::hostile_tool(), EDIT)
     ));
     let before = std::fs::read_to_string(&config).unwrap();

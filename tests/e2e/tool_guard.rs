@@ -9,6 +9,7 @@ use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry as entry, stderr, stdout};
+use crate::tool_plugins::AUTO_EDIT;
 
 const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
@@ -20,7 +21,7 @@ fn every_spelling_of_a_denied_path_is_denied() {
     env.write("a/notes.txt", "plain notes\n");
     env.write("Cargo.lock", "locked\n");
     env.project_config(&format!(
-        "{MODEL}{}",
+        "{MODEL}{AUTO_EDIT}{}",
         entry(
             "interceptor",
             "guard",

@@ -18,6 +18,9 @@ use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, s
 pub(crate) const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n\n";
 
+/// Lets a tool granted `fs = "read-write"` (a Write) run under `warden run` without asking.
+pub(crate) const AUTO_EDIT: &str = "[tools]\nmode = \"auto-edit\"\n\n";
+
 pub(crate) fn tool_entry(name: &str, path: &Path, extra: &str) -> String {
     plugin_entry("tool", name, path, extra, &[])
 }
@@ -139,7 +142,7 @@ fn the_edit_tool_writes_inside_the_workspace_and_is_refused_outside_and_on_denie
     #[cfg(unix)]
     std::os::unix::fs::symlink(&outside, env.workspace().join("link")).unwrap();
     env.project_config(&format!(
-        "{MODEL}{}",
+        "{MODEL}{AUTO_EDIT}{}",
         tool_entry("edit", &fixtures::edit_tool(), "fs = \"read-write\"")
     ));
     let (code, err, tools, _server, _) = turn_with_calls(

@@ -34,6 +34,9 @@ pub(crate) enum Command {
         /// Provider and model for this chat.
         #[command(flatten)]
         model: super::run::ModelFlags,
+        /// The permission mode for this chat.
+        #[command(flatten)]
+        mode: super::mode::ModeFlag,
     },
     /// Rank workspace paths for a partial `@` mention, best first.
     Complete {

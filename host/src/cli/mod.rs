@@ -12,7 +12,9 @@
 //!   project's plugins only in a trusted workspace).
 //! - `complete`, `compact`, `notify`: the command of that name.
 //! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
-//!   workspace root), `exit` (exit codes, [`CliError`]), `out` (stdout that survives a closed
+//!   workspace root), `mode` (`--mode` and `/mode` held to managed policy), `transcript` (a tool call's
+//!   outcome line), `exit` (exit
+//!   codes, [`CliError`]), `out` (stdout that survives a closed
 //!   pipe), `colour`, `signals`.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -24,6 +26,7 @@ mod common;
 mod compact;
 mod complete;
 mod exit;
+mod mode;
 mod notify;
 mod operator;
 mod out;
@@ -31,6 +34,7 @@ mod plugin;
 mod run;
 mod session;
 mod signals;
+mod transcript;
 mod trust;
 mod workspace;
 
@@ -91,6 +95,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             continue_last,
             parent,
             model,
+            mode,
         } => {
             let resume = resume.map(|id| id.unwrap_or_default());
             chat::chat(
@@ -99,6 +104,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
                 continue_last,
                 parent.as_deref(),
                 &model,
+                &mode,
             )
         }
         Command::Complete {

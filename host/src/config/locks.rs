@@ -41,6 +41,8 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.max_prompt_bytes",
     "worker.instructions_file",
     "worker.compact_at_tokens",
+    "tools",
+    "tools.mode",
     "plugins",
 ];
 

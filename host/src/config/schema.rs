@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::ProviderKind;
 use crate::domain::defaults::{DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_MAX_TOTAL_BYTES};
+use crate::domain::{Mode, ProviderKind};
 
 /// Everything warden reads from configuration, after layering.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -20,6 +20,8 @@ pub struct Config {
     pub fileref: FileRefConfig,
     /// The turn loop.
     pub worker: WorkerConfig,
+    /// The built-in tools and the permission mode.
+    pub tools: ToolsConfig,
     /// Interceptor and hook plugins, in chain order.
     pub plugins: Vec<PluginEntry>,
     /// Managed policy (only the managed layer may set it).
@@ -171,6 +173,14 @@ impl Default for WorkerConfig {
             compact_at_tokens: None,
         }
     }
+}
+
+/// `[tools]`: how much the model's tool calls may do without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// The permission mode: `read-only`, `ask` (default), `auto-edit` or `full-auto`.
+    pub mode: Mode,
 }
 
 /// The kind of a configured plugin.
@@ -385,6 +395,10 @@ pub struct PolicyConfig {
     /// plugin may be granted (by default it may be granted neither).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_tool_grants: Option<super::ProjectToolGrants>,
+    /// Managed layer only: the most permissive mode any layer, `--mode` or `/mode` may ask
+    /// for; a higher one is refused, never narrowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_mode: Option<Mode>,
 }
 
 impl Default for PolicyConfig {
@@ -402,6 +416,7 @@ impl Default for PolicyConfig {
             trusted_paths: Vec::new(),
             allow_trust: true,
             project_tool_grants: None,
+            max_mode: None,
         }
     }
 }

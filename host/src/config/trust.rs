@@ -11,6 +11,10 @@
 //! reordering entries or grant lists asks nothing again, while any other change of a key or
 //! of a component's bytes does.
 //!
+//! A project that raises the permission mode (`[tools] mode`) above what the user layer (or
+//! the default `ask`) says grants the model more: that raise is a declaration too
+//! (`tools.mode`), so an untrusted project cannot let writes or commands run unasked.
+//!
 //! The managed layer may pre-trust workspaces (`policy.trusted_paths`, globs of absolute
 //! roots, [`TrustPaths`]) or forbid trusting (`policy.allow_trust = false`).
 
@@ -25,6 +29,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::ConfigError;
 use super::schema::{MAX_COMPONENT_MB, PluginEntry};
+use crate::domain::Mode;
 
 /// The project layer's resolver keys, as it sets them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,14 +54,16 @@ pub struct ProjectCode {
     pub entries: Vec<PluginEntry>,
     /// Its resolver keys, if it sets any.
     pub resolver: Option<ProjectResolver>,
+    /// The mode it raises to (`tools.mode` above the user layer's or the default), if it does.
+    pub mode: Option<Mode>,
 }
 
 /// One declaration of the project, described canonically.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Declared {
-    /// `plugin:<name>` or `resolver`.
+    /// `plugin:<name>`, `resolver` or `tools.mode`.
     pub id: String,
-    /// `interceptor`, `hook`, `tool` or `resolver`.
+    /// `interceptor`, `hook`, `tool`, `resolver` or `mode`.
     pub kind: String,
     /// Every key of the declaration, grant lists sorted, and `component_sha256`.
     pub value: Value,
@@ -79,6 +86,13 @@ impl ProjectCode {
                 id: "resolver".into(),
                 kind: "resolver".into(),
                 value,
+            });
+        }
+        if let Some(mode) = self.mode {
+            out.push(Declared {
+                id: "tools.mode".into(),
+                kind: "mode".into(),
+                value: json!({ "mode": mode }),
             });
         }
         out.sort_by(|a, b| a.id.cmp(&b.id));
@@ -226,6 +240,7 @@ mod tests {
             file: PathBuf::from("/w/.warden/config.toml"),
             entries,
             resolver: None,
+            mode: None,
         }
     }
 
@@ -303,6 +318,21 @@ mod tests {
             ..ProjectResolver::default()
         });
         assert_ne!(digest(&with), before);
+    }
+
+    #[test]
+    fn a_raise_of_the_mode_is_a_declaration_of_its_own() {
+        let mut with = code(Vec::new());
+        let none = digest(&with);
+        with.mode = Some(Mode::FullAuto);
+        let decls = with.declarations();
+        assert_eq!(decls.len(), 1);
+        assert_eq!(decls[0].id, "tools.mode");
+        assert_eq!(decls[0].value["mode"], "full-auto");
+        let full = digest(&with);
+        with.mode = Some(Mode::AutoEdit);
+        assert_ne!(digest(&with), full);
+        assert_ne!(full, none);
     }
 
     #[test]

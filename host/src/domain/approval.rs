@@ -1,5 +1,13 @@
-//! A person's answer when a tool call needs approval (its tool plugin is marked
-//! `approve = "ask"`). The front end is asked through [`TurnSink::approve_tool`](super::TurnSink::approve_tool).
+//! Asking the person about a tool call, and what became of a call as a front end shows it.
+//!
+//! A call needs approval when its tool plugin is marked `approve = "ask"` or when the
+//! permission mode asks for its effect ([`AskWhy`]). The front end is asked through
+//! [`TurnSink::approve_tool`](super::TurnSink::approve_tool) and told how each call ended
+//! through [`TurnSink::tool_settled`](super::TurnSink::tool_settled).
+
+use super::builtin::ToolEffect;
+use super::mode::{Mode, effect_phrase};
+use super::point::DecidedBy;
 
 /// What the person answered for one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,4 +19,59 @@ pub enum Approval {
     Always,
     /// Do not run it; the reason is committed as the call's `is_error` result.
     No(String),
+}
+
+/// Why a call waits for the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskWhy {
+    /// Its tool plugin (this name) is marked `approve = "ask"`.
+    Plugin(String),
+    /// The permission mode asks before a call of this effect.
+    Mode {
+        /// The mode in force.
+        mode: Mode,
+        /// The call's effect.
+        effect: ToolEffect,
+    },
+}
+
+impl AskWhy {
+    /// The call's effect when the mode asks.
+    pub fn effect(&self) -> Option<ToolEffect> {
+        match self {
+            Self::Plugin(_) => None,
+            Self::Mode { effect, .. } => Some(*effect),
+        }
+    }
+
+    /// What requires the approval, as a clause: `tool plugin `x` requires approval (approve =
+    /// "ask")`, or `mode `ask` asks before a tool that writes files`.
+    pub fn requirement(&self) -> String {
+        match self {
+            Self::Plugin(plugin) => {
+                format!("tool plugin `{plugin}` requires approval (approve = \"ask\")")
+            }
+            Self::Mode { mode, effect } => format!(
+                "mode `{mode}` asks before a tool that {}",
+                effect_phrase(*effect)
+            ),
+        }
+    }
+}
+
+/// How one tool call ended, as the person is shown it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The tool ran; `is_error` when its result is an error.
+    Ran {
+        /// The result is an error.
+        is_error: bool,
+    },
+    /// It was denied, by whom and why.
+    Denied {
+        /// Who denied it.
+        by: DecidedBy,
+        /// Why.
+        reason: String,
+    },
 }

@@ -13,7 +13,8 @@
 //! - [`CallPoint`]: the points where plugins are asked, named once; [`DecidedBy`]: who
 //!   settled a tool call.
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
-//! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`].
+//! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`]; [`Mode`]: the
+//!   permission mode that judges each effect.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
@@ -28,6 +29,7 @@ pub mod escape;
 mod failure;
 mod intercept;
 mod item;
+pub mod mode;
 mod observe;
 mod point;
 mod provider;
@@ -39,7 +41,7 @@ mod stream;
 mod tool;
 
 pub use alert::{Alert, AlertLevel};
-pub use approval::Approval;
+pub use approval::{Approval, AskWhy, Settled};
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;
@@ -48,6 +50,7 @@ pub use intercept::{
     TurnInfo,
 };
 pub use item::{Item, Source, ToolCall, UnknownSource};
+pub use mode::{Mode, ModeVerdict, UnknownMode};
 pub use observe::{Event, Hook};
 pub use point::{CallPoint, DecidedBy, UnknownPoint};
 pub use provider::ProviderKind;

@@ -99,8 +99,12 @@ impl<'de> Deserialize<'de> for CallPoint {
 pub enum DecidedBy {
     /// An interceptor at `pre-tool-call` (its configured name).
     Plugin(String),
-    /// The person, asked because the tool's entry says `approve = "ask"`.
+    /// The person, asked because the tool's entry says `approve = "ask"` or the permission
+    /// mode asks for the call's effect.
     Approval,
+    /// The permission mode: it denied the call (`read-only`), or let a write or a command run
+    /// without asking (`auto-edit`, `full-auto`).
+    Mode,
     /// The host's policy: an interceptor failed under `failure = "closed"`, or an earlier
     /// closed failure ended the turn.
     Policy,
@@ -113,6 +117,7 @@ impl fmt::Display for DecidedBy {
         match self {
             Self::Plugin(name) => write!(f, "plugin:{name}"),
             Self::Approval => f.write_str("approval"),
+            Self::Mode => f.write_str("mode"),
             Self::Policy => f.write_str("policy"),
             Self::Default => f.write_str("default"),
         }
@@ -122,10 +127,11 @@ impl fmt::Display for DecidedBy {
 impl FromStr for DecidedBy {
     type Err = std::convert::Infallible;
 
-    /// `plugin:<name>`, `approval`, `policy`; anything else reads as `default`.
+    /// `plugin:<name>`, `approval`, `mode`, `policy`; anything else reads as `default`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(match s {
             "approval" => Self::Approval,
+            "mode" => Self::Mode,
             "policy" => Self::Policy,
             _ => match s.strip_prefix("plugin:") {
                 Some(name) => Self::Plugin(name.to_owned()),
@@ -159,6 +165,7 @@ mod tests {
         for by in [
             DecidedBy::Plugin("guard".into()),
             DecidedBy::Approval,
+            DecidedBy::Mode,
             DecidedBy::Policy,
             DecidedBy::Default,
         ] {

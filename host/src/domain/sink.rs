@@ -1,7 +1,7 @@
 //! What a front end receives while a turn runs.
 
 use super::alert::Alert;
-use super::approval::Approval;
+use super::approval::{Approval, AskWhy, Settled};
 use super::item::ToolCall;
 use super::report::RefReport;
 use super::stream::StreamEvent;
@@ -17,13 +17,17 @@ pub trait TurnSink {
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         let _ = (name, arguments);
     }
-    /// `call` of a tool of plugin `plugin` needs the person's approval (`approve = "ask"`):
-    /// ask and answer. A front end that cannot ask keeps this default, which denies.
-    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+    /// `call` needs the person's approval (its plugin says `approve = "ask"`, or the
+    /// permission mode asks, as `why` says): ask and answer. A front end that cannot ask keeps
+    /// this default, which denies.
+    fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         let _ = call;
-        Approval::No(format!(
-            "tool plugin `{plugin}` requires approval (approve = \"ask\") and no one could be asked"
-        ))
+        Approval::No(format!("{} and no one could be asked", why.requirement()))
+    }
+    /// `call` (with the arguments the tool received, or that were asked for when denied) was
+    /// settled: it ran, or was denied.
+    fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
+        let _ = (call, settled);
     }
     /// The prompt was committed with these references (one report per `@` mention).
     fn files_attached(&mut self, refs: &[RefReport]) {

@@ -139,6 +139,12 @@ fn diff_values(prefix: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
 pub fn describe(declared: &Declared) -> String {
     let v = &declared.value;
     let text = |key: &str| v[key].as_str().unwrap_or("").to_owned();
+    if declared.kind == "mode" {
+        return format!(
+            "tools.mode = {} (raises the permission mode: tool calls that write files or run commands ask less)",
+            text("mode")
+        );
+    }
     if declared.kind == "resolver" {
         let mut line = format!("resolver {}", text("resolver"));
         if v["resolver_config"]

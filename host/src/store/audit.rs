@@ -84,7 +84,7 @@ pub enum AuditEvent {
         grants: Box<ToolGrantRecord>,
         /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
         decision: String,
-        /// Who decided: `plugin:<name>`, `approval`, `policy` or `default`.
+        /// Who decided: `plugin:<name>`, `approval`, `mode`, `policy` or `default`.
         by: String,
         /// Why it was denied, if it was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,6 +96,10 @@ pub enum AuditEvent {
         /// (an earlier `always`) or `no`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         approval: Option<String>,
+        /// The permission mode that judged a call that writes files or runs commands (absent
+        /// for a read, or a call an interceptor denied first).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<crate::domain::Mode>,
         /// Bytes of the arguments (JSON) the tool received, or that were asked for when denied.
         bytes_in: u64,
         /// Bytes of the result committed for the model.

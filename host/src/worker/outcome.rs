@@ -9,9 +9,10 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::config::FsGrant;
+use crate::domain::builtin::ToolEffect;
 use crate::domain::{
-    DENIED_PREFIX, DecidedBy, Entry, Event, Item, NOT_RUN_PREFIX, Source, ToolCall, ToolDecision,
-    ToolOutput,
+    DENIED_PREFIX, DecidedBy, Entry, Event, Item, Mode, NOT_RUN_PREFIX, Settled, Source, ToolCall,
+    ToolDecision, ToolOutput,
 };
 use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::ToolOwner;
@@ -69,6 +70,9 @@ pub struct ToolCallOutcome {
     denied: Option<(DecidedBy, String)>,
     /// The person's answer, when asked.
     approval: Option<ApprovalAnswer>,
+    /// The mode that judged a call that writes or runs commands (`None` for a read, or a call
+    /// the chain denied first), and whether the mode alone let it run.
+    mode: Option<(Mode, ToolEffect, bool)>,
     /// What it produced (or why it did not run); `None` until settled.
     output: Option<ToolOutput>,
 }
@@ -82,6 +86,7 @@ impl ToolCallOutcome {
             rewrites: Vec::new(),
             denied: None,
             approval: None,
+            mode: None,
             output: None,
         }
     }
@@ -113,6 +118,21 @@ impl ToolCallOutcome {
     /// `by` denied the call.
     pub(crate) fn deny(&mut self, by: DecidedBy, reason: String) {
         self.denied = Some((by, reason));
+    }
+
+    /// `mode` judged the call, of `effect` (a write or a command): it denied it (`reason`), or
+    /// let it run without asking (`None` and `ran_unasked`), or asked the person.
+    pub(crate) fn judged_by_mode(
+        &mut self,
+        mode: Mode,
+        effect: ToolEffect,
+        ran_unasked: bool,
+        denied: Option<String>,
+    ) {
+        self.mode = Some((mode, effect, ran_unasked));
+        if let Some(reason) = denied {
+            self.deny(DecidedBy::Mode, reason);
+        }
     }
 
     /// The person answered; `refused` is the reason of a no.
@@ -196,6 +216,19 @@ impl ToolCallOutcome {
         self.output.is_some() && self.denied.is_none()
     }
 
+    /// How the call ended, for the front end.
+    pub fn settled(&self) -> Settled {
+        match &self.denied {
+            Some((by, reason)) => Settled::Denied {
+                by: by.clone(),
+                reason: reason.clone(),
+            },
+            None => Settled::Ran {
+                is_error: self.output().is_error,
+            },
+        }
+    }
+
     /// The hooks' events for what the chain decided: each rewrite, then a deny by an
     /// interceptor or by policy.
     pub(crate) fn chain_events(&self) -> Vec<Event> {
@@ -219,13 +252,15 @@ impl ToolCallOutcome {
     }
 
     /// The hooks' event for the decision after the chain: allowed (by the person when asked,
-    /// else by default), or refused by the person. `None` when the chain denied it.
+    /// else by the mode when it alone let a write or command run, else by default), or
+    /// refused by the mode or the person. `None` when the chain denied it.
     pub(crate) fn final_event(&self) -> Option<Event> {
         let (by, decision) = match &self.denied {
             None if self.approval.is_some() => (DecidedBy::Approval, ToolDecision::Allow),
+            None if self.ran_unasked_by_mode() => (DecidedBy::Mode, ToolDecision::Allow),
             None => (DecidedBy::Default, ToolDecision::Allow),
-            Some((DecidedBy::Approval, reason)) => {
-                (DecidedBy::Approval, ToolDecision::Deny(reason.clone()))
+            Some((by @ (DecidedBy::Approval | DecidedBy::Mode), reason)) => {
+                (by.clone(), ToolDecision::Deny(reason.clone()))
             }
             Some(_) => return None,
         };
@@ -249,12 +284,19 @@ impl ToolCallOutcome {
         )
     }
 
+    /// The mode alone let this write or command run (`auto-edit`, `full-auto`).
+    fn ran_unasked_by_mode(&self) -> bool {
+        self.mode.is_some_and(|(_, _, unasked)| unasked)
+    }
+
     /// Who the audit log names as deciding: the denier; else the person when asked; else the
-    /// last interceptor that rewrote the arguments; else nobody (`default`).
+    /// mode when it alone let a write or command run; else the last interceptor that rewrote
+    /// the arguments; else nobody (`default`).
     pub fn decided_by(&self) -> DecidedBy {
         match (&self.denied, self.approval, self.rewrites.last()) {
             (Some((by, _)), _, _) => by.clone(),
             (None, Some(_), _) => DecidedBy::Approval,
+            (None, None, _) if self.ran_unasked_by_mode() => DecidedBy::Mode,
             (None, None, Some(last)) => DecidedBy::Plugin(last.plugin.clone()),
             (None, None, None) => DecidedBy::Default,
         }
@@ -292,6 +334,7 @@ impl ToolCallOutcome {
                 .map(|r| DecidedBy::Plugin(r.plugin.clone()).to_string())
                 .collect(),
             approval: self.approval.map(|a| a.to_string()),
+            mode: self.mode.map(|(mode, _, _)| mode),
             bytes_in,
             bytes_out: output.content.len() as u64,
             is_error: output.is_error,

@@ -3,7 +3,8 @@
 //! first entries, and tool plugins register the same way, each with its [`ToolOwner`] (the
 //! plugin's name, its `approve` setting and its failure policy).
 
-use crate::config::{Approve, FailurePolicy, ToolGrants};
+use crate::config::{Approve, FailurePolicy, FsGrant, ToolGrants};
+use crate::domain::builtin::{ToolEffect, builtin_effect};
 use crate::domain::{Item, Resolve, Tool, ToolCall, ToolContext, ToolOutput, ToolSpec};
 
 /// The tool plugin that serves a tool, what it is granted (for the audit log), and how its
@@ -116,6 +117,20 @@ impl ToolRegistry {
         self.index(name)
             .and_then(|i| self.owners.get(i))
             .and_then(Option::as_ref)
+    }
+
+    /// What a call of tool `name` may do, which the permission mode judges (`None`: no such
+    /// tool; the call is an error result). A built-in tool's effect is its name's
+    /// ([`builtin_effect`]; a built-in the list does not name counts as the most, `Shell`);
+    /// a tool plugin's tools write when its entry grants `fs = "read-write"`, and only read
+    /// otherwise (a tool without a file-system grant cannot change the workspace).
+    pub fn effect(&self, name: &str) -> Option<ToolEffect> {
+        let i = self.index(name)?;
+        Some(match self.owners.get(i).and_then(Option::as_ref) {
+            Some(owner) if owner.grants.fs == FsGrant::ReadWrite => ToolEffect::Write,
+            Some(_) => ToolEffect::Read,
+            None => builtin_effect(name).unwrap_or(ToolEffect::Shell),
+        })
     }
 
     /// What the model is offered, in order.

@@ -1,8 +1,9 @@
-//! Asking the person about a tool call of a plugin marked `approve = "ask"`: the call is shown
-//! (tool, plugin, the target path(s), the size of each argument, then the arguments, all
-//! escaped so that nothing in them can drive the terminal) and one line is read: `y` runs it,
-//! `a` runs it and every later call of that tool in this chat, and anything else (or end of
-//! input) denies it.
+//! Asking the person about a tool call of a plugin marked `approve = "ask"`, or one the
+//! permission mode asks about: the call is shown (tool, plugin or mode, the target path(s),
+//! the size of each argument, then for an edit its diff, for a shell call its command, else
+//! the arguments, all escaped so that nothing in them can drive the terminal) and one line is
+//! read: `y` runs it, `a` runs it and every later call of that tool in this chat, and anything
+//! else (or end of input) denies it.
 //!
 //! The target and the sizes come before the capped arguments so that a long argument (a file's
 //! `content`) can never push the path it is written to out of what is shown.
@@ -11,9 +12,11 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
+use super::edit_preview::{Files, edit_lines, shell_lines};
 use super::style::Style;
+use crate::domain::builtin::ToolEffect;
 use crate::domain::escape::escape_capped;
-use crate::domain::{Approval, ToolCall};
+use crate::domain::{Approval, AskWhy, ToolCall};
 
 /// Longest argument text shown (the full arguments are in the audit log's byte count).
 const MAX_SHOWN: usize = 2000;
@@ -110,18 +113,45 @@ fn sizes(arguments: &Value) -> String {
     shown.join(", ")
 }
 
-/// The lines shown before the question.
-pub(crate) fn question(style: Style, call: &ToolCall, plugin: &str) -> String {
-    format!(
-        "{}\n  path: {}\n  sizes: {}\n  arguments: {}\n{}",
-        style.bold(&format!(
-            "  ? tool {} of plugin {} wants to run",
-            escape_capped(&call.name, MAX_NAME),
+/// The lines shown before the question; `files` reads the current file for an edit's diff.
+pub(crate) fn question(
+    style: Style,
+    call: &ToolCall,
+    why: &AskWhy,
+    files: Option<&Files>,
+) -> String {
+    let name = escape_capped(&call.name, MAX_NAME);
+    let header = match why {
+        AskWhy::Plugin(plugin) => format!(
+            "  ? tool {name} of plugin {} wants to run",
             escape_capped(plugin, MAX_NAME)
-        )),
-        targets(&call.arguments),
-        sizes(&call.arguments),
-        escape_capped(&call.arguments.to_string(), MAX_SHOWN),
+        ),
+        AskWhy::Mode { mode, effect } => format!(
+            "  ? tool {name} wants to {} (mode {mode})",
+            match effect {
+                ToolEffect::Shell => "run a command",
+                _ => "write files",
+            }
+        ),
+    };
+    let arguments = &call.arguments;
+    // An edit shows its diff, a command itself; other calls their arguments.
+    let body = match why.effect() {
+        Some(ToolEffect::Shell) => shell_lines(arguments),
+        _ => None,
+    }
+    .or_else(|| edit_lines(style, files, arguments))
+    .unwrap_or_else(|| {
+        format!(
+            "  arguments: {}\n",
+            escape_capped(&arguments.to_string(), MAX_SHOWN)
+        )
+    });
+    format!(
+        "{}\n  path: {}\n  sizes: {}\n{body}{}",
+        style.bold(&header),
+        targets(arguments),
+        sizes(arguments),
         "  allow? [y]es / [n]o / [a]lways for this tool in this chat: "
     )
 }
@@ -137,8 +167,8 @@ pub(crate) fn answer(line: Option<&str>) -> Approval {
 }
 
 /// Show the question on stderr and read one line from stdin.
-pub(crate) fn ask(style: Style, call: &ToolCall, plugin: &str) -> Approval {
-    eprint!("{}", question(style, call, plugin));
+pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Files>) -> Approval {
+    eprint!("{}", question(style, call, why, files));
     read_answer(&mut std::io::stdin().lock())
 }
 
@@ -184,7 +214,12 @@ mod tests {
             name: "write_file".into(),
             arguments: serde_json::json!({"path": "a\u{1b}[2Jb", "text": "x\ny"}),
         };
-        let shown = question(Style::plain(), &call, "edit-tool");
+        let shown = question(
+            Style::plain(),
+            &call,
+            &AskWhy::Plugin("edit-tool".into()),
+            None,
+        );
         assert!(
             shown.contains("tool write_file of plugin edit-tool"),
             "{shown}"
@@ -205,7 +240,12 @@ mod tests {
                 "path": "../../etc/cron.d/evil\n[File: ok]",
             }),
         };
-        let shown = question(Style::plain(), &call, "edit-tool");
+        let shown = question(
+            Style::plain(),
+            &call,
+            &AskWhy::Plugin("edit-tool".into()),
+            None,
+        );
         let lines: Vec<&str> = shown.lines().collect();
         assert_eq!(
             lines[0],
@@ -213,19 +253,22 @@ mod tests {
         );
         assert_eq!(lines[1], "  path: ../../etc/cron.d/evil\\n[File: ok]");
         assert_eq!(lines[2], "  sizes: content 50000 bytes, path 32 bytes");
-        assert!(
-            lines[3].starts_with("  arguments: {\"content\":\"xxx"),
-            "{shown}"
+        // A write shows the change as a diff (here the file cannot be read: the new content).
+        assert_eq!(
+            lines[3],
+            "  (current file not shown: cannot be read; the change as asked)"
         );
-        assert!(lines[3].len() < 2100, "{}", lines[3].len());
-        assert_eq!(lines.len(), 5, "{shown}");
+        assert_eq!(lines[4], "  @@ -1,0 +1,1 @@");
+        assert!(lines[5].starts_with("  +xxx"), "{shown}");
+        assert!(lines[5].len() < 500, "{}", lines[5].len());
+        assert_eq!(lines.len(), 7, "{shown}");
 
         let moved = ToolCall {
             id: "c2".into(),
             name: "move".into(),
             arguments: serde_json::json!({"from": "a\u{1b}[2J", "to": "b", "paths": ["c", "d"], "n": 3}),
         };
-        let shown = question(Style::plain(), &moved, "fs");
+        let shown = question(Style::plain(), &moved, &AskWhy::Plugin("fs".into()), None);
         assert!(
             shown.contains("  path: from = a\\u{1b}[2J; paths = c, d; to = b\n"),
             "{shown}"
@@ -241,7 +284,7 @@ mod tests {
             name: "now".into(),
             arguments: serde_json::json!({}),
         };
-        let shown = question(Style::plain(), &none, "clock");
+        let shown = question(Style::plain(), &none, &AskWhy::Plugin("clock".into()), None);
         assert!(
             shown.contains("  path: (none)\n  sizes: (no arguments)\n"),
             "{shown}"

@@ -5,7 +5,8 @@
 //! - [`editor`]: the line editor (keys, history, multi-line input).
 //! - [`completer`] and [`mention`]: `@` completion over the workspace index.
 //! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
-//!   tool call of a plugin marked `approve = "ask"`.
+//!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
+//!   with an edit's diff ([`edit_preview`], [`diff`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
 //! - [`assemble`]: the worker this chat talks to.
 
@@ -13,6 +14,8 @@ mod approve;
 mod assemble;
 mod completer;
 mod counted;
+mod diff;
+mod edit_preview;
 mod editor;
 mod mention;
 mod sink;
@@ -21,6 +24,7 @@ mod spinner;
 mod style;
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use reedline::Signal;
@@ -30,7 +34,7 @@ use super::exit::{CliError, EXIT_OK};
 use super::trust::{WhenWaiting, load_config_trusted};
 use crate::complete::BackgroundIndex;
 use crate::config::Loaded;
-use crate::domain::Alert;
+use crate::domain::{Alert, Mode};
 use crate::fileref;
 use crate::llm::CancelToken;
 use crate::store::Home;
@@ -47,6 +51,7 @@ pub(crate) fn chat(
     continue_last: bool,
     parent: Option<&str>,
     model: &super::run::ModelFlags,
+    mode: &super::mode::ModeFlag,
 ) -> Result<u8, CliError> {
     let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
     let home = home()?;
@@ -54,6 +59,7 @@ pub(crate) fn chat(
     for warning in model.apply(&mut loaded.config)? {
         super::common::print_alert(&Alert::warn("config", warning));
     }
+    mode.apply(&mut loaded)?;
     let style = Style::detect();
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
     let session = match (resume, continue_last) {
@@ -81,8 +87,10 @@ pub(crate) fn chat(
     };
     let (worker, plugins) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
+    let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
+        files,
         plugins,
         loaded,
         home,
@@ -95,6 +103,8 @@ pub(crate) fn chat(
 
 struct Chat {
     worker: Worker,
+    /// Reads workspace files for an edit's diff in an approval.
+    files: Option<Rc<edit_preview::Files>>,
     plugins: Vec<PluginRow>,
     loaded: Loaded,
     home: Home,
@@ -169,7 +179,7 @@ impl Chat {
         let token = self.worker.new_cancel_token();
         *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token;
         let segments = fileref::parse(text).segments;
-        let mut sink = ChatSink::new(self.style);
+        let mut sink = ChatSink::new(self.style).with_files(self.files.clone());
         let result = self.worker.submit_segments(&segments, &mut sink);
         sink.settle();
         match result {
@@ -283,8 +293,52 @@ impl Chat {
                 }
             }
             Slash::Config => self.show_config(),
+            Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}
             Slash::Unknown(hint) => eprintln!("{hint}"),
+        }
+    }
+
+    /// `/mode`: show the mode; `/mode MODE`: change it for this chat, unless managed policy
+    /// refuses it (the message names the file and key).
+    fn mode(&mut self, asked: Option<&str>) {
+        let Some(name) = asked else {
+            let cap = self
+                .loaded
+                .config
+                .policy
+                .max_mode
+                .map(|max| format!(" (managed policy allows up to {max})"))
+                .unwrap_or_default();
+            eprintln!(
+                "mode {}{cap}: read-only | ask | auto-edit | full-auto",
+                self.worker.mode()
+            );
+            return;
+        };
+        let mode = match name.parse::<Mode>() {
+            Ok(mode) => mode,
+            Err(err) => {
+                eprintln!(
+                    "{}",
+                    self.style.alert(&Alert::error("chat", err.to_string()))
+                );
+                return;
+            }
+        };
+        let refused = super::mode::allowed(&self.loaded, mode, "/mode")
+            .err()
+            .or_else(|| {
+                self.worker.set_mode(mode).err().map(|max| {
+                    format!("/mode {mode}: above what managed policy allows (`policy.max_mode` = \"{max}\")")
+                })
+            });
+        match refused {
+            Some(message) => eprintln!("{}", self.style.alert(&Alert::error("chat", message))),
+            None => {
+                self.loaded.config.tools.mode = mode;
+                eprintln!("{}", self.style.dim(&format!("mode {mode} for this chat")));
+            }
         }
     }
 

@@ -1,12 +1,17 @@
 //! The transcript of one turn: a spinner until the first token, one dim line per attached
-//! file, the answer as it streams, one line per retry, tool call and alert.
+//! file, the answer as it streams, one line per retry and alert, and one line per tool call
+//! with its outcome (`✓ read_file a.txt`, `✗ write_file .env — denied by mode: read-only`),
+//! denials included; while a tool runs the spinner names it.
 
 use std::io::Write;
+use std::rc::Rc;
 
+use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
 use crate::domain::StreamEvent;
-use crate::domain::{Alert, Approval, ToolCall, TurnSink};
+use crate::domain::escape::escape_capped;
+use crate::domain::{Alert, Approval, AskWhy, Settled, ToolCall, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
 
@@ -18,6 +23,8 @@ pub(crate) struct ChatSink {
     mid_line: bool,
     /// Something of the answer was streamed.
     pub(crate) streamed: bool,
+    /// Reads the current file for an edit's diff.
+    files: Option<Rc<Files>>,
 }
 
 impl ChatSink {
@@ -28,7 +35,14 @@ impl ChatSink {
             spinner: Some(Spinner::start("waiting for the model")),
             mid_line: false,
             streamed: false,
+            files: None,
         }
+    }
+
+    /// The same, reading workspace files through `files` for an edit's diff.
+    pub(crate) fn with_files(mut self, files: Option<Rc<Files>>) -> Self {
+        self.files = files;
+        self
     }
 
     /// Stop the spinner and end a streamed line, before printing anything else.
@@ -81,15 +95,31 @@ impl TurnSink for ChatSink {
     }
 
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
-        self.note(&format!("  ⚙ {}", tool_line(name, arguments)));
-        self.spinner = Some(Spinner::start("waiting for the model"));
+        // The call's one line comes when it is settled; meanwhile the spinner names it.
+        self.settle();
+        self.spinner = Some(Spinner::start(&format!(
+            "running {}",
+            tool_line(name, arguments)
+        )));
     }
 
-    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+    fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         self.settle();
-        let answer = super::approve::ask(self.style, call, plugin);
+        let answer = super::approve::ask(self.style, call, why, self.files.as_deref());
         self.spinner = Some(Spinner::start("waiting for the model"));
         answer
+    }
+
+    fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
+        let line = format!("  {}", crate::cli::transcript::outcome_line(call, settled));
+        match settled {
+            Settled::Denied { .. } => {
+                self.settle();
+                eprintln!("{}", self.style.removed(&line));
+            }
+            Settled::Ran { .. } => self.note(&line),
+        }
+        self.spinner = Some(Spinner::start("waiting for the model"));
     }
 
     fn files_attached(&mut self, refs: &[RefReport]) {
@@ -99,9 +129,16 @@ impl TurnSink for ChatSink {
     }
 }
 
-/// `read_file src/lib.rs 1-200`, `list_files src/`, or the name and compact arguments.
+/// `read_file src/lib.rs 1-200`, `list_files src/`, or the name and compact arguments
+/// (escaped).
 pub(crate) fn tool_line(name: &str, arguments: &serde_json::Value) -> String {
-    let path = arguments.get("path").and_then(|v| v.as_str());
+    let name = escape_capped(name, 200);
+    let name = name.as_str();
+    let path = arguments
+        .get("path")
+        .and_then(|v| v.as_str())
+        .map(|p| escape_capped(p, 200));
+    let path = path.as_deref();
     let number = |key: &str| arguments.get(key).and_then(serde_json::Value::as_u64);
     match (name, path) {
         ("read_file", Some(path)) => {
@@ -113,7 +150,7 @@ pub(crate) fn tool_line(name: &str, arguments: &serde_json::Value) -> String {
             }
         }
         ("list_files", Some(path)) => format!("list_files {path}"),
-        _ => format!("{name} {arguments}"),
+        _ => format!("{name} {}", escape_capped(&arguments.to_string(), 200)),
     }
 }
 

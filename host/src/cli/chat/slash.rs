@@ -1,5 +1,5 @@
 //! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
-//! `/compact`, `/config`, `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +20,8 @@ pub(crate) enum Slash {
     Compact,
     /// Effective configuration.
     Config,
+    /// Show the permission mode, or change it for this chat.
+    Mode(Option<String>),
     /// Leave.
     Quit,
     /// Not a command (or missing its argument): the hint to show.
@@ -37,6 +39,8 @@ commands:
   /preview PROMPT  what PROMPT would commit (no model call, nothing written)
   /compact         summarise the session and re-read its files; history keeps everything
   /config          effective configuration and the files it came from
+  /mode [MODE]     show the permission mode, or change it for this chat:
+                   read-only | ask | auto-edit | full-auto
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory)
@@ -69,6 +73,8 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("preview", true) => Slash::Unknown("usage: /preview PROMPT".into()),
         ("compact", true) => Slash::Compact,
         ("config", true) => Slash::Config,
+        ("mode", true) => Slash::Mode(None),
+        ("mode", false) => Slash::Mode(Some(arg.to_owned())),
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
     })

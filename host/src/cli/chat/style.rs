@@ -38,6 +38,21 @@ impl Style {
         self.paint("2", text)
     }
 
+    /// A diff's removed line.
+    pub(crate) fn removed(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+
+    /// A diff's added line.
+    pub(crate) fn added(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
+    /// A diff's hunk header.
+    pub(crate) fn hunk(self, text: &str) -> String {
+        self.paint("36", text)
+    }
+
     /// Headings and names.
     pub(crate) fn bold(self, text: &str) -> String {
         self.paint("1", text)

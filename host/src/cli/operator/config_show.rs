@@ -40,6 +40,18 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         let trusted = p["origin"] != "project" || project_trusted;
         p["trusted"] = Value::Bool(trusted);
     }
+    // A project's raise of the mode applies only once it is trusted.
+    let mode_note = loaded
+        .project_code
+        .as_ref()
+        .and_then(|code| code.mode)
+        .filter(|_| !project_trusted)
+        .map(|mode| {
+            format!(
+                "`tools.mode = \"{mode}\"` from the project layer applies only once the project is trusted (`warden trust -C {}`)",
+                root.display()
+            )
+        });
     let mut leaves = Vec::new();
     flatten(&tree, "", &mut leaves);
     let values: Vec<Value> = leaves
@@ -73,13 +85,16 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             "values": values,
             "locked": locked,
             "plugins": plugins,
-            "warnings": loaded.warnings,
+            "warnings": loaded.warnings.iter().chain(&mode_note).collect::<Vec<_>>(),
         });
         outln!("{out}");
         return Ok(EXIT_OK);
     }
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
+    }
+    if let Some(note) = &mode_note {
+        print_alert(&Alert::warn("trust", note.clone()));
     }
     outln!("workspace {}", root.display());
     for file in &files {

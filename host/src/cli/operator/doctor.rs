@@ -1,6 +1,7 @@
 //! `warden doctor [--network]`: the checks an operator runs first. Config layers found and
 //! valid, the managed file in force and its sha256, the provider's settings (and, only with
-//! `--network`, a 3-second probe), plugins load and their pins match, `$WARDEN_HOME` is
+//! `--network`, a 3-second probe), the permission mode and where it comes from, plugins load
+//! and their pins match, `$WARDEN_HOME` is
 //! writable, the size of the compiled-code cache. Exit 1 when a check fails.
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
             }
             check_provider(&mut report, &loaded.config, network);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
+            check_mode(&mut report, &loaded, &sources, untrusted);
             let project_resolver = loaded
                 .project_code
                 .as_ref()
@@ -72,6 +74,32 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
         Ok(EXIT_FAILURE)
     } else {
         Ok(EXIT_OK)
+    }
+}
+
+/// The permission mode in force, its layer, the managed cap, and a project raise waiting for
+/// trust.
+fn check_mode(report: &mut Report, loaded: &config::Loaded, sources: &Sources, untrusted: bool) {
+    let mode = loaded.config.tools.mode;
+    let origin = config::load_with_origins(sources)
+        .map(|(_, origins)| origins.of("tools.mode"))
+        .unwrap_or(config::Origin::DEFAULT);
+    let from = origin.file.map_or_else(
+        || origin.layer.to_owned(),
+        |f| format!("{} {}", origin.layer, f.display()),
+    );
+    let cap = loaded
+        .config
+        .policy
+        .max_mode
+        .map(|max| format!("; managed policy allows up to {max}"))
+        .unwrap_or_default();
+    let raise = loaded.project_code.as_ref().and_then(|code| code.mode);
+    match raise {
+        Some(raised) if untrusted => report.info(&format!(
+            "permission mode {raised} asked by the project layer waits for trust (`warden trust`); until then the user's or default mode applies{cap}"
+        )),
+        _ => report.info(&format!("permission mode {mode} (from {from}){cap}")),
     }
 }
 

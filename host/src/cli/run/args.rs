@@ -26,11 +26,15 @@ pub(crate) struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Approve every call of tool plugins marked `approve = "ask"` (without it they are denied,
-    /// and the model is told why).
+    /// Approve every call that would ask: tool plugins marked `approve = "ask"`, and writes or
+    /// commands the permission mode asks about (without it they are denied, and the model is
+    /// told why).
     #[arg(long)]
     pub(crate) yes: bool,
-    /// Print the workspace root used (on stderr).
+    /// The permission mode for this run.
+    #[command(flatten)]
+    pub(crate) mode: crate::cli::mode::ModeFlag,
+    /// Print the workspace root used and each tool call's outcome (on stderr).
     #[arg(short = 'v', long)]
     pub(crate) verbose: bool,
     /// Read the prompt from this file.

@@ -10,7 +10,9 @@ use crate::cli::common::{env, home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::domain::{Alert, AlertLevel, Approval, StreamEvent, ToolCall, TurnSink};
+use crate::domain::{
+    Alert, AlertLevel, Approval, AskWhy, Settled, StreamEvent, ToolCall, TurnSink,
+};
 use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;
@@ -21,8 +23,10 @@ const EXIT_INTERRUPTED: u8 = 130;
 /// Prints the answer as it streams (unless JSON output was asked for) and alerts as they come.
 struct CliSink {
     stream: bool,
-    /// `--yes`: approve tool calls of plugins marked `approve = "ask"`.
+    /// `--yes`: approve every call that would ask (a plugin's `approve = "ask"`, the mode).
     yes: bool,
+    /// `-v`: one line per tool call's outcome on stderr.
+    verbose: bool,
     streamed: bool,
     alerts: Vec<Alert>,
     progress: Progress,
@@ -76,12 +80,17 @@ impl TurnSink for CliSink {
         self.progress.start();
     }
 
-    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
+    fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         if self.yes {
             return Approval::Yes;
         }
+        let hint = match why {
+            AskWhy::Plugin(_) => "",
+            AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
+        };
         let reason = format!(
-            "tool plugin `{plugin}` requires approval (approve = \"ask\"); `warden run` does not ask and denies such calls unless --yes is given"
+            "{}; `warden run` does not ask and denies such calls unless --yes is given{hint}",
+            why.requirement()
         );
         // The model is told through the call's result; the person through this warning.
         self.alert(&Alert::warn(
@@ -89,6 +98,17 @@ impl TurnSink for CliSink {
             format!("tool call `{}` denied: {reason}", escape(&call.name)),
         ));
         Approval::No(reason)
+    }
+
+    fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
+        if self.verbose {
+            self.progress.stop();
+            eprintln!(
+                "warden: {}",
+                crate::cli::transcript::outcome_line(call, settled)
+            );
+            self.progress.start();
+        }
     }
 }
 
@@ -106,6 +126,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     for warning in args.model.apply(&mut loaded.config)? {
         print_alert(&Alert::warn("config", warning));
     }
+    args.mode.apply(&mut loaded)?;
     let prompt = super::prompt::read(
         &args.prompt,
         args.file.as_deref(),
@@ -113,6 +134,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     )?;
     if args.verbose {
         eprintln!("warden: workspace {}", workspace.root.display());
+        eprintln!("warden: mode {}", loaded.config.tools.mode);
     }
     let mut worker = match args.parent.as_deref() {
         Some(parent) => setup::open_child(&loaded.config, &workspace.root, parent, &home, &env),
@@ -143,6 +165,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     let mut sink = CliSink {
         stream: !json,
         yes: args.yes,
+        verbose: args.verbose,
         streamed: false,
         alerts: Vec::new(),
         progress: Progress::new("waiting for the model"),

@@ -83,7 +83,7 @@ fn print_warnings(loaded: Loaded) -> Loaded {
     loaded
 }
 
-/// `the project's plugins a (tool), b (interceptor) and its resolver`.
+/// `the project's plugins a (tool), b (interceptor) and its resolver settings and its mode`.
 fn what_is_left_out(loaded: &Loaded) -> String {
     let Some(code) = &loaded.project_code else {
         return "nothing".into();
@@ -102,6 +102,13 @@ fn what_is_left_out(loaded: &Loaded) -> String {
             out = "the project's resolver settings".into();
         } else {
             out.push_str(" and its resolver settings");
+        }
+    }
+    if let Some(mode) = code.mode {
+        if out.is_empty() {
+            out = format!("the project's mode `{mode}`");
+        } else {
+            out.push_str(&format!(" and its mode `{mode}`"));
         }
     }
     out

@@ -14,9 +14,12 @@ use toml::{Table, Value};
 use super::error::ConfigError;
 use super::locks::{self, LockedKey};
 use super::managed::{self, ManagedSource, SYSTEM_MANAGED_PATH};
-use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
+use super::schema::{
+    Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, ToolsConfig, WorkerConfig,
+};
 use super::trust::{ProjectCode, ProjectResolver};
 
+mod mode;
 mod origin;
 mod policy;
 mod validate;
@@ -30,6 +33,7 @@ struct FileConfig {
     model: ModelConfig,
     fileref: FileRefConfig,
     worker: WorkerConfig,
+    tools: ToolsConfig,
     plugins: Vec<PluginSpec>,
     policy: PolicyConfig,
 }
@@ -144,9 +148,10 @@ pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
     load_with(sources, true)
 }
 
-/// [`load`], leaving out what the project layer declares that runs code: its `[[plugins]]`
-/// entries and its `fileref.resolver`, `resolver_sha256` and `resolver_config` (for a
-/// workspace that is not trusted). Its other settings apply as usual.
+/// [`load`], leaving out what the project layer declares that runs code or grants more: its
+/// `[[plugins]]` entries, its `fileref.resolver`, `resolver_sha256` and `resolver_config`, and
+/// a `tools.mode` above the user layer's (for a workspace that is not trusted). Its other
+/// settings (a lower mode included) apply as usual.
 pub fn load_without_project_code(sources: &Sources) -> Result<Loaded, ConfigError> {
     load_with(sources, false)
 }
@@ -260,6 +265,7 @@ fn merge_layers(
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
+    let mut modes = mode::ModeAsks::default();
     let layer_files: Vec<(LayerKind, PathBuf)> =
         layers.iter().map(|l| (l.kind, l.path.clone())).collect();
     let file_of = |kind: LayerKind| {
@@ -298,6 +304,13 @@ fn merge_layers(
                     }
                 }
             }
+        }
+        if modes.note(kind, &path, &table).is_some()
+            && kind == LayerKind::Project
+            && modes.project_raise().is_some()
+            && !include_project_code
+        {
+            mode::remove(&mut table);
         }
         if let Some(Value::Array(list)) = table.remove("plugins")
             && (include_project_code || kind != LayerKind::Project)
@@ -345,6 +358,8 @@ fn merge_layers(
             key: String::new(),
             message: err.message().to_owned(),
         })?;
+
+    modes.check_cap(policy.max_mode, &file_of(LayerKind::Managed))?;
 
     let mut entries = Vec::new();
     for (kind, value) in plugins {
@@ -405,17 +420,22 @@ fn merge_layers(
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
-    let project_code =
-        (!project_entries.is_empty() || project_resolver.is_some()).then(|| ProjectCode {
-            file: file_of(LayerKind::Project),
-            entries: project_entries,
-            resolver: project_resolver,
-        });
+    let project_mode = modes.project_raise();
+    let project_code = (!project_entries.is_empty()
+        || project_resolver.is_some()
+        || project_mode.is_some())
+    .then(|| ProjectCode {
+        file: file_of(LayerKind::Project),
+        entries: project_entries,
+        resolver: project_resolver,
+        mode: project_mode,
+    });
     Ok(Loaded {
         config: Config {
             model: file.model,
             fileref,
             worker: file.worker,
+            tools: file.tools,
             plugins: entries,
             policy,
         },

@@ -1,6 +1,6 @@
 //! One layer's `[policy]` merged into the policy in force. Every layer can only tighten it;
 //! some keys are honoured from one layer only, and set elsewhere they are ignored with a
-//! warning: `locked`, `trusted_paths` and `allow_trust` from the managed layer,
+//! warning: `locked`, `trusted_paths`, `allow_trust` and `max_mode` from the managed layer,
 //! `project_tool_grants` from the user and managed layers.
 
 use std::path::Path;
@@ -20,10 +20,11 @@ pub(super) fn merge(
     warnings: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
     let sets = |key: &str| value.get(key).is_some();
-    let (sets_trusted_paths, sets_allow_trust, sets_project_grants) = (
+    let (sets_trusted_paths, sets_allow_trust, sets_project_grants, sets_max_mode) = (
         sets("trusted_paths"),
         sets("allow_trust"),
         sets("project_tool_grants"),
+        sets("max_mode"),
     );
     let layer: PolicyConfig =
         value
@@ -76,6 +77,7 @@ pub(super) fn merge(
         crate::config::TrustPaths::new(&layer.trusted_paths, path)?;
         policy.trusted_paths = layer.trusted_paths;
         policy.allow_trust = layer.allow_trust;
+        policy.max_mode = layer.max_mode;
     } else {
         if !layer.locked.is_empty() {
             warnings.push(format!(
@@ -88,6 +90,9 @@ pub(super) fn merge(
         }
         if sets_allow_trust {
             warnings.push(ignored("allow_trust", "managed layer"));
+        }
+        if sets_max_mode {
+            warnings.push(ignored("max_mode", "managed layer"));
         }
     }
     if sets_project_grants {

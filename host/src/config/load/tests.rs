@@ -686,3 +686,83 @@ fn trust_keys_count_only_where_they_are_honoured() {
     // The operator's table replaces the user's.
     assert!(policy.project_tool_grants.as_ref().unwrap().env.is_empty());
 }
+
+#[test]
+fn the_mode_is_checked_per_file_capped_by_managed_policy_and_a_project_raise_is_project_code() {
+    use crate::domain::Mode;
+    let dir = tempfile::tempdir().unwrap();
+    // An unknown key or mode names the file, line and key.
+    let typo = write(dir.path(), "typo.toml", "[tools]\nmod = \"ask\"\n");
+    let err = load(&sources(&[(LayerKind::User, &typo)]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with(&format!("{}:2:", typo.display())), "{err}");
+    assert!(err.contains("mod"), "{err}");
+    let bad = write(dir.path(), "bad.toml", "[tools]\nmode = \"auto\"\n");
+    let err = load(&sources(&[(LayerKind::User, &bad)]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with(&format!("{}:2:", bad.display())), "{err}");
+    assert!(err.contains("auto-edit"), "{err}");
+
+    // The user's mode applies; a project may lower it without it being code.
+    let user = write(dir.path(), "user.toml", "[tools]\nmode = \"auto-edit\"\n");
+    let lower = write(dir.path(), "lower.toml", "[tools]\nmode = \"read-only\"\n");
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &lower),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.tools.mode, Mode::ReadOnly);
+    assert!(loaded.project_code.is_none());
+
+    // Raising it above the user's is project code, left out until trusted.
+    let raise = write(dir.path(), "raise.toml", "[tools]\nmode = \"full-auto\"\n");
+    let layers = sources(&[(LayerKind::User, &user), (LayerKind::Project, &raise)]);
+    let loaded = load(&layers).unwrap();
+    assert_eq!(loaded.config.tools.mode, Mode::FullAuto);
+    assert_eq!(loaded.project_code.unwrap().mode, Some(Mode::FullAuto));
+    let without = crate::config::load_without_project_code(&layers).unwrap();
+    assert_eq!(without.config.tools.mode, Mode::AutoEdit);
+    assert_eq!(without.project_code.unwrap().mode, Some(Mode::FullAuto));
+    // Above the default `ask` when the user says nothing.
+    let edit = write(dir.path(), "edit.toml", "[tools]\nmode = \"auto-edit\"\n");
+    let loaded = load(&sources(&[(LayerKind::Project, &edit)])).unwrap();
+    assert_eq!(loaded.project_code.unwrap().mode, Some(Mode::AutoEdit));
+
+    // The managed cap refuses a higher mode from any layer, naming its file and key.
+    let managed = write(dir.path(), "m.toml", "[policy]\nmax_mode = \"ask\"\n");
+    let err = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with(&user.display().to_string()), "{err}");
+    assert!(err.contains("key `tools.mode`"), "{err}");
+    assert!(err.contains("policy.max_mode = \"ask\""), "{err}");
+    assert!(err.contains(&managed.display().to_string()), "{err}");
+    let loaded = load(&sources(&[
+        (LayerKind::Project, &lower),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.policy.max_mode, Some(Mode::Ask));
+
+    // `max_mode` outside the managed layer is ignored with a warning.
+    let user_cap = write(
+        dir.path(),
+        "uc.toml",
+        "[policy]\nmax_mode = \"read-only\"\n",
+    );
+    let loaded = load(&sources(&[(LayerKind::User, &user_cap)])).unwrap();
+    assert_eq!(loaded.config.policy.max_mode, None);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("policy.max_mode")),
+        "{:?}",
+        loaded.warnings
+    );
+}

@@ -29,7 +29,7 @@ use std::collections::HashSet;
 use sha2::Digest;
 
 use crate::config::Config;
-use crate::domain::{Alert, Entry, Event, Resolve, Segment, TurnSink};
+use crate::domain::{Alert, Entry, Event, Mode, Resolve, Segment, TurnSink};
 use crate::fileref::{self, ShownFiles};
 use crate::llm::{CancelToken, Provider};
 use crate::store::{
@@ -89,6 +89,8 @@ pub struct Worker {
     tools: ToolRegistry,
     /// Tools the person approved with `always` (for as long as this worker runs).
     always_approved: HashSet<String>,
+    /// The permission mode in force (from `[tools] mode`; `/mode` changes it).
+    mode: Mode,
     cancel: CancelToken,
     usage: Option<compact::ReportedUsage>,
     /// Audit records waiting for the next audit batch (empty between turns).
@@ -127,6 +129,7 @@ impl Worker {
             resolver: parts.resolver,
             chain: parts.chain,
             hooks: parts.hooks,
+            mode: parts.config.tools.mode,
             config: parts.config,
             tools: parts.tools,
             always_approved: HashSet::new(),
@@ -144,6 +147,24 @@ impl Worker {
         self.writer = writer;
         self.audit = audit;
         self.usage = None;
+    }
+
+    /// The permission mode in force.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Change the permission mode for the rest of this worker's life (`/mode` in chat). The
+    /// caller checks it against managed policy's `max_mode` and lock first; this refuses a
+    /// mode above `policy.max_mode` all the same, returning the cap.
+    pub fn set_mode(&mut self, mode: Mode) -> Result<(), Mode> {
+        match self.config.policy.max_mode {
+            Some(max) if mode > max => Err(max),
+            _ => {
+                self.mode = mode;
+                Ok(())
+            }
+        }
     }
 
     /// The session id.

@@ -748,6 +748,7 @@ fn a_closed_failure_at_compaction_commits_none_of_it() {
     assert_eq!(last[0], Item::user("one"));
 }
 
+mod modes;
 mod tool_calls;
 
 /// Every call point of a turn is in the audit log, in the order it happened, referring to the

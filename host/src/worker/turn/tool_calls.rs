@@ -3,8 +3,13 @@
 //!
 //! 1. `pre-tool-call` through the interceptor chain (`worker/tool_chain.rs`): the first deny
 //!    wins, a rewrite changes the arguments later interceptors and the tool see;
-//! 2. approval, when the tool's plugin is marked `approve = "ask"` (asked of the front end
-//!    through [`TurnSink::approve_tool`]; `always` holds for the rest of this worker's life);
+//! 2. the permission mode judges the call's effect ([`ToolRegistry::effect`](crate::worker::ToolRegistry::effect)):
+//!    `read-only` denies a write or a command (decided by `mode`), `ask` asks the person about
+//!    both, `auto-edit` asks about commands only, `full-auto` asks about neither; reads never
+//!    ask because of the mode. Then approval, when the mode asks or the tool's plugin is marked
+//!    `approve = "ask"` (asked once, of the front end through [`TurnSink::approve_tool`];
+//!    `always` holds for the rest of this worker's life). A call the chain denied is never
+//!    judged nor asked about;
 //! 3. the tool runs, or a denial becomes its `is_error` result saying who denied and why;
 //! 4. `post-tool-call`, for every call settled either way — one that ran, with its output, and
 //!    one that was denied (by an interceptor, the person or policy), with the denial the model
@@ -25,7 +30,10 @@
 
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
-use crate::domain::{Alert, Approval, CallPoint, Entry, Event, Interceptor, ToolCall, TurnSink};
+use crate::domain::builtin::ToolEffect;
+use crate::domain::{
+    Alert, Approval, AskWhy, CallPoint, Entry, Event, Interceptor, ModeVerdict, ToolCall, TurnSink,
+};
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord};
 use crate::worker::chain::{PointEnd, Verdict, run_point};
 use crate::worker::outcome::{ApprovalAnswer, ToolCallOutcome};
@@ -68,6 +76,7 @@ impl Worker {
                 Some(stop) => self.not_run(call, stop),
                 None => self.settle(sink, call, &mut events),
             };
+            sink.tool_settled(&outcome.call_to_run(), &outcome.settled());
             events.push(outcome.audit_record());
             results.push(outcome.result_entry());
             if stop.is_none() {
@@ -195,18 +204,18 @@ impl Worker {
         ToolCallOutcome::not_run(call.clone(), self.tools.owner(&call.name).cloned(), reason)
     }
 
-    /// Ask the front end about `call` of `plugin` (unless the person said `always` for this
-    /// tool before): the answer, and the reason when it is no.
+    /// Ask the front end about `call` (unless the person said `always` for this tool before),
+    /// for the reason `why`: the answer, and the reason when it is no.
     fn approval(
         &mut self,
         sink: &mut dyn TurnSink,
         call: &ToolCall,
-        plugin: &str,
+        why: &AskWhy,
     ) -> (ApprovalAnswer, Option<String>) {
         if self.always_approved.contains(&call.name) {
             return (ApprovalAnswer::Remembered, None);
         }
-        match sink.approve_tool(call, plugin) {
+        match sink.approve_tool(call, why) {
             Approval::Yes => (ApprovalAnswer::Yes, None),
             Approval::Always => {
                 self.always_approved.insert(call.name.clone());
@@ -247,13 +256,35 @@ impl Worker {
             self.emit(sink, event);
         }
 
-        // 2. Approval.
-        if outcome.denied().is_none()
-            && let Some(owner) = outcome.owner().filter(|o| o.approve == Approve::Ask)
-        {
-            let (plugin, to_ask) = (owner.plugin.clone(), outcome.call_to_run());
-            let (answer, refused) = self.approval(sink, &to_ask, &plugin);
-            outcome.approve(answer, refused);
+        // 2. The mode, then approval (a call the chain denied is neither judged nor asked).
+        if outcome.denied().is_none() {
+            let mut ask = None;
+            let effect = self.tools.effect(&call.name).unwrap_or(ToolEffect::Read);
+            if effect != ToolEffect::Read {
+                let mode = self.mode;
+                match mode.judge(effect) {
+                    ModeVerdict::Deny => {
+                        let reason = mode.denial(&call.name, effect);
+                        outcome.judged_by_mode(mode, effect, false, Some(reason));
+                    }
+                    ModeVerdict::Ask => {
+                        outcome.judged_by_mode(mode, effect, false, None);
+                        ask = Some(AskWhy::Mode { mode, effect });
+                    }
+                    ModeVerdict::Run => outcome.judged_by_mode(mode, effect, true, None),
+                }
+            }
+            // A plugin's own `approve = "ask"` asks in every mode that let the call through.
+            if outcome.denied().is_none()
+                && let Some(owner) = outcome.owner().filter(|o| o.approve == Approve::Ask)
+            {
+                ask = Some(AskWhy::Plugin(owner.plugin.clone()));
+            }
+            if let Some(why) = ask {
+                let to_ask = outcome.call_to_run();
+                let (answer, refused) = self.approval(sink, &to_ask, &why);
+                outcome.approve(answer, refused);
+            }
         }
         if let Some(event) = outcome.final_event() {
             self.emit(sink, event);

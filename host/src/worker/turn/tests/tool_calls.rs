@@ -42,15 +42,25 @@ impl Tool for EchoTool {
     }
 }
 
-/// A sink that answers approvals from a script and counts the questions.
+/// A sink that answers approvals from a script and counts the questions (tool, and the
+/// plugin or `mode <mode>` that asked).
 #[derive(Default)]
-struct Approver {
-    inner: CollectingSink,
-    answers: Vec<Approval>,
-    asked: Vec<(String, String)>,
+pub(super) struct Approver {
+    pub(super) inner: CollectingSink,
+    pub(super) answers: Vec<Approval>,
+    pub(super) asked: Vec<(String, String)>,
+    /// Each settled call's outcome line (`ran <tool>`, `denied <tool> by <who>`).
+    pub(super) settled: Vec<String>,
 }
 
 impl TurnSink for Approver {
+    fn tool_settled(&mut self, call: &ToolCall, settled: &crate::domain::Settled) {
+        self.settled.push(match settled {
+            crate::domain::Settled::Ran { .. } => format!("ran {}", call.name),
+            crate::domain::Settled::Denied { by, .. } => format!("denied {} by {by}", call.name),
+        });
+    }
+
     fn alert(&mut self, alert: &crate::domain::Alert) {
         self.inner.alert(alert);
     }
@@ -59,8 +69,12 @@ impl TurnSink for Approver {
         self.inner.model_event(event);
     }
 
-    fn approve_tool(&mut self, call: &ToolCall, plugin: &str) -> Approval {
-        self.asked.push((call.name.clone(), plugin.to_owned()));
+    fn approve_tool(&mut self, call: &ToolCall, why: &crate::domain::AskWhy) -> Approval {
+        let why = match why {
+            crate::domain::AskWhy::Plugin(plugin) => plugin.clone(),
+            crate::domain::AskWhy::Mode { mode, .. } => format!("mode {mode}"),
+        };
+        self.asked.push((call.name.clone(), why));
         if self.answers.is_empty() {
             Approval::No("script ran out".into())
         } else {
@@ -69,7 +83,7 @@ impl TurnSink for Approver {
     }
 }
 
-fn calls(list: &[(&str, &str, Value)]) -> Response {
+pub(super) fn calls(list: &[(&str, &str, Value)]) -> Response {
     Response {
         text: String::new(),
         tool_calls: list
@@ -85,7 +99,7 @@ fn calls(list: &[(&str, &str, Value)]) -> Response {
     }
 }
 
-fn tool_audit(h: &Harness) -> Vec<AuditEvent> {
+pub(super) fn tool_audit(h: &Harness) -> Vec<AuditEvent> {
     read_audit(&h.home, "s1")
         .unwrap()
         .0
@@ -259,6 +273,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 reason: Some("b.txt is off limits".into()),
                 rewritten_by: Vec::new(),
                 approval: None,
+                mode: None,
                 bytes_in: json!({"path": "b.txt"}).to_string().len() as u64,
                 bytes_out: denial.len() as u64,
                 is_error: true,
@@ -275,6 +290,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 reason: None,
                 rewritten_by: vec!["plugin:guard".into()],
                 approval: None,
+                mode: None,
                 bytes_in: json!({"path": "a.txt"}).to_string().len() as u64,
                 bytes_out: 6,
                 is_error: false,

@@ -1,0 +1,151 @@
+//! A small unified line diff for an edit's approval: the longest common subsequence of the
+//! two texts' lines, shown as hunks with three lines of context. Bounded: past
+//! [`MAX_CELLS`] line pairs it shows every old line removed and every new line added.
+
+/// One line of a diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DiffLine {
+    /// `@@ -a,b +c,d @@`.
+    Hunk(String),
+    /// An unchanged line.
+    Same(String),
+    /// A line only the old text has.
+    Removed(String),
+    /// A line only the new text has.
+    Added(String),
+}
+
+/// Largest old × new line count compared line by line.
+const MAX_CELLS: usize = 4_000_000;
+/// Unchanged lines shown around each change.
+const CONTEXT: usize = 3;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Same,
+    Del,
+    Add,
+}
+
+/// The edit script from `old` to `new`, line by line.
+fn script(old: &[&str], new: &[&str]) -> Vec<Op> {
+    let (n, m) = (old.len(), new.len());
+    if n.saturating_mul(m) > MAX_CELLS {
+        return std::iter::repeat_n(Op::Del, n)
+            .chain(std::iter::repeat_n(Op::Add, m))
+            .collect();
+    }
+    // lcs[i][j]: the longest common subsequence of old[i..] and new[j..].
+    let mut lcs = vec![0u32; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[at(i, j)] = if old[i] == new[j] {
+                lcs[at(i + 1, j + 1)] + 1
+            } else {
+                lcs[at(i + 1, j)].max(lcs[at(i, j + 1)])
+            };
+        }
+    }
+    let (mut i, mut j, mut ops) = (0, 0, Vec::with_capacity(n + m));
+    while i < n || j < m {
+        if i < n && j < m && old[i] == new[j] {
+            ops.push(Op::Same);
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
+            // Removed lines come before the lines that replace them.
+            ops.push(Op::Del);
+            i += 1;
+        } else {
+            ops.push(Op::Add);
+            j += 1;
+        }
+    }
+    ops
+}
+
+/// The hunks turning `old` into `new` (empty when they are equal).
+pub(crate) fn unified(old: &str, new: &str) -> Vec<DiffLine> {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let ops = script(&old_lines, &new_lines);
+    // Positions in the old and new texts before each op.
+    let mut positions = Vec::with_capacity(ops.len() + 1);
+    let (mut i, mut j) = (0usize, 0usize);
+    for op in &ops {
+        positions.push((i, j));
+        match op {
+            Op::Same => {
+                i += 1;
+                j += 1;
+            }
+            Op::Del => i += 1,
+            Op::Add => j += 1,
+        }
+    }
+    positions.push((i, j));
+    let changed: Vec<usize> = (0..ops.len()).filter(|&k| ops[k] != Op::Same).collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < changed.len() {
+        // One hunk: changes closer than twice the context join.
+        let start = changed[k].saturating_sub(CONTEXT);
+        let mut end = changed[k];
+        while k < changed.len() && changed[k] <= end + 2 * CONTEXT {
+            end = changed[k];
+            k += 1;
+        }
+        let end = (end + CONTEXT + 1).min(ops.len());
+        let (a, b) = positions[start];
+        let (a_end, b_end) = positions[end];
+        out.push(DiffLine::Hunk(format!(
+            "@@ -{},{} +{},{} @@",
+            a + 1,
+            a_end - a,
+            b + 1,
+            b_end - b
+        )));
+        for (op, &(i, j)) in ops[start..end].iter().zip(&positions[start..end]) {
+            out.push(match op {
+                Op::Same => DiffLine::Same(old_lines[i].to_owned()),
+                Op::Del => DiffLine::Removed(old_lines[i].to_owned()),
+                Op::Add => DiffLine::Added(new_lines[j].to_owned()),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_line_is_a_hunk_with_context() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\n";
+        let new = "a\nb\nc\nd\nE\nf\ng\nh\n";
+        assert_eq!(
+            unified(old, new),
+            vec![
+                DiffLine::Hunk("@@ -2,7 +2,7 @@".into()),
+                DiffLine::Same("b".into()),
+                DiffLine::Same("c".into()),
+                DiffLine::Same("d".into()),
+                DiffLine::Removed("e".into()),
+                DiffLine::Added("E".into()),
+                DiffLine::Same("f".into()),
+                DiffLine::Same("g".into()),
+                DiffLine::Same("h".into()),
+            ]
+        );
+        assert!(unified(old, old).is_empty());
+        assert_eq!(
+            unified("", "x\n"),
+            vec![
+                DiffLine::Hunk("@@ -1,0 +1,1 @@".into()),
+                DiffLine::Added("x".into())
+            ]
+        );
+    }
+}
