@@ -370,7 +370,7 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
             "",
             &[(
                 id,
-                "grep",
+                "search_text",
                 serde_json::json!({"pattern": "needle", "literal": true}),
             )],
         ));
@@ -382,7 +382,7 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
     term.press("Enter");
     let screen = term.wait_for("allow? [y]es / [n]o / [a]lways");
     assert!(
-        screen.contains("? tool grep of plugin search wants to run"),
+        screen.contains("? tool search_text of plugin search wants to run"),
         "{screen}"
     );
     assert!(

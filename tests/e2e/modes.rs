@@ -1,5 +1,5 @@
 //! Permission modes through the real binary, the mock model server and the `edit-tool` sample
-//! (`fs = "read-write"`, so its `write_file` is a Write): `read-only` refuses the write and
+//! (`fs = "read-write"`, so its `put_file` is a Write): `read-only` refuses the write and
 //! the model sees why; `ask` under `run` refuses without `--yes` and runs with it; `auto-edit`
 //! runs it; managed `policy.max_mode` refuses a higher `--mode` or `[tools] mode` (exit 2,
 //! naming file and key); a project raising the mode waits for trust, lowering it does not.
@@ -15,7 +15,7 @@ use crate::tool_plugins::{MODEL, tool_entry};
 fn write_call() -> (&'static str, &'static str, Value) {
     (
         "w1",
-        "write_file",
+        "put_file",
         json!({"path": "a.txt", "content": "written"}),
     )
 }
@@ -28,7 +28,7 @@ fn user_with_edit_tool(env: &TestEnv, extra: &str) -> std::path::PathBuf {
     ))
 }
 
-/// `warden run ARGS… go` with the model calling `write_file` once then answering `done`:
+/// `warden run ARGS… go` with the model calling `put_file` once then answering `done`:
 /// exit code, stderr, and the result the model saw (when a second request was made).
 fn run(env: &TestEnv, args: &[&str]) -> (Option<i32>, String, Option<String>) {
     let server = MockServer::start().unwrap();
@@ -64,7 +64,7 @@ fn read_only_refuses_the_write_and_the_model_sees_the_mode_and_how_to_change_it(
     assert_eq!(code, Some(0), "{err}");
     let result = result.unwrap_or_default();
     assert!(
-        result.contains("tool call denied by mode: read-only: `write_file` writes files"),
+        result.contains("tool call denied by mode: read-only: `put_file` writes files"),
         "{result}"
     );
     assert!(result.contains("--mode"), "{result}");
@@ -72,7 +72,7 @@ fn read_only_refuses_the_write_and_the_model_sees_the_mode_and_how_to_change_it(
     // `run -v` shows the mode and each call's outcome, the denial included.
     assert!(err.contains("warden: mode read-only"), "{err}");
     assert!(
-        err.contains("warden: ✗ write_file a.txt — denied by mode: read-only"),
+        err.contains("warden: ✗ put_file a.txt — denied by mode: read-only"),
         "{err}"
     );
     // The audit log names the mode as the decider.
@@ -98,7 +98,7 @@ fn ask_refuses_under_run_without_yes_and_runs_with_it_and_auto_edit_runs_it() {
             && result.contains("--yes"),
         "{result}"
     );
-    assert!(err.contains("tool call `write_file` denied"), "{err}");
+    assert!(err.contains("tool call `put_file` denied"), "{err}");
     assert!(!written(&env));
 
     let (code, err, result) = run(&env, &["--yes"]);

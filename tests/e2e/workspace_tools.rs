@@ -11,8 +11,8 @@ use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::support::{HANG_LIMIT, TestEnv, audited_tools, output_within, stderr, stdout};
 
-const OPENAI: &str =
-    "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n";
+/// The model, and the mode under which writes run without asking (`run` has nobody to ask).
+const OPENAI: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n[tools]\nmode = \"auto-edit\"\n";
 
 /// One turn in which the model makes `calls`, then answers; the exit code, the `--json`
 /// summary, stderr, and the tool results the model was sent, by call id.
