@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("fileref", &["domain", "config", "confine"]),
     ("plugin", &["domain", "config", "confine"]),
     ("complete", &["domain", "config"]),
+    ("sandbox", &["domain", "config", "confine"]),
     (
         "worker",
         &[
@@ -24,14 +25,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "worker",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "sandbox", "worker",
         ],
     ),
     (
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "worker", "setup",
+            "sandbox", "worker", "setup",
         ],
     ),
 ];

@@ -11,6 +11,8 @@
 //!   the file tools. [`plugin`]: the wasmtime host and the three plugin adapters. Both build on
 //!   the domain and configuration. [`complete`]: completion of workspace paths for `@`
 //!   mentions, with the resolver's own listing rules; it builds on the domain and configuration.
+//! - [`sandbox`]: the built-in `shell` tool and the Linux sandbox (namespaces, Landlock) it
+//!   runs commands in; it builds on the domain and configuration.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`cli`]: the `warden` command line.
@@ -23,6 +25,7 @@ pub mod domain;
 pub mod fileref;
 pub mod llm;
 pub mod plugin;
+pub mod sandbox;
 pub mod setup;
 pub mod store;
 pub mod worker;

@@ -42,6 +42,12 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.instructions_file",
     "worker.compact_at_tokens",
     "plugins",
+    "tools.shell",
+    "tools.shell.timeout_s",
+    "tools.shell.network",
+    "tools.shell.sandbox",
+    "tools.shell.hide",
+    "tools.shell.env",
 ];
 
 /// One locked key and where it was locked: what `warden config show` marks.

@@ -24,6 +24,16 @@ pub struct Config {
     pub plugins: Vec<PluginEntry>,
     /// Managed policy (only the managed layer may set it).
     pub policy: PolicyConfig,
+    /// The built-in tools.
+    pub tools: ToolsConfig,
+}
+
+/// `[tools]`: the built-in tools' settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// `[tools.shell]`.
+    pub shell: super::ShellConfig,
 }
 
 /// Which model answers, and how requests are made.
@@ -385,6 +395,11 @@ pub struct PolicyConfig {
     /// plugin may be granted (by default it may be granted neither).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_tool_grants: Option<super::ProjectToolGrants>,
+    /// Lowers the ceiling on `tools.shell.timeout_s` (seconds) below the built-in 600.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_shell_timeout_s: Option<u64>,
+    /// `false` forbids `tools.shell.sandbox = "none"` (a configuration error).
+    pub allow_unsandboxed_shell: bool,
 }
 
 impl Default for PolicyConfig {
@@ -402,6 +417,8 @@ impl Default for PolicyConfig {
             trusted_paths: Vec::new(),
             allow_trust: true,
             project_tool_grants: None,
+            max_shell_timeout_s: None,
+            allow_unsandboxed_shell: true,
         }
     }
 }

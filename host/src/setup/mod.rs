@@ -11,6 +11,6 @@ pub mod provider;
 pub mod trust;
 
 pub use open::{
-    LoadedPlugins, SetupError, engine, engine_for, open, open_child, plugins, resolver,
-    tool_plugins, tool_registry, workspace_root,
+    LoadedPlugins, SetupError, builtin_tools, engine, engine_for, open, open_child, plugins,
+    resolver, tool_plugins, tool_registry, workspace_root,
 };

@@ -15,6 +15,7 @@ use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, PluginError,
     ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver, with_roots,
 };
+use crate::sandbox::ShellTool;
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::worker::{
     ChainEntry, DuplicateTool, Hooks, ToolClash, ToolOwner, ToolRegistry, Worker, WorkerParts,
@@ -291,13 +292,24 @@ pub fn tool_plugins(
         .collect())
 }
 
-/// The built-in file tools, then every tool of `tool_plugins`; a name taken twice is a
+/// The built-in tools for `workspace`: the file tools, then `shell`.
+pub fn builtin_tools(config: &Config, workspace: &Path) -> Vec<Box<dyn crate::domain::Tool>> {
+    let mut tools = file_tools(&config.fileref);
+    tools.push(Box::new(ShellTool::for_this_process(
+        config,
+        &[workspace.to_owned()],
+    )));
+    tools
+}
+
+/// The built-in tools, then every tool of `tool_plugins`; a name taken twice is a
 /// configuration error naming both owners.
 pub fn tool_registry(
     config: &Config,
+    workspace: &Path,
     tool_plugins: &[(ToolPlugin, ToolOwner)],
 ) -> Result<ToolRegistry, SetupError> {
-    let mut registry = ToolRegistry::with(file_tools(&config.fileref))?;
+    let mut registry = ToolRegistry::with(builtin_tools(config, workspace))?;
     for (plugin, owner) in tool_plugins {
         for tool in plugin.tools() {
             registry.register_plugin_tool(tool, owner.clone())?;
@@ -358,7 +370,11 @@ fn open_with(
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config, workspace)?;
-    let tools = tool_registry(config, &tool_plugins(&engine, config, workspace, env)?)?;
+    let tools = tool_registry(
+        config,
+        workspace,
+        &tool_plugins(&engine, config, workspace, env)?,
+    )?;
     let writer = make_writer()?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");

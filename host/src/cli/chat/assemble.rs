@@ -9,7 +9,6 @@ use crate::cli::common::{env, setup_error};
 use crate::cli::exit::CliError;
 use crate::config::{Config, PluginKind};
 use crate::domain::Resolve;
-use crate::fileref::tools::file_tools;
 use crate::setup;
 use crate::store::{AuditLog, Home, SessionWriter};
 use crate::worker::{Hooks, ToolRegistry, Worker, WorkerParts};
@@ -35,7 +34,7 @@ pub(crate) fn assemble(
     let mut tool_plugins = tool_plugins.iter();
     let mut wrapped_chain = Vec::new();
     let mut wrapped_hooks = Vec::new();
-    let mut tools = ToolRegistry::with(file_tools(&config.fileref))
+    let mut tools = ToolRegistry::with(setup::builtin_tools(config, workspace))
         .map_err(|e| CliError::usage(e.to_string()))?;
     for entry in &config.plugins {
         let (row, counters) = PluginRow::new(entry);

@@ -14,7 +14,9 @@ use toml::{Table, Value};
 use super::error::ConfigError;
 use super::locks::{self, LockedKey};
 use super::managed::{self, ManagedSource, SYSTEM_MANAGED_PATH};
-use super::schema::{Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, WorkerConfig};
+use super::schema::{
+    Config, FileRefConfig, ModelConfig, PluginSpec, PolicyConfig, ToolsConfig, WorkerConfig,
+};
 use super::trust::{ProjectCode, ProjectResolver};
 
 mod origin;
@@ -32,6 +34,7 @@ struct FileConfig {
     worker: WorkerConfig,
     plugins: Vec<PluginSpec>,
     policy: PolicyConfig,
+    tools: ToolsConfig,
 }
 
 /// Which layer a file is.
@@ -260,6 +263,7 @@ fn merge_layers(
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
+    let mut shell = super::shell::ShellLayers::default();
     let layer_files: Vec<(LayerKind, PathBuf)> =
         layers.iter().map(|l| (l.kind, l.path.clone())).collect();
     let file_of = |kind: LayerKind| {
@@ -335,6 +339,7 @@ fn merge_layers(
                 }
             }
         }
+        shell.take(&mut table, kind == LayerKind::Project, &path, &mut warnings)?;
         deep_merge(&mut merged, table);
     }
 
@@ -405,6 +410,8 @@ fn merge_layers(
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
+    let mut tools = file.tools;
+    tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
     let project_code =
         (!project_entries.is_empty() || project_resolver.is_some()).then(|| ProjectCode {
             file: file_of(LayerKind::Project),
@@ -418,6 +425,7 @@ fn merge_layers(
             worker: file.worker,
             plugins: entries,
             policy,
+            tools,
         },
         warnings,
         files,
