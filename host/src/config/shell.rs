@@ -214,3 +214,7 @@ pub fn timeout_ceiling_s(policy: &PolicyConfig) -> u64 {
         .max_shell_timeout_s
         .map_or(MAX_SHELL_TIMEOUT_S, |m| m.clamp(1, MAX_SHELL_TIMEOUT_S))
 }
+
+#[cfg(test)]
+#[path = "shell_tests.rs"]
+mod tests;
