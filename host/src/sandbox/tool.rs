@@ -21,8 +21,11 @@ use crate::domain::builtin::SHELL;
 use crate::domain::defaults::PROTECTED_DIRS;
 use crate::domain::{Tool, ToolContext, ToolOutput, ToolSpec};
 
-/// How often a running command is checked on (exit, deadline, cancellation).
-const POLL: Duration = Duration::from_millis(10);
+/// How often a running command is checked on (exit, deadline, cancellation): from the first
+/// interval, doubling up to the last (a quick command is seen to end at once, a long one costs
+/// little).
+const POLL_FIRST: Duration = Duration::from_micros(250);
+const POLL_MAX: Duration = Duration::from_millis(20);
 /// How long the output is still read after the process group is gone.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
@@ -194,6 +197,7 @@ enum End {
 fn wait(child: &mut Child, timeout: Duration, cancelled: &dyn Fn() -> bool) -> End {
     let started = Instant::now();
     let pgid = child.id();
+    let mut poll = POLL_FIRST;
     let end = loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -209,7 +213,8 @@ fn wait(child: &mut Child, timeout: Duration, cancelled: &dyn Fn() -> bool) -> E
         if cancelled() {
             break End::Cancelled;
         }
-        std::thread::sleep(POLL);
+        std::thread::sleep(poll);
+        poll = (poll * 2).min(POLL_MAX);
     };
     kill_group(pgid);
     if !matches!(end, End::Exited(..)) {
