@@ -171,6 +171,10 @@ fn keys_denied_files_and_secrets_in_the_environment_stay_unseen() {
             ("c1", cmd("cat ~/.ssh/id_rsa; ls -a ~/.ssh")),
             ("c2", cmd("cat .env config/server.pem; cat visible.txt")),
             ("c3", cmd("env")),
+            (
+                "c4",
+                cmd("tr '\\0' '\\n' < /proc/$PPID/environ; kill -0 $PPID && echo SIGNALLED"),
+            ),
         ],
         &[
             ("ANTHROPIC_API_KEY", "sk-ant-secret-value"),

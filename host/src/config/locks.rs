@@ -42,6 +42,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.instructions_file",
     "worker.compact_at_tokens",
     "plugins",
+    "tools",
     "tools.shell",
     "tools.shell.timeout_s",
     "tools.shell.network",
