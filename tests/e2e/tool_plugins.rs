@@ -103,7 +103,7 @@ fn the_model_calls_a_plugin_tool_and_its_result_is_committed_and_sent_back() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(offered, ["read_file", "list_files", "grep"]);
+    assert_eq!(offered, ["read_file", "list_files", "shell", "grep"]);
     // The result reaches the model; the denied `.env` is skipped.
     assert_eq!(content(&tools, "call_1"), "notes.txt:1: a needle here");
 
