@@ -5,7 +5,8 @@
 //! whole process group killed at the deadline, and a `tool-guard` rule on the command text.
 //!
 //! Where this kernel cannot build the sandbox, each test prints a SKIP line naming the missing
-//! piece (from the launcher's own probe) instead of passing silently.
+//! piece (from the launcher's own probe) instead of passing silently; under `CI=true` (CI's
+//! machines have user namespaces and Landlock) a missing piece fails the test.
 
 use std::net::TcpListener;
 use std::path::Path;
