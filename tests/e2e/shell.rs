@@ -365,3 +365,31 @@ fn a_tool_guard_rule_on_the_command_denies_it() {
         [&json!("denied"), &json!("denied"), &json!("allowed")]
     );
 }
+
+#[test]
+fn doctor_reports_each_piece_of_the_sandbox() {
+    require_sandbox!("doctor_reports_each_piece_of_the_sandbox");
+    let env = TestEnv::new();
+    let out = env.run(&["doctor"]);
+    let text = stdout(&out);
+    for piece in [
+        "ok    shell sandbox: user namespace",
+        "ok    shell sandbox: mount namespace",
+        "ok    shell sandbox: network namespace",
+        "ok    shell sandbox: Landlock (ABI ",
+        "info  shell: network cut off, deadline 120 s",
+    ] {
+        assert!(text.contains(piece), "{piece} missing in:\n{text}");
+    }
+    // An operator's `sandbox = "none"` is shown for what it is.
+    env.user_config("[tools.shell]\nsandbox = \"none\"\n");
+    let text = stdout(&env.run(&["doctor"]));
+    assert!(text.contains("commands run unconfined"), "{text}");
+    // Forbidden by managed policy: a configuration error.
+    env.managed_config("[policy]\nallow_unsandboxed_shell = false\n");
+    let text = stdout(&env.run(&["doctor"]));
+    assert!(
+        text.contains("FAIL") && text.contains("allow_unsandboxed_shell = false"),
+        "{text}"
+    );
+}
