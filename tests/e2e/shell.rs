@@ -209,6 +209,7 @@ fn git_hooks_and_the_project_configuration_cannot_be_written() {
     let before = std::fs::read_to_string(&config).unwrap();
     std::fs::create_dir_all(env.workspace().join(".git/hooks")).unwrap();
     env.write(".git/HEAD", "ref: refs/heads/main\n");
+    env.write(".env", "DB_PASSWORD=hunter2\n");
     let (messages, _) = run_calls(
         &env,
         &[
@@ -218,9 +219,22 @@ fn git_hooks_and_the_project_configuration_cannot_be_written() {
             ),
             ("c2", cmd("echo '[tools.shell]' >> .warden/config.toml")),
             ("c3", cmd("rm -rf .warden; mv .git gone; cat .git/HEAD")),
+            (
+                "c4",
+                cmd(
+                    "umount .git; umount -l .env; mount -o remount,rw .git; touch .git/planted; cat .env",
+                ),
+            ),
         ],
         &[],
     );
+    // The covering mounts cannot be undone from inside (Landlock forbids mount changes).
+    assert!(
+        !env.workspace().join(".git/planted").exists(),
+        "{}",
+        messages[3]
+    );
+    assert!(!messages[3].contains("hunter2"), "{}", messages[3]);
     assert!(
         !env.workspace().join(".git/hooks/pre-commit").exists(),
         "{}",
