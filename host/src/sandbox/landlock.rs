@@ -1,6 +1,6 @@
 //! The Landlock ruleset of one sandboxed command: everything readable and executable, writes
-//! only under the workspace roots, the call's private temporary directory and the usual
-//! devices (`/dev/null`, a terminal); no TCP bind or connect unless the network is granted;
+//! only under the workspace roots, the call's private temporary directory and four harmless
+//! devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`); no TCP bind or connect unless the network is granted;
 //! no signals to, and no abstract Unix sockets of, processes outside the sandbox (where the
 //! kernel's Landlock has those scopes).
 
@@ -12,6 +12,9 @@ use landlock::{
 };
 
 use super::spec::SandboxSpec;
+
+/// Devices a command may write to (and query with ioctl).
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
 /// The newest ABI this ruleset is written for; older kernels enforce what they can.
 const ABI_USED: ABI = ABI::V6;
@@ -43,10 +46,17 @@ pub(crate) fn restrict(spec: &SandboxSpec) -> Result<(), String> {
     created = created
         .add_rule(rule(Path::new("/"), AccessFs::from_read(ABI_USED))?)
         .map_err(|e| fail("read rule on /", e))?;
-    let devices = AccessFs::from_read(ABI_USED) | AccessFs::WriteFile | AccessFs::IoctlDev;
-    created = created
-        .add_rule(rule(Path::new("/dev"), devices)?)
-        .map_err(|e| fail("rule on /dev", e))?;
+    // Only the harmless character devices are writable: never a disk (`/dev/sda` is the
+    // caller's to write when warden runs as root) nor another process's `/dev/shm` segment.
+    let devices = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev;
+    for device in WRITABLE_DEVICES {
+        let path = Path::new(device);
+        if path.exists() {
+            created = created
+                .add_rule(rule(path, devices)?)
+                .map_err(|e| fail(&format!("rule on {device}"), e))?;
+        }
+    }
     for dir in spec.roots.iter().chain(std::iter::once(&spec.tmp)) {
         created = created
             .add_rule(rule(dir, AccessFs::from_all(ABI_USED))?)
