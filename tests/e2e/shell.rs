@@ -1,8 +1,9 @@
 //! The built-in `shell` tool through the real binary, each confinement claim of `docs/shell.md`
 //! checked by a command the mock model calls: no write outside the workspace or the private
 //! temporary directory, the user's keys and the workspace's denied files unreadable,
-//! `.git`/`.warden` read-only, no network unless granted, no secrets in the environment, the
-//! whole process group killed at the deadline, and a `tool-guard` rule on the command text.
+//! `.git`/`.warden` read-only, no network unless granted, no secrets in the environment, every
+//! process of the command killed at the deadline or when it ends (the process group, and the
+//! PID namespace for one that left the group), and a `tool-guard` rule on the command text.
 //!
 //! Where this kernel cannot build the sandbox, each test prints a SKIP line naming the missing
 //! piece (from the launcher's own probe) instead of passing silently; under `CI=true` (CI's
@@ -174,7 +175,7 @@ fn keys_denied_files_and_secrets_in_the_environment_stay_unseen() {
             ("c3", cmd("env")),
             (
                 "c4",
-                cmd("tr '\\0' '\\n' < /proc/$PPID/environ; kill -0 $PPID && echo SIGNALLED"),
+                cmd("cat /proc/[0-9]*/environ | tr '\\0' '\\n'; echo ppid=$PPID"),
             ),
         ],
         &[
@@ -313,18 +314,40 @@ fn alive(pid: &str) -> bool {
     }
 }
 
+/// The live processes of the machine whose command line holds `marker`.
+fn running_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(marker) && alive(&pid) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
 #[test]
-fn the_deadline_kills_the_whole_process_group() {
-    require_sandbox!("the_deadline_kills_the_whole_process_group");
+fn the_deadline_kills_every_process_of_the_command() {
+    require_sandbox!("the_deadline_kills_every_process_of_the_command");
     let env = TestEnv::new();
     env.project_config(OPENAI);
+    // Sleeps no other test starts: one in the background, one in a new session (out of the
+    // process group), one in the foreground.
+    let marker = 900_000 + std::process::id() % 90_000;
     let started = std::time::Instant::now();
     let (messages, _) = run_calls(
         &env,
         &[(
             "c1",
             json!({
-                "command": "echo $$ > pids.txt; sleep 1000 & echo $! >> pids.txt; sh -c 'echo $$ >> pids.txt; exec sleep 1000'",
+                "command": format!(
+                    "sleep {marker}1 & setsid sleep {marker}2 & echo started > started.txt; sh -c 'exec sleep {marker}3'"
+                ),
                 "timeout_s": 2
             }),
         )],
@@ -336,12 +359,36 @@ fn the_deadline_kills_the_whole_process_group() {
         messages[0]
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
-    let pids = std::fs::read_to_string(env.workspace().join("pids.txt")).unwrap();
-    let pids: Vec<&str> = pids.split_whitespace().collect();
-    assert_eq!(pids.len(), 3, "{pids:?}");
-    for pid in pids {
-        assert!(!alive(pid), "process {pid} outlived the deadline");
-    }
+    assert!(
+        env.workspace().join("started.txt").exists(),
+        "{}",
+        messages[0]
+    );
+    let left = running_with(&format!("sleep {marker}"));
+    assert!(left.is_empty(), "processes outlived the deadline: {left:?}");
+}
+
+#[test]
+fn a_process_that_leaves_the_group_ends_with_the_command() {
+    require_sandbox!("a_process_that_leaves_the_group_ends_with_the_command");
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let marker = 800_000 + std::process::id() % 90_000;
+    let (messages, _) = run_calls(
+        &env,
+        &[(
+            "c1",
+            cmd(&format!(
+                "setsid sh -c 'sleep {marker}1' > /dev/null 2>&1 & echo pid=$$; exit 0"
+            )),
+        )],
+        &[],
+    );
+    // The command is PID 1 of its own PID namespace.
+    assert!(messages[0].contains("pid=1\n"), "{}", messages[0]);
+    assert!(messages[0].ends_with("exit status: 0"), "{}", messages[0]);
+    let left = running_with(&format!("sleep {marker}"));
+    assert!(left.is_empty(), "a process outlived the call: {left:?}");
 }
 
 #[test]
@@ -390,6 +437,7 @@ fn doctor_reports_each_piece_of_the_sandbox() {
         "ok    shell sandbox: user namespace",
         "ok    shell sandbox: mount namespace",
         "ok    shell sandbox: network namespace",
+        "ok    shell sandbox: PID namespace",
         "ok    shell sandbox: Landlock (ABI ",
         "info  shell: network cut off, deadline 120 s",
     ] {

@@ -1,7 +1,9 @@
 //! The launcher: `warden __sandbox-exec`, a fresh single-threaded process that reads a
 //! [`SandboxSpec`] as JSON on its standard input, enters the namespaces, covers the hidden
 //! paths, binds `.warden`/`.git` read-only, restricts itself with Landlock and then replaces
-//! itself with `sh -c COMMAND` (standard input `/dev/null`, the spec's environment only).
+//! itself with `sh -c COMMAND` (standard input `/dev/null`, the spec's environment only). The
+//! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
+//! exits with its status), with a `/proc` of its own where the kernel allows one.
 //!
 //! Nothing here runs in warden's own (multi-threaded) process: the namespaces and the ruleset
 //! are set up by system calls in this process before `exec`, never between `fork` and `exec`.
@@ -32,6 +34,18 @@ pub fn launcher_main() -> i32 {
     if let Err(err) = build(&spec) {
         return setup_error(&err);
     }
+    // The command runs as PID 1 of a new PID namespace: when it ends (or is killed with the
+    // launcher's process group) every process it left, even one that left the group, goes too.
+    match namespaces::enter_pid().and_then(|()| namespaces::fork()) {
+        Err(err) => return setup_error(&err),
+        Ok(Some(child)) => return namespaces::wait_for(child),
+        Ok(None) => {}
+    }
+    namespaces::die_with_parent();
+    namespaces::mount_proc();
+    if let Err(err) = confine(&spec) {
+        return setup_error(&err);
+    }
     let err = Command::new("/bin/sh")
         .arg("-c")
         .arg(&spec.command)
@@ -42,7 +56,7 @@ pub fn launcher_main() -> i32 {
     setup_error(&format!("running /bin/sh: {err}"))
 }
 
-/// Enter the namespaces, mount, restrict: everything but the `exec`.
+/// Enter the namespaces and mount the covers (in the launcher, before the fork).
 fn build(spec: &SandboxSpec) -> Result<(), String> {
     namespaces::die_with_parent();
     namespaces::unshare(spec.network)?;
@@ -52,6 +66,11 @@ fn build(spec: &SandboxSpec) -> Result<(), String> {
     for path in &spec.read_only {
         namespaces::read_only(path)?;
     }
+    Ok(())
+}
+
+/// Restrict with Landlock and enter the working directory (in PID 1, before the `exec`).
+fn confine(spec: &SandboxSpec) -> Result<(), String> {
     landlock::restrict(spec)?;
     std::env::set_current_dir(&spec.cwd)
         .map_err(|e| format!("working directory {}: {e}", spec.cwd.display()))

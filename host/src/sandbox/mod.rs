@@ -1,5 +1,5 @@
-//! The built-in `shell` tool and the Linux sandbox it runs commands in: user, mount and network
-//! namespaces plus Landlock, built by the warden binary itself as a single-threaded launcher
+//! The built-in `shell` tool and the Linux sandbox it runs commands in: user, mount, network
+//! and PID namespaces plus Landlock, built by the warden binary itself as a single-threaded launcher
 //! (`warden __sandbox-exec`) before it runs `sh -c` (see `docs/shell.md`).
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);

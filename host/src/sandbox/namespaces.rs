@@ -189,6 +189,64 @@ fn locked_flags(path: &Path) -> Result<libc::c_ulong, String> {
         .fold(0, |acc, (_, ms)| acc | ms))
 }
 
+/// A new PID namespace for the children of this process: the next child forked is its PID 1,
+/// and when that process ends the kernel kills every process left in the namespace.
+pub(crate) fn enter_pid() -> Result<(), String> {
+    // SAFETY: a plain system call on this single-threaded process.
+    if unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
+        return Err(os_error("PID namespace (unshare CLONE_NEWPID)"));
+    }
+    Ok(())
+}
+
+/// Fork this single-threaded process: `Ok(None)` in the child, `Ok(Some(pid))` in the parent.
+pub(crate) fn fork() -> Result<Option<libc::pid_t>, String> {
+    // SAFETY: the launcher has one thread, so the child may run any code (no lock can be held
+    // by a thread that does not exist there).
+    match unsafe { libc::fork() } {
+        -1 => Err(os_error("fork")),
+        0 => Ok(None),
+        pid => Ok(Some(pid)),
+    }
+}
+
+/// Wait for `pid`; its exit status, or 128 + the signal that ended it (as a shell reports).
+pub(crate) fn wait_for(pid: libc::pid_t) -> i32 {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a plain int the call fills.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc == pid {
+            break;
+        }
+        if rc == -1 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return 1;
+        }
+    }
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        1
+    }
+}
+
+/// A `/proc` of the new PID namespace over the old one, so that a command sees only its own
+/// processes. Best effort: a kernel that refuses (a container whose `/proc` is partly masked)
+/// leaves the old `/proc`, where Landlock still keeps other processes' memory and environment
+/// out of reach.
+pub(crate) fn mount_proc() -> bool {
+    mount(
+        Some(Path::new("proc")),
+        Path::new("/proc"),
+        Some("proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    )
+    .is_ok()
+}
+
 /// Ask the kernel to kill this process when the thread that started it ends (warden gone, the
 /// command goes too).
 pub(crate) fn die_with_parent() {

@@ -14,7 +14,7 @@ use super::{landlock, namespaces};
 /// One piece of the sandbox and whether this kernel gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
-    /// `user namespace`, `mount namespace`, `network namespace`, `Landlock`.
+    /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`, `Landlock`.
     pub name: String,
     /// Whether it can be built.
     pub ok: bool,
@@ -48,9 +48,14 @@ pub(crate) fn launcher_probe() -> i32 {
             "network namespace",
             namespaces::enter_network().map(|()| String::new()),
         );
+        push(
+            "PID namespace",
+            namespaces::enter_pid().map(|()| String::new()),
+        );
     } else {
         push("mount namespace", needs_user());
         push("network namespace", needs_user());
+        push("PID namespace", needs_user());
     }
     push(
         "Landlock",
