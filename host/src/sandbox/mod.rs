@@ -5,8 +5,10 @@
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
 //! - [`launch`]: the launcher; `namespaces`, `landlock`: its pieces;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
-//! - [`tool`]: the `shell` tool ([`ShellTool`]); [`probe`]: what this kernel offers.
+//! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
+//!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
+mod child;
 pub mod env;
 pub mod hidden;
 mod landlock;

@@ -4,16 +4,16 @@
 //! when the turn is cancelled, and when the command's shell exits (background processes do not
 //! outlive the call). The private temporary directory is removed after every call.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::child::{Captured, End, spawn_reader, wait};
 use super::hidden::hidden_paths;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use crate::config::{Config, ShellConfig, ShellSandbox};
@@ -21,11 +21,6 @@ use crate::domain::builtin::SHELL;
 use crate::domain::defaults::PROTECTED_DIRS;
 use crate::domain::{Tool, ToolContext, ToolOutput, ToolSpec};
 
-/// How often a running command is checked on (exit, deadline, cancellation): from the first
-/// interval, doubling up to the last (a quick command is seen to end at once, a long one costs
-/// little).
-const POLL_FIRST: Duration = Duration::from_micros(250);
-const POLL_MAX: Duration = Duration::from_millis(20);
 /// How long the output is still read after the process group is gone.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
@@ -184,87 +179,6 @@ impl ShellTool {
     }
 }
 
-/// How a command ended.
-enum End {
-    Exited(Option<i32>, Option<i32>),
-    Deadline,
-    Cancelled,
-    WaitFailed(String),
-}
-
-/// Wait for `child` (polling `cancelled` and the deadline); the whole process group is killed
-/// in every case once the shell is done.
-fn wait(child: &mut Child, timeout: Duration, cancelled: &dyn Fn() -> bool) -> End {
-    let started = Instant::now();
-    let pgid = child.id();
-    let mut poll = POLL_FIRST;
-    let end = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                use std::os::unix::process::ExitStatusExt;
-                break End::Exited(status.code(), status.signal());
-            }
-            Ok(None) => {}
-            Err(err) => break End::WaitFailed(err.to_string()),
-        }
-        if started.elapsed() >= timeout {
-            break End::Deadline;
-        }
-        if cancelled() {
-            break End::Cancelled;
-        }
-        std::thread::sleep(poll);
-        poll = (poll * 2).min(POLL_MAX);
-    };
-    kill_group(pgid);
-    if !matches!(end, End::Exited(..)) {
-        let _ = child.wait();
-    }
-    end
-}
-
-/// SIGKILL to every process of group `pgid` (the launcher's own group).
-#[allow(unsafe_code)]
-fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: a plain system call; the group is the one the child was started in.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
-}
-
-/// What was read: the first `cap` bytes, and how many bytes came in all.
-struct Captured {
-    bytes: Vec<u8>,
-    total: u64,
-}
-
-fn spawn_reader(mut reader: std::io::PipeReader, cap: usize) -> mpsc::Receiver<Captured> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let mut total = 0u64;
-        let mut buf = [0u8; 8192];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    total += n as u64;
-                    let room = cap.saturating_sub(bytes.len());
-                    bytes.extend_from_slice(&buf[..n.min(room)]);
-                }
-            }
-        }
-        let _ = tx.send(Captured { bytes, total });
-    });
-    rx
-}
-
 fn report(
     command: &str,
     end: End,
@@ -416,95 +330,5 @@ fn parse(arguments: &Value, max_s: u64) -> Result<(String, u64), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arguments_are_checked_and_the_deadline_capped() {
-        assert_eq!(
-            parse(&json!({"command": "ls"}), 120),
-            Ok(("ls".to_owned(), 120))
-        );
-        assert_eq!(
-            parse(&json!({"command": "ls", "timeout_s": 900}), 120),
-            Ok(("ls".to_owned(), 120))
-        );
-        assert!(parse(&json!({"command": ""}), 120).is_err());
-        assert!(parse(&json!({"command": "ls", "timeout_s": 0}), 120).is_err());
-        assert!(parse(&json!({"command": "ls", "cwd": "/"}), 120).is_err());
-    }
-
-    /// Unconfined (no launcher in a unit test): cancelling the turn kills the process group,
-    /// background processes included; the exit status and the environment are as documented.
-    #[test]
-    fn cancelling_kills_the_group_and_a_plain_command_reports_its_status() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.tools.shell.sandbox = ShellSandbox::None;
-        let vars = vec![
-            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
-            ("OPENAI_API_KEY".to_owned(), "sk-unit".to_owned()),
-        ];
-        let tool = ShellTool::new(
-            &config,
-            &[dir.path().to_owned()],
-            PathBuf::from("/nonexistent"),
-            vars,
-        );
-        let out = tool.execute("echo hi; env; exit 3", Duration::from_secs(60), &|| false);
-        assert!(!out.is_error, "{}", out.content);
-        assert!(out.content.starts_with("hi\n"), "{}", out.content);
-        assert!(out.content.ends_with("exit status: 3"), "{}", out.content);
-        assert!(!out.content.contains("sk-unit"), "{}", out.content);
-
-        let pids = dir.path().join("pids");
-        let seen = pids.clone();
-        let cancelled =
-            move || std::fs::read_to_string(&seen).is_ok_and(|t| t.lines().count() >= 2);
-        let out = tool.execute(
-            "sleep 1000 & echo $! > pids.tmp; echo $$ >> pids.tmp; mv pids.tmp pids; sleep 1000",
-            Duration::from_secs(600),
-            &cancelled,
-        );
-        assert!(
-            out.is_error && out.content.contains("cancelled"),
-            "{}",
-            out.content
-        );
-        for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
-            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let state = state
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .unwrap_or("");
-            assert!(
-                state.is_empty() || state == "Z",
-                "{pid} still runs ({state})"
-            );
-        }
-    }
-
-    #[test]
-    fn a_launcher_setup_failure_is_a_refusal_naming_the_missing_piece() {
-        let out = report(
-            "true",
-            End::Exited(Some(SETUP_FAILED), None),
-            Some(Captured {
-                bytes: format!("{SETUP_ERROR_PREFIX}user namespace (unshare CLONE_NEWUSER): Operation not permitted\n").into_bytes(),
-                total: 10,
-            }),
-            Duration::from_secs(1),
-            ShellSandbox::Required,
-        );
-        assert!(out.is_error);
-        assert!(
-            out.content.contains("shell is refused")
-                && out
-                    .content
-                    .contains("user namespace (unshare CLONE_NEWUSER)")
-                && out.content.contains("Nothing ran"),
-            "{}",
-            out.content
-        );
-    }
-}
+#[path = "tool_tests.rs"]
+mod tests;
