@@ -16,6 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("plugin", &["domain", "config", "confine"]),
     ("complete", &["domain", "config"]),
     ("tools", &["domain", "config", "confine"]),
+    ("sandbox", &["domain", "config", "confine"]),
     (
         "worker",
         &[
@@ -25,14 +26,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "worker",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
+            "worker",
         ],
     ),
     (
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "worker", "setup",
+            "tools", "sandbox", "worker", "setup",
         ],
     ),
 ];

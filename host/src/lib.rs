@@ -13,6 +13,8 @@
 //!   mentions, with the resolver's own listing rules; it builds on the domain and configuration.
 //! - [`tools`]: the built-in tools that write and search the workspace natively
 //!   (`write_file`, `edit_file`, `grep`, `glob`), held to the real-path rules of `confine`.
+//! - [`sandbox`]: the built-in `shell` tool and the Linux sandbox (namespaces, Landlock) it
+//!   runs commands in; it builds on the domain and configuration.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`cli`]: the `warden` command line.
@@ -25,6 +27,7 @@ pub mod domain;
 pub mod fileref;
 pub mod llm;
 pub mod plugin;
+pub mod sandbox;
 pub mod setup;
 pub mod store;
 pub mod tools;

@@ -33,6 +33,7 @@ mod post_tool;
 mod reminders;
 mod replay;
 mod resume;
+mod shell;
 mod store;
 mod support;
 mod tool_fs_guard;

@@ -115,6 +115,7 @@ fn the_model_calls_a_plugin_tool_and_its_result_is_committed_and_sent_back() {
             "edit_file",
             "grep",
             "glob",
+            "shell",
             "search_text"
         ]
     );

@@ -56,6 +56,13 @@ pub fn main() -> ExitCode {
 /// `/etc/warden/managed.toml`. The `warden` binary never calls it; the test build of the
 /// command line does, so that tests can put a system policy in place without writing to `/etc`.
 pub fn main_with_system_managed(system_managed: PathBuf) -> ExitCode {
+    // The `shell` tool's sandbox launcher (hidden): first, while this process has one thread.
+    if std::env::args_os().nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(crate::sandbox::LAUNCHER_SUBCOMMAND))
+    {
+        let code = crate::sandbox::launcher_main();
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     common::set_system_managed(system_managed);
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,

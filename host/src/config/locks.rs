@@ -44,6 +44,13 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools",
     "tools.mode",
     "plugins",
+    "tools",
+    "tools.shell",
+    "tools.shell.timeout_s",
+    "tools.shell.network",
+    "tools.shell.sandbox",
+    "tools.shell.hide",
+    "tools.shell.env",
 ];
 
 /// One locked key and where it was locked: what `warden config show` marks.

@@ -8,6 +8,7 @@
 //!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`;
 //!   `project_grants`: the default ceiling on a project's tool grants
 //!   (`policy.project_tool_grants`) and the variables no layer may grant.
+//! - `shell`: `[tools.shell]` and how the layers may set it.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
 //!   and the managed keys that pre-trust or forbid trusting a workspace.
 //!
@@ -23,6 +24,7 @@ mod locks;
 mod managed;
 mod project_grants;
 mod schema;
+mod shell;
 mod tool_policy;
 mod trust;
 
@@ -40,5 +42,9 @@ pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
 };
 pub use schema::*;
+pub use shell::{
+    DEFAULT_HIDE, MAX_SHELL_TIMEOUT_S, SHELL_TIMEOUT_S, ShellConfig, ShellSandbox,
+    timeout_ceiling_s as shell_timeout_ceiling_s,
+};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, ProjectCode, ProjectResolver, TrustPaths};

@@ -176,11 +176,13 @@ impl Default for WorkerConfig {
 }
 
 /// `[tools]`: how much the model's tool calls may do without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsConfig {
     /// The permission mode: `read-only`, `ask` (default), `auto-edit` or `full-auto`.
     pub mode: Mode,
+    /// `[tools.shell]`: the built-in `shell` tool and its sandbox.
+    pub shell: super::ShellConfig,
 }
 
 /// The kind of a configured plugin.
@@ -399,6 +401,11 @@ pub struct PolicyConfig {
     /// for; a higher one is refused, never narrowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_mode: Option<Mode>,
+    /// Lowers the ceiling on `tools.shell.timeout_s` (seconds) below the built-in 600.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_shell_timeout_s: Option<u64>,
+    /// `false` forbids `tools.shell.sandbox = "none"` (a configuration error).
+    pub allow_unsandboxed_shell: bool,
 }
 
 impl Default for PolicyConfig {
@@ -417,6 +424,8 @@ impl Default for PolicyConfig {
             allow_trust: true,
             project_tool_grants: None,
             max_mode: None,
+            max_shell_timeout_s: None,
+            allow_unsandboxed_shell: true,
         }
     }
 }

@@ -72,11 +72,14 @@ impl ToolOutput {
     }
 }
 
-/// What a tool may use while it runs: the workspace's resolver (the only way built-in tools
-/// see files).
+/// What a tool may use while it runs: the workspace's resolver (the only way the built-in
+/// file tools see files), and whether the turn was cancelled (Ctrl-C), for a tool that runs
+/// long (`shell` polls it and stops its command).
 pub struct ToolContext<'a> {
     /// The sandboxed resolver of the session's workspace.
     pub resolver: &'a mut dyn Resolve,
+    /// True once the turn is cancelled.
+    pub cancelled: &'a dyn Fn() -> bool,
 }
 
 /// What only a tool plugin knows of one call, for the audit record (the worker adds the

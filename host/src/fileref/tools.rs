@@ -111,7 +111,10 @@ pub fn is_file_tool(name: &str) -> bool {
 /// `ToolResult` item; bad arguments, an unknown tool and resolver errors give an `is_error`
 /// result saying what was wrong.
 pub fn run(call: &ToolCall, resolver: &mut dyn Resolve, config: &FileRefConfig) -> Item {
-    let mut context = ToolContext { resolver };
+    let mut context = ToolContext {
+        resolver,
+        cancelled: &|| false,
+    };
     let output = match file_tools(config)
         .into_iter()
         .find(|tool| tool.spec().name == call.name)

@@ -15,6 +15,7 @@ use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, LoadJob, PluginEngine, PluginError,
     ResolverPlugin, ToolLoad, ToolPlugin, load_parallel, load_resolver, with_roots,
 };
+use crate::sandbox::ShellTool;
 use crate::store::{AuditLog, Home, SessionWriter, StoreError};
 use crate::tools::workspace_tools;
 use crate::worker::{
@@ -293,7 +294,8 @@ pub fn tool_plugins(
 }
 
 /// The built-in tools, in the order they are offered: `read_file` and `list_files` (through
-/// the resolver), then `write_file`, `edit_file`, `grep` and `glob` (native, on `workspace`).
+/// the resolver), then `write_file`, `edit_file`, `grep` and `glob` (native, on `workspace`),
+/// then `shell` (in its sandbox).
 pub fn builtin_tools(config: &Config, workspace: &Path) -> Result<Vec<Box<dyn Tool>>, SetupError> {
     let mut tools = file_tools(&config.fileref);
     tools.extend(workspace_tools(&config.fileref, workspace).map_err(|e| {
@@ -302,6 +304,10 @@ pub fn builtin_tools(config: &Config, workspace: &Path) -> Result<Vec<Box<dyn To
             message: e.to_string(),
         }
     })?);
+    tools.push(Box::new(ShellTool::for_this_process(
+        config,
+        &[workspace.to_owned()],
+    )));
     Ok(tools)
 }
 

@@ -417,6 +417,12 @@ fn list_is_oldest_first_and_reports_broken_sessions() -> TestResult {
     let (_d, home) = home()?;
     assert!(list(&home)?.is_empty());
     session_with(&home, "b-first", 2)?;
+    // Creation times are recorded to the millisecond: let one pass, so that the order by time
+    // (not the tie-break by id, which would put `a-second` first) is what is tested.
+    let first = std::time::SystemTime::now();
+    while first.elapsed().unwrap_or_default() < std::time::Duration::from_millis(2) {
+        std::thread::yield_now();
+    }
     session_with(&home, "a-second", 1)?;
     session_with(&home, "broken", 1)?;
     append(&home, "broken", b"garbage\n")?;

@@ -150,7 +150,20 @@ impl ToolRegistry {
 
     /// Run `call` and return what it produced; an unknown tool is an error output.
     pub fn output(&mut self, call: &ToolCall, resolver: &mut dyn Resolve) -> ToolOutput {
-        let mut context = ToolContext { resolver };
+        self.output_cancellable(call, resolver, &|| false)
+    }
+
+    /// [`ToolRegistry::output`] for a turn that `cancelled` says may be cancelled meanwhile.
+    pub fn output_cancellable(
+        &mut self,
+        call: &ToolCall,
+        resolver: &mut dyn Resolve,
+        cancelled: &dyn Fn() -> bool,
+    ) -> ToolOutput {
+        let mut context = ToolContext {
+            resolver,
+            cancelled,
+        };
         match self.index(&call.name).and_then(|i| self.tools.get_mut(i)) {
             Some(tool) => {
                 let _span = tracing::debug_span!("tool call", tool = %call.name).entered();

@@ -5,6 +5,10 @@
 //!   any tool) whose `path` argument matches `GLOB` is denied, e.g.
 //!   `deny = "write_file:*.lock,grep:secret*"`. A rule without a glob denies every call of the
 //!   tool. Globs ignore case; `*` does not cross `/`, `**` does.
+//!   A call with a `command` argument (the built-in `shell`) is matched on its command text
+//!   too, where `*` crosses `/` (a command is not a path): `deny = "shell:*rm -rf*"` denies
+//!   every command containing `rm -rf`. The text is matched as the model wrote it: a rule on a
+//!   command is a tripwire, not a sandbox (`sh -c 'r''m -rf x'` is not caught).
 //! - `rewrite`: comma-separated `FROM=>TO` path prefixes: a call whose `path` argument starts
 //!   with `FROM` runs with `TO` in its place, e.g. `rewrite = "old/=>new/"`.
 //! - `reason`: text prepended to denials (default `tool-guard`).
@@ -26,6 +30,8 @@ struct Rule {
     text: String,
     tool: String,
     glob: Option<GlobMatcher>,
+    /// The same glob for a `command` argument, `*` crossing `/`.
+    command: Option<GlobMatcher>,
 }
 
 /// The guard.
@@ -106,20 +112,22 @@ impl ToolGuard {
             if tool.is_empty() {
                 return Err(format!("deny rule {text:?}: no tool name"));
             }
-            let glob = match glob {
-                Some(glob) => Some(
-                    GlobBuilder::new(glob)
-                        .literal_separator(true)
-                        .case_insensitive(true)
-                        .build()
-                        .map_err(|e| format!("deny rule {text:?}: {e}"))?
-                        .compile_matcher(),
-                ),
-                None => None,
+            let compile = |glob: &str, literal_separator: bool| {
+                GlobBuilder::new(glob)
+                    .literal_separator(literal_separator)
+                    .case_insensitive(true)
+                    .build()
+                    .map(|g| g.compile_matcher())
+                    .map_err(|e| format!("deny rule {text:?}: {e}"))
+            };
+            let (glob, command) = match glob {
+                Some(glob) => (Some(compile(glob, true)?), Some(compile(glob, false)?)),
+                None => (None, None),
             };
             deny.push(Rule {
                 tool: tool.to_owned(),
                 glob,
+                command,
                 text: text.clone(),
             });
         }
@@ -147,22 +155,33 @@ impl ToolGuard {
         let path = args.get("path").and_then(Value::as_str).map(str::to_owned);
         // What the globs and prefixes see: the workspace-relative path (`None` outside it).
         let target = path.as_deref().and_then(|p| normalise(p, &self.roots));
+        let command = args
+            .get("command")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         for rule in &self.deny {
             if rule.tool != "*" && rule.tool != tool {
                 continue;
             }
-            let hit = match (&rule.glob, &target) {
+            let on_path = match (&rule.glob, &target) {
                 (None, _) => true,
                 (Some(glob), Some(target)) => glob.is_match(target),
                 (Some(_), None) => false,
             };
-            if hit {
+            let on_command = match (&rule.command, &command) {
+                (Some(glob), Some(command)) => glob.is_match(command),
+                _ => false,
+            };
+            if on_path || on_command {
+                let what = if on_command && !on_path {
+                    command.as_deref().map(|c| format!("on command `{c}` "))
+                } else {
+                    path.as_deref().map(|p| format!("on `{p}` "))
+                };
                 return ToolAction::Deny(format!(
                     "{}: `{tool}` {}is denied by rule `{}`",
                     self.reason,
-                    path.as_deref()
-                        .map(|p| format!("on `{p}` "))
-                        .unwrap_or_default(),
+                    what.unwrap_or_default(),
                     rule.text
                 ));
             }
@@ -214,6 +233,24 @@ mod tests {
     fn denied(g: &ToolGuard, tool: &str, path: &str) -> bool {
         let args = serde_json::json!({ "path": path }).to_string();
         matches!(g.judge(tool, &args), ToolAction::Deny(_))
+    }
+
+    #[test]
+    fn a_rule_on_a_command_matches_its_text_across_slashes() {
+        let g = guard("shell:*rm -rf*", "");
+        let judge = |command: &str| {
+            let args = serde_json::json!({ "command": command }).to_string();
+            g.judge("shell", &args)
+        };
+        assert!(
+            matches!(judge("rm -rf /tmp/x"), ToolAction::Deny(r) if r.contains("on command `rm -rf /tmp/x`"))
+        );
+        assert!(matches!(judge("cd a && RM -RF b/c"), ToolAction::Deny(_)));
+        assert!(matches!(judge("rm -r b"), ToolAction::Allow));
+        // Another tool's rule does not apply to `shell`.
+        let g = guard("read_file:*secret*", "");
+        let args = serde_json::json!({ "command": "cat secret.txt" }).to_string();
+        assert!(matches!(g.judge("shell", &args), ToolAction::Allow));
     }
 
     #[test]

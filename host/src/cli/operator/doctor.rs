@@ -1,8 +1,9 @@
 //! `warden doctor [--network]`: the checks an operator runs first. Config layers found and
 //! valid, the managed file in force and its sha256, the provider's settings (and, only with
 //! `--network`, a 3-second probe), the permission mode and where it comes from, plugins load
-//! and their pins match, `$WARDEN_HOME` is
-//! writable, the size of the compiled-code cache. Exit 1 when a check fails.
+//! and their pins match, `$WARDEN_HOME` is writable, the size of the compiled-code cache, and
+//! whether the `shell` tool's sandbox can be built here (each piece). Exit 1 when a check
+//! fails.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,18 +23,18 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Counts failed checks while printing each one.
 #[derive(Default)]
-struct Report {
+pub(super) struct Report {
     failed: usize,
 }
 
 impl Report {
-    fn ok(&mut self, what: &str) {
+    pub(super) fn ok(&mut self, what: &str) {
         outln!("ok    {what}");
     }
-    fn info(&mut self, what: &str) {
+    pub(super) fn info(&mut self, what: &str) {
         outln!("info  {what}");
     }
-    fn fail(&mut self, what: &str) {
+    pub(super) fn fail(&mut self, what: &str) {
         self.failed += 1;
         outln!("FAIL  {what}");
     }
@@ -53,6 +54,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
                 report.info(&format!("config: {warning}"));
             }
             check_provider(&mut report, &loaded.config, network);
+            super::doctor_shell::check_shell(&mut report, &loaded.config.tools.shell);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);
             let project_resolver = loaded

@@ -3,11 +3,13 @@
 //! - `args`: the commands ([`OperatorCommand`]) and their dispatch.
 //! - `config_show`: `config show`, every effective value and where it came from.
 //! - `audit`: `audit`, what left the machine, per turn.
-//! - `doctor`: `doctor`, the checks an operator runs first.
+//! - `doctor`: `doctor`, the checks an operator runs first (`doctor_shell`: the `shell`
+//!   tool's sandbox, piece by piece).
 
 mod args;
 mod audit;
 mod config_show;
 mod doctor;
+mod doctor_shell;
 
 pub(super) use args::OperatorCommand;

@@ -266,6 +266,7 @@ fn merge_layers(
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
     let mut modes = mode::ModeAsks::default();
+    let mut shell = super::shell::ShellLayers::default();
     let layer_files: Vec<(LayerKind, PathBuf)> =
         layers.iter().map(|l| (l.kind, l.path.clone())).collect();
     let file_of = |kind: LayerKind| {
@@ -348,6 +349,7 @@ fn merge_layers(
                 }
             }
         }
+        shell.take(&mut table, kind == LayerKind::Project, &path, &mut warnings)?;
         deep_merge(&mut merged, table);
     }
 
@@ -420,6 +422,8 @@ fn merge_layers(
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
+    let mut tools = file.tools;
+    tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
     let project_mode = modes.project_raise();
     let project_code = (!project_entries.is_empty()
         || project_resolver.is_some()
@@ -435,7 +439,7 @@ fn merge_layers(
             model: file.model,
             fileref,
             worker: file.worker,
-            tools: file.tools,
+            tools,
             plugins: entries,
             policy,
         },

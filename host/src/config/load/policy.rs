@@ -66,6 +66,8 @@ pub(super) fn merge(
         policy.max_plugin_output_bytes,
         layer.max_plugin_output_bytes,
     );
+    policy.max_shell_timeout_s = lower(policy.max_shell_timeout_s, layer.max_shell_timeout_s);
+    policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
     let ignored = |key: &str, only: &str| {
         format!(
             "{}: `policy.{key}` is only honoured in the {only}; the setting was ignored",

@@ -297,7 +297,10 @@ impl Worker {
         }
         let to_run = outcome.call_to_run();
         sink.tool_started(&to_run.name, &to_run.arguments);
-        let output = self.tools.output(&to_run, self.resolver.as_mut());
+        let cancel = self.cancel.clone();
+        let output = self
+            .tools
+            .output_cancellable(&to_run, self.resolver.as_mut(), &|| cancel.is_cancelled());
         self.emit(
             sink,
             Event::ToolRan {

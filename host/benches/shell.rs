@@ -1,0 +1,95 @@
+//! Start-up cost of one `shell` call, side by side:
+//!
+//! - **plain**: `sh -c true`, spawned and waited for (the floor);
+//! - **launcher**: `warden __sandbox-exec` with a ready spec: a new process of the warden
+//!   binary, user + mount + network namespaces, the hidden paths covered, `.git`/`.warden`
+//!   bound read-only, Landlock, then `sh -c true`;
+//! - **tool**: the whole `shell` tool call on a small workspace: the private temporary
+//!   directory made and removed, the deny-glob scan, the launcher, the process-group kill and
+//!   the output read.
+//!
+//! `cargo bench --profile dev -p warden --bench shell -- --warm-up-time 1 --measurement-time 3`
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use warden::config::Config;
+use warden::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec, ShellTool};
+
+const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..50 {
+        std::fs::create_dir_all(dir.path().join(format!("src/m{i}"))).unwrap();
+        std::fs::write(
+            dir.path().join(format!("src/m{i}/lib.rs")),
+            "fn main() {}\n",
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    std::fs::write(dir.path().join(".env"), "T=1\n").unwrap();
+    dir
+}
+
+fn bench(c: &mut Criterion) {
+    let ws = workspace();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = SandboxSpec {
+        command: "true".into(),
+        cwd: root.clone(),
+        roots: vec![root.clone()],
+        tmp: tmp.path().to_owned(),
+        hide: vec![root.join(".env")],
+        read_only: vec![root.join(".git"), root.join(".warden")],
+        network: false,
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        probe: false,
+    };
+    let input = serde_json::to_vec(&spec).unwrap();
+    let tool = ShellTool::new(
+        &Config::default(),
+        std::slice::from_ref(&root),
+        PathBuf::from(WARDEN),
+        std::env::vars().collect(),
+    );
+
+    let mut group = c.benchmark_group("shell_start");
+    group.bench_function("plain sh -c true", |b| {
+        b.iter(|| {
+            let status = Command::new("/bin/sh")
+                .args(["-c", "true"])
+                .status()
+                .unwrap();
+            assert!(status.success());
+        });
+    });
+    group.bench_function("launcher (namespaces + Landlock) sh -c true", |b| {
+        b.iter(|| {
+            let mut child = Command::new(WARDEN)
+                .arg(LAUNCHER_SUBCOMMAND)
+                .stdin(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(&input).unwrap();
+            assert!(child.wait().unwrap().success());
+        });
+    });
+    group.bench_function("shell tool call (true)", |b| {
+        b.iter(|| {
+            let out = tool.execute("true", Duration::from_secs(60), &|| false);
+            assert!(!out.is_error, "{}", out.content);
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

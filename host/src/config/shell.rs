@@ -1,0 +1,220 @@
+//! `[tools.shell]`: the built-in `shell` tool's deadline, network, sandbox, hidden paths and
+//! extra environment variables, and how the layers may set them.
+//!
+//! Layering rules (a cloned repository must not loosen its own confinement):
+//! - `hide` lists add up over every layer (the built-in list first); no layer removes a path;
+//! - the project layer may not set `sandbox` or `network` (ignored with a warning);
+//! - `env` names from the project layer are held to the secret-name ceiling of
+//!   `config/project_grants.rs` (`policy.project_tool_grants.env` allows more); `WARDEN_*`
+//!   names are refused from every layer;
+//! - `timeout_s` is clamped to [`MAX_SHELL_TIMEOUT_S`] (or `policy.max_shell_timeout_s`, if
+//!   lower) with a warning; `sandbox = "none"` is an error when managed policy sets
+//!   `allow_unsandboxed_shell = false`. Managed policy may lock any key
+//!   (`tools.shell.network`, ...).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+use super::error::ConfigError;
+use super::schema::PolicyConfig;
+
+/// Deadline of one `shell` call when none is configured, in seconds.
+pub const SHELL_TIMEOUT_S: u64 = 120;
+/// Built-in ceiling on a `shell` call's deadline, in seconds.
+pub const MAX_SHELL_TIMEOUT_S: u64 = 600;
+/// Paths hidden from every `shell` command (`~` is the user's home).
+pub const DEFAULT_HIDE: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.netrc",
+    "~/.docker",
+];
+
+/// Whether `shell` runs in the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShellSandbox {
+    /// Namespaces plus Landlock; when the kernel lacks a piece, `shell` is refused.
+    #[default]
+    Required,
+    /// No confinement at all (the operator's explicit choice).
+    None,
+}
+
+/// `[tools.shell]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShellConfig {
+    /// Deadline of one call, in seconds (the model may ask for less).
+    pub timeout_s: u64,
+    /// Whether commands may use the network (a new, empty network namespace otherwise).
+    pub network: bool,
+    /// `required` (default) or `none`.
+    pub sandbox: ShellSandbox,
+    /// Paths hidden from commands (`~/` is the home directory; relative paths are under each
+    /// workspace root), besides the workspace's deny globs.
+    pub hide: Vec<String>,
+    /// Variable names passed to commands besides the built-in allowlist.
+    pub env: Vec<String>,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        Self {
+            timeout_s: SHELL_TIMEOUT_S,
+            network: false,
+            sandbox: ShellSandbox::Required,
+            hide: DEFAULT_HIDE.iter().map(|s| (*s).to_owned()).collect(),
+            env: Vec::new(),
+        }
+    }
+}
+
+/// What the layers said of `[tools.shell]` that is not a plain override.
+#[derive(Debug, Default)]
+pub(crate) struct ShellLayers {
+    hide: Vec<String>,
+    project_env: Vec<(String, std::path::PathBuf)>,
+}
+
+impl ShellLayers {
+    /// Take from one layer's `table` what does not simply override: `hide` (added up), and
+    /// from the project layer `sandbox` and `network` (dropped, with a warning) and `env`
+    /// (remembered for [`ShellLayers::finish`]).
+    pub(crate) fn take(
+        &mut self,
+        table: &mut Table,
+        project: bool,
+        path: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ConfigError> {
+        let Some(Value::Table(shell)) = table
+            .get_mut("tools")
+            .and_then(|t| t.as_table_mut())
+            .and_then(|t| t.get_mut("shell"))
+        else {
+            return Ok(());
+        };
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            key: format!("tools.shell.{key}"),
+            message,
+        };
+        if let Some(hide) = shell.remove("hide") {
+            let Value::Array(list) = hide else {
+                return Err(invalid("hide", "expected an array of paths".into()));
+            };
+            for item in list {
+                let Value::String(text) = item else {
+                    return Err(invalid("hide", "expected an array of paths".into()));
+                };
+                if text.trim().is_empty() {
+                    return Err(invalid("hide", "an empty path".into()));
+                }
+                if !self.hide.contains(&text) {
+                    self.hide.push(text);
+                }
+            }
+        }
+        if let Some(Value::Array(list)) = shell.get("env") {
+            for name in list.iter().filter_map(Value::as_str) {
+                super::check_env_name(name).map_err(|why| invalid("env", why))?;
+                if name.to_ascii_uppercase().starts_with("WARDEN_") {
+                    return Err(invalid(
+                        "env",
+                        format!("`{name}`: warden's own variables are never passed to commands"),
+                    ));
+                }
+                if project {
+                    self.project_env.push((name.to_owned(), path.to_owned()));
+                }
+            }
+        }
+        if project {
+            for key in ["sandbox", "network"] {
+                if shell.remove(key).is_some() {
+                    warnings.push(format!(
+                        "{}: `tools.shell.{key}` cannot be set by a project (it would loosen the shell sandbox); the setting was ignored",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged `[tools.shell]` under `policy`: `hide` added up, project `env` names held to
+    /// the secret-name ceiling, the deadline clamped, `sandbox = "none"` refused where policy
+    /// forbids it.
+    pub(crate) fn finish(
+        self,
+        mut shell: ShellConfig,
+        policy: &PolicyConfig,
+        warnings: &mut Vec<String>,
+    ) -> Result<ShellConfig, ConfigError> {
+        for path in self.hide {
+            if !shell.hide.contains(&path) {
+                shell.hide.push(path);
+            }
+        }
+        let allowed = policy
+            .project_tool_grants
+            .as_ref()
+            .map(|g| g.env.as_slice())
+            .unwrap_or_default();
+        for (name, path) in self.project_env {
+            if super::looks_secret(&name) && !allowed.contains(&name) {
+                return Err(ConfigError::Invalid {
+                    path,
+                    key: "tools.shell.env".into(),
+                    message: format!(
+                        "`{name}` looks like a secret; a project may not pass it to shell commands unless `policy.project_tool_grants.env` (user or managed config) lists it"
+                    ),
+                });
+            }
+        }
+        let ceiling = timeout_ceiling_s(policy);
+        if shell.timeout_s == 0 {
+            return Err(ConfigError::Invalid {
+                path: "(merged configuration)".into(),
+                key: "tools.shell.timeout_s".into(),
+                message: "must be at least 1 second".into(),
+            });
+        }
+        if shell.timeout_s > ceiling {
+            warnings.push(format!(
+                "tools.shell.timeout_s = {} clamped to {ceiling} ({})",
+                shell.timeout_s,
+                if ceiling < MAX_SHELL_TIMEOUT_S {
+                    "managed policy's ceiling"
+                } else {
+                    "the ceiling"
+                }
+            ));
+            shell.timeout_s = ceiling;
+        }
+        if shell.sandbox == ShellSandbox::None && !policy.allow_unsandboxed_shell {
+            return Err(ConfigError::Invalid {
+                path: "(merged configuration)".into(),
+                key: "tools.shell.sandbox".into(),
+                message: "`none` is forbidden by managed policy (`policy.allow_unsandboxed_shell = false`)".into(),
+            });
+        }
+        Ok(shell)
+    }
+}
+
+/// The ceiling on `tools.shell.timeout_s` under `policy`, in seconds.
+pub fn timeout_ceiling_s(policy: &PolicyConfig) -> u64 {
+    policy
+        .max_shell_timeout_s
+        .map_or(MAX_SHELL_TIMEOUT_S, |m| m.clamp(1, MAX_SHELL_TIMEOUT_S))
+}
+
+#[cfg(test)]
+#[path = "shell_tests.rs"]
+mod tests;

@@ -1,0 +1,41 @@
+//! What the launcher is asked to build: the JSON it reads on its standard input.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One sandboxed command, as the `shell` tool hands it to `warden __sandbox-exec`. Every path
+/// is absolute and already resolved by the tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSpec {
+    /// What `sh -c` runs.
+    pub command: String,
+    /// The working directory (the primary workspace root).
+    pub cwd: PathBuf,
+    /// Directories where writes are allowed: the workspace roots.
+    pub roots: Vec<PathBuf>,
+    /// The call's private temporary directory (writable; `TMPDIR`).
+    pub tmp: PathBuf,
+    /// Files and directories made unreadable (an empty file or directory mounted over them).
+    pub hide: Vec<PathBuf>,
+    /// Files and directories inside the roots that stay read-only (`.warden`, `.git`).
+    pub read_only: Vec<PathBuf>,
+    /// Whether the network stays reachable (otherwise: a new, empty network namespace).
+    pub network: bool,
+    /// The command's whole environment.
+    pub env: Vec<(String, String)>,
+    /// Only check which pieces the kernel offers, print them and exit (for `warden doctor`).
+    #[serde(default)]
+    pub probe: bool,
+}
+
+/// Exit status of the launcher when the sandbox could not be built; its standard error then
+/// holds one line starting with [`SETUP_ERROR_PREFIX`].
+pub const SETUP_FAILED: i32 = 125;
+
+/// How the launcher's line naming a missing piece begins.
+pub const SETUP_ERROR_PREFIX: &str = "warden-sandbox: ";
+
+/// The hidden subcommand that runs the launcher.
+pub const LAUNCHER_SUBCOMMAND: &str = "__sandbox-exec";

@@ -1,0 +1,334 @@
+//! The built-in `shell` tool: `sh -c COMMAND` in the workspace root, through the sandbox
+//! launcher (`warden __sandbox-exec`), its standard output and error interleaved in one pipe
+//! and capped, with a deadline; the command's whole process group is killed at the deadline,
+//! when the turn is cancelled, and when the command's shell exits (background processes do not
+//! outlive the call). The private temporary directory is removed after every call.
+
+use std::io::Write;
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::child::{Captured, End, spawn_reader, wait};
+use super::hidden::hidden_paths;
+use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
+use crate::config::{Config, ShellConfig, ShellSandbox};
+use crate::domain::builtin::SHELL;
+use crate::domain::defaults::PROTECTED_DIRS;
+use crate::domain::{Tool, ToolContext, ToolOutput, ToolSpec};
+
+/// How long the output is still read after the process group is gone.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// The `shell` tool.
+#[derive(Debug, Clone)]
+pub struct ShellTool {
+    config: ShellConfig,
+    roots: Vec<PathBuf>,
+    deny: Vec<String>,
+    max_output: usize,
+    launcher: PathBuf,
+    vars: Vec<(String, String)>,
+}
+
+impl ShellTool {
+    /// `shell` for the workspace `roots` (the first is the working directory) under `config`,
+    /// launching its sandbox through `launcher` (a `warden` binary), with `vars` as warden's own
+    /// environment (what the allowlist picks from).
+    pub fn new(
+        config: &Config,
+        roots: &[PathBuf],
+        launcher: PathBuf,
+        vars: Vec<(String, String)>,
+    ) -> Self {
+        let cap = crate::config::output_ceiling_bytes(&config.policy)
+            .min(crate::config::plugin_defaults::MAX_OUTPUT_BYTES);
+        Self {
+            config: config.tools.shell.clone(),
+            roots: roots
+                .iter()
+                .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
+                .collect(),
+            deny: config.fileref.deny.clone(),
+            max_output: usize::try_from(cap).unwrap_or(usize::MAX),
+            launcher,
+            vars,
+        }
+    }
+
+    /// `shell` launching through this very executable.
+    pub fn for_this_process(config: &Config, roots: &[PathBuf]) -> Self {
+        let launcher = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("warden"));
+        Self::new(config, roots, launcher, std::env::vars().collect())
+    }
+
+    fn home(&self) -> Option<PathBuf> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+    }
+
+    /// Run `command` for at most `timeout`; `cancelled` is polled meanwhile.
+    pub fn execute(
+        &self,
+        command: &str,
+        timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
+    ) -> ToolOutput {
+        let Some(cwd) = self.roots.first().cloned() else {
+            return ToolOutput::error("shell: no workspace root");
+        };
+        let tmp = match private_tmp() {
+            Ok(tmp) => tmp,
+            Err(err) => return ToolOutput::error(format!("shell: {err}")),
+        };
+        let result = self.execute_in(command, timeout, cancelled, &cwd, &tmp);
+        if let Err(err) = std::fs::remove_dir_all(&tmp) {
+            tracing::warn!("shell: removing {}: {err}", tmp.display());
+        }
+        result
+    }
+
+    fn execute_in(
+        &self,
+        command: &str,
+        timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
+        cwd: &Path,
+        tmp: &Path,
+    ) -> ToolOutput {
+        let env = super::env::command_env(self.vars.iter().cloned(), &self.config.env, tmp);
+        let (reader, writer) = match std::io::pipe() {
+            Ok(pair) => pair,
+            Err(err) => return ToolOutput::error(format!("shell: pipe: {err}")),
+        };
+        let writer_err = match writer.try_clone() {
+            Ok(w) => w,
+            Err(err) => return ToolOutput::error(format!("shell: pipe: {err}")),
+        };
+        let mut cmd;
+        let mut spec_input = None;
+        if self.config.sandbox == ShellSandbox::None {
+            cmd = Command::new("/bin/sh");
+            cmd.arg("-c")
+                .arg(command)
+                .current_dir(cwd)
+                .env_clear()
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .stdin(Stdio::null());
+        } else {
+            let hide = match hidden_paths(
+                &self.config.hide,
+                self.home().as_deref(),
+                &self.roots,
+                &self.deny,
+            ) {
+                Ok(hide) => hide,
+                Err(err) => return ToolOutput::error(format!("shell: {err}")),
+            };
+            let spec = SandboxSpec {
+                command: command.to_owned(),
+                cwd: cwd.to_owned(),
+                roots: self.roots.clone(),
+                tmp: tmp.to_owned(),
+                hide,
+                read_only: self
+                    .roots
+                    .iter()
+                    .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
+                    .collect(),
+                network: self.config.network,
+                env,
+                probe: false,
+            };
+            match serde_json::to_vec(&spec) {
+                Ok(bytes) => spec_input = Some(bytes),
+                Err(err) => return ToolOutput::error(format!("shell: {err}")),
+            }
+            cmd = Command::new(&self.launcher);
+            cmd.arg(LAUNCHER_SUBCOMMAND)
+                .current_dir(cwd)
+                .env_clear()
+                .stdin(Stdio::piped());
+        }
+        cmd.stdout(writer).stderr(writer_err).process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return ToolOutput::error(format!(
+                    "shell: cannot start {}: {err}",
+                    cmd.get_program().to_string_lossy()
+                ));
+            }
+        };
+        // The parent's copies of the pipe's write end are gone with `cmd`.
+        drop(cmd);
+        if let (Some(bytes), Some(mut stdin)) = (spec_input, child.stdin.take()) {
+            // A launcher that died early has closed its end; its exit status says why.
+            let _ = stdin.write_all(&bytes);
+        }
+        let output = spawn_reader(reader, self.max_output);
+        let end = wait(&mut child, timeout, cancelled);
+        let captured = output.recv_timeout(DRAIN_GRACE).ok();
+        report(command, end, captured, timeout, self.config.sandbox)
+    }
+}
+
+fn report(
+    command: &str,
+    end: End,
+    captured: Option<Captured>,
+    timeout: Duration,
+    sandbox: ShellSandbox,
+) -> ToolOutput {
+    let (text, note) = match &captured {
+        Some(c) => {
+            let text = String::from_utf8_lossy(&c.bytes).into_owned();
+            let note = (c.total > c.bytes.len() as u64).then(|| {
+                format!(
+                    "[output cut at {} of {} bytes]\n",
+                    c.bytes.len(),
+                    c.total
+                )
+            });
+            (text, note)
+        }
+        None => (
+            String::new(),
+            Some("[output not read: a process that left the command's process group still holds it open]\n".to_owned()),
+        ),
+    };
+    if sandbox == ShellSandbox::Required
+        && matches!(end, End::Exited(Some(code), _) if code == SETUP_FAILED)
+        && let Some(reason) = text.trim().strip_prefix(SETUP_ERROR_PREFIX)
+    {
+        return ToolOutput::error(format!(
+            "shell is refused: the sandbox cannot be built on this machine: {reason}. Nothing ran (`warden doctor` shows what the kernel offers; an operator may set `[tools.shell] sandbox = \"none\"` to run commands unconfined)."
+        ));
+    }
+    let mut out = text;
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if let Some(note) = note {
+        out.push_str(&note);
+    }
+    let (status, is_error) = match end {
+        End::Exited(Some(code), _) => (format!("exit status: {code}"), false),
+        End::Exited(None, Some(signal)) => (format!("killed by signal {signal}"), false),
+        End::Exited(None, None) => ("ended".to_owned(), false),
+        End::Deadline => (
+            format!(
+                "killed at the {} s deadline (the whole process group)",
+                timeout.as_secs()
+            ),
+            true,
+        ),
+        End::Cancelled => (
+            "cancelled: the turn was interrupted; the process group was killed".to_owned(),
+            true,
+        ),
+        End::WaitFailed(err) => (format!("waiting for the command failed: {err}"), true),
+    };
+    out.push_str(&status);
+    tracing::debug!(command, %status, "shell call ended");
+    if is_error {
+        ToolOutput::error(out)
+    } else {
+        ToolOutput::ok(out)
+    }
+}
+
+/// A fresh private directory under the system temporary directory (mode 0700).
+fn private_tmp() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    let dir = base.join(format!("warden-shell-{}", uuid::Uuid::now_v7().simple()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| {
+            format!(
+                "creating the private temporary directory {}: {e}",
+                dir.display()
+            )
+        })?;
+    std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+impl Tool for ShellTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: SHELL.to_owned(),
+            description: format!(
+                "Run a command with `sh -c` in the workspace root, in a sandbox: writes only in \
+                 the workspace and $TMPDIR, {}, no access to the user's credentials. Returns \
+                 standard output and error interleaved, then the exit status. The command is \
+                 killed after `timeout_s` seconds (default and maximum {}); background processes \
+                 do not outlive it.",
+                if self.config.network {
+                    "network allowed"
+                } else {
+                    "no network"
+                },
+                self.config.timeout_s
+            ),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string", "description": "The command line, run with `sh -c`"},
+                    "timeout_s": {"type": "integer", "minimum": 1, "description": "Deadline in seconds (at most the configured one)"}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn run(&mut self, arguments: &Value, context: &mut ToolContext<'_>) -> ToolOutput {
+        match parse(arguments, self.config.timeout_s) {
+            Ok((command, timeout_s)) => {
+                self.execute(&command, Duration::from_secs(timeout_s), context.cancelled)
+            }
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
+
+/// `command` and the deadline in seconds (at most `max_s`).
+fn parse(arguments: &Value, max_s: u64) -> Result<(String, u64), String> {
+    let map = arguments
+        .as_object()
+        .ok_or("invalid arguments for shell: expected a JSON object")?;
+    if let Some(unknown) = map.keys().find(|k| *k != "command" && *k != "timeout_s") {
+        return Err(format!(
+            "invalid arguments for shell: unknown argument `{unknown}` (allowed: command, timeout_s)"
+        ));
+    }
+    let command = match map.get("command") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => {
+            return Err("invalid arguments for shell: `command` must be a non-empty string".into());
+        }
+    };
+    let timeout_s = match map.get("timeout_s") {
+        None | Some(Value::Null) => max_s,
+        Some(v) => match v.as_u64() {
+            Some(n) if n >= 1 => n.min(max_s),
+            _ => {
+                return Err(
+                    "invalid arguments for shell: `timeout_s` must be a positive integer".into(),
+                );
+            }
+        },
+    };
+    Ok((command, timeout_s))
+}
+
+#[cfg(test)]
+#[path = "tool_tests.rs"]
+mod tests;
