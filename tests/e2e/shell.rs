@@ -57,8 +57,8 @@ macro_rules! require_sandbox {
     };
 }
 
-/// Run one turn whose model calls `calls` (id, command), then answers `done`; the tool
-/// messages the model got back, by call id order, and the session id.
+/// Run one turn (under `--mode full-auto`) whose model calls `calls` (id, command), then
+/// answers `done`; the tool messages the model got back, by call id order, and the session id.
 fn run_calls(
     env: &TestEnv,
     calls: &[(&str, Value)],
@@ -77,7 +77,8 @@ fn run_calls(
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    cmd.args(["run", "--json", "go"]);
+    // `run` has nobody to ask: commands run under `full-auto` (always in the sandbox).
+    cmd.args(["run", "--json", "--mode", "full-auto", "go"]);
     let out = output_within(cmd, HANG_LIMIT);
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
