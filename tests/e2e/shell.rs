@@ -456,3 +456,70 @@ fn doctor_reports_each_piece_of_the_sandbox() {
         "{text}"
     );
 }
+
+/// The acting tools together, as a model uses them: `write_file`, then `edit_file`, then a
+/// `shell` command that reads what they wrote, in one turn under `--mode full-auto`; the file
+/// holds the edit, the command saw it, and the audit lists the three calls, each allowed.
+#[test]
+fn write_then_edit_then_shell_in_one_turn_and_the_audit_lists_the_three_calls() {
+    require_sandbox!("write_then_edit_then_shell_in_one_turn_and_the_audit_lists_the_three_calls");
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[
+            (
+                "w1",
+                "write_file",
+                json!({"path": "notes/plan.txt", "content": "alpha\n"}),
+            ),
+            (
+                "e1",
+                "edit_file",
+                json!({"path": "notes/plan.txt", "old_string": "alpha", "new_string": "beta"}),
+            ),
+            ("s1", "shell", cmd("cat notes/plan.txt")),
+        ],
+    ));
+    server.push(Reply::text("done"));
+    let mut command = env.command();
+    command
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json", "--mode", "full-auto", "go"]);
+    let out = output_within(command, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("notes/plan.txt")).unwrap(),
+        "beta\n"
+    );
+    let results: Vec<String> = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(results[2].starts_with("beta\n"), "{results:?}");
+    assert!(results[2].contains("exit status: 0"), "{results:?}");
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let audited: Vec<(String, String)> = audited_tools(&env, value["session"].as_str().unwrap())
+        .iter()
+        .map(|t| {
+            (
+                t["tool"].as_str().unwrap_or_default().to_owned(),
+                t["decision"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        audited,
+        [
+            ("write_file".to_owned(), "allowed".to_owned()),
+            ("edit_file".to_owned(), "allowed".to_owned()),
+            ("shell".to_owned(), "allowed".to_owned()),
+        ]
+    );
+}

@@ -103,7 +103,7 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
             ("f".to_owned(), "src/lib.rs\n".to_owned()),
         ]
     );
-    // The model is offered the built-in tools, these four among them.
+    // The model is offered the built-in tools, these four among them (`shell` last).
     let requests = server.requests();
     let offered: Vec<&str> = requests[0].body["tools"]
         .as_array()
@@ -119,7 +119,8 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
             "write_file",
             "edit_file",
             "grep",
-            "glob"
+            "glob",
+            "shell"
         ]
     );
     let tools = audited_tools(&env, value["session"].as_str().unwrap());
