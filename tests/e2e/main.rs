@@ -43,5 +43,6 @@ mod tool_plugins;
 mod tools;
 mod trust;
 mod wit;
+mod undo;
 mod worker;
 mod workspace_tools;
