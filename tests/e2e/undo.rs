@@ -156,3 +156,50 @@ fn two_turns_are_undone_newest_first() {
     let (code, _, err) = undo(&env, &["--turns", "0"]);
     assert_eq!(code, Some(2), "{err}");
 }
+
+#[test]
+fn a_file_over_the_checkpoint_cap_is_named_as_not_saved() {
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let big = vec![b'x'; 16 * 1024 * 1024 + 1];
+    std::fs::write(env.workspace().join("big.txt"), &big).unwrap();
+    turn(
+        &env,
+        true,
+        &[
+            ("w", "write_file", json!({"path": "big.txt", "content": "small\n"})),
+            ("n", "write_file", json!({"path": "n.txt", "content": "new\n"})),
+        ],
+    );
+    let (code, out, err) = undo(&env, &[]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("big.txt: not restored: its previous content was over the checkpoint cap"),
+        "{out}"
+    );
+    assert!(out.contains("n.txt: removed"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("big.txt")).unwrap(),
+        "small\n"
+    );
+    // No blob of it was kept.
+    let blobs = env.state_home().join("sessions");
+    let kept: u64 = walk(&blobs);
+    assert!(kept < 1024 * 1024, "{kept} bytes kept");
+    // That turn is done with: nothing more to undo.
+    let (code, out, _) = undo(&env, &[]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("no file changes to undo"), "{out}");
+}
+
+/// Total bytes of the files below `dir`.
+fn walk(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let meta = e.metadata().unwrap();
+            if meta.is_dir() { walk(&e.path()) } else { meta.len() }
+        })
+        .sum()
+}

@@ -73,6 +73,6 @@ pub(crate) fn print_report(report: &UndoReport, session: &str) {
             if report.turns.len() == 1 { "" } else { "s" }
         );
     } else {
-        outln!("{failed} file(s) could not be restored; the turns stay recorded (see above)");
+        outln!("{failed} file(s) could not be restored (see above)");
     }
 }

@@ -37,7 +37,7 @@ pub use error::ToolError;
 pub use glob::Glob;
 pub use grep::Grep;
 pub use replace::{EditRefusal, replace};
-pub use restore::{Snapshot, restore, snapshot};
+pub use restore::{Content, Snapshot, restore, snapshot};
 pub use workspace::Workspace;
 pub use write::WriteFile;
 

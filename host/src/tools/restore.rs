@@ -2,7 +2,9 @@
 //! through the same real-path rules as `write_file` (never `.warden/`, `.git/`, a deny glob,
 //! a symlink in the final name, or anything outside the workspace).
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
+
+use sha2::{Digest, Sha256};
 
 use super::atomic::replace_file;
 use super::error::ToolError;
@@ -12,18 +14,48 @@ use super::write::writable;
 use crate::domain::builtin::WRITE_FILE;
 
 /// A file as a write would find it: its path relative to the workspace root (as the kernel
-/// names it) and its bytes, `None` when it does not exist.
+/// names it) and its content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     /// Relative to the workspace root.
     pub path: String,
-    /// The content, or `None` when there is no file.
-    pub bytes: Option<Vec<u8>>,
+    /// What is there.
+    pub content: Content,
 }
 
-/// The file `path` (a tool's path argument) names, read under the write rules. An error when
-/// the rules refuse the path (the tool would refuse it too).
-pub fn snapshot(ws: &Workspace, path: &str) -> Result<Snapshot, ToolError> {
+/// A file's content as a snapshot holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// No file.
+    Missing,
+    /// The bytes (at most the snapshot's limit).
+    Bytes(Vec<u8>),
+    /// Over the limit: only its SHA-256 (read in chunks, never held whole).
+    Large {
+        /// Hex SHA-256.
+        sha: String,
+    },
+}
+
+impl Content {
+    /// Hex SHA-256 of the content; `None` when there is no file.
+    pub fn sha(&self) -> Option<String> {
+        match self {
+            Content::Missing => None,
+            Content::Bytes(bytes) => Some(hex(&Sha256::digest(bytes))),
+            Content::Large { sha } => Some(sha.clone()),
+        }
+    }
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file `path` (a tool's path argument) names, read under the write rules: its bytes when
+/// at most `limit`, else its SHA-256 only. An error when the rules refuse the path (the tool
+/// would refuse it too).
+pub fn snapshot(ws: &Workspace, path: &str, limit: u64) -> Result<Snapshot, ToolError> {
     let at = locate_in(ws, path)?;
     let parent = match open_parent(ws, &at, path, false) {
         Ok(parent) => parent,
@@ -31,24 +63,51 @@ pub fn snapshot(ws: &Workspace, path: &str) -> Result<Snapshot, ToolError> {
         Err(ToolError::Other(msg)) if msg.contains("does not exist") => {
             return Ok(Snapshot {
                 path: at.parts.join("/"),
-                bytes: None,
+                content: Content::Missing,
             });
         }
         Err(e) => return Err(e),
     };
     let exists = writable(ws, &parent, path, WRITE_FILE)?.is_some();
     let shown = ws.shown(&parent.target());
-    let bytes = if exists {
-        Some(
-            parent
-                .dir
-                .read(&parent.name)
-                .map_err(|e| ToolError::io(path, e))?,
-        )
-    } else {
-        None
-    };
-    Ok(Snapshot { path: shown, bytes })
+    if !exists {
+        return Ok(Snapshot {
+            path: shown,
+            content: Content::Missing,
+        });
+    }
+    let mut file = parent
+        .dir
+        .open(&parent.name)
+        .map_err(|e| ToolError::io(path, e))?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::io(path, e))?;
+    if bytes.len() as u64 <= limit {
+        return Ok(Snapshot {
+            path: shown,
+            content: Content::Bytes(bytes),
+        });
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes);
+    drop(bytes);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut chunk).map_err(|e| ToolError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&chunk[..n]);
+    }
+    Ok(Snapshot {
+        path: shown,
+        content: Content::Large {
+            sha: hex(&hasher.finalize()),
+        },
+    })
 }
 
 /// Put `path` back to `bytes` (created or replaced, keeping its permission bits), or remove it

@@ -2,13 +2,14 @@
 //! first, from the session's checkpoints ([`crate::store::Checkpoints`]), through the tools'
 //! write rules ([`crate::tools::restore`]). A file changed since the turn is refused unless
 //! forced; one whose previous content was over a cap cannot be restored. Turns undone are
-//! forgotten, so the next undo goes further back.
+//! forgotten (unless a file that can still be restored was refused), so the next undo goes
+//! further back.
 
 use std::path::Path;
 
 use crate::config::FileRefConfig;
 use crate::domain::block;
-use crate::store::{Checkpoints, StoreError, sha256_hex};
+use crate::store::{Checkpoints, MAX_FILE_BYTES, StoreError};
 use crate::tools::{Workspace, restore, snapshot};
 
 /// What became of one file.
@@ -70,10 +71,15 @@ pub fn undo(
     let store = Checkpoints::new(session_dir);
     let all = store.turns().map_err(|e: StoreError| e.to_string())?;
     let mut report = UndoReport::default();
+    let mut finished = Vec::new();
     for &turn in all.iter().rev().take(turns) {
         let changes = store.changes(turn).map_err(|e| e.to_string())?;
+        let mut retry = false;
         for change in changes.iter().rev() {
             let (done, ok) = undo_one(&ws, &store, change, force);
+            // A change whose content was not saved can never be restored: it does not keep
+            // the turn; any other failure does, so that undo can be run again.
+            retry |= !ok && change.saved;
             report.lines.push(UndoLine {
                 turn,
                 path: change.path.clone(),
@@ -82,10 +88,14 @@ pub fn undo(
             });
         }
         report.turns.push(turn);
+        if !retry {
+            finished.push(turn);
+        }
     }
-    // Forgotten only once every file was handled: a refused one can be retried with --force.
-    if report.complete() {
-        for &turn in &report.turns {
+    // A turn is forgotten once every file it changed was handled; one refused (changed since,
+    // rules) stays, to be run again (`--force`).
+    if finished.len() == report.turns.len() {
+        for &turn in &finished {
             store.forget(turn).map_err(|e| e.to_string())?;
         }
     }
@@ -105,11 +115,11 @@ fn undo_one(
             false,
         );
     }
-    let now = match snapshot(ws, &change.path) {
+    let now = match snapshot(ws, &change.path, MAX_FILE_BYTES) {
         Ok(now) => now,
         Err(e) => return (format!("not restored: {e}"), false),
     };
-    let current = now.bytes.as_deref().map(sha256_hex);
+    let current = now.content.sha();
     if current == change.before {
         return ("already as it was".to_owned(), true);
     }

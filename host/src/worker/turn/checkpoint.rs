@@ -6,8 +6,8 @@
 use super::Worker;
 use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
 use crate::domain::{Alert, ToolCall, TurnSink};
-use crate::store::{Change, Checkpoints, sha256_hex};
-use crate::tools::{Snapshot, Workspace, snapshot};
+use crate::store::{Change, Checkpoints, MAX_FILE_BYTES};
+use crate::tools::{Content, Snapshot, Workspace, snapshot};
 
 /// The checkpoints of the worker's session, opened on the first write.
 pub(crate) struct CheckpointState {
@@ -41,7 +41,7 @@ impl Worker {
             });
         }
         let state = self.checkpoints.as_ref()?;
-        snapshot(&state.ws, path).ok().map(Before)
+        snapshot(&state.ws, path, MAX_FILE_BYTES).ok().map(Before)
     }
 
     /// After the call: when the file changed, keep its previous bytes and record the change.
@@ -63,16 +63,17 @@ impl Worker {
             return Ok(());
         };
         let Before(before) = before;
-        let after = snapshot(&state.ws, &before.path).map_err(|e| e.to_string())?;
-        if after.bytes == before.bytes {
+        let after = snapshot(&state.ws, &before.path, MAX_FILE_BYTES).map_err(|e| e.to_string())?;
+        if after.content == before.content {
             return Ok(());
         }
-        let (previous, saved) = match &before.bytes {
-            Some(bytes) => {
+        let (previous, saved) = match &before.content {
+            Content::Bytes(bytes) => {
                 let (sha, kept) = state.store.save(bytes).map_err(|e| e.to_string())?;
                 (Some(sha), kept)
             }
-            None => (None, true),
+            Content::Large { sha } => (Some(sha.clone()), false),
+            Content::Missing => (None, true),
         };
         let turn = match state.turn {
             Some(turn) => turn,
@@ -86,7 +87,7 @@ impl Worker {
             turn,
             path: before.path,
             before: previous,
-            after: after.bytes.as_deref().map(sha256_hex),
+            after: after.content.sha(),
             saved,
         };
         state.store.record(&change).map_err(|e| e.to_string())
