@@ -55,8 +55,8 @@ fn undo_turn(c: &mut Criterion) {
             setup,
             |tmp| {
                 let root: &Path = tmp.path();
-                let report = undo(&root.join("session"), &root.join("ws"), &config, 1, false)
-                    .unwrap();
+                let report =
+                    undo(&root.join("session"), &root.join("ws"), &config, 1, false).unwrap();
                 assert!(report.complete() && report.lines.len() == FILES);
                 tmp
             },

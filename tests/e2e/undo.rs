@@ -58,13 +58,21 @@ fn undo_removes_created_files_and_restores_edited_ones_and_tells_the_model() {
         &env,
         true,
         &[
-            ("w", "write_file", json!({"path": "src/new.rs", "content": "fn f() {}\n"})),
+            (
+                "w",
+                "write_file",
+                json!({"path": "src/new.rs", "content": "fn f() {}\n"}),
+            ),
             (
                 "e",
                 "edit_file",
                 json!({"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}),
             ),
-            ("o", "write_file", json!({"path": "raw.bin", "content": "replaced"})),
+            (
+                "o",
+                "write_file",
+                json!({"path": "raw.bin", "content": "replaced"}),
+            ),
         ],
     );
     assert!(env.workspace().join("src/new.rs").is_file());
@@ -73,7 +81,13 @@ fn undo_removes_created_files_and_restores_edited_ones_and_tells_the_model() {
         "alpha\ngamma\n"
     );
     // The checkpoints live in the session's directory.
-    assert!(env.state_home().join("sessions").join(&id).join("checkpoints").is_dir());
+    assert!(
+        env.state_home()
+            .join("sessions")
+            .join(&id)
+            .join("checkpoints")
+            .is_dir()
+    );
 
     let (code, out, err) = undo(&env, &[]);
     assert_eq!(code, Some(0), "{out}{err}");
@@ -81,16 +95,25 @@ fn undo_removes_created_files_and_restores_edited_ones_and_tells_the_model() {
     assert!(out.contains("notes.txt: restored"), "{out}");
     assert!(out.contains("raw.bin: restored"), "{out}");
     // Newest first: raw.bin (the last call) before src/new.rs (the first).
-    assert!(out.find("raw.bin").unwrap() < out.find("src/new.rs").unwrap(), "{out}");
+    assert!(
+        out.find("raw.bin").unwrap() < out.find("src/new.rs").unwrap(),
+        "{out}"
+    );
     assert!(!env.workspace().join("src/new.rs").exists());
     assert_eq!(
         std::fs::read(env.workspace().join("notes.txt")).unwrap(),
         b"alpha\nbeta\n"
     );
-    assert_eq!(std::fs::read(env.workspace().join("raw.bin")).unwrap(), ORIGINAL);
+    assert_eq!(
+        std::fs::read(env.workspace().join("raw.bin")).unwrap(),
+        ORIGINAL
+    );
 
     let history = export(&env, &id);
-    assert!(history.contains("The person undid the file changes"), "{history}");
+    assert!(
+        history.contains("The person undid the file changes"),
+        "{history}"
+    );
     assert!(history.contains("src/new.rs: removed"), "{history}");
 
     // Nothing left to undo in that session.
@@ -107,19 +130,29 @@ fn a_file_changed_by_hand_since_is_refused_unless_forced() {
     turn(
         &env,
         true,
-        &[("w", "write_file", json!({"path": "a.txt", "content": "two\n"}))],
+        &[(
+            "w",
+            "write_file",
+            json!({"path": "a.txt", "content": "two\n"}),
+        )],
     );
     env.write("a.txt", "three, by hand\n");
     let (code, out, err) = undo(&env, &[]);
     assert_eq!(code, Some(1), "{out}{err}");
-    assert!(out.contains("a.txt: not restored: changed since the turn"), "{out}");
+    assert!(
+        out.contains("a.txt: not restored: changed since the turn"),
+        "{out}"
+    );
     assert_eq!(
         std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
         "three, by hand\n"
     );
     let (code, out, err) = undo(&env, &["--force"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert_eq!(std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(), "one\n");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "one\n"
+    );
 }
 
 #[test]
@@ -130,14 +163,26 @@ fn two_turns_are_undone_newest_first() {
     let id = turn(
         &env,
         true,
-        &[("w", "write_file", json!({"path": "a.txt", "content": "v1\n"}))],
+        &[(
+            "w",
+            "write_file",
+            json!({"path": "a.txt", "content": "v1\n"}),
+        )],
     );
     let again = turn(
         &env,
         false,
         &[
-            ("w", "write_file", json!({"path": "a.txt", "content": "v2\n"})),
-            ("n", "write_file", json!({"path": "b.txt", "content": "new\n"})),
+            (
+                "w",
+                "write_file",
+                json!({"path": "a.txt", "content": "v2\n"}),
+            ),
+            (
+                "n",
+                "write_file",
+                json!({"path": "b.txt", "content": "new\n"}),
+            ),
         ],
     );
     assert_eq!(id, again);
@@ -146,10 +191,17 @@ fn two_turns_are_undone_newest_first() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         &lines[..3],
-        ["b.txt: removed (the turn created it)", "a.txt: restored", "a.txt: restored"],
+        [
+            "b.txt: removed (the turn created it)",
+            "a.txt: restored",
+            "a.txt: restored"
+        ],
         "{out}"
     );
-    assert_eq!(std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(), "v0\n");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "v0\n"
+    );
     assert!(!env.workspace().join("b.txt").exists());
     assert!(out.contains("undid 2 turns"), "{out}");
 
@@ -167,8 +219,16 @@ fn a_file_over_the_checkpoint_cap_is_named_as_not_saved() {
         &env,
         true,
         &[
-            ("w", "write_file", json!({"path": "big.txt", "content": "small\n"})),
-            ("n", "write_file", json!({"path": "n.txt", "content": "new\n"})),
+            (
+                "w",
+                "write_file",
+                json!({"path": "big.txt", "content": "small\n"}),
+            ),
+            (
+                "n",
+                "write_file",
+                json!({"path": "n.txt", "content": "new\n"}),
+            ),
         ],
     );
     let (code, out, err) = undo(&env, &[]);
@@ -199,7 +259,11 @@ fn walk(dir: &std::path::Path) -> u64 {
         .flatten()
         .map(|e| {
             let meta = e.metadata().unwrap();
-            if meta.is_dir() { walk(&e.path()) } else { meta.len() }
+            if meta.is_dir() {
+                walk(&e.path())
+            } else {
+                meta.len()
+            }
         })
         .sum()
 }

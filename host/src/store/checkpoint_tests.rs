@@ -48,8 +48,15 @@ fn torn_last_line_is_dropped_and_bad_middle_line_named() -> Result<(), StoreErro
     assert_eq!(cp.changes(1)?.len(), 1);
     text.push_str("\n{}\n");
     fs::write(&path, &text).map_err(StoreError::io("write", &path))?;
-    let err = cp.changes(1).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(err.contains("turn-00000001.jsonl") && err.contains('2'), "{err}");
+    let err = cp
+        .changes(1)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("turn-00000001.jsonl") && err.contains('2'),
+        "{err}"
+    );
     Ok(())
 }
 

@@ -54,7 +54,9 @@ impl UndoReport {
                 block::body(&line.done)
             ));
         }
-        text.push_str("\nThose files are now as they were before; re-read them before relying on them.]");
+        text.push_str(
+            "\nThose files are now as they were before; re-read them before relying on them.]",
+        );
         text
     }
 }

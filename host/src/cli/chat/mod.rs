@@ -297,9 +297,7 @@ impl Chat {
                 let result = self.worker.undo(&mut sink, turns, false);
                 sink.settle();
                 match result {
-                    Ok(report) => {
-                        crate::cli::undo::print_report(&report, self.worker.session_id())
-                    }
+                    Ok(report) => crate::cli::undo::print_report(&report, self.worker.session_id()),
                     Err(err) => eprintln!(
                         "{}",
                         self.style.alert(&Alert::error("chat", err.to_string()))

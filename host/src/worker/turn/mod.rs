@@ -187,8 +187,9 @@ impl Worker {
             .map(std::path::Path::to_path_buf)
             .unwrap_or_default();
         let workspace = self.writer.header().workspace.clone();
-        let report = crate::worker::undo::undo(&dir, &workspace, &self.config.fileref, turns, force)
-            .map_err(WorkerError::Undo)?;
+        let report =
+            crate::worker::undo::undo(&dir, &workspace, &self.config.fileref, turns, force)
+                .map_err(WorkerError::Undo)?;
         self.checkpoints = None;
         if !report.lines.is_empty() {
             let note = crate::domain::Item::System {
