@@ -42,6 +42,7 @@ mod tool_pipeline;
 mod tool_plugins;
 mod tools;
 mod trust;
+mod undo;
 mod wit;
 mod worker;
 mod workspace_tools;

@@ -101,6 +101,21 @@ pub(crate) enum Command {
         /// Session id.
         session: String,
     },
+    /// Put back the files the last turns' write_file/edit_file calls changed.
+    Undo {
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Session id (default: the most recent session of this workspace).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// How many turns to undo, newest first.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        turns: usize,
+        /// Restore files changed since the turn too.
+        #[arg(long)]
+        force: bool,
+    },
     /// Queue a notification; it is committed before that session's next model request.
     Notify {
         /// The session.

@@ -36,6 +36,7 @@ mod session;
 mod signals;
 mod transcript;
 mod trust;
+pub(crate) mod undo;
 mod workspace;
 
 use std::path::PathBuf;
@@ -128,6 +129,12 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
+        Command::Undo {
+            dir,
+            session,
+            turns,
+            force,
+        } => undo::undo(dir.as_deref(), session.as_deref(), turns, force),
         Command::Notify { session, text } => notify::notify(&session, &text.join(" ")),
     }
 }

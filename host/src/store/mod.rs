@@ -8,6 +8,7 @@
 //! sessions/<id>/audit.jsonl     one audit record per line
 //! sessions/<id>/inbox/*.json    queued notifications, one per file
 //! sessions/<id>/lock            held by the session's only writer
+//! sessions/<id>/checkpoints/    what write_file/edit_file changed, for `warden undo`
 //! trust.json                    the workspaces trusted to run their project's plugins
 //! ```
 //!
@@ -27,6 +28,7 @@
 //! file and line, and nothing is changed. `docs/sessions.md` describes the formats.
 
 mod audit;
+mod checkpoint;
 mod checksum;
 mod error;
 mod fsio;
@@ -44,6 +46,9 @@ mod trust;
 pub use audit::{
     AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
     ToolGrantRecord, ToolHttpRecord, read_audit,
+};
+pub use checkpoint::{
+    CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,
 };
 pub use error::{LoadWarning, StoreError};
 pub use history::{CommitReceipt, SessionWriter};

@@ -10,6 +10,7 @@
 //! - `atomic`: a file replaced through a temporary file and a rename.
 //! - `write`, `edit`: the writing tools; `replace` the edit semantics.
 //! - `search`: the walk shared by `grep` and `glob`; `grep`, `glob`: the searching tools.
+//! - `restore`: what a write would replace, and putting it back (checkpoints, undo).
 //! - `args`: argument parsing shared by the four.
 
 mod args;
@@ -20,6 +21,7 @@ mod glob;
 mod grep;
 mod path;
 mod replace;
+mod restore;
 mod search;
 mod workspace;
 mod write;
@@ -35,6 +37,7 @@ pub use error::ToolError;
 pub use glob::Glob;
 pub use grep::Grep;
 pub use replace::{EditRefusal, replace};
+pub use restore::{Content, Snapshot, restore, snapshot};
 pub use workspace::Workspace;
 pub use write::WriteFile;
 

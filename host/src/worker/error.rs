@@ -21,4 +21,7 @@ pub enum WorkerError {
         /// What went wrong.
         message: String,
     },
+    /// Undo could not read the session's checkpoints or open the workspace.
+    #[error("undo: {0}")]
+    Undo(String),
 }

@@ -12,6 +12,7 @@
 //!   carry on); `outcome`: a tool call's outcome as one typed record, from which its hooks'
 //!   events, committed result and audit record are made.
 //! - [`preview`]: what a prompt would commit, without a model call or a write.
+//! - [`undo`]: put back what the last turns' built-in writes changed.
 //! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then
 //!   (from the call points the audit log recorded as they happened).
 
@@ -25,6 +26,7 @@ pub mod replay;
 mod tool_chain;
 mod tools;
 mod turn;
+pub mod undo;
 mod validate;
 
 pub use chain::ChainEntry;

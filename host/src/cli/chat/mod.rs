@@ -292,6 +292,18 @@ impl Chat {
                     ),
                 }
             }
+            Slash::Undo(turns) => {
+                let mut sink = ChatSink::new(self.style);
+                let result = self.worker.undo(&mut sink, turns, false);
+                sink.settle();
+                match result {
+                    Ok(report) => crate::cli::undo::print_report(&report, self.worker.session_id()),
+                    Err(err) => eprintln!(
+                        "{}",
+                        self.style.alert(&Alert::error("chat", err.to_string()))
+                    ),
+                }
+            }
             Slash::Config => self.show_config(),
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}

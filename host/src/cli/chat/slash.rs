@@ -1,5 +1,5 @@
 //! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
-//! `/compact`, `/config`, `/mode [MODE]`, `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +22,8 @@ pub(crate) enum Slash {
     Config,
     /// Show the permission mode, or change it for this chat.
     Mode(Option<String>),
+    /// Put back the files the last N turns (default 1) wrote or edited.
+    Undo(usize),
     /// Leave.
     Quit,
     /// Not a command (or missing its argument): the hint to show.
@@ -41,6 +43,7 @@ commands:
   /config          effective configuration and the files it came from
   /mode [MODE]     show the permission mode, or change it for this chat:
                    read-only | ask | auto-edit | full-auto
+  /undo [N]        put back the files the last N turns (default 1) wrote or edited
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory)
@@ -75,6 +78,11 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("config", true) => Slash::Config,
         ("mode", true) => Slash::Mode(None),
         ("mode", false) => Slash::Mode(Some(arg.to_owned())),
+        ("undo", true) => Slash::Undo(1),
+        ("undo", false) => match arg.parse::<usize>() {
+            Ok(n) if n > 0 => Slash::Undo(n),
+            _ => Slash::Unknown("usage: /undo [N] (N a number of turns, at least 1)".into()),
+        },
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
     })
@@ -95,6 +103,10 @@ mod tests {
         );
         assert_eq!(parse("/quit"), Some(Slash::Quit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
+        assert_eq!(parse("/undo"), Some(Slash::Undo(1)));
+        assert_eq!(parse("/undo 3"), Some(Slash::Undo(3)));
+        assert!(matches!(parse("/undo 0"), Some(Slash::Unknown(_))));
+        assert!(matches!(parse("/undo x"), Some(Slash::Unknown(_))));
         assert!(matches!(parse("/resume"), Some(Slash::Unknown(h)) if h.contains("/resume ID")));
         assert!(matches!(parse("/frob"), Some(Slash::Unknown(h)) if h.contains("/help")));
         assert_eq!(

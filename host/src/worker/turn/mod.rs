@@ -10,6 +10,7 @@
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
 
+mod checkpoint;
 mod child;
 mod compact;
 mod front;
@@ -95,6 +96,8 @@ pub struct Worker {
     usage: Option<compact::ReportedUsage>,
     /// Audit records waiting for the next audit batch (empty between turns).
     deferred_audit: Vec<AuditEvent>,
+    /// What built-in writes changed, for `warden undo` (opened on the first write).
+    checkpoints: Option<checkpoint::CheckpointState>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -136,6 +139,7 @@ impl Worker {
             cancel: CancelToken::new(),
             usage: None,
             deferred_audit: Vec::new(),
+            checkpoints: None,
         }
     }
 
@@ -147,6 +151,7 @@ impl Worker {
         self.writer = writer;
         self.audit = audit;
         self.usage = None;
+        self.checkpoints = None;
     }
 
     /// The permission mode in force.
@@ -165,6 +170,34 @@ impl Worker {
                 Ok(())
             }
         }
+    }
+
+    /// Undo the file changes of the last `turns` turns of this session (see [`crate::worker::undo`])
+    /// and commit the host item saying what was undone.
+    pub fn undo(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        turns: usize,
+        force: bool,
+    ) -> Result<crate::worker::undo::UndoReport, WorkerError> {
+        let dir = self
+            .writer
+            .path()
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        let workspace = self.writer.header().workspace.clone();
+        let report =
+            crate::worker::undo::undo(&dir, &workspace, &self.config.fileref, turns, force)
+                .map_err(WorkerError::Undo)?;
+        self.checkpoints = None;
+        if !report.lines.is_empty() {
+            let note = crate::domain::Item::System {
+                text: report.note(),
+            };
+            self.commit(sink, vec![Entry::new(crate::domain::Source::Host, note)])?;
+        }
+        Ok(report)
     }
 
     /// The session id.
@@ -264,6 +297,7 @@ impl Worker {
         segments: &[Segment],
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
+        self.checkpoint_new_turn();
         let mut result = self.run_turn(segments, sink);
         // Records still waiting are written before the turn returns.
         if let Err(err) = self.audit(&[])

@@ -10,7 +10,7 @@
 //!    `approve = "ask"` (asked once, of the front end through [`TurnSink::approve_tool`];
 //!    `always` holds for the rest of this worker's life). A call the chain denied is never
 //!    judged nor asked about;
-//! 3. the tool runs, or a denial becomes its `is_error` result saying who denied and why;
+//! 3. the tool runs (a built-in write's file checkpointed around it, `turn/checkpoint.rs`), or a denial becomes its `is_error` result saying who denied and why;
 //! 4. `post-tool-call`, for every call settled either way — one that ran, with its output, and
 //!    one that was denied (by an interceptor, the person or policy), with the denial the model
 //!    sees as its result, as the WIT contract says ("finished (or was denied)"). Only the calls
@@ -297,10 +297,14 @@ impl Worker {
         }
         let to_run = outcome.call_to_run();
         sink.tool_started(&to_run.name, &to_run.arguments);
+        let before = self.checkpoint_before(&to_run);
         let cancel = self.cancel.clone();
         let output = self
             .tools
             .output_cancellable(&to_run, self.resolver.as_mut(), &|| cancel.is_cancelled());
+        if let Some(before) = before {
+            self.checkpoint_after(sink, before);
+        }
         self.emit(
             sink,
             Event::ToolRan {

@@ -1,0 +1,102 @@
+//! Checkpoints around the built-in `write_file` / `edit_file`: the file the call names is read
+//! (under the write rules) before the tool runs and again after; when it changed, its previous
+//! bytes are kept and one line is added to the turn's manifest ([`crate::store::Checkpoints`]).
+//! Files a `shell` command changes are not recorded.
+
+use super::Worker;
+use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
+use crate::domain::{Alert, ToolCall, TurnSink};
+use crate::store::{Change, Checkpoints, MAX_FILE_BYTES};
+use crate::tools::{Content, Snapshot, Workspace, snapshot};
+
+/// The checkpoints of the worker's session, opened on the first write.
+pub(crate) struct CheckpointState {
+    ws: Workspace,
+    store: Checkpoints,
+    /// The manifest number of the running turn, once it changed a file.
+    turn: Option<u64>,
+}
+
+/// What a call will change, read before it runs.
+pub(super) struct Before(Snapshot);
+
+impl Worker {
+    /// The file a built-in write call names, before the call runs; `None` for other calls
+    /// (a tool plugin's, a path the rules refuse, an unreadable file).
+    pub(super) fn checkpoint_before(&mut self, call: &ToolCall) -> Option<Before> {
+        if self.tools.owner(&call.name).is_some()
+            || (call.name != WRITE_FILE && call.name != EDIT_FILE)
+        {
+            return None;
+        }
+        let path = call.arguments.get("path")?.as_str()?;
+        if self.checkpoints.is_none() {
+            let workspace = self.writer.header().workspace.clone();
+            let dir = self.writer.path().parent()?.to_path_buf();
+            let ws = Workspace::open(&[workspace], &self.config.fileref).ok()?;
+            self.checkpoints = Some(CheckpointState {
+                ws,
+                store: Checkpoints::new(&dir),
+                turn: None,
+            });
+        }
+        let state = self.checkpoints.as_ref()?;
+        snapshot(&state.ws, path, MAX_FILE_BYTES).ok().map(Before)
+    }
+
+    /// After the call: when the file changed, keep its previous bytes and record the change.
+    /// A failure to record is a warning; the tool's result stands.
+    pub(super) fn checkpoint_after(&mut self, sink: &mut dyn TurnSink, before: Before) {
+        if let Err(message) = self.record_change(before) {
+            self.raise(
+                sink,
+                Alert::warn(
+                    "checkpoint",
+                    format!("{message}; `warden undo` cannot restore this change"),
+                ),
+            );
+        }
+    }
+
+    fn record_change(&mut self, before: Before) -> Result<(), String> {
+        let Some(state) = self.checkpoints.as_mut() else {
+            return Ok(());
+        };
+        let Before(before) = before;
+        let after = snapshot(&state.ws, &before.path, MAX_FILE_BYTES).map_err(|e| e.to_string())?;
+        if after.content == before.content {
+            return Ok(());
+        }
+        let (previous, saved) = match &before.content {
+            Content::Bytes(bytes) => {
+                let (sha, kept) = state.store.save(bytes).map_err(|e| e.to_string())?;
+                (Some(sha), kept)
+            }
+            Content::Large { sha } => (Some(sha.clone()), false),
+            Content::Missing => (None, true),
+        };
+        let turn = match state.turn {
+            Some(turn) => turn,
+            None => {
+                let turn = state.store.next_turn().map_err(|e| e.to_string())?;
+                state.turn = Some(turn);
+                turn
+            }
+        };
+        let change = Change {
+            turn,
+            path: before.path,
+            before: previous,
+            after: after.content.sha(),
+            saved,
+        };
+        state.store.record(&change).map_err(|e| e.to_string())
+    }
+
+    /// A new turn starts a new manifest (on its first change).
+    pub(super) fn checkpoint_new_turn(&mut self) {
+        if let Some(state) = self.checkpoints.as_mut() {
+            state.turn = None;
+        }
+    }
+}
