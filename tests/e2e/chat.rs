@@ -709,3 +709,49 @@ fn mode_above_the_managed_cap_is_refused_in_the_chat() {
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
+
+/// `/undo` in the chat: a write the model made in this chat (under `auto-edit`, so nothing is
+/// asked) is put back, the transcript names the file and what was done, and the file holds its
+/// bytes from before the turn.
+#[test]
+fn undo_in_the_chat_puts_back_what_the_last_turn_wrote() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("a.txt", "original\n");
+    env.user_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n[tools]\nmode = \"auto-edit\"\n",
+    );
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[(
+            "w1",
+            "write_file",
+            serde_json::json!({"path": "a.txt", "content": "changed\n"}),
+        )],
+    ));
+    server.push(Reply::text("wrote it"));
+    let term = chat_against(&env, &server);
+    term.type_text("change a.txt");
+    term.press("Enter");
+    term.wait_for_after("wrote it", "warden ›");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "changed\n"
+    );
+    term.type_text("/undo");
+    term.press("Enter");
+    let screen = term.wait_for_after("/undo", "warden ›");
+    assert!(
+        screen.contains("a.txt") && screen.contains("restored"),
+        "{screen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "original\n"
+    );
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
