@@ -1,4 +1,4 @@
-//! Checkpoints: what a turn's `write_file` / `edit_file` calls changed, so that `warden undo`
+//! Checkpoints: what a turn's `write_file` / `edit_file` / `shell` calls changed, so that `warden undo`
 //! can put it back. Lives in the session directory (`sessions/<id>/checkpoints/`), so deleting
 //! or pruning the session removes it:
 //!
@@ -45,6 +45,18 @@ pub struct Change {
     /// False when the previous bytes were over a cap and not kept.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub saved: bool,
+    /// The `shell` command that made the change (found by scanning the workspace around it);
+    /// absent for `write_file` / `edit_file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// True on a line saying the scan around `command` stopped at a bound: changes it made
+    /// past the bound were not recorded (`path` is empty).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn yes() -> bool {

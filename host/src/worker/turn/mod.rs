@@ -11,6 +11,7 @@
 //! 7. hooks see every event.
 
 mod checkpoint;
+mod shell_checkpoint;
 mod child;
 mod compact;
 mod front;
