@@ -20,7 +20,10 @@ fn scan_of(files: &[(&str, &str)], partial: bool) -> Scan {
 #[test]
 fn created_changed_and_deleted_files_are_found() {
     let before = scan_of(&[("a.txt", "1"), ("b.txt", "2"), ("same.txt", "3")], false);
-    let after = scan_of(&[("a.txt", "9"), ("new.txt", "4"), ("same.txt", "3")], false);
+    let after = scan_of(
+        &[("a.txt", "9"), ("new.txt", "4"), ("same.txt", "3")],
+        false,
+    );
     let d = diff(&before, &after);
     assert_eq!(
         d,

@@ -11,7 +11,6 @@
 //! 7. hooks see every event.
 
 mod checkpoint;
-mod shell_checkpoint;
 mod child;
 mod compact;
 mod front;
@@ -19,6 +18,7 @@ mod instructions;
 mod model;
 mod points;
 mod referenced;
+mod shell_checkpoint;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
