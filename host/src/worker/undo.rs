@@ -165,3 +165,7 @@ fn undo_one(
         Err(e) => (format!("not restored: {e}"), false),
     }
 }
+
+#[cfg(test)]
+#[path = "undo_tests.rs"]
+mod tests;
