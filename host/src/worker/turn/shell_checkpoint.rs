@@ -1,7 +1,8 @@
 //! Checkpoints around the built-in `shell`: the workspace is scanned (bounded, by the listing
 //! rules: [`crate::tools::scan`]) before the command runs, every file's bytes kept in the
-//! content-addressed store, and scanned again after; each file created, changed or deleted
-//! becomes one line of the turn's manifest. A scan stopped at a bound adds a line saying so.
+//! content-addressed store (not yet durable: a first scan copies the whole workspace), and
+//! scanned again after; the copies of files the command changed are made durable, then each
+//! file created, changed or deleted becomes one line of the turn's manifest. A scan stopped at a bound adds a line saying so.
 //! Plugin tools and the other built-ins never pay for a scan.
 
 use super::Worker;
@@ -39,7 +40,10 @@ impl Worker {
         let state = self.checkpoint_state()?;
         let store = &mut state.store;
         let scan = scan(&state.ws, SHELL_SCAN, &mut |bytes| {
-            store.save(bytes).map(|(_, kept)| kept).unwrap_or(false)
+            store
+                .save_unsynced(bytes)
+                .map(|(_, kept)| kept)
+                .unwrap_or(false)
         });
         Some(ShellBefore { command, scan })
     }
@@ -68,6 +72,21 @@ impl Worker {
         if changes.is_empty() && !partial {
             return Ok(());
         }
+        // The previous contents the manifest will name are made durable first; the rest of the
+        // scan's copies stay as written (one unneeded is never named).
+        let needed: Vec<&str> = changes
+            .iter()
+            .filter_map(|f| {
+                f.before
+                    .as_ref()
+                    .filter(|s| s.saved)
+                    .map(|s| s.sha.as_str())
+            })
+            .collect();
+        state
+            .store
+            .make_durable(needed)
+            .map_err(|e| e.to_string())?;
         let turn = state.turn()?;
         for file in changes {
             let (previous, saved) = match file.before {
