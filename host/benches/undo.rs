@@ -40,6 +40,8 @@ fn setup() -> tempfile::TempDir {
             before,
             after: Some(sha256_hex(after.as_bytes())),
             saved: true,
+            command: None,
+            partial: false,
         })
         .unwrap();
     }

@@ -24,7 +24,7 @@ const OPENAI: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 
 /// Why the sandbox cannot be built here, from the launcher's probe; `None` when it can.
-fn sandbox_missing() -> Option<String> {
+pub(crate) fn sandbox_missing() -> Option<String> {
     let mut cmd = std::process::Command::new(warden_bin());
     cmd.arg("__sandbox-exec")
         .stdin(std::process::Stdio::piped());
@@ -59,7 +59,7 @@ macro_rules! require_sandbox {
 
 /// Run one turn (under `--mode full-auto`) whose model calls `calls` (id, command), then
 /// answers `done`; the tool messages the model got back, by call id order, and the session id.
-fn run_calls(
+pub(crate) fn run_calls(
     env: &TestEnv,
     calls: &[(&str, Value)],
     extra_env: &[(&str, &str)],

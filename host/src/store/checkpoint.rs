@@ -1,4 +1,4 @@
-//! Checkpoints: what a turn's `write_file` / `edit_file` calls changed, so that `warden undo`
+//! Checkpoints: what a turn's `write_file` / `edit_file` / `shell` calls changed, so that `warden undo`
 //! can put it back. Lives in the session directory (`sessions/<id>/checkpoints/`), so deleting
 //! or pruning the session removes it:
 //!
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::StoreError;
-use super::fsio::{fsync_dir, write_atomic};
+use super::fsio::{fsync_dir, sync_file, write_atomic, write_unsynced};
 
 /// The checkpoint directory's name inside a session directory.
 pub const CHECKPOINT_DIR: &str = "checkpoints";
@@ -45,6 +45,18 @@ pub struct Change {
     /// False when the previous bytes were over a cap and not kept.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub saved: bool,
+    /// The `shell` command that made the change (found by scanning the workspace around it);
+    /// absent for `write_file` / `edit_file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// True on a line saying the scan around `command` stopped at a bound: changes it made
+    /// past the bound were not recorded (`path` is empty).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn yes() -> bool {
@@ -126,6 +138,34 @@ impl Checkpoints {
     /// Keep `bytes` (a file's previous content): its sha, and whether it was kept (false when
     /// over a cap).
     pub fn save(&mut self, bytes: &[u8]) -> Result<(String, bool), StoreError> {
+        self.keep(bytes, true)
+    }
+
+    /// Like [`Checkpoints::save`], without making the blob durable: for content kept on the
+    /// chance it is needed (a workspace scanned before a command). [`Checkpoints::make_durable`]
+    /// makes the blobs a manifest line will name durable before the line is written; one lost
+    /// in a crash before that was never named.
+    pub fn save_unsynced(&mut self, bytes: &[u8]) -> Result<(String, bool), StoreError> {
+        self.keep(bytes, false)
+    }
+
+    /// `fsync` of the blobs `shas` and of their directory.
+    pub fn make_durable<'a>(
+        &self,
+        shas: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), StoreError> {
+        let mut any = false;
+        for sha in shas {
+            sync_file(&self.blobs().join(sha))?;
+            any = true;
+        }
+        if any {
+            fsync_dir(&self.blobs())?;
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, bytes: &[u8], sync: bool) -> Result<(String, bool), StoreError> {
         let sha = sha256_hex(bytes);
         let len = bytes.len() as u64;
         if len > self.file_cap {
@@ -139,7 +179,11 @@ impl Checkpoints {
         if used + len > self.session_cap {
             return Ok((sha, false));
         }
-        write_atomic(&self.blobs(), &sha, bytes)?;
+        if sync {
+            write_atomic(&self.blobs(), &sha, bytes)?;
+        } else {
+            write_unsynced(&self.blobs(), &sha, bytes)?;
+        }
         self.used = Some(used + len);
         Ok((sha, true))
     }

@@ -7,6 +7,8 @@ fn change(turn: u64, path: &str, before: Option<&str>, after: Option<&str>) -> C
         before: before.map(str::to_owned),
         after: after.map(str::to_owned),
         saved: true,
+        command: None,
+        partial: false,
     }
 }
 

@@ -20,6 +20,24 @@ pub(crate) fn fsync_dir(dir: &Path) -> Result<(), StoreError> {
 ///
 /// The rename replaces an existing `dir/name`; callers choose unique names.
 pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    write_renamed(dir, name, bytes, true)
+}
+
+/// Like [`write_atomic`], without the `fsync`s: the file appears whole or not at all, but may
+/// be lost in a crash until [`sync_file`] and [`fsync_dir`] make it durable. For content kept
+/// on the chance it is needed, made durable only once it is.
+pub(crate) fn write_unsynced(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    write_renamed(dir, name, bytes, false)
+}
+
+/// `fsync` of the file at `path`.
+pub(crate) fn sync_file(path: &Path) -> Result<(), StoreError> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(StoreError::io("fsync", path))
+}
+
+fn write_renamed(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<(), StoreError> {
     let tmp = dir.join(format!(".tmp-{}", uuid::Uuid::now_v7()));
     let result = (|| {
         let mut f = OpenOptions::new()
@@ -28,10 +46,12 @@ pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), S
             .open(&tmp)
             .map_err(StoreError::io("create", &tmp))?;
         f.write_all(bytes).map_err(StoreError::io("write", &tmp))?;
-        f.sync_all().map_err(StoreError::io("fsync", &tmp))?;
+        if sync {
+            f.sync_all().map_err(StoreError::io("fsync", &tmp))?;
+        }
         let target = dir.join(name);
         fs::rename(&tmp, &target).map_err(StoreError::io("rename into place", &target))?;
-        fsync_dir(dir)
+        if sync { fsync_dir(dir) } else { Ok(()) }
     })();
     if result.is_err() {
         // Best effort: a leftover temp file is harmless (readers skip dot files).

@@ -22,6 +22,7 @@ mod grep;
 mod path;
 mod replace;
 mod restore;
+mod scan;
 mod search;
 mod workspace;
 mod write;
@@ -38,6 +39,7 @@ pub use glob::Glob;
 pub use grep::Grep;
 pub use replace::{EditRefusal, replace};
 pub use restore::{Content, Snapshot, restore, snapshot};
+pub use scan::{Bounds, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, scan};
 pub use workspace::Workspace;
 pub use write::WriteFile;
 

@@ -1,4 +1,4 @@
-//! Undo: put back the files the last turns' `write_file` / `edit_file` calls changed, newest
+//! Undo: put back the files the last turns' `write_file` / `edit_file` / `shell` calls changed, newest
 //! first, from the session's checkpoints ([`crate::store::Checkpoints`]), through the tools'
 //! write rules ([`crate::tools::restore`]). A file changed since the turn is refused unless
 //! forced; one whose previous content was over a cap cannot be restored. Turns undone are
@@ -84,7 +84,11 @@ pub fn undo(
             retry |= !ok && change.saved;
             report.lines.push(UndoLine {
                 turn,
-                path: change.path.clone(),
+                path: if change.partial {
+                    "(workspace)".to_owned()
+                } else {
+                    change.path.clone()
+                },
                 done,
                 ok,
             });
@@ -110,7 +114,24 @@ fn undo_one(
     change: &crate::store::Change,
     force: bool,
 ) -> (String, bool) {
+    if change.partial {
+        return (
+            format!(
+                "the workspace was too large to scan: changes by the command at `{}` may not be undone",
+                change.command.as_deref().unwrap_or_default()
+            ),
+            false,
+        );
+    }
     if !change.saved {
+        if let Some(command) = &change.command {
+            return (
+                format!(
+                    "not restored: changed by a command; not saved: its previous content was over a checkpoint cap (command `{command}`)"
+                ),
+                false,
+            );
+        }
         return (
             "not restored: its previous content was over the checkpoint cap and was not saved"
                 .to_owned(),
@@ -144,3 +165,7 @@ fn undo_one(
         Err(e) => (format!("not restored: {e}"), false),
     }
 }
+
+#[cfg(test)]
+#[path = "undo_tests.rs"]
+mod tests;

@@ -1,7 +1,8 @@
 //! Checkpoints around the built-in `write_file` / `edit_file`: the file the call names is read
 //! (under the write rules) before the tool runs and again after; when it changed, its previous
 //! bytes are kept and one line is added to the turn's manifest ([`crate::store::Checkpoints`]).
-//! Files a `shell` command changes are not recorded.
+//! Files a `shell` command changes are found by scanning the workspace around it
+//! (`shell_checkpoint.rs`).
 
 use super::Worker;
 use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
@@ -11,10 +12,22 @@ use crate::tools::{Content, Snapshot, Workspace, snapshot};
 
 /// The checkpoints of the worker's session, opened on the first write.
 pub(crate) struct CheckpointState {
-    ws: Workspace,
-    store: Checkpoints,
+    pub(super) ws: Workspace,
+    pub(super) store: Checkpoints,
     /// The manifest number of the running turn, once it changed a file.
-    turn: Option<u64>,
+    pub(super) turn: Option<u64>,
+}
+
+impl CheckpointState {
+    /// The running turn's manifest number (taken on its first change).
+    pub(super) fn turn(&mut self) -> Result<u64, String> {
+        if let Some(turn) = self.turn {
+            return Ok(turn);
+        }
+        let turn = self.store.next_turn().map_err(|e| e.to_string())?;
+        self.turn = Some(turn);
+        Ok(turn)
+    }
 }
 
 /// What a call will change, read before it runs.
@@ -30,6 +43,12 @@ impl Worker {
             return None;
         }
         let path = call.arguments.get("path")?.as_str()?;
+        let state = self.checkpoint_state()?;
+        snapshot(&state.ws, path, MAX_FILE_BYTES).ok().map(Before)
+    }
+
+    /// The session's checkpoints, opened on first use.
+    pub(super) fn checkpoint_state(&mut self) -> Option<&mut CheckpointState> {
         if self.checkpoints.is_none() {
             let workspace = self.writer.header().workspace.clone();
             let dir = self.writer.path().parent()?.to_path_buf();
@@ -40,8 +59,7 @@ impl Worker {
                 turn: None,
             });
         }
-        let state = self.checkpoints.as_ref()?;
-        snapshot(&state.ws, path, MAX_FILE_BYTES).ok().map(Before)
+        self.checkpoints.as_mut()
     }
 
     /// After the call: when the file changed, keep its previous bytes and record the change.
@@ -75,20 +93,15 @@ impl Worker {
             Content::Large { sha } => (Some(sha.clone()), false),
             Content::Missing => (None, true),
         };
-        let turn = match state.turn {
-            Some(turn) => turn,
-            None => {
-                let turn = state.store.next_turn().map_err(|e| e.to_string())?;
-                state.turn = Some(turn);
-                turn
-            }
-        };
+        let turn = state.turn()?;
         let change = Change {
             turn,
             path: before.path,
             before: previous,
             after: after.content.sha(),
             saved,
+            command: None,
+            partial: false,
         };
         state.store.record(&change).map_err(|e| e.to_string())
     }

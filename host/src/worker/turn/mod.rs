@@ -18,6 +18,7 @@ mod instructions;
 mod model;
 mod points;
 mod referenced;
+mod shell_checkpoint;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};

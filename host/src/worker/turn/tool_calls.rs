@@ -298,12 +298,16 @@ impl Worker {
         let to_run = outcome.call_to_run();
         sink.tool_started(&to_run.name, &to_run.arguments);
         let before = self.checkpoint_before(&to_run);
+        let shell_before = self.shell_checkpoint_before(&to_run);
         let cancel = self.cancel.clone();
         let output = self
             .tools
             .output_cancellable(&to_run, self.resolver.as_mut(), &|| cancel.is_cancelled());
         if let Some(before) = before {
             self.checkpoint_after(sink, before);
+        }
+        if let Some(before) = shell_before {
+            self.shell_checkpoint_after(sink, before);
         }
         self.emit(
             sink,

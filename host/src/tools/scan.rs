@@ -1,0 +1,167 @@
+//! A bounded scan of the workspace around a `shell` command: every regular file the resolver's
+//! listing rules show (`warden_rules::listing`: gitignored and denied entries skipped, `.git`
+//! skipped, symlinks never followed), opened without following a symlink and checked on its
+//! real path under the write rules, hashed, and its bytes handed to a keeper (the checkpoint
+//! store). [`diff`] turns a before and an after scan into the files created, changed, deleted.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+
+use cap_std::fs::{OpenOptions, OpenOptionsExt};
+use sha2::{Digest, Sha256};
+
+use super::workspace::Workspace;
+use crate::confine::real_path::real_path;
+
+/// Files one scan looks at most.
+pub const SCAN_MAX_FILES: usize = 20_000;
+/// Bytes of content one scan reads at most.
+pub const SCAN_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One file as a scan found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    /// Hex SHA-256 of its bytes, or, for a file over the per-file limit, `size:mtime`.
+    pub sha: String,
+    /// Whether its bytes were kept (false: over a cap, or the keeper failed).
+    pub saved: bool,
+}
+
+/// What a scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// Root-relative path → what it held.
+    pub files: BTreeMap<String, Seen>,
+    /// A bound was hit: files past it were not looked at.
+    pub partial: bool,
+}
+
+/// Bounds of one scan.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Files looked at most.
+    pub files: usize,
+    /// Bytes read most.
+    pub bytes: u64,
+    /// Largest file whose bytes are read (larger: size and mtime only, not saved).
+    pub file_bytes: u64,
+}
+
+/// Scan the first root of `ws` under `bounds`; `keep` is given each file's bytes and answers
+/// whether they were saved.
+pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool) -> Scan {
+    let mut out = Scan::default();
+    let Some(root) = ws.roots.first() else {
+        return out;
+    };
+    let listed =
+        match warden_rules::listing::list(&root.real, "", &root.real, &ws.deny, bounds.files) {
+            Ok(listed) => listed,
+            Err(e) => {
+                tracing::debug!("workspace scan failed: {e}");
+                out.partial = true;
+                return out;
+            }
+        };
+    out.partial = listed.omitted > 0;
+    let mut entries = listed.entries;
+    entries.sort();
+    let mut read = 0u64;
+    let mut options = OpenOptions::new();
+    options.read(true).custom_flags(libc::O_NOFOLLOW);
+    for rel in entries.iter().filter(|e| !e.ends_with('/')) {
+        let Ok(file) = root.dir.open_with(rel, &options) else {
+            continue;
+        };
+        let file = file.into_std();
+        let Ok(real) = real_path(&file) else {
+            continue;
+        };
+        if ws.policy.check_write(&real).is_err() {
+            continue;
+        }
+        let Ok(meta) = file.metadata() else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        if meta.len() > bounds.file_bytes {
+            let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+            let sha = format!("size:{}:mtime:{mtime}", meta.len());
+            out.files.insert(rel.clone(), Seen { sha, saved: false });
+            continue;
+        }
+        if read + meta.len() > bounds.bytes {
+            out.partial = true;
+            break;
+        }
+        let mut bytes = Vec::new();
+        if (&file)
+            .take(bounds.file_bytes)
+            .read_to_end(&mut bytes)
+            .is_err()
+        {
+            continue;
+        }
+        read += bytes.len() as u64;
+        let sha = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let saved = keep(&bytes);
+        out.files.insert(rel.clone(), Seen { sha, saved });
+    }
+    out
+}
+
+/// One file a command changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// Root-relative path.
+    pub path: String,
+    /// What it held before; `None` when created.
+    pub before: Option<Seen>,
+    /// Its sha after; `None` when deleted.
+    pub after: Option<String>,
+}
+
+/// The files created, changed or deleted between two scans, by path. A file only one scan saw
+/// counts as created (deleted) only when the other scan was complete.
+pub fn diff(before: &Scan, after: &Scan) -> Vec<FileDiff> {
+    let mut out = Vec::new();
+    for (path, was) in &before.files {
+        match after.files.get(path) {
+            Some(now) if now.sha == was.sha => {}
+            Some(now) => out.push(FileDiff {
+                path: path.clone(),
+                before: Some(was.clone()),
+                after: Some(now.sha.clone()),
+            }),
+            None if !after.partial => out.push(FileDiff {
+                path: path.clone(),
+                before: Some(was.clone()),
+                after: None,
+            }),
+            None => {}
+        }
+    }
+    if !before.partial {
+        for (path, now) in &after.files {
+            if !before.files.contains_key(path) {
+                out.push(FileDiff {
+                    path: path.clone(),
+                    before: None,
+                    after: Some(now.sha.clone()),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+#[cfg(test)]
+#[path = "scan_tests.rs"]
+mod tests;

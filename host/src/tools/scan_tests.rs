@@ -1,0 +1,102 @@
+use super::*;
+
+fn seen(sha: &str) -> Seen {
+    Seen {
+        sha: sha.to_owned(),
+        saved: true,
+    }
+}
+
+fn scan_of(files: &[(&str, &str)], partial: bool) -> Scan {
+    Scan {
+        files: files
+            .iter()
+            .map(|(p, s)| ((*p).to_owned(), seen(s)))
+            .collect(),
+        partial,
+    }
+}
+
+#[test]
+fn created_changed_and_deleted_files_are_found() {
+    let before = scan_of(&[("a.txt", "1"), ("b.txt", "2"), ("same.txt", "3")], false);
+    let after = scan_of(
+        &[("a.txt", "9"), ("new.txt", "4"), ("same.txt", "3")],
+        false,
+    );
+    let d = diff(&before, &after);
+    assert_eq!(
+        d,
+        vec![
+            FileDiff {
+                path: "a.txt".into(),
+                before: Some(seen("1")),
+                after: Some("9".into())
+            },
+            FileDiff {
+                path: "b.txt".into(),
+                before: Some(seen("2")),
+                after: None
+            },
+            FileDiff {
+                path: "new.txt".into(),
+                before: None,
+                after: Some("4".into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn nothing_changed_is_no_diff() {
+    let s = scan_of(&[("a", "1")], false);
+    assert!(diff(&s, &s).is_empty());
+}
+
+#[test]
+fn a_partial_before_scan_never_calls_a_file_created() {
+    let before = scan_of(&[("a", "1")], true);
+    let after = scan_of(&[("a", "2"), ("z", "3")], false);
+    let d = diff(&before, &after);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].path, "a");
+}
+
+#[test]
+fn a_partial_after_scan_never_calls_a_file_deleted() {
+    let before = scan_of(&[("a", "1"), ("z", "3")], false);
+    let after = scan_of(&[("a", "1")], true);
+    assert!(diff(&before, &after).is_empty());
+}
+
+#[test]
+fn a_file_over_the_limit_is_not_saved_and_a_bound_makes_the_scan_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.bin"), vec![7u8; 100]).unwrap();
+    std::fs::write(dir.path().join("small.txt"), b"hi").unwrap();
+    let ws = Workspace::open(
+        &[dir.path().to_path_buf()],
+        &crate::config::FileRefConfig::default(),
+    )
+    .unwrap();
+    let bounds = Bounds {
+        files: 100,
+        bytes: 1000,
+        file_bytes: 10,
+    };
+    let mut kept = Vec::new();
+    let s = scan(&ws, bounds, &mut |b| {
+        kept.push(b.to_vec());
+        true
+    });
+    assert!(!s.partial);
+    assert!(!s.files["big.bin"].saved);
+    assert!(s.files["big.bin"].sha.starts_with("size:100:"));
+    assert!(s.files["small.txt"].saved);
+    assert_eq!(kept, vec![b"hi".to_vec()]);
+
+    let tight = Bounds { bytes: 1, ..bounds };
+    let s = scan(&ws, tight, &mut |_| true);
+    assert!(s.partial);
+    assert!(!s.files.contains_key("small.txt"));
+}
