@@ -339,10 +339,21 @@ fn ctrl_c_cancels_a_slow_answer_and_commits_nothing_partial() {
 /// key stops before the editor starts, naming the variable.
 #[test]
 fn the_provider_flag_chooses_the_model_for_one_chat() {
+    if skip() {
+        return;
+    }
     let env = TestEnv::new();
-    let out = env.run(&["chat", "--provider", "openai", "--model", "gpt-test"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("OPENAI_API_KEY"), "{}", stderr(&out));
+    let term = sessions::start_in(
+        &env,
+        &env.workspace(),
+        &["chat", "--provider", "openai", "--model", "gpt-test"],
+    );
+    assert_eq!(term.exit_code(), 2, "{}", term.screen());
+    assert!(
+        term.screen().contains("OPENAI_API_KEY"),
+        "{}",
+        term.screen()
+    );
 }
 
 /// A tool plugin marked `approve = "ask"`: the chat shows the call and asks; `n` denies it (the
@@ -755,3 +766,5 @@ fn undo_in_the_chat_puts_back_what_the_last_turn_wrote() {
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
+
+mod sessions;

@@ -43,7 +43,7 @@ fn child_reports_reach_the_parent_once_in_the_order_the_children_ended() {
 
     // A missing parent is refused, and no session is created for it.
     let out = env.run(&["run", "--parent", "nope", "x"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     let (code, _) = json_run(&env, &["--session", "P", "what came back?"]);
     assert_eq!(code, Some(0));

@@ -33,6 +33,7 @@ mod post_tool;
 mod reminders;
 mod replay;
 mod resume;
+mod session_prune;
 mod shell;
 mod shell_undo;
 mod store;

@@ -22,9 +22,12 @@ pub(crate) enum Command {
         /// Workspace directory (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
-        /// Resume session ID (without ID: the most recent session of this workspace).
+        /// Resume session ID, or a unique prefix of one (without ID: pick from a list).
         #[arg(long, value_name = "ID", num_args = 0..=1)]
         resume: Option<Option<String>>,
+        /// On resume, do not show the last exchanges.
+        #[arg(long)]
+        no_history: bool,
         /// Continue the most recent session of this workspace.
         #[arg(long = "continue", conflicts_with = "resume")]
         continue_last: bool,

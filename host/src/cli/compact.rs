@@ -25,6 +25,7 @@ impl TurnSink for AlertSink {
 pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError> {
     let home = home()?;
     // Only an existing session: compaction never creates one.
+    let session = &super::session::resolve(&home, session)?;
     store::load(&home, session).map_err(|err| CliError::failure(err.to_string()))?;
     let workspace = super::workspace::Workspace::find(dir)?.root;
     let loaded = load_config_trusted(&workspace, &home, WhenWaiting::Refuse)?;

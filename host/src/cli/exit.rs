@@ -41,6 +41,6 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    success
   1    runtime failure (model request failed, plugin failed closed after commit, step limit)
-  2    usage or configuration error (bad arguments, unknown session, invalid config)
+  2    usage or configuration error (bad arguments, unknown or ambiguous session, invalid config)
   3    turn cancelled by an interceptor
   130  interrupted (Ctrl-C)";

@@ -100,6 +100,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Chat {
             dir,
             resume,
+            no_history,
             continue_last,
             parent,
             model,
@@ -111,6 +112,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
                 resume,
                 continue_last,
                 parent.as_deref(),
+                !no_history,
                 &model,
                 &mode,
             )

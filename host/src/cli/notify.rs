@@ -11,8 +11,9 @@ pub(crate) fn notify(session: &str, text: &str) -> Result<u8, CliError> {
         return Err(CliError::usage("the notification text is empty"));
     }
     let home = home()?;
-    crate::cli::session::existing(&home, session)?;
-    let note = Inbox::push(&home, session, text).map_err(|err| CliError::usage(err.to_string()))?;
+    let session = crate::cli::session::resolve(&home, session)?;
+    let note =
+        Inbox::push(&home, &session, text).map_err(|err| CliError::usage(err.to_string()))?;
     outln!("queued {} for session {session}", note.id);
     Ok(EXIT_OK)
 }

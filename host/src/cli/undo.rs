@@ -25,7 +25,7 @@ pub(crate) fn undo(
     let home = home()?;
     let workspace = super::workspace::Workspace::find(dir)?.root;
     let session = match session {
-        Some(id) => id.to_owned(),
+        Some(id) => super::session::resolve(&home, id)?,
         None => store::latest_for_workspace(&home, &workspace)
             .map_err(|e| CliError::failure(e.to_string()))?
             .ok_or_else(|| CliError::failure("no session of this workspace to undo"))?,

@@ -1,6 +1,6 @@
-//! `warden chat [-C DIR] [--resume [ID] | --continue]`: the interactive front end. It is a
-//! client of the worker: it reads prompts, hands them to [`Worker::submit`] and prints what
-//! comes back.
+//! `warden chat [-C DIR] [--resume [ID] | --continue] [--no-history]`: the interactive front
+//! end. It is a client of the worker: it reads prompts, hands them to [`Worker::submit`] and
+//! prints what comes back.
 //!
 //! - [`editor`]: the line editor (keys, history, multi-line input).
 //! - [`completer`] and [`mention`]: `@` completion over the workspace index.
@@ -9,6 +9,8 @@
 //!   with an edit's diff ([`edit_preview`], [`diff`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
 //! - [`assemble`]: the worker this chat talks to.
+//! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
+//!   and the earlier exchanges shown on resume.
 
 mod approve;
 mod assemble;
@@ -18,6 +20,7 @@ mod diff;
 mod edit_preview;
 mod editor;
 mod mention;
+mod resume;
 mod sink;
 mod slash;
 mod spinner;
@@ -29,7 +32,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use reedline::Signal;
 
-use super::common::{home, latest_session};
+use super::common::home;
 use super::exit::{CliError, EXIT_OK};
 use super::trust::{WhenWaiting, load_config_trusted};
 use crate::complete::BackgroundIndex;
@@ -44,46 +47,50 @@ use sink::ChatSink;
 use slash::Slash;
 use style::Style;
 
-/// Run the chat until the person leaves.
+/// Run the chat until the person leaves; `recap`: show the last exchanges on resume.
 pub(crate) fn chat(
     dir: Option<&Path>,
     resume: Option<String>,
     continue_last: bool,
     parent: Option<&str>,
+    recap: bool,
     model: &super::run::ModelFlags,
     mode: &super::mode::ModeFlag,
 ) -> Result<u8, CliError> {
-    let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
     let home = home()?;
+    // What was asked is checked first (unknown ids, another workspace named by -C), and nothing
+    // is created before the terminal is.
+    let (mut workspace, start) =
+        resume::start(&home, dir, resume.as_deref(), continue_last, parent)?;
+    resume::require_terminal()?;
+    let style = Style::detect();
+    let session = match start {
+        resume::Start::Pick => resume::pick_at_start(&home, dir, &mut workspace, style)?,
+        resume::Start::Resume(ref id) => Some(id.clone()),
+        resume::Start::NothingToContinue => {
+            eprintln!(
+                "{}",
+                style.dim("no earlier session of this workspace: starting a new one")
+            );
+            None
+        }
+        resume::Start::New | resume::Start::Child(_) => None,
+    };
     let mut loaded = load_config_trusted(&workspace, &home, WhenWaiting::Ask)?;
     for warning in model.apply(&mut loaded.config)? {
         super::common::print_alert(&Alert::warn("config", warning));
     }
     mode.apply(&mut loaded)?;
-    let style = Style::detect();
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
-    let session = match (resume, continue_last) {
-        (Some(id), _) if !id.is_empty() => Some(id),
-        (Some(_), _) | (None, true) => {
-            let found = latest_session(&home, &workspace)?;
-            if found.is_none() {
-                eprintln!(
-                    "{}",
-                    style.dim("no earlier session of this workspace: starting a new one")
-                );
-            }
-            found
-        }
-        // A child session of `parent`: created here, reported to the parent at each turn's end.
-        (None, false) => match parent {
-            Some(parent) => Some(
-                crate::store::SessionWriter::create_child(&home, &workspace, parent)
-                    .map_err(|err| CliError::usage(err.to_string()))?
-                    .id()
-                    .to_owned(),
-            ),
-            None => None,
-        },
+    // A child session of `parent`: created here, reported to the parent at each turn's end.
+    let session = match start {
+        resume::Start::Child(parent) => Some(
+            crate::store::SessionWriter::create_child(&home, &workspace, &parent)
+                .map_err(|err| CliError::usage(err.to_string()))?
+                .id()
+                .to_owned(),
+        ),
+        _ => session,
     };
     let (worker, plugins) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
@@ -96,6 +103,7 @@ pub(crate) fn chat(
         home,
         workspace,
         style,
+        recap,
         cancel: Arc::new(Mutex::new(CancelToken::new())),
     };
     chat.run(index)
@@ -110,6 +118,8 @@ struct Chat {
     home: Home,
     workspace: PathBuf,
     style: Style,
+    /// Show the last exchanges on resume (not with `--no-history`).
+    recap: bool,
     /// The running turn's token, cancelled by Ctrl-C.
     cancel: Arc<Mutex<CancelToken>>,
 }
@@ -142,6 +152,7 @@ impl Chat {
                 self.worker.session_id()
             ))
         );
+        self.show_recap();
         loop {
             match editor.read_line(&editor::ChatPrompt) {
                 Ok(Signal::Success(buffer)) => {
@@ -221,25 +232,7 @@ impl Chat {
                 eprintln!("items      {}", self.worker.history().len());
                 eprintln!("file       {file}");
             }
-            Slash::Resume(id) => {
-                if id == self.worker.session_id() {
-                    eprintln!("already in session {id}");
-                    return;
-                }
-                match assemble::open_session(&self.home, &self.workspace, &id) {
-                    Ok((writer, audit)) => {
-                        self.worker.switch_session(writer, audit);
-                        eprintln!(
-                            "{}",
-                            self.style.dim(&format!(
-                                "resumed session {id} ({} items)",
-                                self.worker.history().len()
-                            ))
-                        );
-                    }
-                    Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err))),
-                }
-            }
+            Slash::Resume(id) => self.resume(&id),
             Slash::New => match assemble::new_session(&self.home, &self.workspace) {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();

@@ -1,4 +1,4 @@
-//! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
+//! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/preview PROMPT`,
 //! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
 
 /// A parsed slash command.
@@ -8,7 +8,7 @@ pub(crate) enum Slash {
     Help,
     /// Id, workspace, items and file of the session.
     Session,
-    /// Continue another session of this workspace.
+    /// Continue another session of this workspace (by id or prefix; empty: pick from a list).
     Resume(String),
     /// Start a new session.
     New,
@@ -35,7 +35,8 @@ pub(crate) const HELP: &str = "\
 commands:
   /help            this list
   /session         id, workspace, items and file of this session
-  /resume ID       continue session ID of this workspace
+  /resume [ID]     continue session ID (or a unique prefix) of this workspace;
+                   without ID, pick one from a numbered list
   /new             start a new session
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
   /preview PROMPT  what PROMPT would commit (no model call, nothing written)
@@ -66,10 +67,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
     Some(match (name, arg.is_empty()) {
         ("help", _) => Slash::Help,
         ("session", true) => Slash::Session,
-        ("resume", false) => Slash::Resume(arg.to_owned()),
-        ("resume", true) => {
-            Slash::Unknown("usage: /resume ID (`warden session list` lists them)".into())
-        }
+        ("resume", _) => Slash::Resume(arg.to_owned()),
         ("new", true) => Slash::New,
         ("plugins", true) => Slash::Plugins,
         ("preview", false) => Slash::Preview(arg.to_owned()),
@@ -107,7 +105,7 @@ mod tests {
         assert_eq!(parse("/undo 3"), Some(Slash::Undo(3)));
         assert!(matches!(parse("/undo 0"), Some(Slash::Unknown(_))));
         assert!(matches!(parse("/undo x"), Some(Slash::Unknown(_))));
-        assert!(matches!(parse("/resume"), Some(Slash::Unknown(h)) if h.contains("/resume ID")));
+        assert_eq!(parse("/resume"), Some(Slash::Resume(String::new())));
         assert!(matches!(parse("/frob"), Some(Slash::Unknown(h)) if h.contains("/help")));
         assert_eq!(
             parse("/etc/passwd is a path"),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::session::existing;
+use crate::cli::session::resolve;
 use crate::store::{self, AuditEvent, AuditRecord, Home};
 
 /// One turn as the audit log shows it.
@@ -72,10 +72,7 @@ pub(crate) fn audit(id: Option<&str>, json: bool, since: Option<&str>) -> Result
         .transpose()?;
     let home = home()?;
     let ids: Vec<String> = match id {
-        Some(id) => {
-            existing(&home, id)?;
-            vec![id.to_owned()]
-        }
+        Some(id) => vec![resolve(&home, id)?],
         None => store::list(&home)
             .map_err(|err| CliError::failure(err.to_string()))?
             .into_iter()

@@ -122,6 +122,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         (None, None) => SessionChoice::Fresh,
     };
     let (workspace, session) = target(&home, args.dir.as_deref(), choice)?;
+    let parent = (args.parent.as_deref())
+        .map(|asked| crate::cli::session::resolve(&home, asked))
+        .transpose()?;
     let mut loaded = load_config_trusted(&workspace.root, &home, WhenWaiting::Refuse)?;
     for warning in args.model.apply(&mut loaded.config)? {
         print_alert(&Alert::warn("config", warning));
@@ -136,7 +139,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         eprintln!("warden: workspace {}", workspace.root.display());
         eprintln!("warden: mode {}", loaded.config.tools.mode);
     }
-    let mut worker = match args.parent.as_deref() {
+    let mut worker = match parent.as_deref() {
         Some(parent) => setup::open_child(&loaded.config, &workspace.root, parent, &home, &env),
         None => setup::open(
             &loaded.config,

@@ -18,10 +18,11 @@ pub(crate) enum SessionCommand {
     },
     /// Delete a session (history, audit log and inbox).
     Delete {
-        /// Session id.
+        /// Session id (or a unique prefix of one).
         id: String,
     },
-    /// Delete the sessions matching a criterion; each one deleted is printed.
+    /// Delete the sessions matching a criterion, after listing them and asking (or with
+    /// `--yes`); sessions in use are skipped and named.
     Prune {
         /// Sessions with no committed group.
         #[arg(long)]
@@ -29,15 +30,21 @@ pub(crate) enum SessionCommand {
         /// Sessions whose last activity is older than this many days.
         #[arg(long, value_name = "DAYS")]
         older_than: Option<u64>,
+        /// Only list the sessions that would be deleted.
+        #[arg(long, conflicts_with = "yes")]
+        dry_run: bool,
+        /// Delete without asking (required when there is no terminal to ask on).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Print a session's history for a person.
     Show {
-        /// Session id.
+        /// Session id (or a unique prefix of one).
         id: String,
     },
     /// Print a session's history as `history.json` (an array of items).
     Export {
-        /// Session id.
+        /// Session id (or a unique prefix of one).
         id: String,
         /// Only what the next request would contain (from the latest compaction on).
         #[arg(long)]
@@ -45,13 +52,13 @@ pub(crate) enum SessionCommand {
     },
     /// Check the checksums and framing of one session, or of all; exit 1 if any is damaged.
     Verify {
-        /// Session id (all sessions when omitted).
+        /// Session id or a unique prefix (all sessions when omitted).
         id: Option<String>,
     },
     /// Copy the complete groups before a session's first damage into a new session; the
     /// original is left as it is.
     Salvage {
-        /// Session id.
+        /// Session id (or a unique prefix of one).
         id: String,
     },
 }
@@ -64,7 +71,17 @@ impl SessionCommand {
             Self::Show { id } => super::show::show(&id),
             Self::Export { id, as_sent } => super::show::export(&id, as_sent),
             Self::Delete { id } => super::prune::delete(&id),
-            Self::Prune { empty, older_than } => super::prune::prune(empty, older_than),
+            Self::Prune {
+                empty,
+                older_than,
+                dry_run,
+                yes,
+            } => super::prune::prune(super::prune::PruneArgs {
+                empty,
+                older_than_days: older_than,
+                dry_run,
+                yes,
+            }),
             Self::Verify { id } => super::verify::verify(id.as_deref()),
             Self::Salvage { id } => super::verify::salvage(&id),
         }

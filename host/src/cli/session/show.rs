@@ -11,8 +11,8 @@ use crate::worker::preview::ShownItem;
 
 fn loaded(id: &str) -> Result<store::Loaded, CliError> {
     let home = home()?;
-    super::target::existing(&home, id)?;
-    let loaded = store::load(&home, id).map_err(not_found)?;
+    let id = super::resolve(&home, id)?;
+    let loaded = store::load(&home, &id).map_err(not_found)?;
     for warning in &loaded.warnings {
         eprintln!("warning [store]: {warning}");
     }
@@ -28,7 +28,7 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     let children: Vec<String> = store::list(&home()?)
         .map_err(not_found)?
         .into_iter()
-        .filter(|s| s.parent.as_deref() == Some(id))
+        .filter(|s| s.parent.as_deref() == Some(loaded.id.as_str()))
         .map(|s| s.id)
         .collect();
     if !children.is_empty() {

@@ -11,7 +11,7 @@ use crate::store;
 pub(crate) fn verify(id: Option<&str>) -> Result<u8, CliError> {
     let home = home()?;
     let ids: Vec<String> = match id {
-        Some(id) => vec![id.to_owned()],
+        Some(id) => vec![super::resolve(&home, id)?],
         None => store::list(&home)
             .map_err(not_found)?
             .into_iter()
@@ -51,7 +51,8 @@ pub(crate) fn verify(id: Option<&str>) -> Result<u8, CliError> {
 /// Copy the valid prefix of a session into a new session and print its id.
 pub(crate) fn salvage(id: &str) -> Result<u8, CliError> {
     let home = home()?;
-    let saved = store::salvage(&home, id).map_err(not_found)?;
+    let id = super::resolve(&home, id)?;
+    let saved = store::salvage(&home, &id).map_err(not_found)?;
     match &saved.problem {
         Some(problem) => eprintln!(
             "warden: session {id}: kept {} records ({} groups) before: {problem}",
