@@ -123,6 +123,7 @@ fn no_such_session_exits_2_on_every_command_that_takes_one() {
         vec!["session", "verify", "bogus"],
         vec!["session", "salvage", "bogus"],
         vec!["session", "show", "bogus"],
+        vec!["plugin", "replay", "bogus", "guard.wasm"],
     ] {
         let out = env.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -171,6 +172,12 @@ fn a_unique_prefix_names_a_session_and_an_ambiguous_one_lists_the_candidates() {
         "{err}"
     );
     assert!(!err.contains("zzzz-3333"), "{err}");
+    // An ambiguous prefix deletes nothing.
+    let out = env.run(&["session", "delete", "abcd"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let list = env.run(&["session", "list", "--json"]);
+    let list: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 3, "{list}");
     let out = env.run(&["chat", "--resume", "abcd"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("abcd-2222"), "{}", stderr(&out));

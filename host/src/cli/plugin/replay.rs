@@ -28,6 +28,7 @@ pub(crate) fn replay(
     diff: bool,
 ) -> Result<u8, CliError> {
     let home = home()?;
+    let session = &crate::cli::session::resolve(&home, session)?;
     let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
     // The plugin sees the roots the session had, as it would have in the session.
     let init = with_roots(
