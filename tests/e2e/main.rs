@@ -34,6 +34,7 @@ mod reminders;
 mod replay;
 mod resume;
 mod shell;
+mod shell_hosts;
 mod shell_undo;
 mod store;
 mod support;
