@@ -454,6 +454,23 @@ fn doctor_reports_each_piece_of_the_sandbox() {
     ] {
         assert!(text.contains(piece), "{piece} missing in:\n{text}");
     }
+    // Per-host network: reported as a piece of its own, and the hosts in the summary.
+    match per_host_missing() {
+        None => assert!(
+            text.contains("ok    shell sandbox: per-host network"),
+            "{text}"
+        ),
+        Some(_) => assert!(
+            text.contains("info  shell sandbox: per-host network not available here"),
+            "{text}"
+        ),
+    }
+    env.user_config("[tools.shell]\nallowed_hosts = [\"api.example.com\"]\n");
+    let text = stdout(&env.run(&["doctor"]));
+    assert!(
+        text.contains("info  shell: network api.example.com only (through the proxy)"),
+        "{text}"
+    );
     // An operator's `sandbox = "none"` is shown for what it is.
     env.user_config("[tools.shell]\nsandbox = \"none\"\n");
     let text = stdout(&env.run(&["doctor"]));
