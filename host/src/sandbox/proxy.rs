@@ -182,11 +182,13 @@ impl State {
                 return self.live_set(id, None);
             }
         };
-        if self.stop.load(Ordering::SeqCst) {
-            return self.live_set(id, None);
-        }
         if let (Ok(c), Ok(u)) = (client.try_clone(), upstream.try_clone()) {
             self.live_set(id, Some((c, Some(u))));
+        }
+        // Checked after registering: a stop that came before has already emptied the list.
+        if self.stop.load(Ordering::SeqCst) {
+            let _ = upstream.shutdown(Shutdown::Both);
+            return self.live_set(id, None);
         }
         let _ = client.set_read_timeout(None);
         let opened = if target.tunnel {
@@ -281,3 +283,7 @@ fn relay(client: UnixStream, upstream: TcpStream) {
     }
     let _ = up.join();
 }
+
+#[cfg(test)]
+#[path = "proxy_tests.rs"]
+mod tests;
