@@ -50,6 +50,7 @@ fn bench(c: &mut Criterion) {
         hide: vec![root.join(".env")],
         read_only: vec![root.join(".git"), root.join(".warden")],
         network: false,
+        allowed_hosts: Vec::new(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         probe: false,
     };

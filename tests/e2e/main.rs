@@ -35,6 +35,7 @@ mod replay;
 mod resume;
 mod session_prune;
 mod shell;
+mod shell_hosts;
 mod shell_undo;
 mod store;
 mod support;

@@ -20,11 +20,21 @@ use crate::support::{
     HANG_LIMIT, TestEnv, audited_tools, output_within, plugin_entry, stderr, stdout, warden_bin,
 };
 
-const OPENAI: &str =
+pub(crate) const OPENAI: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 
 /// Why the sandbox cannot be built here, from the launcher's probe; `None` when it can.
 pub(crate) fn sandbox_missing() -> Option<String> {
+    probe_missing(false)
+}
+
+/// Why per-host network (`allowed_hosts`) is not available here; `None` when it is.
+pub(crate) fn per_host_missing() -> Option<String> {
+    probe_missing(true)
+}
+
+/// The missing required pieces of the launcher's probe, or (`optional`) the optional ones.
+fn probe_missing(optional: bool) -> Option<String> {
     let mut cmd = std::process::Command::new(warden_bin());
     cmd.arg("__sandbox-exec")
         .stdin(std::process::Stdio::piped());
@@ -39,7 +49,7 @@ pub(crate) fn sandbox_missing() -> Option<String> {
     };
     let missing: Vec<String> = pieces
         .iter()
-        .filter(|p| p["ok"] != true)
+        .filter(|p| p["ok"] != true && (p["optional"] == true) == optional)
         .map(|p| format!("{} ({})", p["name"], p["detail"]))
         .collect();
     (!missing.is_empty()).then(|| missing.join("; "))
@@ -444,6 +454,23 @@ fn doctor_reports_each_piece_of_the_sandbox() {
     ] {
         assert!(text.contains(piece), "{piece} missing in:\n{text}");
     }
+    // Per-host network: reported as a piece of its own, and the hosts in the summary.
+    match per_host_missing() {
+        None => assert!(
+            text.contains("ok    shell sandbox: per-host network"),
+            "{text}"
+        ),
+        Some(_) => assert!(
+            text.contains("info  shell sandbox: per-host network not available here"),
+            "{text}"
+        ),
+    }
+    env.user_config("[tools.shell]\nallowed_hosts = [\"api.example.com\"]\n");
+    let text = stdout(&env.run(&["doctor"]));
+    assert!(
+        text.contains("info  shell: network api.example.com only (through the proxy)"),
+        "{text}"
+    );
     // An operator's `sandbox = "none"` is shown for what it is.
     env.user_config("[tools.shell]\nsandbox = \"none\"\n");
     let text = stdout(&env.run(&["doctor"]));

@@ -48,6 +48,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools.shell",
     "tools.shell.timeout_s",
     "tools.shell.network",
+    "tools.shell.allowed_hosts",
     "tools.shell.sandbox",
     "tools.shell.hide",
     "tools.shell.env",

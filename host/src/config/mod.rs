@@ -8,7 +8,8 @@
 //!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`;
 //!   `project_grants`: the default ceiling on a project's tool grants
 //!   (`policy.project_tool_grants`) and the variables no layer may grant.
-//! - `shell`: `[tools.shell]` and how the layers may set it.
+//! - `shell`: `[tools.shell]` and how the layers may set it; [`HostPattern`]: the host patterns
+//!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
 //!   and the managed keys that pre-trust or forbid trusting a workspace.
 //!
@@ -25,6 +26,7 @@ mod managed;
 mod project_grants;
 mod schema;
 mod shell;
+mod shell_hosts;
 mod tool_policy;
 mod trust;
 
@@ -46,5 +48,6 @@ pub use shell::{
     DEFAULT_HIDE, MAX_SHELL_TIMEOUT_S, SHELL_TIMEOUT_S, ShellConfig, ShellSandbox,
     timeout_ceiling_s as shell_timeout_ceiling_s,
 };
+pub use shell_hosts::{HostPattern, host_allowed, parse_host_patterns};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, ProjectCode, ProjectResolver, TrustPaths};

@@ -406,6 +406,11 @@ pub struct PolicyConfig {
     pub max_shell_timeout_s: Option<u64>,
     /// `false` forbids `tools.shell.sandbox = "none"` (a configuration error).
     pub allow_unsandboxed_shell: bool,
+    /// Managed layer only: the host patterns `tools.shell.allowed_hosts` of the user and project
+    /// layers must stay within (and `tools.shell.network = true` is then refused); a host
+    /// outside is refused, never narrowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell_allowed_hosts: Option<Vec<String>>,
 }
 
 impl Default for PolicyConfig {
@@ -426,6 +431,7 @@ impl Default for PolicyConfig {
             max_mode: None,
             max_shell_timeout_s: None,
             allow_unsandboxed_shell: true,
+            shell_allowed_hosts: None,
         }
     }
 }

@@ -3,7 +3,11 @@
 //!
 //! Layering rules (a cloned repository must not loosen its own confinement):
 //! - `hide` lists add up over every layer (the built-in list first); no layer removes a path;
-//! - the project layer may not set `sandbox` or `network` (ignored with a warning);
+//! - the project layer may not set `sandbox`, `network` or `allowed_hosts` (ignored with a
+//!   warning);
+//! - `allowed_hosts` patterns are checked where written ([`HostPattern`]); under the managed
+//!   ceiling `policy.shell_allowed_hosts`, a user-layer host outside it, or `network = true`, is
+//!   refused (never narrowed);
 //! - `env` names from the project layer are held to the secret-name ceiling of
 //!   `config/project_grants.rs` (`policy.project_tool_grants.env` allows more); `WARDEN_*`
 //!   names are refused from every layer;
@@ -18,7 +22,9 @@ use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use super::error::ConfigError;
+use super::load::LayerKind;
 use super::schema::PolicyConfig;
+use super::shell_hosts::{HostPattern, parse_host_patterns};
 
 /// Deadline of one `shell` call when none is configured, in seconds.
 pub const SHELL_TIMEOUT_S: u64 = 120;
@@ -53,6 +59,9 @@ pub struct ShellConfig {
     pub timeout_s: u64,
     /// Whether commands may use the network (a new, empty network namespace otherwise).
     pub network: bool,
+    /// Hosts commands may reach through warden's filtering HTTP proxy when `network` is false
+    /// (`name`, `name:port`, `*.domain`; see [`HostPattern`]); empty: none.
+    pub allowed_hosts: Vec<String>,
     /// `required` (default) or `none`.
     pub sandbox: ShellSandbox,
     /// Paths hidden from commands (`~/` is the home directory; relative paths are under each
@@ -67,6 +76,7 @@ impl Default for ShellConfig {
         Self {
             timeout_s: SHELL_TIMEOUT_S,
             network: false,
+            allowed_hosts: Vec::new(),
             sandbox: ShellSandbox::Required,
             hide: DEFAULT_HIDE.iter().map(|s| (*s).to_owned()).collect(),
             env: Vec::new(),
@@ -79,6 +89,9 @@ impl Default for ShellConfig {
 pub(crate) struct ShellLayers {
     hide: Vec<String>,
     project_env: Vec<(String, std::path::PathBuf)>,
+    /// The last non-managed layer file that set `allowed_hosts`, and the one that set `network`.
+    hosts_from: Option<std::path::PathBuf>,
+    network_from: Option<std::path::PathBuf>,
 }
 
 impl ShellLayers {
@@ -88,7 +101,7 @@ impl ShellLayers {
     pub(crate) fn take(
         &mut self,
         table: &mut Table,
-        project: bool,
+        kind: LayerKind,
         path: &Path,
         warnings: &mut Vec<String>,
     ) -> Result<(), ConfigError> {
@@ -104,6 +117,7 @@ impl ShellLayers {
             key: format!("tools.shell.{key}"),
             message,
         };
+        let project = kind == LayerKind::Project;
         if let Some(hide) = shell.remove("hide") {
             let Value::Array(list) = hide else {
                 return Err(invalid("hide", "expected an array of paths".into()));
@@ -134,14 +148,38 @@ impl ShellLayers {
                 }
             }
         }
+        if let Some(hosts) = shell.get("allowed_hosts") {
+            let list: Option<Vec<String>> = hosts
+                .as_array()
+                .and_then(|list| list.iter().map(|v| v.as_str().map(str::to_owned)).collect());
+            let list = list.ok_or_else(|| {
+                invalid("allowed_hosts", "expected an array of host patterns".into())
+            })?;
+            parse_host_patterns(&list).map_err(|why| invalid("allowed_hosts", why))?;
+        }
         if project {
-            for key in ["sandbox", "network"] {
+            for key in ["sandbox", "network", "allowed_hosts"] {
                 if shell.remove(key).is_some() {
                     warnings.push(format!(
                         "{}: `tools.shell.{key}` cannot be set by a project (it would loosen the shell sandbox); the setting was ignored",
                         path.display()
                     ));
                 }
+            }
+        } else if kind != LayerKind::Managed {
+            if shell.contains_key("allowed_hosts") {
+                self.hosts_from = Some(path.to_owned());
+            }
+            if shell.contains_key("network") {
+                self.network_from = Some(path.to_owned());
+            }
+        } else {
+            // The operator's own grants are not held to the operator's ceiling.
+            if shell.contains_key("allowed_hosts") {
+                self.hosts_from = None;
+            }
+            if shell.contains_key("network") {
+                self.network_from = None;
             }
         }
         Ok(())
@@ -197,6 +235,7 @@ impl ShellLayers {
             ));
             shell.timeout_s = ceiling;
         }
+        check_host_ceiling(&shell, policy, self.hosts_from, self.network_from)?;
         if shell.sandbox == ShellSandbox::None && !policy.allow_unsandboxed_shell {
             return Err(ConfigError::Invalid {
                 path: "(merged configuration)".into(),
@@ -206,6 +245,55 @@ impl ShellLayers {
         }
         Ok(shell)
     }
+}
+
+/// Refuse a user-layer `allowed_hosts` entry outside managed policy's
+/// `policy.shell_allowed_hosts`, and a user-layer `network = true` under such a ceiling.
+fn check_host_ceiling(
+    shell: &ShellConfig,
+    policy: &PolicyConfig,
+    hosts_from: Option<std::path::PathBuf>,
+    network_from: Option<std::path::PathBuf>,
+) -> Result<(), ConfigError> {
+    let Some(ceiling) = &policy.shell_allowed_hosts else {
+        return Ok(());
+    };
+    let patterns = parse_host_patterns(ceiling).map_err(|why| ConfigError::Invalid {
+        path: "(managed configuration)".into(),
+        key: "policy.shell_allowed_hosts".into(),
+        message: why,
+    })?;
+    if let Some(path) = network_from
+        && shell.network
+    {
+        return Err(ConfigError::Invalid {
+            path,
+            key: "tools.shell.network".into(),
+            message: format!(
+                "`network = true` grants every host, above the ceiling `policy.shell_allowed_hosts = {ceiling:?}` of managed policy; refused (grants are never narrowed silently): list the hosts in `tools.shell.allowed_hosts` instead"
+            ),
+        });
+    }
+    let Some(path) = hosts_from else {
+        return Ok(());
+    };
+    for host in &shell.allowed_hosts {
+        let pattern = HostPattern::parse(host).map_err(|why| ConfigError::Invalid {
+            path: path.clone(),
+            key: "tools.shell.allowed_hosts".into(),
+            message: why,
+        })?;
+        if !patterns.iter().any(|c| pattern.within(c)) {
+            return Err(ConfigError::Invalid {
+                path,
+                key: "tools.shell.allowed_hosts".into(),
+                message: format!(
+                    "the user layer grants {host:?}, outside the ceiling `policy.shell_allowed_hosts = {ceiling:?}` of managed policy; refused (grants are never narrowed silently)"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The ceiling on `tools.shell.timeout_s` under `policy`, in seconds.

@@ -150,3 +150,148 @@ fn managed_policy_forbids_running_unconfined_and_lowers_the_deadline_ceiling() {
     assert_eq!(loaded.config.tools.shell.timeout_s, 60);
     assert!(!loaded.config.tools.shell.network);
 }
+
+fn load_err(files: &[(LayerKind, &PathBuf)]) -> String {
+    load(&layers(files))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn allowed_hosts_are_checked_where_written_and_a_project_cannot_grant_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[tools.shell]\nallowed_hosts = [\"api.github.com\", \"*.pypi.org:443\"]\n",
+    );
+    let project = write(
+        dir.path(),
+        "project.toml",
+        "[tools.shell]\nallowed_hosts = [\"evil.example.com\"]\n",
+    );
+    let loaded = load(&layers(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &project),
+    ]))
+    .unwrap();
+    assert_eq!(
+        loaded.config.tools.shell.allowed_hosts,
+        ["api.github.com", "*.pypi.org:443"]
+    );
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("`tools.shell.allowed_hosts` cannot be set by a project")),
+        "{:?}",
+        loaded.warnings
+    );
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "[tools.shell]\nallowed_hosts = [\"https://api.github.com\"]\n",
+    );
+    let err = load_err(&[(LayerKind::User, &bad)]);
+    assert!(
+        err.contains("bad.toml") && err.contains("tools.shell.allowed_hosts"),
+        "{err}"
+    );
+    let bad = write(
+        dir.path(),
+        "bad2.toml",
+        "[tools.shell]\nallowed_hosts = [1]\n",
+    );
+    assert!(load_err(&[(LayerKind::User, &bad)]).contains("tools.shell.allowed_hosts"));
+}
+
+#[test]
+fn the_managed_ceiling_refuses_hosts_outside_it_and_full_network_and_may_be_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nshell_allowed_hosts = [\"*.example.com\", \"localhost:8080\"]\n",
+    );
+    let inside = write(
+        dir.path(),
+        "inside.toml",
+        "[tools.shell]\nallowed_hosts = [\"api.example.com:443\", \"localhost:8080\"]\n",
+    );
+    let loaded = load(&layers(&[
+        (LayerKind::User, &inside),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.tools.shell.allowed_hosts.len(), 2);
+    let outside = write(
+        dir.path(),
+        "outside.toml",
+        "[tools.shell]\nallowed_hosts = [\"api.example.com\", \"localhost\"]\n",
+    );
+    let err = load_err(&[(LayerKind::User, &outside), (LayerKind::Managed, &managed)]);
+    assert!(
+        err.contains("outside.toml")
+            && err.contains("tools.shell.allowed_hosts")
+            && err.contains("\"localhost\"")
+            && err.contains("policy.shell_allowed_hosts"),
+        "{err}"
+    );
+    let network = write(
+        dir.path(),
+        "network.toml",
+        "[tools.shell]\nnetwork = true\n",
+    );
+    let err = load_err(&[(LayerKind::User, &network), (LayerKind::Managed, &managed)]);
+    assert!(
+        err.contains("tools.shell.network") && err.contains("policy.shell_allowed_hosts"),
+        "{err}"
+    );
+    // The operator's own grant is not held to the operator's ceiling.
+    let own = write(
+        dir.path(),
+        "own.toml",
+        "[policy]\nshell_allowed_hosts = [\"a.com\"]\n[tools.shell]\nallowed_hosts = [\"b.com\"]\n",
+    );
+    let loaded = load(&layers(&[(LayerKind::Managed, &own)])).unwrap();
+    assert_eq!(loaded.config.tools.shell.allowed_hosts, ["b.com"]);
+    // Only the managed layer sets the ceiling; a malformed one is an error of its file.
+    let user_policy = write(
+        dir.path(),
+        "user_policy.toml",
+        "[policy]\nshell_allowed_hosts = [\"a.com\"]\n",
+    );
+    let loaded = load(&layers(&[(LayerKind::User, &user_policy)])).unwrap();
+    assert_eq!(loaded.config.policy.shell_allowed_hosts, None);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("`policy.shell_allowed_hosts` is only honoured")),
+        "{:?}",
+        loaded.warnings
+    );
+    let broken = write(
+        dir.path(),
+        "broken.toml",
+        "[policy]\nshell_allowed_hosts = [\"*\"]\n",
+    );
+    let err = load_err(&[(LayerKind::Managed, &broken)]);
+    assert!(
+        err.contains("broken.toml") && err.contains("policy.shell_allowed_hosts"),
+        "{err}"
+    );
+    // Locked: the user's list is dropped with a warning.
+    let locked = write(
+        dir.path(),
+        "locked.toml",
+        "[policy]\nlocked = [\"tools.shell.allowed_hosts\"]\n",
+    );
+    let loaded = load(&layers(&[
+        (LayerKind::User, &inside),
+        (LayerKind::Managed, &locked),
+    ]))
+    .unwrap();
+    assert!(loaded.config.tools.shell.allowed_hosts.is_empty());
+}

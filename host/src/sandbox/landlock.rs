@@ -1,13 +1,14 @@
 //! The Landlock ruleset of one sandboxed command: everything readable and executable, writes
 //! only under the workspace roots, the call's private temporary directory and four harmless
-//! devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`); no TCP bind or connect unless the network is granted;
+//! devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`); no TCP bind or connect unless the
+//! network is granted, but a connect to the proxy's loopback port under `allowed_hosts`;
 //! no signals to, and no abstract Unix sockets of, processes outside the sandbox (where the
 //! kernel's Landlock has those scopes).
 
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    ABI, Access, AccessFs, AccessNet, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
@@ -23,9 +24,24 @@ fn fail(what: &str, err: impl std::fmt::Display) -> String {
     format!("Landlock ({what}): {err}")
 }
 
-/// Restrict this process (and what it runs) to `spec`'s rules. An error when the kernel
-/// enforces no Landlock at all.
-pub(crate) fn restrict(spec: &SandboxSpec) -> Result<(), String> {
+/// The first Landlock ABI with TCP port rules.
+pub(crate) const NET_RULES_ABI: i64 = 4;
+
+/// An error naming what is missing unless this kernel's Landlock has TCP port rules (what
+/// per-host network needs: without them the command could connect to any loopback port).
+pub(crate) fn check_net_rules() -> Result<(), String> {
+    let abi = abi_version()?;
+    if abi < NET_RULES_ABI {
+        return Err(format!(
+            "per-host network (`[tools.shell] allowed_hosts`) needs Landlock ABI {NET_RULES_ABI} or later (TCP port rules, Linux 6.7); this kernel offers ABI {abi}"
+        ));
+    }
+    Ok(())
+}
+
+/// Restrict this process (and what it runs) to `spec`'s rules; with `proxy_port`, TCP connect
+/// to that port stays allowed. An error when the kernel enforces no Landlock at all.
+pub(crate) fn restrict(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(ABI_USED))
         .map_err(|e| fail("file-system rights", e))?;
@@ -46,6 +62,11 @@ pub(crate) fn restrict(spec: &SandboxSpec) -> Result<(), String> {
     created = created
         .add_rule(rule(Path::new("/"), AccessFs::from_read(ABI_USED))?)
         .map_err(|e| fail("read rule on /", e))?;
+    if let Some(port) = proxy_port {
+        created = created
+            .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+            .map_err(|e| fail("connect rule on the proxy port", e))?;
+    }
     // Only the harmless character devices are writable: never a disk (`/dev/sda` is the
     // caller's to write when warden runs as root) nor another process's `/dev/shm` segment.
     let devices = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev;

@@ -5,6 +5,11 @@
 //! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
 //! exits with its status), with a `/proc` of its own where the kernel allows one.
 //!
+//! With `allowed_hosts` (and no full network) the launcher also brings the namespace's
+//! loopback up and listens on `127.0.0.1:<port>`; its parent half relays those connections to
+//! warden's filtering proxy ([`forward`](super::forward)) while it waits for the command, which
+//! gets the `*_PROXY` variables and may connect to that port only.
+//!
 //! Nothing here runs in warden's own (multi-threaded) process: the namespaces and the ruleset
 //! are set up by system calls in this process before `exec`, never between `fork` and `exec`.
 //! When a piece cannot be built the launcher prints one line naming it (starting with
@@ -15,7 +20,8 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use super::spec::{SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
+use super::forward::{self, Forwarder};
+use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use super::{landlock, namespaces, probe};
 
 /// Run the launcher; returns only on failure (the exit status to use).
@@ -34,23 +40,42 @@ pub fn launcher_main() -> i32 {
     if let Err(err) = build(&spec) {
         return setup_error(&err);
     }
+    let forwarder = if spec.proxied() {
+        match Forwarder::bind(&spec.tmp.join(PROXY_SOCKET)) {
+            Ok(f) => Some(f),
+            Err(err) => return setup_error(&format!("per-host network: {err}")),
+        }
+    } else {
+        None
+    };
+    let port = forwarder.as_ref().map(Forwarder::port);
     // The command runs as PID 1 of a new PID namespace: when it ends (or is killed with the
     // launcher's process group) every process it left, even one that left the group, goes too.
     match namespaces::enter_pid().and_then(|()| namespaces::fork()) {
         Err(err) => return setup_error(&err),
-        Ok(Some(child)) => return namespaces::wait_for(child),
+        Ok(Some(child)) => {
+            return match forwarder {
+                Some(forwarder) => forwarder.run(child),
+                None => namespaces::wait_for(child),
+            };
+        }
         Ok(None) => {}
     }
+    drop(forwarder);
     namespaces::die_with_parent();
     namespaces::mount_proc();
-    if let Err(err) = confine(&spec) {
+    if let Err(err) = confine(&spec, port) {
         return setup_error(&err);
     }
+    let env = match port {
+        Some(port) => forward::proxy_env(&spec.env, port),
+        None => spec.env.clone(),
+    };
     let err = Command::new("/bin/sh")
         .arg("-c")
         .arg(&spec.command)
         .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .exec();
     setup_error(&format!("running /bin/sh: {err}"))
@@ -59,6 +84,9 @@ pub fn launcher_main() -> i32 {
 /// Enter the namespaces and mount the covers (in the launcher, before the fork).
 fn build(spec: &SandboxSpec) -> Result<(), String> {
     namespaces::die_with_parent();
+    if spec.proxied() {
+        landlock::check_net_rules()?;
+    }
     namespaces::unshare(spec.network)?;
     for path in &spec.hide {
         namespaces::hide(path)?;
@@ -70,8 +98,8 @@ fn build(spec: &SandboxSpec) -> Result<(), String> {
 }
 
 /// Restrict with Landlock and enter the working directory (in PID 1, before the `exec`).
-fn confine(spec: &SandboxSpec) -> Result<(), String> {
-    landlock::restrict(spec)?;
+fn confine(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
+    landlock::restrict(spec, proxy_port)?;
     std::env::set_current_dir(&spec.cwd)
         .map_err(|e| format!("working directory {}: {e}", spec.cwd.display()))
 }

@@ -4,21 +4,27 @@
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
 //! - [`launch`]: the launcher; `namespaces`, `landlock`: its pieces;
+//! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
+//!   `forward`: the launcher's relay to it from the namespace's loopback;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
 mod child;
 pub mod env;
+mod forward;
 pub mod hidden;
 mod landlock;
 pub mod launch;
 mod namespaces;
 pub mod probe;
+pub mod proxy;
+mod proxy_request;
 pub mod spec;
 pub mod tool;
 
 pub use launch::launcher_main;
-pub use probe::{Piece, missing, probe};
-pub use spec::{LAUNCHER_SUBCOMMAND, SandboxSpec};
+pub use probe::{PER_HOST_NETWORK, Piece, missing, probe};
+pub use proxy::HostProxy;
+pub use spec::{LAUNCHER_SUBCOMMAND, PROXY_SOCKET, SandboxSpec};
 pub use tool::ShellTool;

@@ -223,6 +223,11 @@ pub(crate) fn wait_for(pid: libc::pid_t) -> i32 {
             return 1;
         }
     }
+    status_code(status)
+}
+
+/// The exit status of a `waitpid` status, or 128 + the signal that ended the process.
+pub(crate) fn status_code(status: libc::c_int) -> i32 {
     if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else if libc::WIFSIGNALED(status) {

@@ -9,17 +9,24 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::spec::{LAUNCHER_SUBCOMMAND, SandboxSpec};
-use super::{landlock, namespaces};
+use super::{forward, landlock, namespaces};
+
+/// The name of the optional piece per-host network (`allowed_hosts`) needs.
+pub const PER_HOST_NETWORK: &str = "per-host network";
 
 /// One piece of the sandbox and whether this kernel gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
-    /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`, `Landlock`.
+    /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`, `Landlock`,
+    /// or the optional [`PER_HOST_NETWORK`].
     pub name: String,
     /// Whether it can be built.
     pub ok: bool,
     /// The Landlock ABI, or why the piece is missing.
     pub detail: String,
+    /// Only some settings need it (`shell` runs without it unless they are set).
+    #[serde(default)]
+    pub optional: bool,
 }
 
 /// In the launcher: try every piece, print them, exit status 0.
@@ -31,6 +38,7 @@ pub(crate) fn launcher_probe() -> i32 {
             name: name.to_owned(),
             ok,
             detail: result.unwrap_or_else(|e| e),
+            optional: name == PER_HOST_NETWORK,
         });
         ok
     };
@@ -44,9 +52,24 @@ pub(crate) fn launcher_probe() -> i32 {
             "mount namespace",
             namespaces::enter_mount().map(|()| String::new()),
         );
-        push(
+        let network = push(
             "network namespace",
             namespaces::enter_network().map(|()| String::new()),
+        );
+        // What `allowed_hosts` adds: the namespace's loopback brought up (for the relay) and
+        // Landlock's TCP port rules (so that the command reaches no other port).
+        push(
+            PER_HOST_NETWORK,
+            if network {
+                forward::loopback_up()
+                    .and_then(|()| landlock::check_net_rules())
+                    .map(|()| {
+                        "loopback relay and Landlock TCP port rules (`[tools.shell] allowed_hosts`)"
+                            .to_owned()
+                    })
+            } else {
+                Err("not tried: needs a network namespace".to_owned())
+            },
         );
         push(
             "PID namespace",
@@ -55,6 +78,7 @@ pub(crate) fn launcher_probe() -> i32 {
     } else {
         push("mount namespace", needs_user());
         push("network namespace", needs_user());
+        push(PER_HOST_NETWORK, needs_user());
         push("PID namespace", needs_user());
     }
     push(
@@ -101,11 +125,11 @@ pub fn probe(launcher: &Path) -> Result<Vec<Piece>, String> {
     })
 }
 
-/// The missing pieces of `pieces`, as one sentence; `None` when every piece is there.
+/// The missing required pieces of `pieces`, as one sentence; `None` when every piece is there.
 pub fn missing(pieces: &[Piece]) -> Option<String> {
     let missing: Vec<String> = pieces
         .iter()
-        .filter(|p| !p.ok)
+        .filter(|p| !p.ok && !p.optional)
         .map(|p| format!("{} ({})", p.name, p.detail))
         .collect();
     (!missing.is_empty()).then(|| missing.join("; "))

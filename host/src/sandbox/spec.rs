@@ -23,12 +23,30 @@ pub struct SandboxSpec {
     pub read_only: Vec<PathBuf>,
     /// Whether the network stays reachable (otherwise: a new, empty network namespace).
     pub network: bool,
+    /// Host patterns the command may reach through warden's filtering HTTP proxy when
+    /// `network` is false (empty: none; see `config::HostPattern`). The host side serves the
+    /// proxy on [`PROXY_SOCKET`] in `tmp` ([`HostProxy::start`](super::HostProxy::start)); the
+    /// launcher relays `127.0.0.1:<port>` inside the namespace to it and sets the `*_PROXY`
+    /// variables.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
     /// The command's whole environment.
     pub env: Vec<(String, String)>,
     /// Only check which pieces the kernel offers, print them and exit (for `warden doctor`).
     #[serde(default)]
     pub probe: bool,
 }
+
+impl SandboxSpec {
+    /// Whether the command reaches the network through the filtering proxy (hosts granted,
+    /// full network not).
+    pub fn proxied(&self) -> bool {
+        !self.network && !self.allowed_hosts.is_empty()
+    }
+}
+
+/// The file name, in the call's private temporary directory, of the proxy's Unix socket.
+pub const PROXY_SOCKET: &str = "warden-proxy.sock";
 
 /// Exit status of the launcher when the sandbox could not be built; its standard error then
 /// holds one line starting with [`SETUP_ERROR_PREFIX`].

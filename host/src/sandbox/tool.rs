@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::child::{Captured, End, spawn_reader, wait};
 use super::hidden::hidden_paths;
+use super::proxy::HostProxy;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use crate::config::{Config, ShellConfig, ShellSandbox};
 use crate::domain::builtin::SHELL;
@@ -66,6 +67,22 @@ impl ShellTool {
         Self::new(config, roots, launcher, std::env::vars().collect())
     }
 
+    /// What the description says of the network: `network allowed`, `no network`, or the
+    /// hosts reachable through the proxy.
+    fn network_description(&self) -> String {
+        if self.config.network {
+            "network allowed".to_owned()
+        } else if self.config.allowed_hosts.is_empty() {
+            "no network".to_owned()
+        } else {
+            format!(
+                "network: {} only (HTTP and HTTPS through the proxy in $HTTPS_PROXY, which most \
+                 tools honour)",
+                self.config.allowed_hosts.join(", ")
+            )
+        }
+    }
+
     fn home(&self) -> Option<PathBuf> {
         self.vars
             .iter()
@@ -113,6 +130,7 @@ impl ShellTool {
         };
         let mut cmd;
         let mut spec_input = None;
+        let mut proxy = None;
         if self.config.sandbox == ShellSandbox::None {
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
@@ -143,8 +161,14 @@ impl ShellTool {
                     .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
                     .collect(),
                 network: self.config.network,
+                allowed_hosts: self.config.allowed_hosts.clone(),
                 env,
                 probe: false,
+            };
+            // Started before the launcher, kept until the command has ended.
+            proxy = match HostProxy::start(&spec) {
+                Ok(proxy) => proxy,
+                Err(err) => return ToolOutput::error(format!("shell: per-host network: {err}")),
             };
             match serde_json::to_vec(&spec) {
                 Ok(bytes) => spec_input = Some(bytes),
@@ -175,7 +199,16 @@ impl ShellTool {
         let output = spawn_reader(reader, self.max_output);
         let end = wait(&mut child, timeout, cancelled);
         let captured = output.recv_timeout(DRAIN_GRACE).ok();
-        report(command, end, captured, timeout, self.config.sandbox)
+        let refused = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
+        drop(proxy);
+        report(
+            command,
+            end,
+            captured,
+            timeout,
+            self.config.sandbox,
+            &refused,
+        )
     }
 }
 
@@ -185,6 +218,7 @@ fn report(
     captured: Option<Captured>,
     timeout: Duration,
     sandbox: ShellSandbox,
+    refused: &[String],
 ) -> ToolOutput {
     let (text, note) = match &captured {
         Some(c) => {
@@ -217,6 +251,9 @@ fn report(
     }
     if let Some(note) = note {
         out.push_str(&note);
+    }
+    for line in refused {
+        out.push_str(&format!("[{line}]\n"));
     }
     let (status, is_error) = match end {
         End::Exited(Some(code), _) => (format!("exit status: {code}"), false),
@@ -270,11 +307,7 @@ impl Tool for ShellTool {
                  standard output and error interleaved, then the exit status. The command is \
                  killed after `timeout_s` seconds (default and maximum {}); background processes \
                  do not outlive it.",
-                if self.config.network {
-                    "network allowed"
-                } else {
-                    "no network"
-                },
+                self.network_description(),
                 self.config.timeout_s
             ),
             input_schema: json!({

@@ -75,6 +75,7 @@ fn a_launcher_setup_failure_is_a_refusal_naming_the_missing_piece() {
         }),
         Duration::from_secs(1),
         ShellSandbox::Required,
+        &[],
     );
     assert!(out.is_error);
     assert!(
@@ -85,5 +86,49 @@ fn a_launcher_setup_failure_is_a_refusal_naming_the_missing_piece() {
             && out.content.contains("Nothing ran"),
         "{}",
         out.content
+    );
+}
+
+#[test]
+fn the_description_names_the_granted_hosts_and_the_result_the_refusals() {
+    let mut config = Config::default();
+    let spec = |config: &Config| {
+        ShellTool::new(
+            config,
+            &[PathBuf::from("/")],
+            PathBuf::from("/x"),
+            Vec::new(),
+        )
+        .spec()
+        .description
+    };
+    assert!(spec(&config).contains("no network"));
+    config.tools.shell.allowed_hosts = vec!["api.github.com".into(), "*.pypi.org".into()];
+    assert!(
+        spec(&config).contains("network: api.github.com, *.pypi.org only"),
+        "{}",
+        spec(&config)
+    );
+    config.tools.shell.network = true;
+    assert!(spec(&config).contains("network allowed"));
+
+    let refused = [
+        "network: refused CONNECT evil.example:443: not in `[tools.shell] allowed_hosts`"
+            .to_owned(),
+    ];
+    let out = report(
+        "curl",
+        End::Exited(Some(0), None),
+        Some(Captured {
+            bytes: b"out".to_vec(),
+            total: 3,
+        }),
+        Duration::from_secs(1),
+        ShellSandbox::Required,
+        &refused,
+    );
+    assert_eq!(
+        out.content,
+        format!("out\n[{}]\nexit status: 0", refused[0])
     );
 }

@@ -1,6 +1,6 @@
 //! `warden doctor`'s lines for the `shell` tool: each piece of its sandbox (user, mount and
 //! network namespaces, Landlock and its ABI), available or not and why, probed by the launcher
-//! itself in a throw-away process.
+//! itself in a throw-away process; and whether per-host network (`allowed_hosts`) works here.
 
 use super::doctor::Report;
 use crate::config::{ShellConfig, ShellSandbox};
@@ -31,8 +31,19 @@ pub(super) fn check_shell(report: &mut Report, shell: &ShellConfig) {
                 } else {
                     format!(" ({})", piece.detail)
                 };
+                let hosts_set = !shell.network && !shell.allowed_hosts.is_empty();
                 if piece.ok {
                     report.ok(&format!("shell sandbox: {}{detail}", piece.name));
+                } else if piece.optional && hosts_set {
+                    report.fail(&format!(
+                        "shell sandbox: {} missing{detail}; `shell` is refused while `[tools.shell] allowed_hosts` is set",
+                        piece.name
+                    ));
+                } else if piece.optional {
+                    report.info(&format!(
+                        "shell sandbox: {} not available here{detail}; `[tools.shell] allowed_hosts` would be refused",
+                        piece.name
+                    ));
                 } else {
                     report.fail(&format!(
                         "shell sandbox: {} missing{detail}; `shell` is refused",
@@ -40,9 +51,18 @@ pub(super) fn check_shell(report: &mut Report, shell: &ShellConfig) {
                     ));
                 }
             }
+            let network = if shell.network {
+                "granted".to_owned()
+            } else if shell.allowed_hosts.is_empty() {
+                "cut off".to_owned()
+            } else {
+                format!(
+                    "{} only (through the proxy)",
+                    shell.allowed_hosts.join(", ")
+                )
+            };
             report.info(&format!(
-                "shell: network {}, deadline {} s, {} hidden path(s) besides the deny globs",
-                if shell.network { "granted" } else { "cut off" },
+                "shell: network {network}, deadline {} s, {} hidden path(s) besides the deny globs",
                 shell.timeout_s,
                 shell.hide.len()
             ));

@@ -349,7 +349,7 @@ fn merge_layers(
                 }
             }
         }
-        shell.take(&mut table, kind == LayerKind::Project, &path, &mut warnings)?;
+        shell.take(&mut table, kind, &path, &mut warnings)?;
         deep_merge(&mut merged, table);
     }
 

@@ -1,7 +1,7 @@
 //! One layer's `[policy]` merged into the policy in force. Every layer can only tighten it;
 //! some keys are honoured from one layer only, and set elsewhere they are ignored with a
-//! warning: `locked`, `trusted_paths`, `allow_trust` and `max_mode` from the managed layer,
-//! `project_tool_grants` from the user and managed layers.
+//! warning: `locked`, `trusted_paths`, `allow_trust`, `max_mode` and `shell_allowed_hosts` from
+//! the managed layer, `project_tool_grants` from the user and managed layers.
 
 use std::path::Path;
 
@@ -26,6 +26,7 @@ pub(super) fn merge(
         sets("project_tool_grants"),
         sets("max_mode"),
     );
+    let sets_shell_hosts = sets("shell_allowed_hosts");
     let layer: PolicyConfig =
         value
             .try_into()
@@ -80,6 +81,14 @@ pub(super) fn merge(
         policy.trusted_paths = layer.trusted_paths;
         policy.allow_trust = layer.allow_trust;
         policy.max_mode = layer.max_mode;
+        if let Some(hosts) = &layer.shell_allowed_hosts {
+            crate::config::parse_host_patterns(hosts).map_err(|why| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "policy.shell_allowed_hosts".into(),
+                message: why,
+            })?;
+        }
+        policy.shell_allowed_hosts = layer.shell_allowed_hosts;
     } else {
         if !layer.locked.is_empty() {
             warnings.push(format!(
@@ -95,6 +104,9 @@ pub(super) fn merge(
         }
         if sets_max_mode {
             warnings.push(ignored("max_mode", "managed layer"));
+        }
+        if sets_shell_hosts {
+            warnings.push(ignored("shell_allowed_hosts", "managed layer"));
         }
     }
     if sets_project_grants {

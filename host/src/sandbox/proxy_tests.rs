@@ -1,0 +1,122 @@
+#![allow(clippy::unwrap_used)]
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::os::unix::net::UnixStream;
+
+use super::*;
+
+/// A loopback server that answers `pong` to one request per connection and echoes back the
+/// head it got after the answer's body.
+fn server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let (head, _) = proxy_request::read_head(&mut stream).unwrap_or_default();
+            let body = format!("pong\n{}", String::from_utf8_lossy(&head));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+fn ask(socket: &Path, request: &str) -> String {
+    let mut client = UnixStream::connect(socket).unwrap();
+    client.write_all(request.as_bytes()).unwrap();
+    client.shutdown(Shutdown::Write).unwrap();
+    let mut out = String::new();
+    client.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn allowed_hosts_are_served_and_others_get_403_and_are_listed() {
+    let port = server();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SandboxSpec {
+        tmp: dir.path().to_owned(),
+        allowed_hosts: vec![format!("127.0.0.1:{port}")],
+        ..SandboxSpec::default()
+    };
+    let proxy = HostProxy::start(&spec).unwrap().unwrap();
+    let socket = dir.path().join(PROXY_SOCKET);
+
+    let answer = ask(
+        &socket,
+        &format!("GET http://127.0.0.1:{port}/p?q HTTP/1.1\r\nHost: other\r\n\r\n"),
+    );
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(
+        answer.contains(&format!(
+            "pong\nGET /p?q HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        )),
+        "{answer}"
+    );
+    let tunnel = ask(
+        &socket,
+        &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\nGET /t HTTP/1.1\r\n\r\n"),
+    );
+    assert!(
+        tunnel.starts_with("HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.1 200 OK"),
+        "{tunnel}"
+    );
+    let refused = ask(&socket, "CONNECT evil.example:443 HTTP/1.1\r\n\r\n");
+    assert!(refused.starts_with("HTTP/1.1 403 Forbidden"), "{refused}");
+    assert!(
+        refused.contains("evil.example:443 is not in `[tools.shell] allowed_hosts`"),
+        "{refused}"
+    );
+    let other_port = ask(
+        &socket,
+        &format!(
+            "GET http://127.0.0.1:{}/ HTTP/1.1\r\n\r\n",
+            port.wrapping_add(1).max(1)
+        ),
+    );
+    assert!(other_port.starts_with("HTTP/1.1 403"), "{other_port}");
+    assert!(ask(&socket, "GET /x HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 400"));
+    let lines = proxy.refused();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "network: refused CONNECT evil.example:443: not in `[tools.shell] allowed_hosts`"
+    );
+    drop(proxy);
+    assert!(!socket.exists(), "the socket outlived the proxy");
+}
+
+#[test]
+fn no_proxy_without_hosts_or_with_the_full_network_and_refusals_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = SandboxSpec {
+        tmp: dir.path().to_owned(),
+        ..SandboxSpec::default()
+    };
+    assert!(HostProxy::start(&spec).unwrap().is_none());
+    spec.allowed_hosts = vec!["a.example".into()];
+    spec.network = true;
+    assert!(HostProxy::start(&spec).unwrap().is_none());
+    spec.network = false;
+    spec.allowed_hosts = vec!["https://a.example".into()];
+    assert!(
+        HostProxy::start(&spec)
+            .err()
+            .unwrap()
+            .contains("allowed_hosts")
+    );
+    spec.allowed_hosts = vec!["a.example".into()];
+    let proxy = HostProxy::start(&spec).unwrap().unwrap();
+    let socket = dir.path().join(PROXY_SOCKET);
+    for _ in 0..MAX_REFUSALS + 3 {
+        ask(&socket, "CONNECT b.example:443 HTTP/1.1\r\n\r\n");
+    }
+    let lines = proxy.refused();
+    assert_eq!(lines.len(), MAX_REFUSALS + 1);
+    assert_eq!(lines[MAX_REFUSALS], "... and 3 more");
+}
