@@ -20,6 +20,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "model.max_tokens",
     "model.timeout_s",
     "model.max_retries",
+    "model.max_wait_s",
     "model.retry_base_ms",
     "model.retry_max_ms",
     "model.stream",

@@ -41,8 +41,13 @@ pub struct ModelConfig {
     /// Longest wait, in seconds, for the response to start and for more of a streamed answer
     /// (a time to first byte and an idle-stream timeout; not a bound on the whole answer).
     pub timeout_s: u64,
-    /// Retries after a retryable failure (429, 5xx, reset, timeout).
+    /// Retries after a retryable failure (429, 5xx, reset, timeout); a server that cannot be
+    /// reached (refused, no such host) is retried once at most.
     pub max_retries: u32,
+    /// Budget, in seconds, for one request across all its attempts and the waits between
+    /// them, until the answer begins (at least 300 s for a non-streamed request).
+    #[serde(default = "default_max_wait_s")]
+    pub max_wait_s: u64,
     /// Wait before the first retry, in milliseconds; doubled for each further retry (with
     /// jitter) unless the provider asks for a specific wait (`retry-after`).
     #[serde(default = "default_retry_base_ms")]
@@ -66,12 +71,17 @@ impl Default for ModelConfig {
             // (tokens, or the provider's keep-alive events): 30 s of silence means a hung server.
             timeout_s: 30,
             max_retries: 4,
+            max_wait_s: default_max_wait_s(),
             retry_base_ms: default_retry_base_ms(),
             retry_max_ms: default_retry_max_ms(),
             stream: true,
             system_prompt: None,
         }
     }
+}
+
+fn default_max_wait_s() -> u64 {
+    60
 }
 
 fn default_retry_base_ms() -> u64 {

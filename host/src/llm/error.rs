@@ -57,6 +57,35 @@ pub enum LlmError {
         detail: String,
     },
 
+    /// The connection could not be made: refused, no such host, no route. Retried at most once.
+    #[error("{provider}: cannot connect to {target}: {detail}")]
+    Unreachable {
+        /// Provider name.
+        provider: &'static str,
+        /// `host:port` of the base URL.
+        target: String,
+        /// The innermost cause (`Connection refused (os error 111)`, a DNS failure).
+        detail: String,
+    },
+
+    /// The request's wait budget (`model.max_wait_s`) ran out before an answer began.
+    #[error(
+        "{provider}: no answer within the wait budget of {} s (`model.max_wait_s`), {attempts} attempt{}{}",
+        budget.as_secs(),
+        if *attempts == 1 { "" } else { "s" },
+        last.as_ref().map(|e| format!("; last failure: {e}")).unwrap_or_default()
+    )]
+    WaitBudget {
+        /// Provider name.
+        provider: &'static str,
+        /// The budget that was spent.
+        budget: Duration,
+        /// Requests sent.
+        attempts: u32,
+        /// The last failure, when an attempt failed before the budget ran out.
+        last: Option<Box<LlmError>>,
+    },
+
     /// No response, or no streamed data, within the configured timeout.
     #[error("{provider}: no response within {}s", after.as_secs_f64())]
     Timeout {
@@ -135,17 +164,31 @@ impl LlmError {
                     | "server_error"
             ),
             Self::Connection { .. }
+            | Self::Unreachable { .. }
             | Self::Timeout { .. }
             | Self::TruncatedStream { .. }
             | Self::MalformedStream { .. }
             | Self::MalformedResponse { .. } => true,
-            Self::RetriesExhausted { .. } | Self::Cancelled { .. } => false,
+            Self::RetriesExhausted { .. } | Self::WaitBudget { .. } | Self::Cancelled { .. } => {
+                false
+            }
         }
     }
 
     /// True for a configuration problem the person must fix (the CLI exits with 2).
     pub fn is_config_error(&self) -> bool {
         matches!(self, Self::MissingKey { .. } | Self::InvalidConfig { .. })
+    }
+
+    /// What a retry notice says: the error, shortened for an unreachable server (its cause
+    /// is said once, by the final error).
+    pub fn brief(&self) -> String {
+        match self {
+            Self::Unreachable {
+                provider, target, ..
+            } => format!("{provider}: cannot connect to {target}"),
+            other => other.to_string(),
+        }
     }
 
     /// The provider's requested wait, if it gave one.
