@@ -120,17 +120,21 @@ fn preview_shows_headers_and_sizes_and_full_shows_bodies() {
 #[test]
 fn a_lock_warning_is_said_once_per_command() {
     let env = TestEnv::new();
-    env.managed_config("[policy]\nlocked = [\"model\"]\n");
-    env.project_config("[model]\nmax_tokens = 100\n");
+    env.managed_config("[policy]\nlocked = [\"model\", \"tools.mode\"]\n");
+    let user = env.user_config("[model]\nmax_tokens = 100\n\n[tools]\nmode = \"auto-edit\"\n");
+    let project = env.project_config("[model]\nmax_tokens = 200\n");
     for args in [&["run", "hi"][..], &["preview", "hi"][..]] {
         let out = env.run(args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
         assert_eq!(
-            err.matches("is locked by managed policy").count(),
+            err.matches("locked by managed policy").count(),
             1,
             "{args:?}: {err}"
         );
+        for file in [&user, &project] {
+            assert!(err.contains(&file.display().to_string()), "{err}");
+        }
     }
 }
 

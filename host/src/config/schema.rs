@@ -394,6 +394,10 @@ pub struct PolicyConfig {
     /// The most a user or project tool plugin may be granted; a grant above it is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_grants: Option<super::ToolGrantCeiling>,
+    /// The files that set `max_tool_grants`, in layer order, each with its own ceiling and
+    /// whether it is the managed file: what messages about the ceiling name.
+    #[serde(skip)]
+    pub max_tool_grants_from: Vec<(PathBuf, bool, super::ToolGrantCeiling)>,
     /// Lowers the ceiling on plugin output caps (bytes) below the built-in 1 MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_plugin_output_bytes: Option<u64>,
@@ -429,6 +433,7 @@ impl Default for PolicyConfig {
             max_component_mb: MAX_COMPONENT_MB,
             managed_tools_only: false,
             max_tool_grants: None,
+            max_tool_grants_from: Vec::new(),
             max_plugin_output_bytes: None,
             trusted_paths: Vec::new(),
             allow_trust: true,
