@@ -176,3 +176,49 @@ fn config_show_shows_everything_and_marks_an_entry_over_a_ceiling() {
         .unwrap_or_else(|| panic!("no refused entry:\n{shown}\n{err}"));
     assert!(refused.contains("plugins.edit.fs"), "{refused}");
 }
+
+#[test]
+fn the_audit_gives_compaction_its_own_record_and_every_request_its_outcome() {
+    let env = TestEnv::new();
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nstream = false\nmax_retries = 0\n",
+    );
+    env.write("a.txt", "alpha\n");
+    let server = MockServer::start().unwrap();
+    let session = "audited";
+    let flag = env.session_flag(session);
+    server.push(Reply::text("read it"));
+    let out = openai_run(&env, &server.openai_url(), &["run", flag, session, "see @a.txt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    server.push(Reply::error(400, "invalid_request_error", "bad request"));
+    let out = openai_run(&env, &server.openai_url(), &["run", "--session", session, "again"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    server.push(Reply::text("SUMMARY"));
+    let out = openai_run(&env, &server.openai_url(), &["compact", session]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let out = env.run(&["audit", session, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let audit: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let turns = audit["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 3, "{audit}");
+    assert_eq!(turns[0]["requests"][0]["outcome"], "ok", "{audit}");
+    assert_eq!(turns[1]["outcome"], "failed", "{audit}");
+    assert_eq!(turns[1]["requests"][0]["outcome"], "failed", "{audit}");
+    assert!(
+        turns[1]["requests"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("bad request")),
+        "{audit}"
+    );
+    assert_eq!(turns[2]["kind"], "compaction", "{audit}");
+    assert_eq!(turns[2]["requests"][0]["outcome"], "ok", "{audit}");
+    assert_eq!(turns[2]["files"][0]["path"], "a.txt", "{audit}");
+    // The failed turn holds only its own request: the compaction did not land under it.
+    assert_eq!(turns[1]["requests"].as_array().unwrap().len(), 1, "{audit}");
+
+    let out = env.run(&["audit", session]);
+    let shown = stdout(&out);
+    assert!(shown.contains("compaction of history"), "{shown}");
+    assert!(shown.contains("— failed: "), "{shown}");
+}

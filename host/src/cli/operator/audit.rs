@@ -1,6 +1,8 @@
 //! `warden audit [ID] [--json] [--since T]`: what left the machine, per turn — each file
 //! (path, bytes, sha256, truncated), each plugin decision, each model request (provider, model,
-//! bytes, items); a cancelled turn shows the prompt's sha256, never its text.
+//! bytes, items) with its outcome (`ok`, `failed: why`, `cancelled`; unknown in files written
+//! before outcomes were recorded); a cancelled turn shows the prompt's sha256, never its text.
+//! A compaction is a group of its own, holding its summary request and the files it re-read.
 
 use std::time::SystemTime;
 
@@ -17,6 +19,8 @@ use crate::store::{self, AuditEvent, AuditRecord, Home};
 struct Turn {
     session: String,
     started: Option<SystemTime>,
+    /// The history range a compaction replaced (a compaction's group, not a prompt's turn).
+    compaction: Option<(u64, u64)>,
     prompt_sha256: Option<String>,
     prompt_bytes: Option<u64>,
     cancelled_by: Option<String>,
@@ -29,8 +33,13 @@ struct Turn {
 
 impl Turn {
     fn outcome(&self) -> &'static str {
-        if self.cancelled_by.is_some() {
+        let last = self.requests.last().map(|r| r["outcome"].as_str());
+        if self.cancelled_by.is_some() || last == Some(Some("cancelled")) {
             "cancelled"
+        } else if last == Some(Some("failed")) {
+            "failed"
+        } else if self.compaction.is_some() {
+            "compacted"
         } else if self.requests.is_empty() {
             "no model request"
         } else {
@@ -42,6 +51,8 @@ impl Turn {
         json!({
             "session": self.session,
             "started": self.started.map(ts),
+            "kind": if self.compaction.is_some() { "compaction" } else { "turn" },
+            "compaction": self.compaction.map(|(from, to)| json!({"from": from, "to": to})),
             "prompt_sha256": self.prompt_sha256,
             "prompt_bytes": self.prompt_bytes,
             "outcome": self.outcome(),
@@ -115,7 +126,10 @@ fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
 fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
     for record in records {
-        let starts = matches!(record.event, AuditEvent::TurnStarted { .. });
+        let starts = matches!(
+            record.event,
+            AuditEvent::TurnStarted { .. } | AuditEvent::CompactionStarted { .. }
+        );
         if starts || turns.is_empty() {
             turns.push(Turn {
                 session: id.to_owned(),
@@ -166,6 +180,15 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
             } => turn.requests.push(json!({
                 "provider": provider, "model": model, "items": items, "bytes": bytes, "ts": at,
             })),
+            AuditEvent::CompactionStarted { from, to } => turn.compaction = Some((from, to)),
+            AuditEvent::ModelOutcome { outcome, reason } => {
+                if let Some(request) = turn.requests.last_mut() {
+                    request["outcome"] = json!(outcome);
+                    if let Some(reason) = reason {
+                        request["reason"] = json!(reason);
+                    }
+                }
+            }
             AuditEvent::ToolCall { .. } => {
                 let mut value = serde_json::to_value(&record.event).unwrap_or(Value::Null);
                 if let Some(map) = value.as_object_mut() {
@@ -250,8 +273,12 @@ fn print_turn(turn: &Turn) {
             )
         })
         .unwrap_or_default();
+    let what = match turn.compaction {
+        Some((from, to)) => format!(" compaction of history {from}–{to}"),
+        None => String::new(),
+    };
     outln!(
-        "── {started} session {}: {}{prompt}",
+        "── {started} session {}:{what} {}{prompt}",
         turn.session,
         turn.outcome()
     );
@@ -287,8 +314,13 @@ fn print_turn(turn: &Turn) {
         outln!("   {}", tool_line(t));
     }
     for r in &turn.requests {
+        let outcome = match (r["outcome"].as_str(), r["reason"].as_str()) {
+            (Some("failed"), Some(why)) => format!(" — failed: {}", crate::domain::escape::escape(why)),
+            (Some(outcome), _) => format!(" — {outcome}"),
+            (None, _) => String::new(),
+        };
         outln!(
-            "   request to {} model {}: {} items, {} bytes",
+            "   request to {} model {}: {} items, {} bytes{outcome}",
             r["provider"].as_str().unwrap_or(""),
             r["model"].as_str().unwrap_or("?"),
             r["items"],

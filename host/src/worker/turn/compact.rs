@@ -53,6 +53,10 @@ impl Worker {
             to: last.seq,
         };
         let referenced = referenced_files(records);
+        self.audit(&[AuditEvent::CompactionStarted {
+            from: replaces.from,
+            to: replaces.to,
+        }])?;
         let mut items: Vec<Item> = records.iter().map(|r| r.item.clone()).collect();
         items.push(Item::user(SUMMARY_PROMPT));
         let summary = self.summarize(items)?;
@@ -184,9 +188,10 @@ impl Worker {
                 items = count
             )
             .entered();
-            self.provider.complete(&request, &mut |_| {}, &cancel)?
+            self.provider.complete(&request, &mut |_| {}, &cancel)
         };
-        Ok(response.text)
+        self.audit(&[super::model::model_outcome(&response)])?;
+        Ok(response?.text)
     }
 
     /// The model name a request names.
