@@ -211,7 +211,8 @@ fn the_audit_gives_compaction_its_own_record_and_every_request_its_outcome() {
             .is_some_and(|r| r.contains("bad request")),
         "{audit}"
     );
-    assert_eq!(turns[2]["kind"], "compaction", "{audit}");
+    assert_eq!(turns[2]["kind"], "compact", "{audit}");
+    assert!(turns[2]["replaces"]["to"].is_u64(), "{audit}");
     assert_eq!(turns[2]["requests"][0]["outcome"], "ok", "{audit}");
     assert_eq!(turns[2]["files"][0]["path"], "a.txt", "{audit}");
     // The failed turn holds only its own request: the compaction did not land under it.

@@ -51,8 +51,8 @@ impl Turn {
         json!({
             "session": self.session,
             "started": self.started.map(ts),
-            "kind": if self.compaction.is_some() { "compaction" } else { "turn" },
-            "compaction": self.compaction.map(|(from, to)| json!({"from": from, "to": to})),
+            "kind": if self.compaction.is_some() { "compact" } else { "turn" },
+            "replaces": self.compaction.map(|(from, to)| json!({"from": from, "to": to})),
             "prompt_sha256": self.prompt_sha256,
             "prompt_bytes": self.prompt_bytes,
             "outcome": self.outcome(),

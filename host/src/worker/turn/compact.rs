@@ -53,12 +53,12 @@ impl Worker {
             to: last.seq,
         };
         let referenced = referenced_files(records);
+        let mut items: Vec<Item> = records.iter().map(|r| r.item.clone()).collect();
+        items.push(Item::user(SUMMARY_PROMPT));
         self.audit(&[AuditEvent::CompactionStarted {
             from: replaces.from,
             to: replaces.to,
         }])?;
-        let mut items: Vec<Item> = records.iter().map(|r| r.item.clone()).collect();
-        items.push(Item::user(SUMMARY_PROMPT));
         let summary = self.summarize(items)?;
 
         // Current copies of the files, through the resolver, as a fresh session would see them.
