@@ -188,10 +188,18 @@ fn the_audit_gives_compaction_its_own_record_and_every_request_its_outcome() {
     let session = "audited";
     let flag = env.session_flag(session);
     server.push(Reply::text("read it"));
-    let out = openai_run(&env, &server.openai_url(), &["run", flag, session, "see @a.txt"]);
+    let out = openai_run(
+        &env,
+        &server.openai_url(),
+        &["run", flag, session, "see @a.txt"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     server.push(Reply::error(400, "invalid_request_error", "bad request"));
-    let out = openai_run(&env, &server.openai_url(), &["run", "--session", session, "again"]);
+    let out = openai_run(
+        &env,
+        &server.openai_url(),
+        &["run", "--session", session, "again"],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     server.push(Reply::text("SUMMARY"));
     let out = openai_run(&env, &server.openai_url(), &["compact", session]);

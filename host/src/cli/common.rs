@@ -48,7 +48,9 @@ pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
 /// configuration twice says nothing twice).
 pub(crate) fn print_config_warnings(warnings: &[String]) {
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut said = SAID.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for warning in warnings {
         if !said.contains(warning) {
             print_alert(&Alert::warn("config", warning.clone()));

@@ -126,9 +126,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             json,
             full,
             prompt,
-        } => {
-            run::preview(dir.as_deref(), json, full, &prompt.join(" "))
-        }
+        } => run::preview(dir.as_deref(), json, full, &prompt.join(" ")),
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
         Command::Session { command } => command.run(),

@@ -143,10 +143,10 @@ pub(crate) fn ignored_warning(hits: &[(String, PathBuf)]) -> Option<String> {
             }
             let listed: Vec<String> = keys
                 .iter()
-                .map(|(key, files)| format!("`{key}` in {}", files.join(" and ")))
+                .map(|(key, files)| format!("`{key}` is locked, set in {}", files.join(" and ")))
                 .collect();
             Some(format!(
-                "locked by managed policy, these settings were ignored: {} (`warden config show` marks the locked keys)",
+                "settings locked by managed policy were ignored: {} (`warden config show` marks the locked keys)",
                 listed.join("; ")
             ))
         }
@@ -209,7 +209,9 @@ mod tests {
         ])
         .unwrap_or_default();
         assert!(
-            many.contains("`model` in u.toml and p.toml; `tools.mode` in u.toml"),
+            many.contains(
+                "`model` is locked, set in u.toml and p.toml; `tools.mode` is locked, set in u.toml"
+            ),
             "{many}"
         );
     }

@@ -129,7 +129,11 @@ async fn budget_spent(deadline: Instant, emitted: &Cell<bool>) {
 
 impl HttpClient {
     /// A client with the given timeout, retry policy and wait budget.
-    pub fn new(timeout: Duration, retry: RetryPolicy, max_wait: Duration) -> Result<Self, LlmError> {
+    pub fn new(
+        timeout: Duration,
+        retry: RetryPolicy,
+        max_wait: Duration,
+    ) -> Result<Self, LlmError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

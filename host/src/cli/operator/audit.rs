@@ -315,7 +315,9 @@ fn print_turn(turn: &Turn) {
     }
     for r in &turn.requests {
         let outcome = match (r["outcome"].as_str(), r["reason"].as_str()) {
-            (Some("failed"), Some(why)) => format!(" — failed: {}", crate::domain::escape::escape(why)),
+            (Some("failed"), Some(why)) => {
+                format!(" — failed: {}", crate::domain::escape::escape(why))
+            }
             (Some(outcome), _) => format!(" — {outcome}"),
             (None, _) => String::new(),
         };

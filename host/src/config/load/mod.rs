@@ -525,4 +525,3 @@ fn deep_merge(into: &mut Table, from: Table) {
 
 #[cfg(test)]
 mod tests;
-

@@ -282,7 +282,11 @@ fn locks_cover_tables_and_plugins_and_are_reported() {
     assert!(!c.fileref.deny.contains(&"x".to_owned()));
     // One warning for every ignored setting, naming each key and file.
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
-    for key in ["`model` in", "`plugins` in", "`fileref.deny` in"] {
+    for key in [
+        "`model` is locked",
+        "`plugins` is locked",
+        "`fileref.deny` is locked",
+    ] {
         assert!(loaded.warnings[0].contains(key), "{:?}", loaded.warnings);
     }
     let lock = loaded.locked_by("model.max_tokens").unwrap();
