@@ -70,6 +70,12 @@ pub enum AuditEvent {
         /// Last history sequence number it replaces.
         to: u64,
     },
+    /// A compaction ended (written with its last records): what follows belongs to the turn
+    /// it interrupted, if it ran inside one.
+    CompactionEnded {
+        /// `ok`, or `failed` (its request failed, or an interceptor stopped it).
+        outcome: String,
+    },
     /// A turn began: the prompt's sha256 and size, never its text.
     TurnStarted {
         /// sha256 of the prompt as typed, lowercase hex.

@@ -125,6 +125,9 @@ fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
 /// were marked form one turn of their own).
 fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
+    // The group records go to: the last, or, after a compaction that ran inside a turn, that
+    // turn again.
+    let mut current = 0usize;
     for record in records {
         let starts = matches!(
             record.event,
@@ -136,8 +139,15 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
                 started: Some(record.ts),
                 ..Turn::default()
             });
+            current = turns.len() - 1;
         }
-        let Some(turn) = turns.last_mut() else {
+        if matches!(record.event, AuditEvent::CompactionEnded { .. }) {
+            // What follows belongs to the group before the compaction (the turn it ran in,
+            // or, after a `/compact`, nothing until the next turn starts one).
+            current = current.saturating_sub(1);
+            continue;
+        }
+        let Some(turn) = turns.get_mut(current) else {
             continue;
         };
         let at = ts(record.ts);
@@ -358,5 +368,66 @@ mod tests {
             plain,
             "tool read_file (built-in): allowed by default; 2 bytes in, 3 out"
         );
+    }
+
+    fn record(event: AuditEvent) -> AuditRecord {
+        AuditRecord {
+            ts: SystemTime::UNIX_EPOCH,
+            event,
+        }
+    }
+
+    fn request(items: u64) -> AuditRecord {
+        record(AuditEvent::ModelRequest {
+            provider: "openai".into(),
+            model: None,
+            items,
+            bytes: 1,
+        })
+    }
+
+    fn outcome(outcome: &str) -> AuditRecord {
+        record(AuditEvent::ModelOutcome {
+            outcome: outcome.into(),
+            reason: None,
+        })
+    }
+
+    #[test]
+    fn a_compaction_inside_a_turn_is_its_own_group_and_the_turn_goes_on_after_it() {
+        let turns = group(
+            "s",
+            vec![
+                record(AuditEvent::TurnStarted {
+                    prompt_sha256: "h".into(),
+                    prompt_bytes: 2,
+                }),
+                record(AuditEvent::CompactionStarted { from: 1, to: 9 }),
+                request(10),
+                outcome("ok"),
+                record(AuditEvent::FileSent {
+                    path: "a.txt".into(),
+                    bytes: 1,
+                    sha256: "x".into(),
+                    truncated: false,
+                }),
+                record(AuditEvent::CompactionEnded {
+                    outcome: "ok".into(),
+                }),
+                request(3),
+                outcome("cancelled"),
+            ],
+        );
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].requests.len(), 1);
+        assert_eq!(turns[0].requests[0]["items"], 3);
+        assert_eq!(turns[0].outcome(), "cancelled");
+        assert_eq!(turns[1].compaction, Some((1, 9)));
+        assert_eq!(turns[1].files.len(), 1);
+        assert_eq!(turns[1].outcome(), "compacted");
+        // A log written before outcomes were recorded: the request has none.
+        let old = group("s", vec![request(1)]);
+        assert_eq!(old[0].outcome(), "sent");
+        assert!(old[0].requests[0].get("outcome").is_none());
     }
 }

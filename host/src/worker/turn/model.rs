@@ -257,7 +257,8 @@ impl Worker {
             self.provider
                 .complete(&request, &mut |event| sink.model_event(event), &cancel)
         };
-        self.audit(&[model_outcome(&result)])?;
+        // Written with the next batch (or when the turn returns): no write of its own.
+        self.defer_audit(model_outcome(&result));
         match result {
             Ok(response) => {
                 let item = response.to_item();
