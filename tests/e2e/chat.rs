@@ -14,7 +14,7 @@ use crate::support::{TestEnv, stderr, warden_bin};
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A chat running in its own tmux server.
-struct Terminal {
+pub(crate) struct Terminal {
     socket: String,
     exit_file: PathBuf,
 }
@@ -32,7 +32,7 @@ fn shell_quote(s: &str) -> String {
 
 impl Terminal {
     /// Start `warden ARGS` in `env`'s workspace with `extra` variables.
-    fn start(env: &TestEnv, args: &[&str], extra: &[(&str, String)]) -> Self {
+    pub(crate) fn start(env: &TestEnv, args: &[&str], extra: &[(&str, String)]) -> Self {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "warden-e2e-{}-{}",
@@ -94,21 +94,21 @@ impl Terminal {
     }
 
     /// Type `text` literally.
-    fn type_text(&self, text: &str) {
+    pub(crate) fn type_text(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "chat", "-l", text]);
     }
 
     /// Press keys by tmux name (`Tab`, `Enter`, `C-c`, `C-d`).
-    fn press(&self, key: &str) {
+    pub(crate) fn press(&self, key: &str) {
         self.tmux(&["send-keys", "-t", "chat", key]);
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "chat", "-S", "-500"])
     }
 
     /// Wait until the screen shows `needle`; fail with the screen otherwise.
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -124,7 +124,7 @@ impl Terminal {
 
     /// Wait until the screen shows `needle` after the last `marker` (the prompt back after an
     /// answer, say), so that keys typed next reach the line editor.
-    fn wait_for_after(&self, marker: &str, needle: &str) -> String {
+    pub(crate) fn wait_for_after(&self, marker: &str, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -141,7 +141,7 @@ impl Terminal {
     }
 
     /// Wait for the process to exit and return its status.
-    fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         let start = Instant::now();
         loop {
             if let Ok(text) = std::fs::read_to_string(&self.exit_file)
@@ -165,7 +165,7 @@ impl Drop for Terminal {
     }
 }
 
-fn skip() -> bool {
+pub(crate) fn skip() -> bool {
     if tmux_installed() {
         return false;
     }
@@ -174,7 +174,7 @@ fn skip() -> bool {
 }
 
 /// `warden chat` in a terminal, its model the mock server, without colours, at its prompt.
-fn chat_against(env: &TestEnv, server: &MockServer) -> Terminal {
+pub(crate) fn chat_against(env: &TestEnv, server: &MockServer) -> Terminal {
     let term = Terminal::start(
         env,
         &["chat"],
@@ -188,7 +188,7 @@ fn chat_against(env: &TestEnv, server: &MockServer) -> Terminal {
     term
 }
 
-fn session_id(screen: &str) -> String {
+pub(crate) fn session_id(screen: &str) -> String {
     screen
         .lines()
         .find_map(|l| l.trim().strip_prefix("session    "))
@@ -197,7 +197,7 @@ fn session_id(screen: &str) -> String {
         .to_owned()
 }
 
-fn export(env: &TestEnv, id: &str) -> Vec<Value> {
+pub(crate) fn export(env: &TestEnv, id: &str) -> Vec<Value> {
     let out = env.run(&["session", "export", id]);
     assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_slice::<Value>(&out.stdout)
@@ -320,7 +320,7 @@ fn ctrl_c_cancels_a_slow_answer_and_commits_nothing_partial() {
     term.press("Enter");
     term.wait_for("the first");
     term.press("C-c");
-    term.wait_for("cancelled:");
+    term.wait_for("partial answer was not committed");
     // The chat is still usable: the prompt comes back.
     term.type_text("/session");
     term.press("Enter");

@@ -95,9 +95,19 @@ pub fn request(items: Vec<Item>, stream: bool) -> Request {
 }
 
 /// Runs one request, collecting the events.
+/// The countdown notices ([`StreamEvent::Waiting`], one per attempt) are left out; `faults`
+/// checks them on their own.
 pub fn run(p: &mut dyn Provider, req: &Request) -> (Result<Response, LlmError>, Vec<StreamEvent>) {
     let mut events = Vec::new();
-    let r = p.complete(req, &mut |e| events.push(e.clone()), &CancelToken::new());
+    let r = p.complete(
+        req,
+        &mut |e| {
+            if !matches!(e, StreamEvent::Waiting { .. }) {
+                events.push(e.clone());
+            }
+        },
+        &CancelToken::new(),
+    );
     (r, events)
 }
 

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 mod chat;
+mod chat_failures;
 mod children;
 mod cli_output;
 mod cli_prompt;
@@ -46,6 +47,7 @@ mod tool_plugins;
 mod tools;
 mod trust;
 mod undo;
+mod waits;
 mod wit;
 mod worker;
 mod workspace_tools;

@@ -65,6 +65,9 @@ pub(crate) enum Command {
         /// Print one JSON object (`items`, `alerts`, `refs`).
         #[arg(long)]
         json: bool,
+        /// Print whole item bodies (by default each item's header, size and first line).
+        #[arg(long)]
+        full: bool,
         /// The prompt.
         #[arg(required = true, num_args = 1.., value_name = "PROMPT")]
         prompt: Vec<String>,

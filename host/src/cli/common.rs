@@ -40,10 +40,23 @@ pub(crate) fn sources(workspace: &Path) -> Sources {
 pub(crate) fn load_config(workspace: &Path) -> Result<Loaded, CliError> {
     let loaded =
         config::load(&sources(workspace)).map_err(|err| CliError::usage(err.to_string()))?;
-    for warning in &loaded.warnings {
-        print_alert(&Alert::warn("config", warning.clone()));
-    }
+    print_config_warnings(&loaded.warnings);
     Ok(loaded)
+}
+
+/// Print configuration warnings, each once per process (a command that loads the
+/// configuration twice says nothing twice).
+pub(crate) fn print_config_warnings(warnings: &[String]) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for warning in warnings {
+        if !said.contains(warning) {
+            print_alert(&Alert::warn("config", warning.clone()));
+            said.push(warning.clone());
+        }
+    }
 }
 
 /// `$WARDEN_HOME` or the default state directory.

@@ -123,9 +123,12 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             limit,
             query,
         } => complete::complete(dir.as_deref(), json, limit, &query.join(" ")),
-        Command::Preview { dir, json, prompt } => {
-            run::preview(dir.as_deref(), json, &prompt.join(" "))
-        }
+        Command::Preview {
+            dir,
+            json,
+            full,
+            prompt,
+        } => run::preview(dir.as_deref(), json, full, &prompt.join(" ")),
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
         Command::Session { command } => command.run(),

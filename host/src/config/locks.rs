@@ -20,6 +20,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "model.max_tokens",
     "model.timeout_s",
     "model.max_retries",
+    "model.max_wait_s",
     "model.retry_base_ms",
     "model.retry_max_ms",
     "model.stream",
@@ -123,6 +124,36 @@ pub(crate) fn check(path: &Path, text: &str) -> Result<Vec<LockedKey>, ConfigErr
     Ok(out)
 }
 
+/// One warning for every setting the locks removed: a locked deployment says it once per
+/// command, not once per key and file. `warden config show` marks each locked key.
+pub(crate) fn ignored_warning(hits: &[(String, PathBuf)]) -> Option<String> {
+    match hits {
+        [] => None,
+        [(key, path)] => Some(format!(
+            "{}: `{key}` is locked by managed policy; the setting was ignored",
+            path.display()
+        )),
+        _ => {
+            let mut keys: Vec<(&str, Vec<String>)> = Vec::new();
+            for (key, path) in hits {
+                let file = path.display().to_string();
+                match keys.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, files)) => files.push(file),
+                    None => keys.push((key, vec![file])),
+                }
+            }
+            let listed: Vec<String> = keys
+                .iter()
+                .map(|(key, files)| format!("`{key}` is locked, set in {}", files.join(" and ")))
+                .collect();
+            Some(format!(
+                "settings locked by managed policy were ignored: {} (`warden config show` marks the locked keys)",
+                listed.join("; ")
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -162,6 +193,28 @@ mod tests {
         for key in LOCKABLE_KEYS {
             assert!(doc.contains(&format!("`{key}`")), "{key} is not documented");
         }
+    }
+
+    #[test]
+    fn ignored_settings_are_said_in_one_warning() {
+        assert_eq!(ignored_warning(&[]), None);
+        let one = ignored_warning(&[("model".into(), PathBuf::from("u.toml"))]);
+        assert_eq!(
+            one.as_deref(),
+            Some("u.toml: `model` is locked by managed policy; the setting was ignored")
+        );
+        let many = ignored_warning(&[
+            ("model".into(), PathBuf::from("u.toml")),
+            ("tools.mode".into(), PathBuf::from("u.toml")),
+            ("model".into(), PathBuf::from("p.toml")),
+        ])
+        .unwrap_or_default();
+        assert!(
+            many.contains(
+                "`model` is locked, set in u.toml and p.toml; `tools.mode` is locked, set in u.toml"
+            ),
+            "{many}"
+        );
     }
 
     #[test]

@@ -41,8 +41,13 @@ pub struct ModelConfig {
     /// Longest wait, in seconds, for the response to start and for more of a streamed answer
     /// (a time to first byte and an idle-stream timeout; not a bound on the whole answer).
     pub timeout_s: u64,
-    /// Retries after a retryable failure (429, 5xx, reset, timeout).
+    /// Retries after a retryable failure (429, 5xx, reset, timeout); a server that cannot be
+    /// reached (refused, no such host) is retried once at most.
     pub max_retries: u32,
+    /// Budget, in seconds, for one request across all its attempts and the waits between
+    /// them, until the answer begins (at least 300 s for a non-streamed request).
+    #[serde(default = "default_max_wait_s")]
+    pub max_wait_s: u64,
     /// Wait before the first retry, in milliseconds; doubled for each further retry (with
     /// jitter) unless the provider asks for a specific wait (`retry-after`).
     #[serde(default = "default_retry_base_ms")]
@@ -66,12 +71,17 @@ impl Default for ModelConfig {
             // (tokens, or the provider's keep-alive events): 30 s of silence means a hung server.
             timeout_s: 30,
             max_retries: 4,
+            max_wait_s: default_max_wait_s(),
             retry_base_ms: default_retry_base_ms(),
             retry_max_ms: default_retry_max_ms(),
             stream: true,
             system_prompt: None,
         }
     }
+}
+
+fn default_max_wait_s() -> u64 {
+    60
 }
 
 fn default_retry_base_ms() -> u64 {
@@ -384,6 +394,10 @@ pub struct PolicyConfig {
     /// The most a user or project tool plugin may be granted; a grant above it is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_grants: Option<super::ToolGrantCeiling>,
+    /// The files that set `max_tool_grants`, in layer order, each with its own ceiling and
+    /// whether it is the managed file: what messages about the ceiling name.
+    #[serde(skip)]
+    pub max_tool_grants_from: Vec<(PathBuf, bool, super::ToolGrantCeiling)>,
     /// Lowers the ceiling on plugin output caps (bytes) below the built-in 1 MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_plugin_output_bytes: Option<u64>,
@@ -424,6 +438,7 @@ impl Default for PolicyConfig {
             max_component_mb: MAX_COMPONENT_MB,
             managed_tools_only: false,
             max_tool_grants: None,
+            max_tool_grants_from: Vec::new(),
             max_plugin_output_bytes: None,
             trusted_paths: Vec::new(),
             allow_trust: true,

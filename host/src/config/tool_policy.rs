@@ -3,7 +3,7 @@
 //! ceiling is refused, never narrowed: a tool that silently lost access would fail in ways its
 //! user cannot explain, and a refusal names the layer and the key to fix.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +71,32 @@ impl ToolGrantCeiling {
 /// The grant keys a `[[plugins]]` entry may carry only when it is a tool.
 const GRANT_KEYS: &[&str] = &["fs", "allowed_hosts", "env", "approve"];
 
+impl ToolGrantCeiling {
+    /// One warning per non-managed file whose own ceiling grants more than the one in force
+    /// (`from` as [`PolicyConfig::max_tool_grants_from`](super::PolicyConfig) holds it): the
+    /// two were intersected, which the person is told rather than left to find out.
+    pub(crate) fn looser_warnings(
+        in_force: Option<&Self>,
+        from: &[(PathBuf, bool, Self)],
+    ) -> Vec<String> {
+        let Some(in_force) = in_force else {
+            return Vec::new();
+        };
+        let shown = serde_json::to_string(in_force).unwrap_or_default();
+        from.iter()
+            .filter(|(_, managed, own)| {
+                !managed && Self::tighten(Some(own.clone()), Some(in_force.clone())).as_ref() != Some(own)
+            })
+            .map(|(path, _, _)| {
+                format!(
+                    "{}: `policy.max_tool_grants` grants more than the ceiling another layer sets; the two were intersected and the tighter applies: {shown}",
+                    path.display()
+                )
+            })
+            .collect()
+    }
+}
+
 /// Check one entry as written in `path`: grant keys only on tools, hosts and variable names
 /// well formed.
 pub(crate) fn check_spec(spec: &PluginSpec, path: &Path) -> Result<(), ConfigError> {
@@ -118,8 +144,15 @@ pub(crate) fn check_against_policy(
     layer: &str,
     path: &Path,
     ceiling: Option<&ToolGrantCeiling>,
+    set_in: &[PathBuf],
     managed_tools_only: bool,
 ) -> Result<(), ConfigError> {
+    let set_in = if set_in.is_empty() {
+        String::new()
+    } else {
+        let files: Vec<String> = set_in.iter().map(|p| p.display().to_string()).collect();
+        format!(", set in {}", files.join(" and "))
+    };
     if spec.kind != PluginKind::Tool || layer == "managed" {
         return Ok(());
     }
@@ -146,7 +179,7 @@ pub(crate) fn check_against_policy(
         return Err(refused(
             ".fs",
             format!(
-                "the {layer} layer grants fs = \"{}\", above the ceiling `policy.max_tool_grants.fs = \"{}\"`; refused (grants are never narrowed silently)",
+                "the {layer} layer grants fs = \"{}\", above the ceiling `policy.max_tool_grants.fs = \"{}\"`{set_in}; refused (grants are never narrowed silently)",
                 fs_name(fs),
                 fs_name(max)
             ),
@@ -161,7 +194,7 @@ pub(crate) fn check_against_policy(
             Some(value) => Err(refused(
                 &format!(".{key}"),
                 format!(
-                    "the {layer} layer grants {key} {value:?}, outside the ceiling `policy.max_tool_grants.{key} = {allowed:?}`; refused (grants are never narrowed silently)"
+                    "the {layer} layer grants {key} {value:?}, outside the ceiling `policy.max_tool_grants.{key} = {allowed:?}`{set_in}; refused (grants are never narrowed silently)"
                 ),
             )),
         }

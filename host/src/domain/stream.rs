@@ -3,8 +3,8 @@
 /// Something that arrived while a request runs, reported to the caller as it happens.
 ///
 /// Streamed answers report text and tool calls piece by piece; non-streamed answers report
-/// each text and each tool call once, whole. `Retrying` is informational and is only ever
-/// sent before any answer content.
+/// each text and each tool call once, whole. `Retrying` and `Waiting` are informational and
+/// are only ever sent before any answer content.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum StreamEvent {
@@ -34,6 +34,17 @@ pub enum StreamEvent {
         /// What failed.
         reason: String,
     },
+    /// An attempt of the request starts: a front end may count down the wait budget.
+    Waiting {
+        /// Provider name (`openai`).
+        provider: &'static str,
+        /// Attempt number, from 1.
+        attempt: u32,
+        /// Most attempts the retry policy allows.
+        attempts: u32,
+        /// What is left of the request's wait budget (`model.max_wait_s`) as the attempt starts.
+        left: std::time::Duration,
+    },
 }
 
 impl StreamEvent {
@@ -43,7 +54,7 @@ impl StreamEvent {
             Self::TextDelta(_)
             | Self::ToolCallStarted { .. }
             | Self::ToolCallArgumentsDelta { .. } => true,
-            Self::Retrying { .. } => false,
+            Self::Retrying { .. } | Self::Waiting { .. } => false,
         }
     }
 }

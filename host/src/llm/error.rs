@@ -57,6 +57,35 @@ pub enum LlmError {
         detail: String,
     },
 
+    /// The connection could not be made: refused, no such host, no route. Retried at most once.
+    #[error("{provider}: cannot connect to {target}: {detail}")]
+    Unreachable {
+        /// Provider name.
+        provider: &'static str,
+        /// `host:port` of the base URL.
+        target: String,
+        /// The innermost cause (`Connection refused (os error 111)`, a DNS failure).
+        detail: String,
+    },
+
+    /// The request's wait budget (`model.max_wait_s`) ran out before an answer began.
+    #[error(
+        "{provider}: no answer within the wait budget of {} s (`model.max_wait_s`), {attempts} attempt{}{}",
+        budget.as_secs(),
+        if *attempts == 1 { "" } else { "s" },
+        last.as_ref().map(|e| format!("; last failure: {e}")).unwrap_or_default()
+    )]
+    WaitBudget {
+        /// Provider name.
+        provider: &'static str,
+        /// The budget that was spent.
+        budget: Duration,
+        /// Requests sent.
+        attempts: u32,
+        /// The last failure, when an attempt failed before the budget ran out.
+        last: Option<Box<LlmError>>,
+    },
+
     /// No response, or no streamed data, within the configured timeout.
     #[error("{provider}: no response within {}s", after.as_secs_f64())]
     Timeout {
@@ -116,8 +145,9 @@ impl LlmError {
     /// Retryable: HTTP 408, 409, 429 and 5xx (unless the provider says `x-should-retry:
     /// false`), connection failures, timeouts, truncated or malformed streams and bodies (the
     /// whole request is sent again), and the provider's overload/rate-limit/server errors
-    /// reported inside a stream. Not retryable: other 4xx (400, 401, 403, 404, 413, 422 …),
-    /// configuration errors, cancellation, and an exhausted retry budget.
+    /// reported inside a stream, and an unreachable server (retried once at most by the
+    /// transport). Not retryable: other 4xx (400, 401, 403, 404, 413, 422 …), configuration
+    /// errors, cancellation, an exhausted retry budget and a spent wait budget.
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::MissingKey { .. } | Self::InvalidConfig { .. } => false,
@@ -135,17 +165,31 @@ impl LlmError {
                     | "server_error"
             ),
             Self::Connection { .. }
+            | Self::Unreachable { .. }
             | Self::Timeout { .. }
             | Self::TruncatedStream { .. }
             | Self::MalformedStream { .. }
             | Self::MalformedResponse { .. } => true,
-            Self::RetriesExhausted { .. } | Self::Cancelled { .. } => false,
+            Self::RetriesExhausted { .. } | Self::WaitBudget { .. } | Self::Cancelled { .. } => {
+                false
+            }
         }
     }
 
     /// True for a configuration problem the person must fix (the CLI exits with 2).
     pub fn is_config_error(&self) -> bool {
         matches!(self, Self::MissingKey { .. } | Self::InvalidConfig { .. })
+    }
+
+    /// What a retry notice says: the error, shortened for an unreachable server (its cause
+    /// is said once, by the final error).
+    pub fn brief(&self) -> String {
+        match self {
+            Self::Unreachable {
+                provider, target, ..
+            } => format!("{provider}: cannot connect to {target}"),
+            other => other.to_string(),
+        }
     }
 
     /// The provider's requested wait, if it gave one.
@@ -201,6 +245,40 @@ mod tests {
         };
         assert!(e.to_string().contains("export ANTHROPIC_API_KEY="));
         assert!(e.is_config_error());
+        assert!(!e.is_retryable());
+    }
+
+    #[test]
+    fn an_unreachable_server_is_said_briefly_in_a_retry_and_fully_once() {
+        let e = LlmError::Unreachable {
+            provider: "openai",
+            target: "127.0.0.1:9".into(),
+            detail: "Connection refused (os error 111)".into(),
+        };
+        assert!(e.is_retryable());
+        assert_eq!(e.brief(), "openai: cannot connect to 127.0.0.1:9");
+        assert_eq!(
+            e.to_string(),
+            "openai: cannot connect to 127.0.0.1:9: Connection refused (os error 111)"
+        );
+        assert_eq!(status(503).brief(), status(503).to_string());
+    }
+
+    #[test]
+    fn a_spent_budget_names_the_key_and_is_final() {
+        let e = LlmError::WaitBudget {
+            provider: "openai",
+            budget: Duration::from_secs(60),
+            attempts: 2,
+            last: Some(Box::new(LlmError::Timeout {
+                provider: "openai",
+                after: Duration::from_secs(30),
+            })),
+        };
+        assert_eq!(
+            e.to_string(),
+            "openai: no answer within the wait budget of 60 s (`model.max_wait_s`), 2 attempts; last failure: openai: no response within 30s"
+        );
         assert!(!e.is_retryable());
     }
 }

@@ -10,10 +10,18 @@
 //! Retries: a retryable failure ([`LlmError::is_retryable`]) is retried per the
 //! [`RetryPolicy`] only while no answer content has been reported to the caller; the whole
 //! request is sent again. Content already shown cannot be taken back, so after it a failure
-//! ends the request with that error.
+//! ends the request with that error. A server that cannot be reached (refused, no such host)
+//! is retried once at most.
+//!
+//! Wait budget: every attempt until the answer begins, and every wait between attempts, comes
+//! out of one budget per request (`model.max_wait_s`; for a non-streamed request at least
+//! [`WHOLE_ANSWER_WAIT`]). When it runs out the request fails with
+//! [`LlmError::WaitBudget`]; each attempt is announced with [`StreamEvent::Waiting`] so that a
+//! front end can count down.
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 use tokio::runtime::Runtime;
@@ -100,11 +108,32 @@ pub(crate) struct HttpClient {
     client: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
+    max_wait: Duration,
+}
+
+/// How one attempt ended.
+enum Waited {
+    Cancelled,
+    OutOfBudget,
+    Done(Result<Response, LlmError>),
+}
+
+/// Returns once `deadline` passes unless answer content has arrived by then (a streaming
+/// answer is never cut by the budget; the idle timeout still bounds each wait).
+async fn budget_spent(deadline: Instant, emitted: &Cell<bool>) {
+    tokio::time::sleep_until(deadline.into()).await;
+    if emitted.get() {
+        std::future::pending::<()>().await;
+    }
 }
 
 impl HttpClient {
-    /// A client with the given timeout and retry policy.
-    pub fn new(timeout: Duration, retry: RetryPolicy) -> Result<Self, LlmError> {
+    /// A client with the given timeout, retry policy and wait budget.
+    pub fn new(
+        timeout: Duration,
+        retry: RetryPolicy,
+        max_wait: Duration,
+    ) -> Result<Self, LlmError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -123,6 +152,7 @@ impl HttpClient {
             client,
             timeout,
             retry,
+            max_wait,
         })
     }
 
@@ -135,42 +165,68 @@ impl HttpClient {
         cancel: &CancelToken,
     ) -> Result<Response, LlmError> {
         let provider = wire.provider();
+        // A non-streamed answer's headers come only once it is all written.
+        let budget = if call.stream {
+            self.max_wait
+        } else {
+            self.max_wait.max(WHOLE_ANSWER_WAIT)
+        };
+        let deadline = Instant::now() + budget;
+        let attempts = self.retry.max_retries.saturating_add(1);
+        let out_of_budget = |attempt: u32, last: Option<LlmError>| LlmError::WaitBudget {
+            provider,
+            budget,
+            attempts: attempt,
+            last: last.map(Box::new),
+        };
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            let mut emitted = false;
+            on_event(&StreamEvent::Waiting {
+                provider,
+                attempt,
+                attempts,
+                left: deadline.saturating_duration_since(Instant::now()),
+            });
+            let emitted = Cell::new(false);
             let mut partial = String::new();
             let mut sink = |ev: &StreamEvent| {
                 if let StreamEvent::TextDelta(t) = ev {
                     partial.push_str(t);
                 }
-                emitted |= ev.is_content();
+                if ev.is_content() {
+                    emitted.set(true);
+                }
                 on_event(ev);
             };
             let result = self.rt.block_on(async {
                 tokio::select! {
                     biased;
-                    () = cancel.cancelled() => None,
-                    r = self.attempt(call, wire, &mut sink) => Some(r),
+                    () = cancel.cancelled() => Waited::Cancelled,
+                    () = budget_spent(deadline, &emitted) => Waited::OutOfBudget,
+                    r = self.attempt(call, wire, &mut sink) => Waited::Done(r),
                 }
             });
             let err = match result {
-                None => {
+                Waited::Cancelled => {
                     return Err(LlmError::Cancelled {
                         partial_text: partial,
                     });
                 }
-                Some(Ok(response)) => return Ok(response),
-                Some(Err(e)) => e,
+                Waited::OutOfBudget => return Err(out_of_budget(attempt, None)),
+                Waited::Done(Ok(response)) => return Ok(response),
+                Waited::Done(Err(e)) => e,
             };
             if !err.is_retryable() {
                 return Err(err);
             }
-            if emitted {
+            if emitted.get() {
                 tracing::warn!(provider, error = %err, "stream failed after content was shown; not retried");
                 return Err(err);
             }
-            if attempt > self.retry.max_retries {
+            // A server that cannot be reached is tried once more, not for the whole budget.
+            let unreachable = matches!(err, LlmError::Unreachable { .. });
+            if attempt > self.retry.max_retries || (unreachable && attempt > 1) {
                 return Err(if attempt > 1 {
                     LlmError::RetriesExhausted {
                         attempts: attempt,
@@ -181,12 +237,15 @@ impl HttpClient {
                 });
             }
             let delay = self.retry.delay(attempt, err.retry_after());
+            if Instant::now() + delay >= deadline {
+                return Err(out_of_budget(attempt, Some(err)));
+            }
             // The caller shows each retry to the person; a log line would say it twice.
             tracing::debug!(provider, attempt, ?delay, error = %err, "retrying model request");
             on_event(&StreamEvent::Retrying {
                 attempt,
                 delay,
-                reason: err.to_string(),
+                reason: err.brief(),
             });
             let waited = self.rt.block_on(async {
                 tokio::select! {
@@ -343,6 +402,29 @@ fn transport_error(provider: &'static str, e: &reqwest::Error, timeout: Duration
         return LlmError::Timeout {
             provider,
             after: timeout,
+        };
+    }
+    if e.is_connect() {
+        let target = e
+            .url()
+            .map(|u| {
+                let host = u.host_str().unwrap_or("?");
+                match u.port_or_known_default() {
+                    Some(port) => format!("{host}:{port}"),
+                    None => host.to_owned(),
+                }
+            })
+            .unwrap_or_else(|| "the server".to_owned());
+        // The innermost cause says it all (`Connection refused`, a DNS failure); the layers
+        // above it only repeat the URL.
+        let mut cause: &dyn std::error::Error = e;
+        while let Some(inner) = cause.source() {
+            cause = inner;
+        }
+        return LlmError::Unreachable {
+            provider,
+            target,
+            detail: cause.to_string(),
         };
     }
     let mut detail = e.to_string();

@@ -23,6 +23,9 @@ pub struct ProviderSettings {
     pub timeout: Duration,
     /// Retry policy.
     pub retry: RetryPolicy,
+    /// Budget for one request, across its attempts and the waits between them, until the
+    /// answer begins (`model.max_wait_s`).
+    pub max_wait: Duration,
 }
 
 /// The model a provider uses when the config names none: `echo`, `claude-sonnet-4-5`,

@@ -66,6 +66,7 @@ pub fn settings(
             base: Duration::from_millis(cfg.retry_base_ms),
             max: Duration::from_millis(cfg.retry_max_ms.max(cfg.retry_base_ms)),
         },
+        max_wait: Duration::from_secs(cfg.max_wait_s.max(1)),
     })
 }
 

@@ -53,6 +53,29 @@ pub enum AuditEvent {
         /// Approximate request size in bytes.
         bytes: u64,
     },
+    /// How the model request recorded just before ended (absent from files written before
+    /// outcomes were recorded: such a request's outcome is unknown).
+    ModelOutcome {
+        /// `ok`, `failed` or `cancelled`.
+        outcome: String,
+        /// Why it failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A compaction began (`/compact`, `warden compact`, or due by size): its summary request
+    /// and the files it re-read follow, and belong to it rather than to the turn before.
+    CompactionStarted {
+        /// First history sequence number it replaces.
+        from: u64,
+        /// Last history sequence number it replaces.
+        to: u64,
+    },
+    /// A compaction ended (written with its last records): what follows belongs to the turn
+    /// it interrupted, if it ran inside one.
+    CompactionEnded {
+        /// `ok`, or `failed` (its request failed, or an interceptor stopped it).
+        outcome: String,
+    },
     /// A turn began: the prompt's sha256 and size, never its text.
     TurnStarted {
         /// sha256 of the prompt as typed, lowercase hex.

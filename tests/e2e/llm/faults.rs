@@ -246,8 +246,10 @@ fn cancel_mid_stream_returns_partial_text_as_an_error() {
         let r = p.complete(
             &ask(),
             &mut |e| {
-                events.push(e.clone());
-                cancel.cancel();
+                if e.is_content() {
+                    events.push(e.clone());
+                    cancel.cancel();
+                }
             },
             &cancel,
         );
@@ -279,6 +281,51 @@ fn missing_key_names_the_variable() {
                 "{var} is not set: export {var}=<your key> to use the {} provider",
                 kind_name(kind)
             ))
+        );
+    }
+}
+
+#[test]
+fn a_hung_server_spends_the_wait_budget_and_each_attempt_is_announced() {
+    for kind in KINDS {
+        let s = server();
+        for _ in 0..5 {
+            s.push(Reply::Hang);
+        }
+        let mut settings = settings(kind, &s);
+        // The second attempt is cut by the budget, not by its own timeout.
+        settings.timeout = Duration::from_millis(600);
+        settings.max_wait = Duration::from_secs(1);
+        let mut p = settings.build().unwrap_or_else(|e| panic!("{e}"));
+        let mut waiting = Vec::new();
+        let r = p.complete(
+            &ask(),
+            &mut |e| {
+                if let StreamEvent::Waiting {
+                    provider,
+                    attempt,
+                    attempts,
+                    left,
+                } = e
+                {
+                    assert!(*left <= Duration::from_secs(1));
+                    waiting.push((*provider, *attempt, *attempts));
+                }
+            },
+            &CancelToken::new(),
+        );
+        let err = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.contains("no answer within the wait budget of 1 s (`model.max_wait_s`)"),
+            "{err}"
+        );
+        assert!(!waiting.is_empty());
+        assert!(
+            waiting
+                .iter()
+                .enumerate()
+                .all(|(i, w)| *w == (kind_name(kind), i as u32 + 1, 3)),
+            "{waiting:?}"
         );
     }
 }

@@ -200,13 +200,10 @@ impl Chat {
                 }
                 println!();
             }
-            // The worker already raised an alert naming the plugin and its reason.
-            Ok(TurnOutcome::Cancelled { .. }) => {}
+            // The worker already raised an alert naming the plugin (or Ctrl-C) and its reason.
+            Ok(TurnOutcome::Cancelled { .. } | TurnOutcome::Interrupted { .. }) => {}
             Ok(TurnOutcome::Stopped { reason }) => {
                 eprintln!("{}", self.style.alert(&Alert::error("host", reason)));
-            }
-            Ok(TurnOutcome::Interrupted { reason }) => {
-                eprintln!("{}", self.style.dim(&format!("cancelled: {reason}")));
             }
             Err(err) => {
                 eprintln!(
@@ -255,19 +252,16 @@ impl Chat {
                     eprintln!("{}", row.render());
                 }
             }
-            Slash::Preview(prompt) => {
+            Slash::Preview { full, prompt } => {
                 let segments = fileref::parse(&prompt).segments;
                 let preview = self.worker.preview(&segments);
                 for alert in &preview.alerts {
                     eprintln!("{}", self.style.alert(alert));
                 }
                 for shown in &preview.items {
-                    println!(
-                        "{}",
-                        self.style
-                            .bold(&format!("── {} ({})", shown.item.role(), shown.source))
-                    );
-                    println!("{}", shown.item.text());
+                    let (header, body) = crate::cli::run::shown_item(shown, full);
+                    println!("{}", self.style.bold(&header));
+                    println!("{body}");
                 }
             }
             Slash::Compact => {

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
+use crate::cli::run::Countdown;
 use crate::domain::StreamEvent;
 use crate::domain::escape::escape_capped;
 use crate::domain::{Alert, Approval, AskWhy, Settled, ToolCall, TurnSink};
@@ -89,6 +90,17 @@ impl TurnSink for ChatSink {
                     delay.as_secs_f64()
                 ));
                 self.spinner = Some(Spinner::start("waiting for the model"));
+            }
+            StreamEvent::Waiting {
+                provider,
+                attempt,
+                attempts,
+                left,
+            } if self.spinner.is_some() => {
+                self.settle();
+                self.spinner = Some(Spinner::counting(Countdown::new(
+                    provider, *left, *attempt, *attempts,
+                )));
             }
             _ => {}
         }

@@ -14,8 +14,13 @@ pub(crate) enum Slash {
     New,
     /// Loaded plugins with their calls and failures.
     Plugins,
-    /// What a prompt would commit.
-    Preview(String),
+    /// What a prompt would commit: headers and sizes, or (`--full`) whole bodies.
+    Preview {
+        /// Show whole bodies.
+        full: bool,
+        /// The prompt.
+        prompt: String,
+    },
     /// Summarise the session and re-read its files (history keeps everything).
     Compact,
     /// Effective configuration.
@@ -39,7 +44,8 @@ commands:
                    without ID, pick one from a numbered list
   /new             start a new session
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
-  /preview PROMPT  what PROMPT would commit (no model call, nothing written)
+  /preview PROMPT  what PROMPT would commit: headers and sizes (no model call, nothing
+                   written); /preview --full PROMPT shows the whole bodies
   /compact         summarise the session and re-read its files; history keeps everything
   /config          effective configuration and the files it came from
   /mode [MODE]     show the permission mode, or change it for this chat:
@@ -70,8 +76,20 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("resume", _) => Slash::Resume(arg.to_owned()),
         ("new", true) => Slash::New,
         ("plugins", true) => Slash::Plugins,
-        ("preview", false) => Slash::Preview(arg.to_owned()),
-        ("preview", true) => Slash::Unknown("usage: /preview PROMPT".into()),
+        ("preview", false) => match arg.strip_prefix("--full") {
+            Some(rest) if rest.trim().is_empty() => {
+                Slash::Unknown("usage: /preview [--full] PROMPT".into())
+            }
+            Some(rest) if rest.starts_with(char::is_whitespace) => Slash::Preview {
+                full: true,
+                prompt: rest.trim().to_owned(),
+            },
+            _ => Slash::Preview {
+                full: false,
+                prompt: arg.to_owned(),
+            },
+        },
+        ("preview", true) => Slash::Unknown("usage: /preview [--full] PROMPT".into()),
         ("compact", true) => Slash::Compact,
         ("config", true) => Slash::Config,
         ("mode", true) => Slash::Mode(None),
@@ -97,8 +115,19 @@ mod tests {
         assert_eq!(parse("/resume abc"), Some(Slash::Resume("abc".into())));
         assert_eq!(
             parse("/preview look @a.rs"),
-            Some(Slash::Preview("look @a.rs".into()))
+            Some(Slash::Preview {
+                full: false,
+                prompt: "look @a.rs".into()
+            })
         );
+        assert_eq!(
+            parse("/preview --full look @a.rs"),
+            Some(Slash::Preview {
+                full: true,
+                prompt: "look @a.rs".into()
+            })
+        );
+        assert!(matches!(parse("/preview --full"), Some(Slash::Unknown(_))));
         assert_eq!(parse("/quit"), Some(Slash::Quit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
         assert_eq!(parse("/undo"), Some(Slash::Undo(1)));

@@ -1,11 +1,14 @@
 //! The spinner shown on stderr, with the elapsed time, while waiting for the model's first
-//! token. Only on a terminal; stopping it erases its line.
+//! token, or with the countdown of the request's wait budget. Only on a terminal; stopping it
+//! erases its line.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::cli::run::Countdown;
 
 const FRAMES: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const TICK: Duration = Duration::from_millis(100);
@@ -19,6 +22,15 @@ pub(crate) struct Spinner {
 impl Spinner {
     /// Start a spinner labelled `label` (nothing happens when stderr is not a terminal).
     pub(crate) fn start(label: &str) -> Self {
+        Self::spawn(label, None)
+    }
+
+    /// Start a spinner counting down a model request's wait budget.
+    pub(crate) fn counting(countdown: Countdown) -> Self {
+        Self::spawn("", Some(countdown))
+    }
+
+    fn spawn(label: &str, countdown: Option<Countdown>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         if !std::io::stderr().is_terminal() {
             return Self { stop, thread: None };
@@ -32,9 +44,12 @@ impl Spinner {
                 let mut frame = 0usize;
                 while !theirs.load(Ordering::SeqCst) {
                     let glyph = FRAMES.get(frame % FRAMES.len()).copied().unwrap_or('*');
-                    let secs = started.elapsed().as_secs_f64();
+                    let line = match &countdown {
+                        Some(c) => c.label(),
+                        None => format!("{label} {:.1}s", started.elapsed().as_secs_f64()),
+                    };
                     let mut err = std::io::stderr().lock();
-                    let _ = write!(err, "\r\x1b[2K{glyph} {label} {secs:.1}s");
+                    let _ = write!(err, "\r\x1b[2K{glyph} {line}");
                     let _ = err.flush();
                     drop(err);
                     frame += 1;

@@ -1,6 +1,8 @@
 //! `warden audit [ID] [--json] [--since T]`: what left the machine, per turn — each file
 //! (path, bytes, sha256, truncated), each plugin decision, each model request (provider, model,
-//! bytes, items); a cancelled turn shows the prompt's sha256, never its text.
+//! bytes, items) with its outcome (`ok`, `failed: why`, `cancelled`; unknown in files written
+//! before outcomes were recorded); a cancelled turn shows the prompt's sha256, never its text.
+//! A compaction is a group of its own, holding its summary request and the files it re-read.
 
 use std::time::SystemTime;
 
@@ -17,6 +19,8 @@ use crate::store::{self, AuditEvent, AuditRecord, Home};
 struct Turn {
     session: String,
     started: Option<SystemTime>,
+    /// The history range a compaction replaced (a compaction's group, not a prompt's turn).
+    compaction: Option<(u64, u64)>,
     prompt_sha256: Option<String>,
     prompt_bytes: Option<u64>,
     cancelled_by: Option<String>,
@@ -29,8 +33,13 @@ struct Turn {
 
 impl Turn {
     fn outcome(&self) -> &'static str {
-        if self.cancelled_by.is_some() {
+        let last = self.requests.last().map(|r| r["outcome"].as_str());
+        if self.cancelled_by.is_some() || last == Some(Some("cancelled")) {
             "cancelled"
+        } else if last == Some(Some("failed")) {
+            "failed"
+        } else if self.compaction.is_some() {
+            "compacted"
         } else if self.requests.is_empty() {
             "no model request"
         } else {
@@ -42,6 +51,8 @@ impl Turn {
         json!({
             "session": self.session,
             "started": self.started.map(ts),
+            "kind": if self.compaction.is_some() { "compact" } else { "turn" },
+            "replaces": self.compaction.map(|(from, to)| json!({"from": from, "to": to})),
             "prompt_sha256": self.prompt_sha256,
             "prompt_bytes": self.prompt_bytes,
             "outcome": self.outcome(),
@@ -111,16 +122,29 @@ fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
 /// were marked form one turn of their own).
 fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
+    // The group records go to: the last, or, after a compaction that ran inside a turn, that
+    // turn again.
+    let mut current = 0usize;
     for record in records {
-        let starts = matches!(record.event, AuditEvent::TurnStarted { .. });
+        let starts = matches!(
+            record.event,
+            AuditEvent::TurnStarted { .. } | AuditEvent::CompactionStarted { .. }
+        );
         if starts || turns.is_empty() {
             turns.push(Turn {
                 session: id.to_owned(),
                 started: Some(record.ts),
                 ..Turn::default()
             });
+            current = turns.len() - 1;
         }
-        let Some(turn) = turns.last_mut() else {
+        if matches!(record.event, AuditEvent::CompactionEnded { .. }) {
+            // What follows belongs to the group before the compaction (the turn it ran in,
+            // or, after a `/compact`, nothing until the next turn starts one).
+            current = current.saturating_sub(1);
+            continue;
+        }
+        let Some(turn) = turns.get_mut(current) else {
             continue;
         };
         let at = ts(record.ts);
@@ -163,6 +187,15 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
             } => turn.requests.push(json!({
                 "provider": provider, "model": model, "items": items, "bytes": bytes, "ts": at,
             })),
+            AuditEvent::CompactionStarted { from, to } => turn.compaction = Some((from, to)),
+            AuditEvent::ModelOutcome { outcome, reason } => {
+                if let Some(request) = turn.requests.last_mut() {
+                    request["outcome"] = json!(outcome);
+                    if let Some(reason) = reason {
+                        request["reason"] = json!(reason);
+                    }
+                }
+            }
             AuditEvent::ToolCall { .. } => {
                 let mut value = serde_json::to_value(&record.event).unwrap_or(Value::Null);
                 if let Some(map) = value.as_object_mut() {
@@ -247,8 +280,12 @@ fn print_turn(turn: &Turn) {
             )
         })
         .unwrap_or_default();
+    let what = match turn.compaction {
+        Some((from, to)) => format!(" compaction of history {from}–{to}"),
+        None => String::new(),
+    };
     outln!(
-        "── {started} session {}: {}{prompt}",
+        "── {started} session {}:{what} {}{prompt}",
         turn.session,
         turn.outcome()
     );
@@ -284,8 +321,15 @@ fn print_turn(turn: &Turn) {
         outln!("   {}", tool_line(t));
     }
     for r in &turn.requests {
+        let outcome = match (r["outcome"].as_str(), r["reason"].as_str()) {
+            (Some("failed"), Some(why)) => {
+                format!(" — failed: {}", crate::domain::escape::escape(why))
+            }
+            (Some(outcome), _) => format!(" — {outcome}"),
+            (None, _) => String::new(),
+        };
         outln!(
-            "   request to {} model {}: {} items, {} bytes",
+            "   request to {} model {}: {} items, {} bytes{outcome}",
             r["provider"].as_str().unwrap_or(""),
             r["model"].as_str().unwrap_or("?"),
             r["items"],
@@ -321,5 +365,66 @@ mod tests {
             plain,
             "tool read_file (built-in): allowed by default; 2 bytes in, 3 out"
         );
+    }
+
+    fn record(event: AuditEvent) -> AuditRecord {
+        AuditRecord {
+            ts: SystemTime::UNIX_EPOCH,
+            event,
+        }
+    }
+
+    fn request(items: u64) -> AuditRecord {
+        record(AuditEvent::ModelRequest {
+            provider: "openai".into(),
+            model: None,
+            items,
+            bytes: 1,
+        })
+    }
+
+    fn outcome(outcome: &str) -> AuditRecord {
+        record(AuditEvent::ModelOutcome {
+            outcome: outcome.into(),
+            reason: None,
+        })
+    }
+
+    #[test]
+    fn a_compaction_inside_a_turn_is_its_own_group_and_the_turn_goes_on_after_it() {
+        let turns = group(
+            "s",
+            vec![
+                record(AuditEvent::TurnStarted {
+                    prompt_sha256: "h".into(),
+                    prompt_bytes: 2,
+                }),
+                record(AuditEvent::CompactionStarted { from: 1, to: 9 }),
+                request(10),
+                outcome("ok"),
+                record(AuditEvent::FileSent {
+                    path: "a.txt".into(),
+                    bytes: 1,
+                    sha256: "x".into(),
+                    truncated: false,
+                }),
+                record(AuditEvent::CompactionEnded {
+                    outcome: "ok".into(),
+                }),
+                request(3),
+                outcome("cancelled"),
+            ],
+        );
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].requests.len(), 1);
+        assert_eq!(turns[0].requests[0]["items"], 3);
+        assert_eq!(turns[0].outcome(), "cancelled");
+        assert_eq!(turns[1].compaction, Some((1, 9)));
+        assert_eq!(turns[1].files.len(), 1);
+        assert_eq!(turns[1].outcome(), "compacted");
+        // A log written before outcomes were recorded: the request has none.
+        let old = group("s", vec![request(1)]);
+        assert_eq!(old[0].outcome(), "sent");
+        assert!(old[0].requests[0].get("outcome").is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! `warden config show [--json]`: every effective value, the layer it came from (default,
 //! user, project, managed) and the file, which keys managed policy locks, and the plugins with
-//! the layer that declared each.
+//! the layer that declared each. A plugin entry that policy refuses is shown as `refused` with
+//! its reason, after everything else, and the command then exits 2.
 
 use std::path::Path;
 
@@ -86,9 +87,10 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             "locked": locked,
             "plugins": plugins,
             "warnings": loaded.warnings.iter().chain(&mode_note).collect::<Vec<_>>(),
+            "refused": loaded.refused,
         });
         outln!("{out}");
-        return Ok(EXIT_OK);
+        return refused_exit(&loaded.refused);
     }
     for warning in &loaded.warnings {
         print_alert(&Alert::warn("config", warning.clone()));
@@ -151,7 +153,26 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             );
         }
     }
-    Ok(EXIT_OK)
+    if !loaded.refused.is_empty() {
+        outln!();
+        for why in &loaded.refused {
+            outln!("refused  {}", crate::domain::escape::escape(why));
+        }
+    }
+    refused_exit(&loaded.refused)
+}
+
+/// Exit 2 when policy refuses a plugin entry (every other command fails on it), once
+/// everything has been shown.
+fn refused_exit(refused: &[String]) -> Result<u8, CliError> {
+    match refused.len() {
+        0 => Ok(EXIT_OK),
+        n => Err(CliError::usage(format!(
+            "{n} plugin entr{} refused by policy (marked `refused`); every command that loads the configuration fails until {} fixed",
+            if n == 1 { "y is" } else { "ies are" },
+            if n == 1 { "it is" } else { "they are" }
+        ))),
+    }
 }
 
 /// Every non-object value with its dotted key; string maps (plugin and resolver config) stay

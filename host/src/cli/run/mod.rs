@@ -14,5 +14,6 @@ mod prompt;
 mod turn;
 
 pub(super) use args::{ModelFlags, RunArgs};
-pub(super) use preview::preview;
+pub(super) use preview::{preview, shown_item};
+pub(super) use progress::Countdown;
 pub(super) use turn::run;

@@ -5,7 +5,7 @@ use crate::cli::out::{out, outln};
 use crate::domain::escape::{escape, terminal};
 
 use super::args::RunArgs;
-use super::progress::Progress;
+use super::progress::{Countdown, Progress};
 use crate::cli::common::{env, home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
@@ -46,8 +46,18 @@ impl TurnSink for CliSink {
         self.progress.stop();
         match event {
             StreamEvent::TextDelta(text) if self.stream => {
+                self.progress.clear_countdown();
                 out!("{}", terminal(text));
                 self.streamed = true;
+            }
+            StreamEvent::Waiting {
+                provider,
+                attempt,
+                attempts,
+                left,
+            } => {
+                self.progress
+                    .count_down(Countdown::new(provider, *left, *attempt, *attempts));
             }
             StreamEvent::Retrying {
                 attempt,
@@ -66,6 +76,7 @@ impl TurnSink for CliSink {
 
     fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
         self.progress.stop();
+        self.progress.clear_countdown();
         if self.stream {
             if self.streamed {
                 outln!();

@@ -77,9 +77,7 @@ pub(crate) fn load_config_trusted(
 }
 
 fn print_warnings(loaded: Loaded) -> Loaded {
-    for warning in &loaded.warnings {
-        print_alert(&Alert::warn("config", warning.clone()));
-    }
+    crate::cli::common::print_config_warnings(&loaded.warnings);
     loaded
 }
 

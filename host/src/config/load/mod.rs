@@ -127,6 +127,9 @@ pub struct Loaded {
     /// False when the project's code was left out ([`load_without_project_code`]): then
     /// [`Loaded::project_code`] says what was left out.
     pub project_code_loaded: bool,
+    /// Plugin entries refused by policy (a grant over a ceiling), each as the error it would
+    /// be: only [`load_for_show`] fills it; every other load fails on the first.
+    pub refused: Vec<String>,
 }
 
 impl Loaded {
@@ -145,7 +148,14 @@ struct Layer {
 
 /// Read and merge the layers in `sources`.
 pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
-    load_with(sources, true)
+    load_with(sources, true, false)
+}
+
+/// [`load`] for `warden config show`: a plugin entry that policy refuses (a grant above a
+/// ceiling, a tool under managed-tools-only) is left out and listed in [`Loaded::refused`]
+/// instead of failing the load, so that everything else can still be shown.
+pub fn load_for_show(sources: &Sources) -> Result<Loaded, ConfigError> {
+    load_with(sources, true, true)
 }
 
 /// [`load`], leaving out what the project layer declares that runs code or grants more: its
@@ -153,10 +163,14 @@ pub fn load(sources: &Sources) -> Result<Loaded, ConfigError> {
 /// a `tools.mode` above the user layer's (for a workspace that is not trusted). Its other
 /// settings (a lower mode included) apply as usual.
 pub fn load_without_project_code(sources: &Sources) -> Result<Loaded, ConfigError> {
-    load_with(sources, false)
+    load_with(sources, false, false)
 }
 
-fn load_with(sources: &Sources, include_project_code: bool) -> Result<Loaded, ConfigError> {
+fn load_with(
+    sources: &Sources,
+    include_project_code: bool,
+    lenient: bool,
+) -> Result<Loaded, ConfigError> {
     let mut parsed = Vec::new();
     let mut managed = None;
     let mut locks = Vec::new();
@@ -194,7 +208,7 @@ fn load_with(sources: &Sources, include_project_code: bool) -> Result<Loaded, Co
         .iter()
         .find(|(kind, _)| *kind == LayerKind::User)
         .map(|(_, path)| path.clone());
-    let mut loaded = merge_layers(parsed, &locks, include_project_code, user_file)?;
+    let mut loaded = merge_layers(parsed, &locks, include_project_code, lenient, user_file)?;
     let mut warnings = sources.notes.clone();
     warnings.append(&mut loaded.warnings);
     loaded.warnings = warnings;
@@ -246,8 +260,10 @@ fn merge_layers(
     layers: Vec<Layer>,
     locks: &[LockedKey],
     include_project_code: bool,
+    lenient: bool,
     user_file: Option<PathBuf>,
 ) -> Result<Loaded, ConfigError> {
+    let mut refused = Vec::new();
     let mut warnings = Vec::new();
     let mut project_resolver = None;
     let mut files = Vec::new();
@@ -276,6 +292,7 @@ fn merge_layers(
             .map_or_else(|| PathBuf::from(kind.as_str()), |(_, p)| p.clone())
     };
 
+    let mut locked_hits: Vec<(String, PathBuf)> = Vec::new();
     for Layer {
         kind,
         path,
@@ -287,11 +304,7 @@ fn merge_layers(
             // Locks first, so that nothing below (plugins, deny globs) escapes them.
             for lock in locks {
                 if remove_dotted(&mut table, &lock.key) {
-                    warnings.push(format!(
-                        "{}: `{}` is locked by managed policy; the setting was ignored",
-                        path.display(),
-                        lock.key
-                    ));
+                    locked_hits.push((lock.key.clone(), path.clone()));
                 }
             }
             if plugins_only && let Some(Value::Table(fr)) = table.get_mut("fileref") {
@@ -353,6 +366,7 @@ fn merge_layers(
         deep_merge(&mut merged, table);
     }
 
+    warnings.extend(super::locks::ignored_warning(&locked_hits));
     let file: FileConfig = Value::Table(merged)
         .try_into()
         .map_err(|err: toml::de::Error| ConfigError::Invalid {
@@ -363,6 +377,15 @@ fn merge_layers(
 
     modes.check_cap(policy.max_mode, &file_of(LayerKind::Managed))?;
 
+    warnings.extend(super::ToolGrantCeiling::looser_warnings(
+        policy.max_tool_grants.as_ref(),
+        &policy.max_tool_grants_from,
+    ));
+    let ceiling_files: Vec<PathBuf> = policy
+        .max_tool_grants_from
+        .iter()
+        .map(|(path, _, _)| path.clone())
+        .collect();
     let mut entries = Vec::new();
     for (kind, value) in plugins {
         let spec: PluginSpec =
@@ -382,22 +405,31 @@ fn merge_layers(
             ));
             continue;
         }
-        super::tool_policy::check_against_policy(
+        let mut judged = super::tool_policy::check_against_policy(
             &spec,
             kind.as_str(),
             &file_of(kind),
             policy.max_tool_grants.as_ref(),
+            &ceiling_files,
             policy.managed_tools_only,
-        )?;
-        if kind == LayerKind::Project {
-            super::project_grants::check_project_tool(
+        );
+        if judged.is_ok() && kind == LayerKind::Project {
+            judged = super::project_grants::check_project_tool(
                 &spec,
                 &file_of(kind),
                 policy.project_tool_grants.as_ref(),
                 user_file
                     .as_deref()
                     .unwrap_or(Path::new("~/.config/warden/config.toml")),
-            )?;
+            );
+        }
+        match judged {
+            Ok(()) => {}
+            Err(err) if lenient => {
+                refused.push(err.to_string());
+                continue;
+            }
+            Err(err) => return Err(err),
         }
         let mut entry = spec.resolve(kind.as_str());
         entry.declared_in = Some(file_of(kind));
@@ -435,6 +467,7 @@ fn merge_layers(
         mode: project_mode,
     });
     Ok(Loaded {
+        refused,
         config: Config {
             model: file.model,
             fileref,

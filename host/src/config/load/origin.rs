@@ -54,8 +54,9 @@ impl Origins {
 }
 
 /// [`super::load`], plus the origin of every value.
+/// Entries that policy refuses are listed in [`Loaded::refused`] rather than failing.
 pub fn load_with_origins(sources: &Sources) -> Result<(Loaded, Origins), ConfigError> {
-    let loaded = super::load(sources)?;
+    let loaded = super::load_for_show(sources)?;
     let locked = &loaded.config.policy.locked;
     let is_locked = |key: &str| {
         locked

@@ -51,6 +51,11 @@ pub(super) fn merge(
     policy.managed_tools_only |= layer.managed_tools_only;
     if let Some(ceiling) = &layer.max_tool_grants {
         ceiling.check(path)?;
+        policy.max_tool_grants_from.push((
+            path.to_owned(),
+            kind == LayerKind::Managed,
+            ceiling.clone(),
+        ));
     }
     policy.max_tool_grants = crate::config::ToolGrantCeiling::tighten(
         policy.max_tool_grants.take(),

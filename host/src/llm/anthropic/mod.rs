@@ -68,7 +68,7 @@ impl AnthropicProvider {
             model: settings.model.clone(),
             url: format!("{}/v1/messages", settings.base_url.trim_end_matches('/')),
             headers,
-            http: HttpClient::new(settings.timeout, settings.retry)?,
+            http: HttpClient::new(settings.timeout, settings.retry, settings.max_wait)?,
         })
     }
 }

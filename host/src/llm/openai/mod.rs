@@ -69,7 +69,7 @@ impl OpenAiProvider {
                 settings.base_url.trim_end_matches('/')
             ),
             headers,
-            http: HttpClient::new(settings.timeout, settings.retry)?,
+            http: HttpClient::new(settings.timeout, settings.retry, settings.max_wait)?,
         })
     }
 }

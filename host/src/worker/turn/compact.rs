@@ -38,6 +38,14 @@ pub(super) struct ReportedUsage {
     pub(super) records: usize,
 }
 
+/// `events` followed by the record that ends a compaction.
+fn with_end(mut events: Vec<AuditEvent>, outcome: &str) -> Vec<AuditEvent> {
+    events.push(AuditEvent::CompactionEnded {
+        outcome: outcome.to_owned(),
+    });
+    events
+}
+
 impl Worker {
     /// Compact the session now: ask the model for a summary of what the next request would be
     /// built from, re-read every file referenced there, and commit marker, summary, files and
@@ -55,6 +63,11 @@ impl Worker {
         let referenced = referenced_files(records);
         let mut items: Vec<Item> = records.iter().map(|r| r.item.clone()).collect();
         items.push(Item::user(SUMMARY_PROMPT));
+        // Written with the summary request's record, ahead of it.
+        self.defer_audit(AuditEvent::CompactionStarted {
+            from: replaces.from,
+            to: replaces.to,
+        });
         let summary = self.summarize(items)?;
 
         // Current copies of the files, through the resolver, as a fresh session would see them.
@@ -108,14 +121,14 @@ impl Worker {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
                 // The runner only cancels on a `Cancel` verdict, which this point never gives.
-                self.audit(&decisions)?;
+                self.audit(&with_end(decisions, "failed"))?;
                 return Err(WorkerError::CompactionStopped {
                     plugin,
                     message: reason,
                 });
             }
             PointEnd::FailedClosed(failure) => {
-                self.audit(&decisions)?;
+                self.audit(&with_end(decisions, "failed"))?;
                 return Err(WorkerError::CompactionStopped {
                     message: failure.to_string(),
                     plugin: failure.plugin,
@@ -154,7 +167,7 @@ impl Worker {
             sha256: f.sha256.clone(),
             truncated: f.truncated,
         }));
-        self.audit(&events)?;
+        self.audit(&with_end(events, "ok"))?;
         self.emit(
             sink,
             Event::Compacted {
@@ -184,9 +197,20 @@ impl Worker {
                 items = count
             )
             .entered();
-            self.provider.complete(&request, &mut |_| {}, &cancel)?
+            self.provider.complete(&request, &mut |_| {}, &cancel)
         };
-        Ok(response.text)
+        // A success is written with the compaction's own records; a failure ends it here.
+        let outcome = super::model::model_outcome(&response);
+        match response {
+            Ok(response) => {
+                self.defer_audit(outcome);
+                Ok(response.text)
+            }
+            Err(err) => {
+                self.audit(&with_end(vec![outcome], "failed"))?;
+                Err(err.into())
+            }
+        }
     }
 
     /// The model name a request names.

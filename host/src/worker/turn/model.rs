@@ -257,6 +257,8 @@ impl Worker {
             self.provider
                 .complete(&request, &mut |event| sink.model_event(event), &cancel)
         };
+        // Written with the next batch (or when the turn returns): no write of its own.
+        self.defer_audit(model_outcome(&result));
         match result {
             Ok(response) => {
                 let item = response.to_item();
@@ -297,5 +299,18 @@ impl Worker {
                 Err(WorkerError::Model(err))
             }
         }
+    }
+}
+
+/// The audit record of how a model request ended: `ok`, `cancelled`, or `failed` with why.
+pub(super) fn model_outcome<T>(result: &Result<T, LlmError>) -> AuditEvent {
+    let (outcome, reason) = match result {
+        Ok(_) => ("ok", None),
+        Err(LlmError::Cancelled { .. }) => ("cancelled", None),
+        Err(err) => ("failed", Some(err.to_string())),
+    };
+    AuditEvent::ModelOutcome {
+        outcome: outcome.to_owned(),
+        reason,
     }
 }
