@@ -13,6 +13,9 @@ use crate::support::{TestEnv, stderr, warden_bin};
 
 const WAIT: Duration = Duration::from_secs(60);
 
+#[path = "chat_keys.rs"]
+mod keys;
+
 /// A chat running in its own tmux server.
 struct Terminal {
     socket: String,
