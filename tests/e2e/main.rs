@@ -14,6 +14,7 @@ mod complete;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
+mod fileref_suggest;
 mod hardening;
 mod injected;
 mod instructions;

@@ -5,6 +5,7 @@
 //! - [`deny`] and [`deny_guard`]: the host's own deny check of every request and result of a
 //!   resolver, so that a resolver that ignores the deny globs still cannot serve a denied path.
 //! - [`stage`]: [`resolve_prompt`], the submit-time stage: refs → items, alerts, reports.
+//! - [`suggest`]: the closest paths to a reference not found ("did you mean").
 //! - [`report`]: [`RefReport`] (the `refs` entries of `preview --json`) and [`FileAudit`].
 //! - [`placement`]: the three placement policies and their inverses.
 //! - [`dedup`]: [`ShownFiles`], what was already shown in a session.
@@ -17,6 +18,7 @@ pub mod parser;
 pub mod placement;
 pub mod report;
 pub mod stage;
+pub mod suggest;
 pub mod tools;
 
 #[cfg(test)]
