@@ -590,7 +590,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     term.wait_for("warden ›");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for("answered with it");
+    term.wait_for_after("answered with it", "warden ›");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(offered(1).contains(&"probe".to_owned()), "{:?}", offered(1));

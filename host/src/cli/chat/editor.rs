@@ -62,7 +62,9 @@ pub(crate) fn build(
     let mut editor = Reedline::create()
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(MentionCompleter::new(index)))
-        .with_menu(ReedlineMenu::EngineCompleter(Box::new(MentionMenu::new(menu))))
+        .with_menu(ReedlineMenu::EngineCompleter(Box::new(MentionMenu::new(
+            menu,
+        ))))
         // No quick completions: a lone candidate would be inserted the moment `@` opens the
         // menu, and what the person types next would land behind it.
         .with_quick_completions(false)
