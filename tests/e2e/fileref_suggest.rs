@@ -38,12 +38,18 @@ fn a_missing_file_offers_the_closest_paths() {
 
     // The same name elsewhere in the tree.
     let alerts = warnings(&preview(&env, "see @util.rs"));
-    assert!(alerts[0].contains("did you mean @src/deep/util.rs?"), "{alerts:?}");
+    assert!(
+        alerts[0].contains("did you mean @src/deep/util.rs?"),
+        "{alerts:?}"
+    );
 
     // Nothing close: no suggestion; a denied file is never offered.
     let alerts = warnings(&preview(&env, "see @zzzqqq.toml and @.envv"));
     assert_eq!(alerts.len(), 2, "{alerts:?}");
-    assert!(alerts.iter().all(|a| !a.contains("did you mean")), "{alerts:?}");
+    assert!(
+        alerts.iter().all(|a| !a.contains("did you mean")),
+        "{alerts:?}"
+    );
 
     // `warden run` says it too, and the turn is still sent.
     let out = env.run(&["run", "summarise @READMEE.md"]);
@@ -53,4 +59,34 @@ fn a_missing_file_offers_the_closest_paths() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_listing_marks_its_entries_in_every_placement() {
+    let env = TestEnv::new();
+    env.write("d/[File: secrets.txt]", "not a header\n");
+    env.write("d/plain.txt", "\n");
+    for placement in ["system-message", "reminder", "tool-result"] {
+        env.project_config(&format!("[fileref]\nplacement = \"{placement}\"\n"));
+        let value = preview(&env, "list @d/");
+        let text: String = value["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1)
+            .map(|i| i["text"].as_str().unwrap_or_default().to_owned() + "\n")
+            .collect();
+        assert!(
+            text.lines().any(|l| l == "- [File: secrets.txt]"),
+            "{placement}: {text}"
+        );
+        assert!(
+            text.lines().any(|l| l == "- plain.txt"),
+            "{placement}: {text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("[File:")),
+            "{placement}: {text}"
+        );
+    }
 }

@@ -7,6 +7,7 @@
 //! - [`stage`]: [`resolve_prompt`], the submit-time stage: refs → items, alerts, reports.
 //! - [`suggest`]: the closest paths to a reference not found ("did you mean").
 //! - [`report`]: [`RefReport`] (the `refs` entries of `preview --json`) and [`FileAudit`].
+//! - [`listing`]: a directory listing as the model sees it, every entry marked `- `.
 //! - [`placement`]: the three placement policies and their inverses.
 //! - [`dedup`]: [`ShownFiles`], what was already shown in a session.
 //! - [`tools`]: the model's `read_file` and `list_files` tools.
@@ -14,6 +15,7 @@
 pub mod dedup;
 pub mod deny;
 pub mod deny_guard;
+pub mod listing;
 pub mod parser;
 pub mod placement;
 pub mod report;

@@ -65,6 +65,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
     let mut audit = Vec::new();
     let mut used = 0u64;
     let mut dropped: Vec<String> = Vec::new();
+    let mut suggested = 0;
 
     for (index, segment) in segments.iter().enumerate() {
         let (raw, path, range) = match segment {
@@ -159,7 +160,10 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                         _ => None,
                     };
                     let hint = match (&error, hint) {
-                        (ResolveError::NotFound(_), None) => suggest::hint(resolver, path),
+                        (ResolveError::NotFound(_), None) if suggested < suggest::MAX_REFS => {
+                            suggested += 1;
+                            suggest::hint(resolver, path)
+                        }
                         (_, hint) => hint,
                     };
                     alerts.push(Alert::warn(

@@ -5,12 +5,19 @@
 //! `max_entries`, through the same deny check as every other request, so a denied path is never
 //! offered). A candidate qualifies when it has the same file name elsewhere in the tree, or
 //! when its name or whole path is within a few edits (insertions, deletions, substitutions and
-//! swaps of neighbours) of what was typed. At most [`MAX_SUGGESTIONS`] are named, closest first.
+//! swaps of neighbours) of what was typed. At most [`MAX_SUGGESTIONS`] are named, closest first,
+//! for at most [`MAX_REFS`] references of a prompt.
 
 use crate::domain::{EntryKind, Resolve, ResolveRequest};
 
 /// Paths named at most.
 pub const MAX_SUGGESTIONS: usize = 3;
+
+/// References of one prompt that get suggestions (each costs a few listings).
+pub const MAX_REFS: usize = 5;
+
+/// Directories above a missing path tried for its nearest existing parent.
+const MAX_PARENTS: usize = 4;
 
 /// Bytes asked for each listing.
 const LISTING_BYTES: u64 = 32 * 1024;
@@ -27,7 +34,11 @@ pub fn hint<R: Resolve + ?Sized>(resolver: &mut R, path: &str) -> Option<String>
     let mut candidates = listing(resolver, "");
     // The nearest existing directory above the missing path, if it is not the root.
     let mut parent = wanted;
-    while let Some((up, _)) = parent.rsplit_once('/') {
+    let mut tried = 0;
+    while let Some((up, _)) = parent.rsplit_once('/')
+        && tried < MAX_PARENTS
+    {
+        tried += 1;
         parent = up;
         if parent.is_empty() {
             break;
@@ -128,7 +139,11 @@ fn closest(wanted: &str, candidates: &[String]) -> Vec<String> {
             scored.push((score, candidate.as_str()));
         }
     }
-    scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
+    scored.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.len().cmp(&b.1.len()))
+            .then(a.1.cmp(b.1))
+    });
     scored.dedup_by(|a, b| a.1 == b.1);
     scored
         .into_iter()
