@@ -5,7 +5,7 @@ use crate::cli::out::outln;
 use std::path::Path;
 
 use crate::cli::common::{home, print_alert, setup_error};
-use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_OK};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::cli::workspace::Workspace;
 use crate::fileref;
@@ -44,5 +44,10 @@ pub(crate) fn preview(dir: Option<&Path>, json: bool, prompt: &str) -> Result<u8
             outln!("{}", crate::domain::escape::terminal(shown.item.text()));
         }
     }
-    Ok(EXIT_OK)
+    // As `run` would: exit 3 when an interceptor would cancel the prompt.
+    Ok(if result.cancelled_by.is_some() {
+        EXIT_CANCELLED
+    } else {
+        EXIT_OK
+    })
 }
