@@ -61,8 +61,10 @@ pub fn hint<R: Resolve + ?Sized>(resolver: &mut R, path: &str) -> Option<String>
     Some(format!("; did you mean {list}?"))
 }
 
-/// A path as a mention the prompt parser reads back (quoted when it holds a blank).
+/// A path as a mention the prompt parser reads back (quoted when it holds a blank), escaped to
+/// one line (a resolver's listing is not trusted to have done it).
 fn mention(path: &str) -> String {
+    let path = super::placement::printable(path);
     if path.chars().any(char::is_whitespace) {
         format!("@\"{path}\"")
     } else {
@@ -236,5 +238,11 @@ mod tests {
             Some("; did you mean @src/main.rs?")
         );
         assert_eq!(hint(&mut resolver, "qqqqqq.zz"), None);
+        // A name a resolver lists with a control character is shown escaped, on one line.
+        let mut resolver = MapResolver::with(&[("./", "notes\u{1b}.md\n")]);
+        assert_eq!(
+            hint(&mut resolver, "notes\u{1b}.mdx").as_deref(),
+            Some("; did you mean @notes\\u{1b}.md?")
+        );
     }
 }
