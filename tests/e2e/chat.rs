@@ -13,6 +13,9 @@ use crate::support::{TestEnv, stderr, warden_bin};
 
 const WAIT: Duration = Duration::from_secs(60);
 
+#[path = "chat_keys.rs"]
+mod keys;
+
 /// A chat running in its own tmux server.
 pub(crate) struct Terminal {
     socket: String,
@@ -598,7 +601,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     term.wait_for("warden ›");
     term.type_text("hello");
     term.press("Enter");
-    term.wait_for("answered with it");
+    term.wait_for_after("answered with it", "warden ›");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
     assert!(offered(1).contains(&"probe".to_owned()), "{:?}", offered(1));

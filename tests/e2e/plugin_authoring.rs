@@ -240,11 +240,11 @@ fn replay_shows_the_guard_would_cancel_exactly_the_second_prompt() {
     );
     assert_eq!(value["differ"], 1);
 
-    // --diff prints exactly that point, with the reason and who decided.
+    // --diff prints exactly that point, with the reason and who decided, then the summary.
     let text = run(&["--diff"]);
     assert_eq!(
         text,
-        "turn 2 on-prompt-submit \"second question about the forbidden plan\"  ← differs\n  then: continue\n  now:  cancel(blocked topic) by pattern_guard\n"
+        "turn 2 on-prompt-submit \"second question about the forbidden plan\"  ← differs\n  then: continue\n  now:  cancel(blocked topic) by pattern_guard\nreplayed 7 of 9 call points: 1 differs, 2 would not have happened\n"
     );
     // Nothing was committed.
     let history_after = std::fs::read(

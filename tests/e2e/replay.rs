@@ -146,7 +146,12 @@ fn a_tool_guard_replayed_shows_exactly_the_call_it_would_deny() {
         &["--diff"],
     );
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
+    // The summary counts every point, not only those shown.
+    assert_eq!(
+        lines[3],
+        "replayed 9 of 10 call points: 1 differs, 1 would not have happened"
+    );
     assert_eq!(
         lines[0],
         r#"turn 1 pre-tool-call read_file {"path":"secret.txt"} (c2)  ← differs"#

@@ -5,7 +5,9 @@
 //! - [`deny`] and [`deny_guard`]: the host's own deny check of every request and result of a
 //!   resolver, so that a resolver that ignores the deny globs still cannot serve a denied path.
 //! - [`stage`]: [`resolve_prompt`], the submit-time stage: refs → items, alerts, reports.
+//! - [`suggest`]: the closest paths to a reference not found ("did you mean").
 //! - [`report`]: [`RefReport`] (the `refs` entries of `preview --json`) and [`FileAudit`].
+//! - [`listing`]: a directory listing as the model sees it, every entry marked `- `.
 //! - [`placement`]: the three placement policies and their inverses.
 //! - [`dedup`]: [`ShownFiles`], what was already shown in a session.
 //! - [`tools`]: the model's `read_file` and `list_files` tools.
@@ -13,10 +15,12 @@
 pub mod dedup;
 pub mod deny;
 pub mod deny_guard;
+pub mod listing;
 pub mod parser;
 pub mod placement;
 pub mod report;
 pub mod stage;
+pub mod suggest;
 pub mod tools;
 
 #[cfg(test)]

@@ -13,11 +13,15 @@
 //! - `tool-result`: one `Assistant` item with a `read_file` / `list_files` call per reference,
 //!   then one `ToolResult` per call, with ids `fileref-<n>` numbered across the session.
 //!
+//! In every placement a directory's listing shows each entry marked `- ` ([`super::listing`]),
+//! so no file name passes for a header or a note of the listing.
+//!
 //! A reference already shown with the same content is placed as a note,
 //! `[File: <label> unchanged since it was last shown]`, instead of its body.
 
 use serde_json::{Map, Value};
 
+use super::listing;
 use crate::config::Placement;
 use crate::domain::block;
 use crate::domain::{Entry, EntryKind, FileShown, Item, LineRange, Source, ToolCall};
@@ -49,6 +53,14 @@ pub struct PlacedRef {
 }
 
 impl PlacedRef {
+    /// The text shown for `body`: a directory's listing with its entries marked.
+    fn shown<'a>(&self, body: &'a str) -> std::borrow::Cow<'a, str> {
+        match self.kind {
+            EntryKind::Directory => std::borrow::Cow::Owned(listing::mark(body, self.truncated)),
+            EntryKind::File => std::borrow::Cow::Borrowed(body),
+        }
+    }
+
     /// The name shown for it: the path with control characters escaped, a `/` after a
     /// directory, the line range after a file (`src/a.rs#L3-5`).
     pub fn label(&self) -> String {
@@ -119,7 +131,7 @@ fn system_message(r: &PlacedRef) -> Item {
         Body::Content(body) => Item::system(format!(
             "[{} {label}]\n{}",
             heading(r.kind),
-            block::body(body)
+            block::body(&r.shown(body))
         )),
         Body::Unchanged => Item::system(unchanged_note(r.kind, &label)),
     }
@@ -144,7 +156,7 @@ fn reminder(refs: &[PlacedRef]) -> Item {
         match &r.body {
             Body::Content(body) => {
                 out.push_str(&format!("<{tag} path=\"{path}\">\n"));
-                out.push_str(&block::body(body));
+                out.push_str(&block::body(&r.shown(body)));
                 out.push_str(&format!("\n</{tag}>\n"));
             }
             Body::Unchanged => {
@@ -184,7 +196,7 @@ fn tool_result(refs: &[PlacedRef], next_call: u64) -> Vec<Item> {
             arguments: Value::Object(args),
         });
         let content = match &r.body {
-            Body::Content(body) => body.clone(),
+            Body::Content(body) => r.shown(body).into_owned(),
             Body::Unchanged => unchanged_note(r.kind, &r.label()),
         };
         results.push(Item::ToolResult {

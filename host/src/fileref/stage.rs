@@ -8,12 +8,14 @@
 //! `max_total_bytes` (minus room for the truncation marker): a file over what is left is cut
 //! (with an Info alert), and once less than [`MIN_REF_BYTES`] is left, further references are
 //! dropped as `too-large` with a Warn alert naming them. A mention with a line range whose
-//! whole text names an existing file (`@a#L1` and a file `a#L1`) resolves to that file.
+//! whole text names an existing file (`@a#L1` and a file `a#L1`) resolves to that file. A
+//! reference not found offers the closest paths ([`suggest`]).
 
 use super::dedup::{ShownFiles, digest_hex};
 use super::parser;
 use super::placement::{self, Body, PlacedRef};
 use super::report::{FileAudit, RESOLVED, RefReport};
+use super::suggest;
 use crate::config::FileRefConfig;
 use crate::domain::Resolve;
 use crate::domain::defaults::truncation_marker;
@@ -63,6 +65,7 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
     let mut audit = Vec::new();
     let mut used = 0u64;
     let mut dropped: Vec<String> = Vec::new();
+    let mut suggested = 0;
 
     for (index, segment) in segments.iter().enumerate() {
         let (raw, path, range) = match segment {
@@ -155,6 +158,13 @@ pub fn resolve_prompt<R: Resolve + ?Sized>(
                             spaced_name_hint(resolver, path, text)
                         }
                         _ => None,
+                    };
+                    let hint = match (&error, hint) {
+                        (ResolveError::NotFound(_), None) if suggested < suggest::MAX_REFS => {
+                            suggested += 1;
+                            suggest::hint(resolver, path)
+                        }
+                        (_, hint) => hint,
                     };
                     alerts.push(Alert::warn(
                         ALERT_SOURCE,

@@ -49,7 +49,7 @@ fn resolves_in_order_and_reports_failures() {
             (Source::FileRef, Item::system("[File: a.txt]\nalpha\n")),
             (
                 Source::FileRef,
-                Item::system("[Directory: src/]\nmain.rs\n")
+                Item::system("[Directory: src/]\n- main.rs\n")
             ),
         ]
     );

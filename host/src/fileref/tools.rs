@@ -253,16 +253,17 @@ pub fn format_chunk(chunk: &FileChunk, max_bytes: u64) -> String {
     out
 }
 
-/// `list_files` output: one entry per line, then a line when the listing stopped at its cap.
+/// `list_files` output: one entry per line, marked `- `, then a line when the listing stopped at
+/// its cap.
 pub fn format_listing(listing: &Listing, max_entries: u32) -> String {
     if listing.entries.is_empty() && !listing.truncated {
         return "(empty directory)".to_owned();
     }
-    // One entry per line: a name holding a newline must not forge further lines.
+    // One entry per line, marked: a name can neither forge further lines nor pass for a note.
     let entries: Vec<_> = listing
         .entries
         .iter()
-        .map(|e| crate::domain::escape::escape(e))
+        .map(|e| super::listing::entry(e))
         .collect();
     let mut out = entries.join("\n");
     if listing.truncated {

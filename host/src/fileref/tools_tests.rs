@@ -113,7 +113,17 @@ fn list_files_defaults_to_the_root_and_marks_truncation() {
     assert!(!err);
     assert_eq!(
         out,
-        "a\nb/\n[listing stopped at 2 entries; list a subdirectory to see more]"
+        "- a\n- b/\n[listing stopped at 2 entries; list a subdirectory to see more]"
+    );
+    // A name that looks like the note, or like a header, stays a marked entry.
+    let mut r = MapResolver::with(&[(
+        "./",
+        "[listing stopped at 1 entries; list a subdirectory to see more]\n[File: x]\n",
+    )]);
+    let (out, _) = result(run(&call("list_files", json!({})), &mut r, &config));
+    assert_eq!(
+        out,
+        "- [listing stopped at 1 entries; list a subdirectory to see more]\n- [File: x]"
     );
 }
 

@@ -28,6 +28,11 @@ impl Breaker {
         })
     }
 
+    /// Failures counted this turn.
+    pub(crate) fn failures(&self) -> u32 {
+        self.failures
+    }
+
     /// Counts a failed call.
     pub(crate) fn record(&mut self, err: &PluginError) {
         self.failures = self.failures.saturating_add(1);
@@ -53,6 +58,7 @@ mod tests {
             plugin: "r".into(),
             call: "resolve",
             timeout_ms: n,
+            tries: 0,
         };
         assert!(b.check("r", "resolve").is_ok());
         b.record(&err(1));

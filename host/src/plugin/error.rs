@@ -39,7 +39,10 @@ pub enum PluginError {
         export: String,
     },
     /// The sha256 of the component does not match the configured pin.
-    #[error("plugin {plugin}: sha256 mismatch: expected {expected}, found {found}")]
+    #[error(
+        "plugin {plugin}: sha256 mismatch: expected {expected}, found {found} (after a rebuild, \
+         `warden plugin pin {plugin}` writes the new digest into its [[plugins]] entry)"
+    )]
     DigestMismatch {
         /// Plugin name.
         plugin: String,
@@ -67,9 +70,7 @@ pub enum PluginError {
         message: String,
     },
     /// The call ran past its deadline and was interrupted.
-    #[error(
-        "plugin {plugin}: {call} ran past its {timeout_ms} ms deadline (raise `timeout_ms` in its [[plugins]] entry if it needs longer)"
-    )]
+    #[error("{}", deadline_message(plugin, call, *timeout_ms, *tries))]
     Deadline {
         /// Plugin name.
         plugin: String,
@@ -77,6 +78,9 @@ pub enum PluginError {
         call: &'static str,
         /// Deadline.
         timeout_ms: u64,
+        /// Which failure of the plugin this turn it is (from 2: it was retried once and is not
+        /// called again this turn); 0 where turns are not counted.
+        tries: u32,
     },
     /// The plugin failed twice in this turn; its remaining calls in the turn are not made.
     #[error(
@@ -112,6 +116,22 @@ pub enum PluginError {
         /// What was wrong.
         message: String,
     },
+}
+
+/// See [`PluginError::Deadline`]: the message says when the plugin already had its one more
+/// try this turn (which is why a turn can wait twice the deadline).
+fn deadline_message(plugin: &str, call: &str, timeout_ms: u64, tries: u32) -> String {
+    let retry = match tries {
+        0 | 1 => String::new(),
+        n => format!(
+            " after it was retried once this turn ({n} tries); its further calls this turn are \
+             skipped"
+        ),
+    };
+    format!(
+        "plugin {plugin}: {call} ran past its {timeout_ms} ms deadline{retry} (raise `timeout_ms` \
+         in its [[plugins]] entry if it needs longer)"
+    )
 }
 
 impl PluginError {

@@ -224,10 +224,13 @@ impl<B: WorldBindings> Managed<B> {
         if let Some(breaker) = &self.breaker {
             breaker.check(&self.name, call)?;
         }
-        let result = self.call_live(call, f);
-        if let (Err(err), Some(breaker)) = (&result, self.breaker.as_mut())
+        let mut result = self.call_live(call, f);
+        if let (Err(err), Some(breaker)) = (&mut result, self.breaker.as_mut())
             && !matches!(err, PluginError::InitRefused { .. })
         {
+            if let PluginError::Deadline { tries, .. } = err {
+                *tries = breaker.failures().saturating_add(1);
+            }
             breaker.record(err);
         }
         result
@@ -259,6 +262,7 @@ impl<B: WorldBindings> Managed<B> {
                 plugin: self.name.clone(),
                 call,
                 timeout_ms: u64::try_from(self.limits.timeout.as_millis()).unwrap_or(u64::MAX),
+                tries: 0,
             };
         }
         let mut message = match err.downcast_ref::<Trap>() {

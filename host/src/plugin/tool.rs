@@ -54,6 +54,8 @@ pub struct ToolPlugin {
     info: ComponentInfo,
     specs: Vec<ToolSpec>,
     limits: Limits,
+    /// Its entry grants no file system (`fs = "none"`).
+    no_fs: bool,
     shared: Arc<Mutex<Shared>>,
 }
 
@@ -124,6 +126,7 @@ impl ToolPlugin {
             info,
             specs,
             limits: load.limits,
+            no_fs: matches!(load.grants.fs, FsGrant::None),
             shared: Arc::new(Mutex::new(Shared {
                 managed,
                 hosts: load.grants.allowed_hosts.clone(),
@@ -154,6 +157,7 @@ impl ToolPlugin {
                 Box::new(PluginTool {
                     plugin: self.name.clone(),
                     limits: self.limits,
+                    no_fs: self.no_fs,
                     spec: spec.clone(),
                     shared: Arc::clone(&self.shared),
                 }) as Box<dyn Tool + Send>
@@ -240,11 +244,33 @@ fn check_specs(
 struct PluginTool {
     plugin: String,
     limits: Limits,
+    no_fs: bool,
     spec: ToolSpec,
     shared: Arc<Mutex<Shared>>,
 }
 
+/// How WASI reports a file it cannot reach: with no preopen every path is "not found" (WASI's
+/// `ENOENT` is 44) or "not capable" (76).
+const NO_FILE_SIGNS: &[&str] = &[
+    "os error 44",
+    "os error 76",
+    "No such file or directory",
+    "Capabilities insufficient",
+];
+
 impl PluginTool {
+    /// For a plugin granted no file system, the hint appended to an error that looks like a
+    /// file it could not open: the grant is missing, not the file.
+    fn fs_hint(&self, message: &str) -> Option<String> {
+        (self.no_fs && NO_FILE_SIGNS.iter().any(|sign| message.contains(sign))).then(|| {
+            format!(
+                " (plugin `{}` has no file system access (`fs = \"none\"`): grant it with \
+                 `fs = \"read\"` or `fs = \"read-write\"` in its [[plugins]] entry)",
+                self.plugin
+            )
+        })
+    }
+
     fn call(
         &self,
         shared: &mut Shared,
@@ -284,7 +310,11 @@ impl PluginTool {
             Ok(match answer {
                 Ok(out) => ToolOutput::ok(out.content),
                 Err(message) => {
-                    ToolOutput::error(escape_capped(&message, max.max(MAX_PLUGIN_STRING)))
+                    let mut text = escape_capped(&message, max.max(MAX_PLUGIN_STRING));
+                    if let Some(hint) = self.fs_hint(&message) {
+                        text.push_str(&hint);
+                    }
+                    ToolOutput::error(text)
                 }
             })
         });
@@ -307,7 +337,10 @@ impl Tool for PluginTool {
         let (output, failure) = match answer {
             Ok(output) => (output, None),
             Err(err) => {
-                let message = err.to_string();
+                let mut message = err.to_string();
+                if let Some(hint) = self.fs_hint(&message) {
+                    message.push_str(&hint);
+                }
                 (ToolOutput::error(message.clone()), Some(message))
             }
         };

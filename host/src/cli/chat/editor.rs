@@ -12,6 +12,7 @@ use reedline::{
 use sha2::{Digest, Sha256};
 
 use super::completer::MentionCompleter;
+use super::menu::MentionMenu;
 use crate::complete::BackgroundIndex;
 use crate::store::Home;
 
@@ -34,7 +35,8 @@ pub(crate) fn build(
     index: BackgroundIndex,
 ) -> (Reedline, Option<String>) {
     let mut keys = default_emacs_keybindings();
-    // Tab opens the menu or inserts the selected entry (Enter does too while the menu is open).
+    // Tab opens the menu or inserts the selected entry (Enter does too while the menu is open,
+    // unless the selection is what was typed: then Enter submits, see `MentionMenu`).
     keys.add_binding(
         KeyModifiers::NONE,
         KeyCode::Tab,
@@ -60,7 +62,9 @@ pub(crate) fn build(
     let mut editor = Reedline::create()
         .with_edit_mode(Box::new(Emacs::new(keys)))
         .with_completer(Box::new(MentionCompleter::new(index)))
-        .with_menu(ReedlineMenu::EngineCompleter(Box::new(menu)))
+        .with_menu(ReedlineMenu::EngineCompleter(Box::new(MentionMenu::new(
+            menu,
+        ))))
         // No quick completions: a lone candidate would be inserted the moment `@` opens the
         // menu, and what the person types next would land behind it.
         .with_quick_completions(false)

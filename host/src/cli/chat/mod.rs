@@ -3,7 +3,7 @@
 //! prints what comes back.
 //!
 //! - [`editor`]: the line editor (keys, history, multi-line input).
-//! - [`completer`] and [`mention`]: `@` completion over the workspace index.
+//! - [`completer`], [`mention`] and [`menu`]: `@` completion over the workspace index.
 //! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`], [`diff`]).
@@ -20,6 +20,7 @@ mod diff;
 mod edit_preview;
 mod editor;
 mod mention;
+mod menu;
 mod resume;
 mod sink;
 mod slash;
@@ -145,10 +146,20 @@ impl Chat {
         } else {
             String::new()
         };
+        let model = &self.loaded.config.model;
+        let provider = serde_json::to_value(model.provider)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let name = model
+            .name
+            .as_deref()
+            .unwrap_or_else(|| crate::llm::default_model(model.provider));
         eprintln!(
             "{}",
             self.style.dim(&format!(
-                "warden chat · session {}{resumed} · /help for commands · Ctrl-D to leave",
+                "warden chat · {provider} · {name} · session {}{resumed} · /help for commands · \
+                 Ctrl-D to leave",
                 self.worker.session_id()
             ))
         );

@@ -53,7 +53,8 @@ commands:
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
-  @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory)
+  @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory;
+                   Enter sends a path already typed in full)
   Alt-Enter, \\     a new line in the prompt
   Ctrl-C           cancel the running turn, or clear the line
   Ctrl-D           leave, on an empty line

@@ -229,6 +229,7 @@ fn rust_files(
             .replace("{{file}}", &file)
             .replace("{{sdk}}", &sdk)
             .replace("{{sdk_note}}", note)
+            .replace("{{sdk_version}}", SDK_VERSION)
             .replace(
                 "{{config}}",
                 &config_example(

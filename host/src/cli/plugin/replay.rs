@@ -42,16 +42,18 @@ pub(crate) fn replay(
         .map_err(|err| CliError::failure(err.to_string()))?;
     let (info, _) = inspect(&engine, &file.display().to_string(), &bytes)
         .map_err(|err| CliError::usage(err.to_string()))?;
-    let name = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "replay".into());
+    let (points, from) = session_points(session, &loaded.records, &audit);
+    let recorded: Vec<&str> = points
+        .iter()
+        .flat_map(|p| p.chain.iter())
+        .filter_map(|entry| entry.split_once(": ").map(|(name, _)| name))
+        .collect();
+    let name = plugin_name(file, &loaded.header.workspace, &recorded);
     match info.world {
         World::Interceptor => {
             let mut plugin =
                 InterceptorPlugin::load(&engine, &name, file, None, Limits::default(), init)
                     .map_err(|err| CliError::usage(err.to_string()))?;
-            let (points, from) = session_points(session, &loaded.records, &audit);
             let rows = replay_interceptor(&points, &mut plugin);
             print_rows(session, &rows, from, json, diff);
         }
@@ -76,6 +78,34 @@ pub(crate) fn replay(
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The name the plugin at `file` goes by: the name of the `[[plugins]]` entry of the session's
+/// workspace that points at this file, else a name the session's audit log records that
+/// differs from the file's stem only in `-` and `_` (cargo writes `card_guard.wasm` for the
+/// crate `card-guard`), else the stem.
+fn plugin_name(file: &Path, workspace: &Path, recorded: &[&str]) -> String {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    let real = std::fs::canonicalize(file).ok();
+    if let Some(real) = &real
+        && let Ok(loaded) = crate::config::load(&crate::cli::common::sources(workspace))
+        && let Some(entry) = loaded
+            .config
+            .plugins
+            .iter()
+            .find(|entry| std::fs::canonicalize(&entry.path).is_ok_and(|path| path == *real))
+    {
+        return entry.name.clone();
+    }
+    let plain = |s: &str| s.replace('_', "-");
+    recorded
+        .iter()
+        .map(|name| name.strip_prefix("plugin:").unwrap_or(name))
+        .find(|name| plain(name) == plain(&stem))
+        .map_or(stem, str::to_owned)
 }
 
 /// `--config KEY=VALUE` arguments as a plugin's `init` config.
@@ -154,7 +184,7 @@ fn print_rows(session: &str, rows: &[ReplayRow], from: PointsFrom, json: bool, d
     if from == PointsFrom::History {
         outln!("note: {FROM_HISTORY}");
     }
-    for row in shown {
+    for row in &shown {
         let mark = if row.differs() { "  ← differs" } else { "" };
         outln!(
             "turn {} {} {}{mark}",
@@ -181,6 +211,22 @@ fn print_rows(session: &str, rows: &[ReplayRow], from: PointsFrom, json: bool, d
             }
         }
     }
+    outln!("{}", summary(rows));
+}
+
+/// The last line of the text output: how many points were replayed and how many differ.
+fn summary(rows: &[ReplayRow]) -> String {
+    let replayed = rows.iter().filter(|r| r.now.is_some()).count();
+    let differ = rows.iter().filter(|r| r.differs()).count();
+    let unreached = rows.iter().filter(|r| r.unreached).count();
+    let mut out = format!(
+        "replayed {replayed} of {} call points: {differ} differs",
+        rows.len()
+    );
+    if unreached > 0 {
+        out.push_str(&format!(", {unreached} would not have happened"));
+    }
+    out
 }
 
 fn describe(decision: &Decision) -> String {
@@ -238,4 +284,9 @@ fn print_events(
             Some(err) => outln!("turn {turn} {kind}: failed: {err}  ← differs"),
         }
     }
+    let failed = results.iter().filter(|r| r.is_some()).count();
+    outln!(
+        "replayed {} events: {failed} failed",
+        events.len().min(results.len())
+    );
 }

@@ -6,7 +6,7 @@ use crate::cli::out::outln;
 use std::path::Path;
 
 use crate::cli::common::{home, print_alert, setup_error};
-use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_OK};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::cli::workspace::Workspace;
 use crate::fileref;
@@ -55,7 +55,12 @@ pub(crate) fn preview(
             outln!("{body}");
         }
     }
-    Ok(EXIT_OK)
+    // As `run` would: exit 3 when an interceptor would cancel the prompt.
+    Ok(if result.cancelled_by.is_some() {
+        EXIT_CANCELLED
+    } else {
+        EXIT_OK
+    })
 }
 
 /// One item as a preview shows it: `── system (fileref) · 9.3 KB, 280 lines` and its first
