@@ -321,26 +321,7 @@ fn http_serves_the_python_streamable_http_client() {
     }
     let env = TestEnv::new();
     env.write("notes.txt", "over http\n");
-    let ws = env.workspace().display().to_string();
-    let mut server = env
-        .command()
-        .args(["mcp", "serve", "-C", &ws, "--http", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(server.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .and_then(Result::ok)
-            .unwrap_or_else(|| panic!("the server exited before saying where it listens"));
-        if let Some(at) = line.find("http://") {
-            break line[at..].split_whitespace().next().unwrap().to_owned();
-        }
-    };
-    // Keep draining the server's stderr so that it never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
+    let (mut server, url) = http_server(&env);
     let mut cmd = env.command_of(Path::new("python3"));
     cmd.arg(client_script())
         .args(["http", &url])
@@ -362,4 +343,82 @@ fn http_serves_the_python_streamable_http_client() {
     );
     assert_eq!(outcomes[1]["is_error"], false, "{outcomes:?}");
     assert!(outcomes[1]["text"].as_str().unwrap().contains("over http"));
+}
+
+/// Start `warden mcp serve --http 127.0.0.1:0` on `env`'s workspace: the child and its URL
+/// (its stderr is drained on a thread).
+fn http_server(env: &TestEnv) -> (std::process::Child, String) {
+    let ws = env.workspace().display().to_string();
+    let mut server = env
+        .command()
+        .args(["mcp", "serve", "-C", &ws, "--http", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_else(|| panic!("the server exited before saying where it listens"));
+        if let Some(at) = line.find("http://") {
+            break line[at..].split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (server, url)
+}
+
+/// Scenarios of the MCP conformance suite `warden mcp serve` must pass.
+const MUST_PASS: &[&str] = &[
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "resources-list",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+];
+
+/// `@modelcontextprotocol/conformance` (tests/mcp-npm/) against the HTTP server: the
+/// scenarios of [`MUST_PASS`] pass, and the rest fail exactly as its baseline
+/// (`tests/mcp-npm/conformance-baseline.yml`) says: the suite exits 0 only then.
+#[test]
+fn the_mcp_conformance_suite_passes_its_baseline() {
+    let npm = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp-npm");
+    let bin = npm.join("node_modules/.bin/conformance");
+    if !bin.exists() {
+        let line = "SKIP mcp_serve::conformance: @modelcontextprotocol/conformance not installed (npm install in tests/mcp-npm)";
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{line}, but CI=true: .ci/run must install it");
+        }
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("notes.txt", "conformance\n");
+    let (mut server, url) = http_server(&env);
+    let results = env.root().join("conformance-results");
+    let mut cmd = env.command_of(&bin);
+    cmd.current_dir(&npm).args([
+        "server",
+        "--url",
+        &url,
+        "--expected-failures",
+        "conformance-baseline.yml",
+        "-o",
+        &results.display().to_string(),
+    ]);
+    let out = output_with_input(cmd, b"", LIMIT);
+    let _ = server.kill();
+    let _ = server.wait();
+    let text = format!("{}{}", crate::support::stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for scenario in MUST_PASS {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("✓ {scenario}: ")) && l.ends_with(" 0 failed")),
+            "{scenario} did not pass:\n{text}"
+        );
+    }
 }
