@@ -422,3 +422,49 @@ fn the_mcp_conformance_suite_passes_its_baseline() {
         );
     }
 }
+
+/// A configured tool plugin is served too; its `approve = "ask"` asks the client like the
+/// mode does: refused without elicitation, run once accepted.
+#[test]
+fn a_tool_plugins_approve_ask_becomes_an_elicitation() {
+    if skip_without_python_mcp("mcp_serve::plugin_ask") {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("notes.txt", "a needle here\n");
+    env.project_config(&crate::support::plugin_entry(
+        "tool",
+        "grep",
+        &fixtures::grep_tool(),
+        "fs = \"read\"\napprove = \"ask\"",
+        &[],
+    ));
+    let steps = json!([
+        {"op": "list_tools"},
+        call("search_text", json!({"pattern": "needle", "literal": true})),
+    ]);
+    let (outcomes, err) = over_stdio(&env, &[], &[], &steps);
+    assert!(
+        outcomes[0]["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|n| n == "search_text")),
+        "{outcomes:?}\n{err}"
+    );
+    assert_eq!(outcomes[1]["is_error"], true, "{outcomes:?}");
+    assert!(
+        outcomes[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("tool plugin `grep` requires approval"),
+        "{outcomes:?}"
+    );
+
+    let (outcomes, _) = over_stdio(&env, &["--elicit", "accept"], &[], &steps);
+    let question = outcomes[1]["elicited"].as_str().unwrap_or_default();
+    assert!(question.contains("search_text"), "{outcomes:?}");
+    assert_eq!(outcomes[2]["is_error"], false, "{outcomes:?}");
+    assert!(
+        outcomes[2]["text"].as_str().unwrap().contains("needle"),
+        "{outcomes:?}"
+    );
+}
