@@ -29,15 +29,11 @@ post-tool-call, and is audited. Workspace files are offered as resources.";
 #[derive(Clone)]
 pub(crate) struct WardenServer {
     host: WorkerHandle,
-    calls: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl WardenServer {
     pub(crate) fn new(host: WorkerHandle) -> Self {
-        Self {
-            host,
-            calls: Arc::new(std::sync::atomic::AtomicU64::new(0)),
-        }
+        Self { host }
     }
 
     fn tools(&self) -> Vec<Tool> {
@@ -103,10 +99,7 @@ impl ServerHandler for WardenServer {
             ));
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let n = self
-            .calls
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
+        let n = self.host.next_call();
         let call = ToolCall {
             id: format!("mcp-{n}"),
             name,

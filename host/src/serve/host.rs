@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -97,11 +98,19 @@ pub(crate) struct WorkerHandle {
     pub(crate) yes: bool,
     /// The serve session's id.
     pub(crate) session: Arc<String>,
+    /// Calls received so far, over every client session of this process (call ids are
+    /// `mcp-N`, unique in the serve session's audit log).
+    calls: Arc<AtomicU64>,
 }
 
 const GONE: &str = "the worker thread has stopped";
 
 impl WorkerHandle {
+    /// The number of the next call, from 1.
+    pub(crate) fn next_call(&self) -> u64 {
+        self.calls.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
     /// Serve `call`, asking through `asker` when the path asks.
     pub(crate) async fn call(&self, call: ToolCall, asker: Asker) -> Result<ServedCall, String> {
         let (reply, answer) = oneshot::channel();
@@ -164,7 +173,7 @@ pub(crate) fn start(options: ServeOptions, transport: &str) -> Result<WorkerHand
                         let _ = reply.send(served);
                     }
                     Job::List { reply } => {
-                        let _ = reply.send(resources::list(resolver.as_mut(), &fileref));
+                        let _ = reply.send(resources::list(resolver.as_mut()));
                     }
                     Job::Read { path, reply } => {
                         let read = resources::read(resolver.as_mut(), &fileref, &path);
@@ -183,6 +192,7 @@ pub(crate) fn start(options: ServeOptions, transport: &str) -> Result<WorkerHand
         root: Arc::new(root),
         yes,
         session: Arc::new(session),
+        calls: Arc::new(AtomicU64::new(0)),
     })
 }
 

@@ -21,8 +21,7 @@ pub(crate) struct ListedFile {
 
 /// The files of the workspace listing (directories left out), at most [`MAX_RESOURCES`]
 /// entries examined; a listing that fails is logged and lists nothing.
-pub(crate) fn list(resolver: &mut dyn Resolve, config: &FileRefConfig) -> Vec<ListedFile> {
-    let _ = config;
+pub(crate) fn list(resolver: &mut dyn Resolve) -> Vec<ListedFile> {
     match resolver.list_files(".", MAX_RESOURCES) {
         Ok(listing) => listing
             .entries
