@@ -20,6 +20,7 @@ mod instructions;
 mod interrupt;
 mod llm;
 mod mcp_serve;
+mod mcp_serve_http;
 mod modes;
 mod operator;
 mod plugin_authoring;
