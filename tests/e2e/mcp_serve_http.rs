@@ -28,7 +28,7 @@ fn http_refuses_a_non_loopback_address() {
 
 #[test]
 fn http_serves_the_python_streamable_http_client() {
-    if skip_without_python_mcp("mcp_serve::http") {
+    if skip_without_python_mcp("mcp_serve_http::http") {
         return;
     }
     let env = TestEnv::new();
@@ -99,7 +99,7 @@ fn the_mcp_conformance_suite_passes_its_baseline() {
     let npm = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp-npm");
     let bin = npm.join("node_modules/.bin/conformance");
     if !bin.exists() {
-        let line = "SKIP mcp_serve::conformance: @modelcontextprotocol/conformance not installed (npm install in tests/mcp-npm)";
+        let line = "SKIP mcp_serve_http::conformance: @modelcontextprotocol/conformance not installed (npm install in tests/mcp-npm)";
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("{line}, but CI=true: .ci/run must install it");
         }
