@@ -31,10 +31,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "serve",
+        &[
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
+            "worker", "setup",
+        ],
+    ),
+    (
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "sandbox", "worker", "setup",
+            "tools", "sandbox", "worker", "setup", "serve",
         ],
     ),
 ];

@@ -17,6 +17,7 @@
 //!   runs commands in; it builds on the domain and configuration.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
+//! - [`serve`]: warden's tools served over MCP (`warden mcp serve`), above `setup`.
 //! - [`cli`]: the `warden` command line.
 
 pub mod cli;
@@ -28,6 +29,7 @@ pub mod fileref;
 pub mod llm;
 pub mod plugin;
 pub mod sandbox;
+pub mod serve;
 pub mod setup;
 pub mod store;
 pub mod tools;

@@ -21,6 +21,8 @@ mod injected;
 mod instructions;
 mod interrupt;
 mod llm;
+mod mcp_serve;
+mod mcp_serve_http;
 mod modes;
 mod operator;
 mod plugin_author;

@@ -95,6 +95,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: super::session::SessionCommand,
     },
+    /// The Model Context Protocol: serve warden's tools to MCP clients.
+    Mcp {
+        #[command(subcommand)]
+        command: super::mcp::McpCommand,
+    },
     /// Show configuration, audit logs, and run an operator's first checks.
     #[command(flatten)]
     Operator(super::operator::OperatorCommand),

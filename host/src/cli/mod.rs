@@ -8,6 +8,7 @@
 //! - `session/`: `session list | show | export | verify | salvage | delete | prune`, and the
 //!   session a command continues or creates.
 //! - `operator/`: `config show`, `audit` and `doctor`.
+//! - `mcp/`: `mcp serve` (warden's tools over MCP).
 //! - `trust/`: `trust`, and the configuration the commands that run plugins use (the
 //!   project's plugins only in a trusted workspace).
 //! - `complete`, `compact`, `notify`: the command of that name.
@@ -26,6 +27,7 @@ mod common;
 mod compact;
 mod complete;
 mod exit;
+mod mcp;
 mod mode;
 mod notify;
 mod operator;
@@ -132,6 +134,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
         Command::Session { command } => command.run(),
+        Command::Mcp { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
         Command::Undo {

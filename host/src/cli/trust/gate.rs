@@ -1,6 +1,7 @@
 //! The configuration a command that runs plugins uses: the project's plugins and resolver only
 //! when the workspace is trusted. `warden run`, `preview` and `compact` refuse (exit 2) while
-//! trust is waiting; `warden chat` asks on the terminal. Where managed policy forbids trusting,
+//! trust is waiting; `warden chat` asks on the terminal; `warden mcp serve` runs without the
+//! project's code, with one warning. Where managed policy forbids trusting,
 //! every command runs without the project's code, with one warning.
 
 use std::io::{BufRead, IsTerminal};
@@ -21,6 +22,9 @@ pub(crate) enum WhenWaiting {
     Refuse,
     /// Show what is new or changed and ask y/N on the terminal.
     Ask,
+    /// Run without the project's code, with one warning (`warden mcp serve`: its stdin is the
+    /// protocol, nobody can be asked).
+    LeaveOut,
 }
 
 /// The layered configuration for `workspace`, with the project's code only if it is trusted;
@@ -54,6 +58,11 @@ pub(crate) fn load_config_trusted(
                 print_warnings(loaded);
                 return Err(CliError::usage(refusal(&pending)));
             }
+            WhenWaiting::LeaveOut => format!(
+                "{} not loaded: {}",
+                what_is_left_out(&loaded),
+                refusal(&pending)
+            ),
             WhenWaiting::Ask => {
                 if ask(&pending) {
                     trust::record(home, &pending)

@@ -18,10 +18,12 @@ mod instructions;
 mod model;
 mod points;
 mod referenced;
+mod served;
 mod shell_checkpoint;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
+pub use served::ServedCall;
 
 #[cfg(test)]
 mod tests;

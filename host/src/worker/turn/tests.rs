@@ -855,3 +855,6 @@ fn every_call_point_is_recorded_in_turn_order_by_reference_to_the_history() {
         ]
     );
 }
+
+#[path = "served_tests.rs"]
+mod served;

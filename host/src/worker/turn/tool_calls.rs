@@ -42,12 +42,19 @@ use crate::worker::validate::call_ids;
 use crate::worker::{ToolOwner, WorkerError};
 
 /// Why the turn stops before the answer's later calls.
-struct Stop {
-    plugin: String,
-    message: String,
+pub(super) struct Stop {
+    pub(super) plugin: String,
+    pub(super) message: String,
     /// The tool's own failure (`on` a call), or a `post-tool-call` failure (`after` it).
     during_call: bool,
     tool: String,
+}
+
+/// How one call's `post-tool-call` ended: the items its chain added, and why the turn stops
+/// when an interceptor cancelled or failed closed.
+pub(super) struct PostToolEnd {
+    pub(super) items: Vec<Entry>,
+    pub(super) stop: Option<Stop>,
 }
 
 /// Where one `post-tool-call` point record stands among the audit events, and how many items
@@ -87,70 +94,13 @@ impl Worker {
             }
             // 4. `post-tool-call`, ran or denied, under the chain's rules for added items (ids
             //    already taken include those of items added after earlier calls of this answer).
-            let ran_call = outcome.call_to_run();
-            let output = outcome.output();
-            let ask = |plugin: &mut dyn Interceptor| {
-                plugin.post_tool_call(&ran_call, output).map(|items| {
-                    if items.is_empty() {
-                        Verdict::Pass(None)
-                    } else {
-                        Verdict::Add(items)
-                    }
-                })
-            };
-            let taken = call_ids(added.iter().map(|e| &e.item));
-            let run = if taken.is_empty() {
-                run_point(
-                    &mut self.chain,
-                    CallPoint::PostToolCall,
-                    &self.call_ids,
-                    ask,
-                )
-            } else {
-                let mut used = self.call_ids.clone();
-                used.extend(taken.into_iter().map(str::to_owned));
-                run_point(&mut self.chain, CallPoint::PostToolCall, &used, ask)
-            };
-            let (end, decisions) = self.report(sink, run);
-            events.extend(decisions);
-            let arguments = (!outcome.rewrites().is_empty()).then(|| outcome.arguments().clone());
-            let (count, end) = match end {
-                PointEnd::Items(items) => {
-                    let count = items.len();
-                    added.extend(items);
-                    (count, PointEndRecord::Done)
-                }
-                PointEnd::Cancelled { plugin, reason } => {
-                    let end = PointEndRecord::cancelled(&plugin, &reason);
-                    stop = Some(Stop {
-                        plugin,
-                        message: reason,
-                        during_call: false,
-                        tool: call.name.clone(),
-                    });
-                    (0, end)
-                }
-                PointEnd::FailedClosed(failure) => {
-                    let message = failure.to_string();
-                    let end = PointEndRecord::failed_closed(&failure.plugin, &message);
-                    stop = Some(Stop {
-                        plugin: failure.plugin.clone(),
-                        message,
-                        during_call: false,
-                        tool: call.name.clone(),
-                    });
-                    (0, end)
-                }
-            };
+            let post = self.post_tool_call(sink, &outcome, &added, &mut events);
+            stop = post.stop;
             posts.push(PostTool {
-                at: events.len(),
-                added: count,
+                at: events.len() - 1,
+                added: post.items.len(),
             });
-            let input = PointInputRecord::PostToolCall {
-                call_id: call.id.clone(),
-                arguments,
-            };
-            events.push(PointRecord::event(input, end, Vec::new()));
+            added.extend(post.items);
         }
         let first_added = results.len();
         results.extend(added);
@@ -174,9 +124,80 @@ impl Worker {
         }))
     }
 
+    /// Step 4 for one settled call: `post-tool-call` through the chain, its decisions and its
+    /// `point` record pushed to `events` (the record last). `added` holds the items earlier
+    /// calls of the same answer added (their ids are taken too).
+    pub(super) fn post_tool_call(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        outcome: &ToolCallOutcome,
+        added: &[Entry],
+        events: &mut Vec<AuditEvent>,
+    ) -> PostToolEnd {
+        let call = outcome.call();
+        let ran_call = outcome.call_to_run();
+        let output = outcome.output();
+        let ask = |plugin: &mut dyn Interceptor| {
+            plugin.post_tool_call(&ran_call, output).map(|items| {
+                if items.is_empty() {
+                    Verdict::Pass(None)
+                } else {
+                    Verdict::Add(items)
+                }
+            })
+        };
+        let taken = call_ids(added.iter().map(|e| &e.item));
+        let run = if taken.is_empty() {
+            run_point(
+                &mut self.chain,
+                CallPoint::PostToolCall,
+                &self.call_ids,
+                ask,
+            )
+        } else {
+            let mut used = self.call_ids.clone();
+            used.extend(taken.into_iter().map(str::to_owned));
+            run_point(&mut self.chain, CallPoint::PostToolCall, &used, ask)
+        };
+        let (end, decisions) = self.report(sink, run);
+        events.extend(decisions);
+        let arguments = (!outcome.rewrites().is_empty()).then(|| outcome.arguments().clone());
+        let mut stop = None;
+        let (items, end) = match end {
+            PointEnd::Items(items) => (items, PointEndRecord::Done),
+            PointEnd::Cancelled { plugin, reason } => {
+                let end = PointEndRecord::cancelled(&plugin, &reason);
+                stop = Some(Stop {
+                    plugin,
+                    message: reason,
+                    during_call: false,
+                    tool: call.name.clone(),
+                });
+                (Vec::new(), end)
+            }
+            PointEnd::FailedClosed(failure) => {
+                let message = failure.to_string();
+                let end = PointEndRecord::failed_closed(&failure.plugin, &message);
+                stop = Some(Stop {
+                    plugin: failure.plugin.clone(),
+                    message,
+                    during_call: false,
+                    tool: call.name.clone(),
+                });
+                (Vec::new(), end)
+            }
+        };
+        let input = PointInputRecord::PostToolCall {
+            call_id: call.id.clone(),
+            arguments,
+        };
+        events.push(PointRecord::event(input, end, Vec::new()));
+        PostToolEnd { items, stop }
+    }
+
     /// The tool plugin of a call that ran failed: reported; `Some` when its policy is closed
     /// and the turn stops after the commit.
-    fn failed_closed(
+    pub(super) fn failed_closed(
         &mut self,
         sink: &mut dyn TurnSink,
         outcome: &ToolCallOutcome,
@@ -226,7 +247,7 @@ impl Worker {
     }
 
     /// Steps 1–3 for one call; pushes the chain's audit records to `events`.
-    fn settle(
+    pub(super) fn settle(
         &mut self,
         sink: &mut dyn TurnSink,
         call: &ToolCall,
