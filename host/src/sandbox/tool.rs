@@ -145,6 +145,8 @@ impl ShellTool {
                 network: self.config.network,
                 env,
                 probe: false,
+                argv: None,
+                stdio: false,
             };
             match serde_json::to_vec(&spec) {
                 Ok(bytes) => spec_input = Some(bytes),
