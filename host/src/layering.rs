@@ -17,6 +17,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("complete", &["domain", "config"]),
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
+    ("mcp", &["domain", "config", "confine", "sandbox"]),
     (
         "worker",
         &[
@@ -27,14 +28,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "setup",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
-            "worker",
+            "worker", "mcp",
         ],
     ),
     (
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "sandbox", "worker", "setup",
+            "tools", "sandbox", "worker", "setup", "mcp",
         ],
     ),
 ];

@@ -19,6 +19,7 @@ mod injected;
 mod instructions;
 mod interrupt;
 mod llm;
+mod mcp_client;
 mod modes;
 mod operator;
 mod plugin_authoring;

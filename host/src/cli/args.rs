@@ -84,6 +84,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: super::plugin::PluginCommand,
     },
+    /// MCP servers: `list` shows each configured server's state and tools.
+    Mcp {
+        #[command(subcommand)]
+        command: super::mcp::McpCommand,
+    },
     /// List, show, export, verify, salvage, delete and prune sessions.
     Session {
         #[command(subcommand)]

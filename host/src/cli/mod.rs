@@ -10,6 +10,7 @@
 //! - `operator/`: `config show`, `audit` and `doctor`.
 //! - `trust/`: `trust`, and the configuration the commands that run plugins use (the
 //!   project's plugins only in a trusted workspace).
+//! - `mcp/`: `mcp list`, the configured MCP servers' state and tools.
 //! - `complete`, `compact`, `notify`: the command of that name.
 //! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
 //!   workspace root), `mode` (`--mode` and `/mode` held to managed policy), `transcript` (a tool call's
@@ -26,6 +27,7 @@ mod common;
 mod compact;
 mod complete;
 mod exit;
+mod mcp;
 mod mode;
 mod notify;
 mod operator;
@@ -126,6 +128,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         }
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
+        Command::Mcp { command } => command.run(),
         Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),

@@ -85,13 +85,14 @@ pub(crate) fn chat(
             None => None,
         },
     };
-    let (worker, plugins) =
+    let (worker, plugins, mcp) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
         files,
         plugins,
+        mcp,
         loaded,
         home,
         workspace,
@@ -106,6 +107,8 @@ struct Chat {
     /// Reads workspace files for an edit's diff in an approval.
     files: Option<Rc<edit_preview::Files>>,
     plugins: Vec<PluginRow>,
+    /// The MCP servers as started, for `/mcp`.
+    mcp: Vec<crate::mcp::ServerRow>,
     loaded: Loaded,
     home: Home,
     workspace: PathBuf,
@@ -260,6 +263,11 @@ impl Chat {
                 }
                 for row in &self.plugins {
                     eprintln!("{}", row.render());
+                }
+            }
+            Slash::Mcp => {
+                for line in crate::cli::mcp::rows_text(&self.mcp) {
+                    eprintln!("{}", crate::domain::escape::terminal(&line));
                 }
             }
             Slash::Preview(prompt) => {

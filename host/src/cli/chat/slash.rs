@@ -1,4 +1,4 @@
-//! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/preview PROMPT`,
+//! Slash commands: `/help`, `/session`, `/resume ID`, `/new`, `/plugins`, `/mcp`, `/preview PROMPT`,
 //! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
 
 /// A parsed slash command.
@@ -14,6 +14,8 @@ pub(crate) enum Slash {
     New,
     /// Loaded plugins with their calls and failures.
     Plugins,
+    /// MCP servers: state and tools.
+    Mcp,
     /// What a prompt would commit.
     Preview(String),
     /// Summarise the session and re-read its files (history keeps everything).
@@ -38,6 +40,7 @@ commands:
   /resume ID       continue session ID of this workspace
   /new             start a new session
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
+  /mcp             MCP servers: state (started, or failed and why) and tools
   /preview PROMPT  what PROMPT would commit (no model call, nothing written)
   /compact         summarise the session and re-read its files; history keeps everything
   /config          effective configuration and the files it came from
@@ -72,6 +75,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         }
         ("new", true) => Slash::New,
         ("plugins", true) => Slash::Plugins,
+        ("mcp", true) => Slash::Mcp,
         ("preview", false) => Slash::Preview(arg.to_owned()),
         ("preview", true) => Slash::Unknown("usage: /preview PROMPT".into()),
         ("compact", true) => Slash::Compact,

@@ -1,0 +1,35 @@
+//! `warden mcp`: the MCP servers in use.
+//!
+//! - `list`: `warden mcp list [-C DIR] [--json]`, every configured server started as a turn
+//!   would start it, its state (started, or failed and why) and its tools.
+
+mod list;
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use crate::cli::CliError;
+
+pub(crate) use list::rows_text;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// Start the configured MCP servers and show each one's state and tools.
+    List {
+        /// The workspace (default: found from the current directory).
+        #[arg(short = 'C', long = "dir", value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl McpCommand {
+    pub(crate) fn run(self) -> Result<u8, CliError> {
+        match self {
+            Self::List { dir, json } => list::list(dir.as_deref(), json),
+        }
+    }
+}
