@@ -47,14 +47,20 @@ fn skip(test: &str, tool: &str) -> bool {
 /// no shim), or `None` after a SKIP line.
 fn python(test: &str) -> Option<PathBuf> {
     let out = Command::new("python3")
-        .args(["-c", "import sys, mcp.server.fastmcp; print(sys.executable)"])
+        .args([
+            "-c",
+            "import sys, mcp.server.fastmcp; print(sys.executable)",
+        ])
         .output();
     match out {
         Ok(out) if out.status.success() => {
             Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
         }
-        _ => skip(test, "python3 with the `mcp` package (pip install 'mcp==1.*')")
-            .then(PathBuf::new),
+        _ => skip(
+            test,
+            "python3 with the `mcp` package (pip install 'mcp==1.*')",
+        )
+        .then(PathBuf::new),
     }
 }
 
@@ -196,7 +202,7 @@ fn a_stdio_server_tool_is_offered_called_committed_and_audited() {
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let echo = t
         .offered()
         .into_iter()
@@ -210,7 +216,11 @@ fn a_stdio_server_tool_is_offered_called_committed_and_audited() {
     // Committed to the history, and audited with the server's figures.
     let session = t.value["session"].as_str().unwrap();
     let export = env.run(&["session", "export", session]);
-    assert!(stdout(&export).contains("echo: hi there"), "{}", stdout(&export));
+    assert!(
+        stdout(&export).contains("echo: hi there"),
+        "{}",
+        stdout(&export)
+    );
     let calls = audit_calls(&env, session);
     let call = calls
         .iter()
@@ -259,16 +269,16 @@ fn an_interceptor_denies_one_server_tool_and_approval_ask_is_refused_without_yes
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let denied = t.result("c1");
     assert!(
-        denied.starts_with("tool call denied by plugin:guard"),
+        denied.starts_with("[error] tool call denied by plugin:guard"),
         "{denied}"
     );
     assert_eq!(t.result("c2"), "echo: allowed");
     let refused = t.result("c3");
     assert!(
-        refused.starts_with("tool call denied by approval"),
+        refused.starts_with("[error] tool call denied by approval"),
         "{refused}"
     );
     // With --yes the asking server's call runs.
@@ -278,7 +288,7 @@ fn an_interceptor_denies_one_server_tool_and_approval_ask_is_refused_without_yes
         &["--yes"],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     assert_eq!(t.result("c1"), "echo: yes");
 }
 
@@ -295,10 +305,20 @@ fn a_confined_server_cannot_read_ssh_keys_or_reach_an_ungranted_port() {
     let port = listener.local_addr().unwrap().port();
     env.project_config(&format!(
         "{MODEL}{FULL_AUTO}{}{}",
-        fixture_entry("boxed", &python, "stdio", "approve = \"never\"\nfs = \"read\""),
+        fixture_entry(
+            "boxed",
+            &python,
+            "stdio",
+            "approve = \"never\"\nfs = \"read\""
+        ),
         // The same server unconfined (the operator's explicit choice) reads and connects: the
         // refusals above are the sandbox's doing.
-        fixture_entry("open", &python, "stdio", "approve = \"never\"\nsandbox = \"none\""),
+        fixture_entry(
+            "open",
+            &python,
+            "stdio",
+            "approve = \"never\"\nsandbox = \"none\""
+        ),
     ));
     let t = turn(
         &env,
@@ -312,7 +332,7 @@ fn a_confined_server_cannot_read_ssh_keys_or_reach_an_ungranted_port() {
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let secret = t.result("c1");
     assert!(secret.starts_with("REFUSED"), "{secret}");
     assert!(!secret.contains("PRIVATE KEY"), "{secret}");
@@ -339,7 +359,12 @@ fn servers_that_crash_or_hang_at_start_give_one_alert_each_and_the_turn_goes_on(
             "hang",
             "sandbox = \"none\"\nstart_timeout_s = 2"
         ),
-        fixture_entry("works", &python, "stdio", "sandbox = \"none\"\napprove = \"never\""),
+        fixture_entry(
+            "works",
+            &python,
+            "stdio",
+            "sandbox = \"none\"\napprove = \"never\""
+        ),
     ));
     let t = turn(
         &env,
@@ -347,7 +372,7 @@ fn servers_that_crash_or_hang_at_start_give_one_alert_each_and_the_turn_goes_on(
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     assert!(t.elapsed < Duration::from_secs(60), "{:?}", t.elapsed);
     assert_eq!(t.result("c1"), "echo: still here");
     let crash: Vec<&str> = t
@@ -357,21 +382,32 @@ fn servers_that_crash_or_hang_at_start_give_one_alert_each_and_the_turn_goes_on(
         .collect();
     assert_eq!(crash.len(), 1, "{}", t.err);
     assert!(crash[0].contains("exited at start"), "{}", crash[0]);
-    assert!(crash[0].contains("crashing at start on purpose"), "{}", crash[0]);
+    assert!(
+        crash[0].contains("crashing at start on purpose"),
+        "{}",
+        crash[0]
+    );
     let hang: Vec<&str> = t
         .err
         .lines()
         .filter(|l| l.contains("MCP server `hangs`"))
         .collect();
     assert_eq!(hang.len(), 1, "{}", t.err);
-    assert!(hang[0].contains("within its start deadline of 2 s"), "{}", hang[0]);
+    assert!(
+        hang[0].contains("within its start deadline of 2 s"),
+        "{}",
+        hang[0]
+    );
     let names: Vec<String> = t
         .offered()
         .iter()
         .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
         .filter(|n| n.starts_with("mcp__"))
         .collect();
-    assert!(names.iter().all(|n| n.starts_with("mcp__works__")), "{names:?}");
+    assert!(
+        names.iter().all(|n| n.starts_with("mcp__works__")),
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -422,7 +458,7 @@ fn a_call_that_never_answers_ends_at_its_deadline() {
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     assert!(t.elapsed < Duration::from_secs(60), "{:?}", t.elapsed);
     let late = t.result("c1");
     assert!(
@@ -448,8 +484,13 @@ fn a_resource_is_attached_by_server_and_uri() {
         "{MODEL}{}",
         fixture_entry("docs", &python, "stdio", "sandbox = \"none\"")
     ));
-    let t = turn(&env, &[], &[], "summarise @docs:note://x and @docs:note://missing");
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    let t = turn(
+        &env,
+        &[],
+        &[],
+        "summarise @docs:note://x and @docs:note://missing",
+    );
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let request = t.server.requests()[0].body.to_string();
     assert!(request.contains("the note body"), "{request}");
     assert!(request.contains("docs:note://x"), "{request}");
@@ -531,7 +572,7 @@ fn the_everything_server_echoes_and_is_listed() {
         &[],
         "go",
     );
-    assert_eq!(t.code, Some(0), "{}", t.err);
+    assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let echoed = t.result("c1");
     assert!(echoed.contains("from the model"), "{echoed}");
     let out = env.run(&["mcp", "list", "--json"]);

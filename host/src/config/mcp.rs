@@ -567,6 +567,32 @@ mod tests {
     }
 
     #[test]
+    fn a_projects_servers_are_in_the_trust_digest() {
+        let policy = PolicyConfig::default();
+        let code = |command: &str| {
+            let entry = check(
+                &format!("name = \"a\"\ncommand = [\"{command}\"]"),
+                "project",
+                &policy,
+            )
+            .unwrap();
+            crate::config::ProjectCode {
+                file: PathBuf::from("/w/.warden/config.toml"),
+                entries: Vec::new(),
+                mcp: vec![entry],
+                resolver: None,
+                mode: None,
+            }
+        };
+        let one = code("server-a").declarations();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].id, "mcp:a");
+        let digest = crate::config::ProjectCode::digest;
+        assert_eq!(digest(&one), digest(&code("server-a").declarations()));
+        assert_ne!(digest(&one), digest(&code("server-b").declarations()));
+    }
+
+    #[test]
     fn names_and_globs() {
         assert!(valid_server_name("docs-1"));
         assert!(!valid_server_name("a__b"));

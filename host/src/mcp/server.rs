@@ -379,7 +379,7 @@ async fn connect(
                         header.name, header.var
                     )
                 })?;
-                let name = reqwest13_header_name(&header.name)?;
+                let name = header_name(&header.name)?;
                 let value =
                     http_header_value(&format!("{}{value}", header.prefix)).map_err(|_| {
                         format!(
@@ -437,7 +437,7 @@ async fn connect(
     ))
 }
 
-fn reqwest13_header_name(name: &str) -> Result<http::HeaderName, String> {
+fn header_name(name: &str) -> Result<http::HeaderName, String> {
     http::HeaderName::from_bytes(name.as_bytes())
         .map_err(|_| format!("`{name}` is not a header name"))
 }
