@@ -409,7 +409,10 @@ async fn connect(
         .into_iter()
         .map(|tool| ListedTool {
             name: tool.name.to_string(),
-            description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
+            description: tool
+                .description
+                .map(|d| capped_description(&d))
+                .unwrap_or_default(),
             input_schema: Value::Object((*tool.input_schema).clone()),
         })
         .collect();
@@ -435,6 +438,18 @@ async fn connect(
         tools,
         resources,
     ))
+}
+
+/// Longest tool description passed on to the model, in bytes (as for tool plugins).
+const MAX_DESCRIPTION_BYTES: usize = 4096;
+
+/// `text` cut at [`MAX_DESCRIPTION_BYTES`] on a character boundary.
+fn capped_description(text: &str) -> String {
+    let mut end = text.len().min(MAX_DESCRIPTION_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
 }
 
 fn header_name(name: &str) -> Result<http::HeaderName, String> {
