@@ -650,3 +650,23 @@ fn an_untrusted_project_server_never_starts() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!marker.exists(), "an untrusted project's server ran");
 }
+
+#[test]
+fn a_changed_project_server_asks_for_trust_again() {
+    let env = TestEnv::new();
+    let entry = |program: &str| {
+        format!("[[mcp]]\nname = \"tools\"\ncommand = [\"{program}\", \"serve\"]\nstart_timeout_s = 1\n")
+    };
+    env.project_config(&entry("/bin/false"));
+    let out = env.run(&["mcp", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(list["servers"][0]["state"], "failed", "{list}");
+    // Another command line is new code: nothing of it starts until trusted again.
+    env.untrusted_project_config(&entry("/bin/true"));
+    let out = env.run(&["mcp", "list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("changed since it was trusted"), "{err}");
+    assert!(err.contains("mcp:tools"), "{err}");
+}
