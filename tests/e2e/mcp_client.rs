@@ -575,10 +575,21 @@ fn the_everything_server_echoes_and_is_listed() {
     assert_eq!(t.code, Some(0), "{} {}", t.err, t.value);
     let echoed = t.result("c1");
     assert!(echoed.contains("from the model"), "{echoed}");
+    // One of its resources, attached like a file.
+    let uri = "demo://resource/static/document/architecture.md";
+    let t = turn(&env, &[], &[], &format!("explain @ev:{uri}"));
+    assert_eq!(t.code, Some(0), "{}", t.err);
+    let request = t.server.requests()[0].body.to_string();
+    assert!(request.contains(&format!("[File: ev:{uri}]")), "{request}");
+    assert!(!request.contains("unresolved file ref"), "{request}");
     let out = env.run(&["mcp", "list", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let list: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     let ev = &list["servers"][0];
+    assert!(
+        ev["resources"].as_array().unwrap().iter().any(|r| r == uri),
+        "{ev}"
+    );
     assert_eq!(ev["name"], "ev");
     assert_eq!(ev["state"], "started");
     assert_eq!(ev["confinement"], "sandboxed");
@@ -655,7 +666,9 @@ fn an_untrusted_project_server_never_starts() {
 fn a_changed_project_server_asks_for_trust_again() {
     let env = TestEnv::new();
     let entry = |program: &str| {
-        format!("[[mcp]]\nname = \"tools\"\ncommand = [\"{program}\", \"serve\"]\nstart_timeout_s = 1\n")
+        format!(
+            "[[mcp]]\nname = \"tools\"\ncommand = [\"{program}\", \"serve\"]\nstart_timeout_s = 1\n"
+        )
     };
     env.project_config(&entry("/bin/false"));
     let out = env.run(&["mcp", "list", "--json"]);
