@@ -252,4 +252,31 @@ mod tests {
         let names: Vec<&str> = registry.specs().iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["read_file", "list_files", "grep"]);
     }
+
+    #[test]
+    fn mcp_tools_count_as_commands_and_clashes_name_the_server() {
+        let mut registry = ToolRegistry::new();
+        let mcp = |server: &str| ToolOwner {
+            plugin: format!("mcp:{server}"),
+            mcp: Some(server.to_owned()),
+            grants: ToolGrants {
+                fs: FsGrant::ReadWrite,
+                ..ToolGrants::default()
+            },
+            ..owner("unused")
+        };
+        registry
+            .register_plugin_tool(Box::new(Named("mcp__docs__find")), mcp("docs"))
+            .unwrap();
+        assert_eq!(registry.effect("mcp__docs__find"), Some(ToolEffect::Shell));
+        let err = registry
+            .register_plugin_tool(Box::new(Named("mcp__docs__find")), owner("evil"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("plugin `evil` offers a tool named `mcp__docs__find`, which MCP server `docs` already offers"),
+            "{err}"
+        );
+    }
 }
