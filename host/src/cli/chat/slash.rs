@@ -100,6 +100,7 @@ mod tests {
     fn parses_commands_and_hints_at_the_rest() {
         assert_eq!(parse("/help"), Some(Slash::Help));
         assert_eq!(parse("  /session "), Some(Slash::Session));
+        assert_eq!(parse("/mcp"), Some(Slash::Mcp));
         assert_eq!(parse("/resume abc"), Some(Slash::Resume("abc".into())));
         assert_eq!(
             parse("/preview look @a.rs"),
