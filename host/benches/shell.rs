@@ -53,6 +53,8 @@ fn bench(c: &mut Criterion) {
         allowed_hosts: Vec::new(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         probe: false,
+        argv: None,
+        stdio: false,
     };
     let input = serde_json::to_vec(&spec).unwrap();
     let tool = ShellTool::new(

@@ -661,6 +661,7 @@ fn wasm_grep(engine: &PluginEngine, root: &Path) -> (ToolPlugin, ToolRegistry) {
                     approve: Approve::Never,
                     grants: grants.clone(),
                     failure: FailurePolicy::Closed,
+                    mcp: None,
                 },
             )
             .unwrap();

@@ -17,6 +17,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("complete", &["domain", "config"]),
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
+    ("mcp", &["domain", "config", "confine", "sandbox"]),
     (
         "worker",
         &[
@@ -27,7 +28,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "setup",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
-            "worker",
+            "worker", "mcp",
         ],
     ),
     (
@@ -41,7 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "sandbox", "worker", "setup", "serve",
+            "tools", "sandbox", "worker", "setup", "serve", "mcp",
         ],
     ),
 ];

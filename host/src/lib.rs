@@ -15,6 +15,8 @@
 //!   (`write_file`, `edit_file`, `grep`, `glob`), held to the real-path rules of `confine`.
 //! - [`sandbox`]: the built-in `shell` tool and the Linux sandbox (namespaces, Landlock) it
 //!   runs commands in; it builds on the domain and configuration.
+//! - [`mcp`]: the MCP client: `[[mcp]]` servers' tools (`mcp__<server>__<tool>`) and
+//!   resources (`@server:uri`), stdio servers confined by the sandbox.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`serve`]: warden's tools served over MCP (`warden mcp serve`), above `setup`.
@@ -27,6 +29,7 @@ mod confine;
 pub mod domain;
 pub mod fileref;
 pub mod llm;
+pub mod mcp;
 pub mod plugin;
 pub mod sandbox;
 pub mod serve;

@@ -23,6 +23,7 @@ mod interrupt;
 mod llm;
 mod mcp_serve;
 mod mcp_serve_http;
+mod mcp_client;
 mod modes;
 mod operator;
 mod plugin_author;

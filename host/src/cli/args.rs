@@ -90,15 +90,15 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: super::plugin::PluginCommand,
     },
+    /// The Model Context Protocol: `list` the configured servers, `serve` warden's tools.
+    Mcp {
+        #[command(subcommand)]
+        command: super::mcp::McpCommand,
+    },
     /// List, show, export, verify, salvage, delete and prune sessions.
     Session {
         #[command(subcommand)]
         command: super::session::SessionCommand,
-    },
-    /// The Model Context Protocol: serve warden's tools to MCP clients.
-    Mcp {
-        #[command(subcommand)]
-        command: super::mcp::McpCommand,
     },
     /// Show configuration, audit logs, and run an operator's first checks.
     #[command(flatten)]

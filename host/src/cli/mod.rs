@@ -11,6 +11,7 @@
 //! - `mcp/`: `mcp serve` (warden's tools over MCP).
 //! - `trust/`: `trust`, and the configuration the commands that run plugins use (the
 //!   project's plugins only in a trusted workspace).
+//! - `mcp/`: `mcp list`, the configured MCP servers' state and tools.
 //! - `complete`, `compact`, `notify`: the command of that name.
 //! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
 //!   workspace root), `mode` (`--mode` and `/mode` held to managed policy), `transcript` (a tool call's
@@ -133,8 +134,8 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         } => run::preview(dir.as_deref(), json, full, &prompt.join(" ")),
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
         Command::Plugin { command } => command.run(),
-        Command::Session { command } => command.run(),
         Command::Mcp { command } => command.run(),
+        Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),
         Command::Undo {

@@ -1,7 +1,7 @@
 //! Keys the managed layer may lock (`policy.locked`), and checking its list.
 //!
 //! A lock on a table (`model`, `fileref`) locks every key under it; `plugins` locks the whole
-//! plugin list. A lock naming anything else is an error of the managed file, with its line, so
+//! plugin list, `mcp` the whole list of MCP servers. A lock naming anything else is an error of the managed file, with its line, so
 //! that a typo never leaves a key silently unlocked. `policy.*` keys are not lockable: only the
 //! managed layer sets policy, and the other layers may only tighten it.
 
@@ -45,6 +45,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools",
     "tools.mode",
     "plugins",
+    "mcp",
     "tools",
     "tools.shell",
     "tools.shell.timeout_s",
@@ -175,6 +176,7 @@ mod tests {
             match (section.as_str(), inner) {
                 ("policy", _) => {}
                 ("plugins", _) => assert!(LOCKABLE_KEYS.contains(&"plugins")),
+                ("mcp", _) => assert!(LOCKABLE_KEYS.contains(&"mcp")),
                 (_, toml::Value::Table(keys)) => {
                     assert!(LOCKABLE_KEYS.contains(&section.as_str()), "{section}");
                     for key in keys.keys() {

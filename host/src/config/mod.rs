@@ -8,6 +8,7 @@
 //!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`;
 //!   `project_grants`: the default ceiling on a project's tool grants
 //!   (`policy.project_tool_grants`) and the variables no layer may grant.
+//! - `mcp`: `[[mcp]]` servers ([`McpEntry`]), checked against policy like tool plugins.
 //! - `shell`: `[tools.shell]` and how the layers may set it; [`HostPattern`]: the host patterns
 //!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
@@ -23,6 +24,7 @@ mod grants;
 mod load;
 mod locks;
 mod managed;
+mod mcp;
 mod project_grants;
 mod schema;
 mod shell;
@@ -40,6 +42,10 @@ pub use load::{
 };
 pub use locks::{LOCKABLE_KEYS, LockedKey};
 pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};
+pub use mcp::{
+    EnvHeader, MCP_START_TIMEOUT_S, MCP_TIMEOUT_S, McpEntry, McpSpec, McpTransport,
+    valid_server_name,
+};
 pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
 };

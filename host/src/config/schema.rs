@@ -26,6 +26,8 @@ pub struct Config {
     pub plugins: Vec<PluginEntry>,
     /// Managed policy (only the managed layer may set it).
     pub policy: PolicyConfig,
+    /// MCP servers (`[[mcp]]`), in order.
+    pub mcp: Vec<super::McpEntry>,
 }
 
 /// Which model answers, and how requests are made.
@@ -425,6 +427,15 @@ pub struct PolicyConfig {
     /// outside is refused, never narrowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shell_allowed_hosts: Option<Vec<String>>,
+    /// Only `[[mcp]]` entries of the managed layer are allowed; another layer's is a
+    /// configuration error.
+    pub managed_mcp_only: bool,
+    /// Managed layer only: globs (`*` matches anything) of the commands (argv joined by
+    /// spaces) and URLs a user or project `[[mcp]]` entry may name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_mcp: Option<Vec<String>>,
+    /// `false` forbids `[[mcp]] sandbox = "none"` (a configuration error).
+    pub allow_unsandboxed_mcp: bool,
 }
 
 impl Default for PolicyConfig {
@@ -447,6 +458,9 @@ impl Default for PolicyConfig {
             max_shell_timeout_s: None,
             allow_unsandboxed_shell: true,
             shell_allowed_hosts: None,
+            managed_mcp_only: false,
+            allowed_mcp: None,
+            allow_unsandboxed_mcp: true,
         }
     }
 }

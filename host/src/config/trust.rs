@@ -11,6 +11,9 @@
 //! reordering entries or grant lists asks nothing again, while any other change of a key or
 //! of a component's bytes does.
 //!
+//! A project's `[[mcp]]` servers run code too (a command, or a URL that gets the header
+//! variables): each is a declaration `mcp:<name>` with every key as declared.
+//!
 //! A project that raises the permission mode (`[tools] mode`) above what the user layer (or
 //! the default `ask`) says grants the model more: that raise is a declaration too
 //! (`tools.mode`), so an untrusted project cannot let writes or commands run unasked.
@@ -28,6 +31,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::error::ConfigError;
+use super::mcp::McpEntry;
 use super::schema::{MAX_COMPONENT_MB, PluginEntry};
 use crate::domain::Mode;
 
@@ -52,6 +56,8 @@ pub struct ProjectCode {
     pub file: PathBuf,
     /// Its `[[plugins]]` entries, as resolved.
     pub entries: Vec<PluginEntry>,
+    /// Its `[[mcp]]` servers, as resolved.
+    pub mcp: Vec<McpEntry>,
     /// Its resolver keys, if it sets any.
     pub resolver: Option<ProjectResolver>,
     /// The mode it raises to (`tools.mode` above the user layer's or the default), if it does.
@@ -73,6 +79,7 @@ impl ProjectCode {
     /// Every declaration, sorted by id; component files are read to hash them.
     pub fn declarations(&self) -> Vec<Declared> {
         let mut out: Vec<Declared> = self.entries.iter().map(declare_entry).collect();
+        out.extend(self.mcp.iter().map(declare_mcp));
         if let Some(resolver) = &self.resolver {
             // As for plugins, the pin is left out and the component's digest is in.
             let mut value = json!({
@@ -105,6 +112,25 @@ impl ProjectCode {
         sorted.sort_by(|a, b| a.id.cmp(&b.id));
         let canonical = serde_json::to_string(&sorted).unwrap_or_default();
         hex::encode(Sha256::digest(canonical.as_bytes()))
+    }
+}
+
+/// An `[[mcp]]` server: every key as declared (the command or URL, grants, header variable
+/// names), lists sorted; where it was declared is left out.
+fn declare_mcp(entry: &McpEntry) -> Declared {
+    let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.remove("origin");
+        map.remove("declared_in");
+        if let Some(Value::Array(list)) = map.get_mut("env") {
+            list.sort_by_key(Value::to_string);
+            list.dedup();
+        }
+    }
+    Declared {
+        id: format!("mcp:{}", entry.name),
+        kind: "mcp".into(),
+        value,
     }
 }
 
@@ -237,6 +263,7 @@ mod tests {
 
     fn code(entries: Vec<PluginEntry>) -> ProjectCode {
         ProjectCode {
+            mcp: Vec::new(),
             file: PathBuf::from("/w/.warden/config.toml"),
             entries,
             resolver: None,

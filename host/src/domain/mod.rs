@@ -60,6 +60,6 @@ pub use segment::{LineRange, Segment};
 pub use sink::{CollectingSink, TurnSink};
 pub use stream::StreamEvent;
 pub use tool::{
-    DENIED_PREFIX, NOT_RUN_PREFIX, Tool, ToolCallAudit, ToolContext, ToolOutput, ToolSpec,
-    result_shows_run,
+    DENIED_PREFIX, McpCallFigures, NOT_RUN_PREFIX, Tool, ToolCallAudit, ToolContext, ToolOutput,
+    ToolSpec, result_shows_run,
 };

@@ -98,6 +98,20 @@ pub struct ToolCallAudit {
     /// Set when the plugin itself failed (trap, deadline, memory cap, output over its cap):
     /// the failure policy of its entry applies.
     pub failure: Option<String>,
+    /// An MCP server's call: the server, the tool's own name and how long it took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpCallFigures>,
+}
+
+/// One call of an MCP server's tool, for the audit record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpCallFigures {
+    /// The server's configured name.
+    pub server: String,
+    /// The tool's name on the server (without the `mcp__<server>__` prefix).
+    pub tool: String,
+    /// From the request sent to the answer (or the deadline), in milliseconds.
+    pub duration_ms: u64,
 }
 
 /// A tool the model may call.

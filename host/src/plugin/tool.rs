@@ -350,6 +350,7 @@ impl Tool for PluginTool {
             http_bytes_out: figures.bytes_out,
             http_bytes_in: figures.bytes_in,
             failure,
+            mcp: None,
         })
     }
 

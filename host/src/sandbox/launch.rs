@@ -1,7 +1,9 @@
 //! The launcher: `warden __sandbox-exec`, a fresh single-threaded process that reads a
 //! [`SandboxSpec`] as JSON on its standard input, enters the namespaces, covers the hidden
 //! paths, binds `.warden`/`.git` read-only, restricts itself with Landlock and then replaces
-//! itself with `sh -c COMMAND` (standard input `/dev/null`, the spec's environment only). The
+//! itself with `sh -c COMMAND` (standard input `/dev/null`, the spec's environment only), or
+//! with the spec's `argv` (an MCP server; with `stdio`, its standard input and output are the
+//! launcher's, the spec's line having been read off the input first). The
 //! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
 //! exits with its status), with a `/proc` of its own where the kernel allows one.
 //!
@@ -26,11 +28,11 @@ use super::{landlock, namespaces, probe};
 
 /// Run the launcher; returns only on failure (the exit status to use).
 pub fn launcher_main() -> i32 {
-    let mut input = String::new();
-    if let Err(err) = std::io::stdin().read_to_string(&mut input) {
-        return setup_error(&format!("reading the sandbox spec: {err}"));
-    }
-    let spec: SandboxSpec = match serde_json::from_str(&input) {
+    let input = match read_spec_line() {
+        Ok(input) => input,
+        Err(err) => return setup_error(&format!("reading the sandbox spec: {err}")),
+    };
+    let spec: SandboxSpec = match serde_json::from_slice(&input) {
         Ok(spec) => spec,
         Err(err) => return setup_error(&format!("invalid sandbox spec: {err}")),
     };
@@ -71,14 +73,45 @@ pub fn launcher_main() -> i32 {
         Some(port) => forward::proxy_env(&spec.env, port),
         None => spec.env.clone(),
     };
-    let err = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(&spec.command)
+    let (program, args): (&str, Vec<&str>) = match &spec.argv {
+        Some(argv) => match argv.split_first() {
+            Some((program, args)) => (program, args.iter().map(String::as_str).collect()),
+            None => return setup_error("an empty program to run"),
+        },
+        None => ("/bin/sh", vec!["-c", &spec.command]),
+    };
+    let mut command = Command::new(program);
+    command
+        .args(args)
         .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .exec();
-    setup_error(&format!("running /bin/sh: {err}"))
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    if !spec.stdio {
+        command.stdin(Stdio::null());
+    }
+    let err = command.exec();
+    setup_error(&format!("running {program}: {err}"))
+}
+
+/// The spec: its standard input up to the first newline, read a byte at a time so that nothing
+/// after it (an MCP server's JSON-RPC stream) is consumed.
+fn read_spec_line() -> std::io::Result<Vec<u8>> {
+    use std::os::fd::AsFd;
+    let mut input = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        match input.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) => line.push(byte[0]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+        if line.len() > 16 << 20 {
+            return Err(std::io::Error::other("longer than 16 MiB"));
+        }
+    }
+    Ok(line)
 }
 
 /// Enter the namespaces and mount the covers (in the launcher, before the fork).

@@ -1,4 +1,5 @@
-//! What the launcher is asked to build: the JSON it reads on its standard input.
+//! What the launcher is asked to build: the JSON it reads on its standard input, up to the
+//! first newline or the end of the input (a stdio program's stream follows that line).
 
 use std::path::PathBuf;
 
@@ -35,6 +36,13 @@ pub struct SandboxSpec {
     /// Only check which pieces the kernel offers, print them and exit (for `warden doctor`).
     #[serde(default)]
     pub probe: bool,
+    /// A program and its arguments to run instead of `sh -c COMMAND` (an MCP server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// Keep the launcher's standard input and output for the program (a JSON-RPC stream after
+    /// the spec's line) instead of `/dev/null`.
+    #[serde(default)]
+    pub stdio: bool,
 }
 
 impl SandboxSpec {

@@ -164,6 +164,8 @@ impl ShellTool {
                 allowed_hosts: self.config.allowed_hosts.clone(),
                 env,
                 probe: false,
+                argv: None,
+                stdio: false,
             };
             // Started before the launcher, kept until the command has ended.
             proxy = match HostProxy::start(&spec) {

@@ -55,6 +55,9 @@ pub enum SetupError {
     /// A tool plugin's tool has the name of a built-in tool or of another plugin's tool.
     #[error("{0}")]
     ToolClash(#[from] ToolClash),
+    /// An MCP server under `failure = "closed"` failed to start, or the client could not run.
+    #[error("{0}")]
+    Mcp(String),
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -76,7 +79,7 @@ impl SetupError {
             | Self::MissingComponent { .. }
             | Self::ToolClash(_) => true,
             Self::Provider(err) => err.is_config_error(),
-            Self::Store(_) => false,
+            Self::Store(_) | Self::Mcp(_) => false,
         }
     }
 }
@@ -287,6 +290,7 @@ pub fn tool_plugins(
                 approve: entry.approve,
                 grants: entry.grants.clone(),
                 failure: entry.failure,
+                mcp: None,
             };
             (plugin, owner)
         })
@@ -379,17 +383,19 @@ fn open_with(
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);
     let (chain, hooks) = plugins(&engine, config, workspace)?;
-    let tools = tool_registry(
+    let mut tools = tool_registry(
         config,
         workspace,
         &tool_plugins(&engine, config, workspace, env)?,
     )?;
+    let mcp = super::start_mcp(config, workspace, env)?;
+    let resolver = super::add_mcp(&mcp, resolver, &mut tools)?;
     let writer = make_writer()?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");
     }
     let audit = AuditLog::open(home, writer.id())?;
-    Ok(Worker::new(WorkerParts {
+    let mut worker = Worker::new(WorkerParts {
         writer,
         audit,
         provider,
@@ -398,5 +404,9 @@ fn open_with(
         hooks: Hooks::new(hooks),
         tools,
         config: config.clone(),
-    }))
+    });
+    for alert in mcp.alerts() {
+        worker.defer_alert(alert);
+    }
+    Ok(worker)
 }

@@ -145,6 +145,35 @@ pub fn describe(declared: &Declared) -> String {
             text("mode")
         );
     }
+    if declared.kind == "mcp" {
+        let transport = &v["transport"];
+        let target = transport["stdio"]["command"]
+            .as_array()
+            .map(|argv| {
+                argv.iter()
+                    .filter_map(|a| a.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .or_else(|| transport["http"]["url"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let headers: Vec<String> = v["headers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| Some(format!("{}: ${}", h["name"].as_str()?, h["var"].as_str()?)))
+            .collect();
+        return format!(
+            "MCP server {} {target} grants: fs = {}, network = {}, env = {}, sandbox = {}, headers = [{}]; approve = {}",
+            declared.id.trim_start_matches("mcp:"),
+            v["fs"],
+            v["network"],
+            v["env"],
+            v["sandbox"],
+            headers.join(", "),
+            v["approve"]
+        );
+    }
     if declared.kind == "resolver" {
         let mut line = format!("resolver {}", text("resolver"));
         if v["resolver_config"]

@@ -20,6 +20,19 @@ pub struct ToolOwner {
     /// What a failure of the plugin itself does (`open`: an error result; `closed`: the turn
     /// ends).
     pub failure: FailurePolicy,
+    /// Set for an MCP server's tools: the server's name (then `plugin` is `mcp:<server>`).
+    /// Its calls count as commands for the permission mode.
+    pub mcp: Option<String>,
+}
+
+impl ToolOwner {
+    /// `plugin `x`` or `MCP server `x``, for messages.
+    pub fn describe(&self) -> String {
+        match &self.mcp {
+            Some(server) => format!("MCP server `{server}`"),
+            None => format!("plugin `{}`", self.plugin),
+        }
+    }
 }
 
 /// Tools by name, in the order they are offered.
@@ -34,12 +47,12 @@ pub struct ToolRegistry {
 /// A plugin's tool whose name is already taken, by a built-in tool or another plugin's.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "plugin `{plugin}` offers a tool named `{tool}`, which {taken_by} already offers; tool names must be unique (rename or remove one of them)"
+    "{plugin} offers a tool named `{tool}`, which {taken_by} already offers; tool names must be unique (rename or remove one of them)"
 )]
 pub struct ToolClash {
     /// The tool name.
     pub tool: String,
-    /// The plugin registering it.
+    /// Who registers it: `plugin `x`` or `MCP server `x``.
     pub plugin: String,
     /// Who has it: `the built-in tools` or `plugin `x``.
     pub taken_by: String,
@@ -87,9 +100,9 @@ impl ToolRegistry {
         if let Some(i) = self.index(&spec.name) {
             return Err(ToolClash {
                 tool: spec.name,
-                plugin: owner.plugin,
+                plugin: owner.describe(),
                 taken_by: match self.owners.get(i).cloned().flatten() {
-                    Some(other) => format!("plugin `{}`", other.plugin),
+                    Some(other) => other.describe(),
                     None => "the built-in tools".to_owned(),
                 },
             });
@@ -123,10 +136,13 @@ impl ToolRegistry {
     /// tool; the call is an error result). A built-in tool's effect is its name's
     /// ([`builtin_effect`]; a built-in the list does not name counts as the most, `Shell`);
     /// a tool plugin's tools write when its entry grants `fs = "read-write"`, and only read
-    /// otherwise (a tool without a file-system grant cannot change the workspace).
+    /// otherwise (a tool without a file-system grant cannot change the workspace); an MCP
+    /// server's tools count as commands (`Shell`), whatever the server is granted.
     pub fn effect(&self, name: &str) -> Option<ToolEffect> {
         let i = self.index(name)?;
         Some(match self.owners.get(i).and_then(Option::as_ref) {
+            // An MCP server acts beyond the workspace (its own process, or a remote service).
+            Some(owner) if owner.mcp.is_some() => ToolEffect::Shell,
             Some(owner) if owner.grants.fs == FsGrant::ReadWrite => ToolEffect::Write,
             Some(_) => ToolEffect::Read,
             None => builtin_effect(name).unwrap_or(ToolEffect::Shell),
@@ -202,6 +218,7 @@ mod tests {
             approve: Approve::Ask,
             grants: ToolGrants::default(),
             failure: FailurePolicy::Closed,
+            mcp: None,
         }
     }
 
@@ -234,5 +251,32 @@ mod tests {
         );
         let names: Vec<&str> = registry.specs().iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["read_file", "list_files", "grep"]);
+    }
+
+    #[test]
+    fn mcp_tools_count_as_commands_and_clashes_name_the_server() {
+        let mut registry = ToolRegistry::new();
+        let mcp = |server: &str| ToolOwner {
+            plugin: format!("mcp:{server}"),
+            mcp: Some(server.to_owned()),
+            grants: ToolGrants {
+                fs: FsGrant::ReadWrite,
+                ..ToolGrants::default()
+            },
+            ..owner("unused")
+        };
+        registry
+            .register_plugin_tool(Box::new(Named("mcp__docs__find")), mcp("docs"))
+            .unwrap();
+        assert_eq!(registry.effect("mcp__docs__find"), Some(ToolEffect::Shell));
+        let err = registry
+            .register_plugin_tool(Box::new(Named("mcp__docs__find")), owner("evil"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("plugin `evil` offers a tool named `mcp__docs__find`, which MCP server `docs` already offers"),
+            "{err}"
+        );
     }
 }

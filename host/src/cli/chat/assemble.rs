@@ -9,17 +9,18 @@ use crate::cli::common::{env, setup_error};
 use crate::cli::exit::CliError;
 use crate::config::{Config, PluginKind};
 use crate::domain::Resolve;
+use crate::mcp::ServerRow;
 use crate::setup;
 use crate::store::{AuditLog, Home, SessionWriter};
 use crate::worker::{Hooks, ToolRegistry, Worker, WorkerParts};
 
-/// A worker on `session` (a new session when `None`) and the `/plugins` rows.
+/// A worker on `session` (a new session when `None`), the `/plugins` rows and the `/mcp` rows.
 pub(crate) fn assemble(
     config: &Config,
     workspace: &Path,
     home: &Home,
     session: Option<&str>,
-) -> Result<(Worker, Vec<PluginRow>), CliError> {
+) -> Result<(Worker, Vec<PluginRow>, Vec<ServerRow>), CliError> {
     let provider =
         setup::provider::from_config(&config.model, &env).map_err(|e| setup_error(e.into()))?;
     let engine = setup::engine_for(Some(home), config).map_err(setup_error)?;
@@ -65,6 +66,8 @@ pub(crate) fn assemble(
             }
         }
     }
+    let mcp = setup::start_mcp(config, workspace, &env).map_err(setup_error)?;
+    let resolver = setup::add_mcp(&mcp, resolver, &mut tools).map_err(setup_error)?;
     let writer = match session {
         Some(id) => SessionWriter::open(home, id),
         None => SessionWriter::create(home, None, workspace),
@@ -74,7 +77,7 @@ pub(crate) fn assemble(
         tracing::warn!("{warning}");
     }
     let audit = AuditLog::open(home, writer.id()).map_err(|e| CliError::failure(e.to_string()))?;
-    let worker = Worker::new(WorkerParts {
+    let mut worker = Worker::new(WorkerParts {
         writer,
         audit,
         provider,
@@ -84,7 +87,10 @@ pub(crate) fn assemble(
         tools,
         config: config.clone(),
     });
-    Ok((worker, rows))
+    for alert in mcp.alerts() {
+        worker.defer_alert(alert);
+    }
+    Ok((worker, rows, mcp.rows()))
 }
 
 /// Open session `id` for this chat, refusing one recorded for another workspace.

@@ -93,13 +93,14 @@ pub(crate) fn chat(
         ),
         _ => session,
     };
-    let (worker, plugins) =
+    let (worker, plugins, mcp) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
         files,
         plugins,
+        mcp,
         loaded,
         home,
         workspace,
@@ -115,6 +116,8 @@ struct Chat {
     /// Reads workspace files for an edit's diff in an approval.
     files: Option<Rc<edit_preview::Files>>,
     plugins: Vec<PluginRow>,
+    /// The MCP servers as started, for `/mcp`.
+    mcp: Vec<crate::mcp::ServerRow>,
     loaded: Loaded,
     home: Home,
     workspace: PathBuf,
@@ -261,6 +264,11 @@ impl Chat {
                 }
                 for row in &self.plugins {
                     eprintln!("{}", row.render());
+                }
+            }
+            Slash::Mcp => {
+                for line in crate::cli::mcp::rows_text(&self.mcp) {
+                    eprintln!("{}", crate::domain::escape::terminal(&line));
                 }
             }
             Slash::Preview { full, prompt } => {

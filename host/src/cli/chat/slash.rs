@@ -1,4 +1,5 @@
-//! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/preview PROMPT`,
+//! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
+//! `/preview [--full] PROMPT`,
 //! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
 
 /// A parsed slash command.
@@ -14,6 +15,8 @@ pub(crate) enum Slash {
     New,
     /// Loaded plugins with their calls and failures.
     Plugins,
+    /// MCP servers: state and tools.
+    Mcp,
     /// What a prompt would commit: headers and sizes, or (`--full`) whole bodies.
     Preview {
         /// Show whole bodies.
@@ -44,6 +47,7 @@ commands:
                    without ID, pick one from a numbered list
   /new             start a new session
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
+  /mcp             MCP servers: state (started, or failed and why) and tools
   /preview PROMPT  what PROMPT would commit: headers and sizes (no model call, nothing
                    written); /preview --full PROMPT shows the whole bodies
   /compact         summarise the session and re-read its files; history keeps everything
@@ -77,6 +81,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("resume", _) => Slash::Resume(arg.to_owned()),
         ("new", true) => Slash::New,
         ("plugins", true) => Slash::Plugins,
+        ("mcp", true) => Slash::Mcp,
         ("preview", false) => match arg.strip_prefix("--full") {
             Some(rest) if rest.trim().is_empty() => {
                 Slash::Unknown("usage: /preview [--full] PROMPT".into())
@@ -113,6 +118,7 @@ mod tests {
     fn parses_commands_and_hints_at_the_rest() {
         assert_eq!(parse("/help"), Some(Slash::Help));
         assert_eq!(parse("  /session "), Some(Slash::Session));
+        assert_eq!(parse("/mcp"), Some(Slash::Mcp));
         assert_eq!(parse("/resume abc"), Some(Slash::Resume("abc".into())));
         assert_eq!(
             parse("/preview look @a.rs"),

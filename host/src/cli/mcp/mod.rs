@@ -1,16 +1,32 @@
-//! `warden mcp …`: the Model Context Protocol.
+//! `warden mcp …`: the Model Context Protocol, both ways.
 //!
+//! - `list`: `warden mcp list [-C DIR] [--json]`, every configured server started as a turn
+//!   would start it, its state (started, or failed and why) and its tools.
 //! - `serve`: `warden mcp serve`, warden's tools served to an MCP client.
 
+mod list;
 mod serve;
+
+use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use super::exit::CliError;
+use crate::cli::CliError;
+
+pub(crate) use list::rows_text;
 
 /// `warden mcp` subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum McpCommand {
+    /// Start the configured MCP servers and show each one's state and tools.
+    List {
+        /// The workspace (default: found from the current directory).
+        #[arg(short = 'C', long = "dir", value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve warden's tools (built-in and tool plugins) and workspace files over MCP, every
     /// call through the interceptors, the permission mode, the sandbox and the audit log.
     Serve(serve::ServeArgs),
@@ -19,6 +35,7 @@ pub(crate) enum McpCommand {
 impl McpCommand {
     pub(crate) fn run(self) -> Result<u8, CliError> {
         match self {
+            Self::List { dir, json } => list::list(dir.as_deref(), json),
             Self::Serve(args) => serve::serve(args),
         }
     }

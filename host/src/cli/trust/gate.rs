@@ -104,6 +104,15 @@ fn what_is_left_out(loaded: &Loaded) -> String {
     if !names.is_empty() {
         out = format!("the project's plugins {}", names.join(", "));
     }
+    if !code.mcp.is_empty() {
+        let servers: Vec<&str> = code.mcp.iter().map(|e| e.name.as_str()).collect();
+        let what = format!("MCP servers {}", servers.join(", "));
+        if out.is_empty() {
+            out = format!("the project's {what}");
+        } else {
+            out.push_str(&format!(" and its {what}"));
+        }
+    }
     if code.resolver.is_some() {
         if out.is_empty() {
             out = "the project's resolver settings".into();

@@ -36,6 +36,7 @@ struct FileConfig {
     tools: ToolsConfig,
     plugins: Vec<PluginSpec>,
     policy: PolicyConfig,
+    mcp: Vec<super::McpSpec>,
 }
 
 /// Which layer a file is.
@@ -280,6 +281,7 @@ fn merge_layers(
     let mut merged = Table::new();
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
+    let mut mcp: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
     let mut modes = mode::ModeAsks::default();
     let mut shell = super::shell::ShellLayers::default();
@@ -330,6 +332,12 @@ fn merge_layers(
             && (include_project_code || kind != LayerKind::Project)
         {
             plugins.extend(list.into_iter().map(|v| (kind, v)));
+        }
+        // `[[mcp]]` entries run code as the plugins do: a project's only once it is trusted.
+        if let Some(Value::Array(list)) = table.remove("mcp")
+            && (include_project_code || kind != LayerKind::Project)
+        {
+            mcp.extend(list.into_iter().map(|v| (kind, v)));
         }
         if let Some(Value::Table(fr)) = table.get_mut("fileref")
             && let Some(Value::Array(globs)) = fr.remove("deny")
@@ -436,6 +444,36 @@ fn merge_layers(
         entries.push(entry);
     }
     validate::check_plugins(&entries, &policy, &layer_files)?;
+    let user_config = user_file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("~/.config/warden/config.toml"));
+    let mut servers = Vec::new();
+    for (kind, value) in mcp {
+        let spec: super::McpSpec =
+            value
+                .try_into()
+                .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                    path: file_of(kind),
+                    key: "mcp".into(),
+                    message: err.message().to_owned(),
+                })?;
+        let project = (kind == LayerKind::Project)
+            .then_some((policy.project_tool_grants.as_ref(), user_config.as_path()));
+        servers.push(super::mcp::resolve(
+            spec,
+            kind.as_str(),
+            &file_of(kind),
+            &policy,
+            project,
+        )?);
+    }
+    super::mcp::check_unique(&servers)?;
+    let project_mcp: Vec<_> = servers
+        .iter()
+        .filter(|e| e.origin == LayerKind::Project.as_str())
+        .cloned()
+        .collect();
+    super::mcp::clamp(&mut servers, &policy, &mut warnings);
     // What the project declares, before ceilings clamp it: trust does not depend on policy.
     let project_entries: Vec<_> = entries
         .iter()
@@ -458,11 +496,13 @@ fn merge_layers(
     tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
     let project_mode = modes.project_raise();
     let project_code = (!project_entries.is_empty()
+        || !project_mcp.is_empty()
         || project_resolver.is_some()
         || project_mode.is_some())
     .then(|| ProjectCode {
         file: file_of(LayerKind::Project),
         entries: project_entries,
+        mcp: project_mcp,
         resolver: project_resolver,
         mode: project_mode,
     });
@@ -475,6 +515,7 @@ fn merge_layers(
             tools,
             plugins: entries,
             policy,
+            mcp: servers,
         },
         warnings,
         files,

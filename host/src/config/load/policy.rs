@@ -74,6 +74,8 @@ pub(super) fn merge(
     );
     policy.max_shell_timeout_s = lower(policy.max_shell_timeout_s, layer.max_shell_timeout_s);
     policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
+    policy.managed_mcp_only |= layer.managed_mcp_only;
+    policy.allow_unsandboxed_mcp &= layer.allow_unsandboxed_mcp;
     let ignored = |key: &str, only: &str| {
         format!(
             "{}: `policy.{key}` is only honoured in the {only}; the setting was ignored",
@@ -94,6 +96,7 @@ pub(super) fn merge(
             })?;
         }
         policy.shell_allowed_hosts = layer.shell_allowed_hosts;
+        policy.allowed_mcp = layer.allowed_mcp;
     } else {
         if !layer.locked.is_empty() {
             warnings.push(format!(
@@ -106,6 +109,9 @@ pub(super) fn merge(
         }
         if sets_allow_trust {
             warnings.push(ignored("allow_trust", "managed layer"));
+        }
+        if layer.allowed_mcp.is_some() {
+            warnings.push(ignored("allowed_mcp", "managed layer"));
         }
         if sets_max_mode {
             warnings.push(ignored("max_mode", "managed layer"));

@@ -101,6 +101,8 @@ pub struct Worker {
     deferred_audit: Vec<AuditEvent>,
     /// What built-in writes changed, for `warden undo` (opened on the first write).
     checkpoints: Option<checkpoint::CheckpointState>,
+    /// Alerts of the assembly (an MCP server that failed to start), raised at the next turn.
+    pending_alerts: Vec<Alert>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -143,7 +145,14 @@ impl Worker {
             usage: None,
             deferred_audit: Vec::new(),
             checkpoints: None,
+            pending_alerts: Vec::new(),
         }
+    }
+
+    /// Raise `alert` at the start of the next turn (what the assembly found, such as an MCP
+    /// server that failed to start).
+    pub fn defer_alert(&mut self, alert: Alert) {
+        self.pending_alerts.push(alert);
     }
 
     /// Continue with another session (same plugins, provider and configuration); what was
@@ -318,6 +327,9 @@ impl Worker {
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
         let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
+        for alert in std::mem::take(&mut self.pending_alerts) {
+            self.raise(sink, alert);
+        }
         self.hooks.new_turn();
         self.resolver.new_turn();
         self.tools.new_turn();

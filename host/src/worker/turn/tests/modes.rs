@@ -48,6 +48,7 @@ fn registry(approve: Approve) -> ToolRegistry {
                     ..ToolGrants::default()
                 },
                 failure: FailurePolicy::Open,
+                mcp: None,
             },
         )
         .unwrap();

@@ -279,6 +279,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 is_error: true,
                 http: None,
                 plugin_failure: None,
+                mcp: None,
             },
             AuditEvent::ToolCall {
                 tool: "read_file".into(),
@@ -296,6 +297,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 is_error: false,
                 http: None,
                 plugin_failure: None,
+                mcp: None,
             },
         ]
     );
@@ -315,6 +317,7 @@ fn echo_registry() -> ToolRegistry {
                     env: Vec::new(),
                 },
                 failure: FailurePolicy::Open,
+                mcp: None,
             },
         )
         .unwrap();
@@ -601,6 +604,7 @@ impl Tool for FailingPluginTool {
             http_bytes_out: 30,
             http_bytes_in: 400,
             failure: Some(message),
+            mcp: None,
         })
     }
 
@@ -623,6 +627,7 @@ fn flaky_registry(failure: FailurePolicy, turns: Arc<Mutex<u32>>) -> ToolRegistr
                     env: Vec::new(),
                 },
                 failure,
+                mcp: None,
             },
         )
         .unwrap();

@@ -1,0 +1,166 @@
+//! A stdio server's process: by default in the shell's sandbox (`warden __sandbox-exec` with
+//! the entry's argv, its standard input and output kept for JSON-RPC), granted what its entry
+//! says: the workspace roots hidden (`fs = "none"`), readable (`read`) or writable
+//! (`read-write`, `.warden` and `.git` still read-only); the network only with
+//! `network = true`; the user's secret paths (`[tools.shell] hide`) and the deny globs' files
+//! hidden; the sandbox's harmless environment plus the entry's `env` names. With
+//! `sandbox = "none"` the argv runs unconfined, with the same reduced environment.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::config::{FsGrant, McpEntry, ShellSandbox};
+use crate::domain::defaults::PROTECTED_DIRS;
+use crate::sandbox::env::command_env;
+use crate::sandbox::hidden::hidden_paths;
+use crate::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec};
+
+/// What a stdio server is started with.
+#[derive(Debug, Clone)]
+pub struct LaunchContext {
+    /// Workspace roots (canonical); the first is the working directory.
+    pub roots: Vec<PathBuf>,
+    /// The `warden` binary that runs the sandbox launcher.
+    pub launcher: PathBuf,
+    /// warden's own environment (what the allowlist and `env` pick from).
+    pub vars: Vec<(String, String)>,
+    /// Paths hidden from the server (`[tools.shell] hide`: `~/.ssh` …).
+    pub hide: Vec<String>,
+    /// The deny globs, whose files in the roots are hidden too.
+    pub deny: Vec<String>,
+}
+
+/// A process ready to spawn, and what to write on its input before the JSON-RPC stream.
+pub(super) struct Prepared {
+    pub(super) command: tokio::process::Command,
+    pub(super) spec_line: Option<Vec<u8>>,
+}
+
+impl LaunchContext {
+    fn home(&self) -> Option<PathBuf> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+    }
+}
+
+/// The process for `entry` running `argv`, with `tmp` as its private temporary directory.
+pub(super) fn prepare(
+    entry: &McpEntry,
+    argv: &[String],
+    context: &LaunchContext,
+    tmp: &Path,
+) -> Result<Prepared, String> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err("an empty command".into());
+    };
+    let tmp = tmp.to_owned();
+    let env = command_env(context.vars.iter().cloned(), &entry.env, &tmp);
+    let cwd = match (entry.fs, context.roots.first()) {
+        (FsGrant::None, _) | (_, None) => tmp.clone(),
+        (_, Some(root)) => root.clone(),
+    };
+    let mut spec_line = None;
+    let mut command = if entry.sandbox == ShellSandbox::None {
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        command
+    } else {
+        let hidden_roots: &[PathBuf] = if entry.fs == FsGrant::None {
+            &[]
+        } else {
+            &context.roots
+        };
+        let mut hide = hidden_paths(
+            &context.hide,
+            context.home().as_deref(),
+            hidden_roots,
+            &context.deny,
+        )?;
+        if entry.fs == FsGrant::None {
+            // Last, so that nothing is mounted inside a root once it is covered.
+            hide.extend(context.roots.iter().cloned());
+        }
+        let spec = SandboxSpec {
+            command: String::new(),
+            cwd: cwd.clone(),
+            roots: if entry.fs == FsGrant::ReadWrite {
+                context.roots.clone()
+            } else {
+                Vec::new()
+            },
+            tmp: tmp.clone(),
+            hide,
+            read_only: if entry.fs == FsGrant::ReadWrite {
+                context
+                    .roots
+                    .iter()
+                    .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            network: entry.network,
+            allowed_hosts: Vec::new(),
+            env: env.clone(),
+            probe: false,
+            argv: Some(argv.to_vec()),
+            stdio: true,
+        };
+        let mut line = serde_json::to_vec(&spec).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        spec_line = Some(line);
+        let mut command = tokio::process::Command::new(&context.launcher);
+        command.arg(LAUNCHER_SUBCOMMAND);
+        command
+    };
+    command
+        .current_dir(&cwd)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if entry.sandbox == ShellSandbox::None {
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+    }
+    Ok(Prepared { command, spec_line })
+}
+
+/// A fresh private directory for server `name` (mode 0700).
+pub(super) fn private_tmp(name: &str) -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "warden-mcp-{name}-{}",
+        uuid::Uuid::now_v7().simple()
+    ));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// SIGKILL to every process of group `pgid` (the server's, or its launcher's, own group).
+#[allow(unsafe_code)]
+pub(super) fn kill_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: a plain system call on the group the server was started in.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// Remove a server's private directory.
+pub(super) fn remove_tmp(tmp: &Path) {
+    if let Err(err) = std::fs::remove_dir_all(tmp) {
+        tracing::debug!("removing {}: {err}", tmp.display());
+    }
+}
