@@ -500,6 +500,9 @@ fn a_resource_is_attached_by_server_and_uri() {
         "{request}"
     );
     assert!(t.err.contains("docs:note://missing"), "{}", t.err);
+    // The server answered with an error: said as its answer, without its unrelated stderr.
+    assert!(t.err.contains("the server answered"), "{}", t.err);
+    assert!(!t.err.contains("error output ends"), "{}", t.err);
 }
 
 #[test]

@@ -231,7 +231,7 @@ impl McpServer {
     /// Run `request` on the runtime and wait for it under `timeout`, polling `cancelled`.
     fn wait<T: Send + 'static>(
         &self,
-        request: impl Future<Output = Result<T, String>> + Send + 'static,
+        request: impl Future<Output = Result<T, RequestError>> + Send + 'static,
         timeout: Duration,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<T, CallError> {
@@ -243,7 +243,11 @@ impl McpServer {
         loop {
             match rx.recv_timeout(POLL) {
                 Ok(result) => {
-                    return result.map_err(|why| CallError::Failed(self.with_stderr(why)));
+                    return result.map_err(|err| match err {
+                        // The server is alive and said no: its error output is not the cause.
+                        RequestError::Answered(why) => CallError::Failed(why),
+                        RequestError::Other(why) => CallError::Failed(self.with_stderr(why)),
+                    });
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if started.elapsed() >= timeout {
@@ -278,8 +282,8 @@ impl McpServer {
                 .map_err(|e| CallError::Failed(format!("invalid arguments: {e}")))?;
         self.wait(
             async move {
-                let result = peer.call_tool(params).await.map_err(|e| e.to_string())?;
-                serde_json::to_value(result).map_err(|e| e.to_string())
+                let result = peer.call_tool(params).await.map_err(RequestError::from)?;
+                serde_json::to_value(result).map_err(|e| RequestError::Other(e.to_string()))
             },
             timeout,
             cancelled,
@@ -298,8 +302,8 @@ impl McpServer {
                 let result = peer
                     .read_resource(params)
                     .await
-                    .map_err(|e| e.to_string())?;
-                serde_json::to_value(result).map_err(|e| e.to_string())
+                    .map_err(RequestError::from)?;
+                serde_json::to_value(result).map_err(|e| RequestError::Other(e.to_string()))
             },
             timeout,
             &|| false,
@@ -500,5 +504,25 @@ async fn keep_tail(
         tail.extend_from_slice(chunk);
         let excess = tail.len().saturating_sub(STDERR_TAIL);
         tail.drain(..excess);
+    }
+}
+
+/// Why a request to a running server failed.
+enum RequestError {
+    /// The server answered with a JSON-RPC error.
+    Answered(String),
+    /// Anything else: the transport closed, the answer could not be read, ...
+    Other(String),
+}
+
+impl From<rmcp::ServiceError> for RequestError {
+    fn from(err: rmcp::ServiceError) -> Self {
+        match err {
+            rmcp::ServiceError::McpError(data) => Self::Answered(format!(
+                "the server answered: {} (error {})",
+                data.message, data.code.0
+            )),
+            other => Self::Other(other.to_string()),
+        }
     }
 }
