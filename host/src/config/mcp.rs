@@ -58,7 +58,8 @@ pub struct McpSpec {
     pub fs: Option<FsGrant>,
     /// Stdio: network reachable (default false).
     pub network: Option<bool>,
-    /// Stdio: hosts reachable through the filtering proxy (not yet supported).
+    /// Stdio: host patterns reachable through warden's filtering HTTP proxy (`name`,
+    /// `name:port`, `*.domain`), with the network otherwise off.
     pub allowed_hosts: Option<Vec<String>>,
     /// Stdio: `required` (default) or `none` (no confinement, if policy allows it).
     pub sandbox: Option<ShellSandbox>,
@@ -116,6 +117,9 @@ pub struct McpEntry {
     pub fs: FsGrant,
     /// Network, for a stdio server.
     pub network: bool,
+    /// Host patterns a stdio server reaches through the filtering proxy (`network` is then
+    /// false).
+    pub allowed_hosts: Vec<String>,
     /// Confinement of a stdio server.
     pub sandbox: ShellSandbox,
     /// `user`, `project` or `managed`.
@@ -183,7 +187,10 @@ fn glob_match(glob: &str, text: &str) -> bool {
 }
 
 /// The synthetic tool entry the grant checks shared with tool plugins judge (the header
-/// variables count as `env` grants: they hand a secret to the server).
+/// variables count as `env` grants: they hand a secret to the server; `allowed_hosts` is
+/// judged as a tool's, entry by entry against the exact hosts of `policy.max_tool_grants` and
+/// `policy.project_tool_grants`, so a `*.domain` pattern passes only where that very pattern
+/// is listed — which a ceiling, taking exact hosts only, never does).
 fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
     let mut env: Vec<String> = spec.env.clone().unwrap_or_default();
     env.extend(header_vars.iter().cloned());
@@ -199,7 +206,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
         max_output_bytes: None,
         config: BTreeMap::new(),
         fs: spec.fs,
-        allowed_hosts: None,
+        allowed_hosts: spec.allowed_hosts.clone().filter(|hosts| !hosts.is_empty()),
         env: (!env.is_empty()).then_some(env),
         approve: None,
     }
@@ -288,6 +295,7 @@ pub(crate) fn resolve(
             ("env", spec.env.is_some()),
             ("fs", spec.fs.is_some()),
             ("network", spec.network.is_some()),
+            ("allowed_hosts", spec.allowed_hosts.is_some()),
             ("sandbox", spec.sandbox.is_some()),
         ] {
             if set {
@@ -327,13 +335,21 @@ pub(crate) fn resolve(
             ));
         }
     }
-    if spec.allowed_hosts.as_ref().is_some_and(|h| !h.is_empty()) {
+    let allowed_hosts = spec.allowed_hosts.clone().unwrap_or_default();
+    super::parse_host_patterns(&allowed_hosts).map_err(|why| invalid("allowed_hosts", why))?;
+    if spec.network == Some(true) && !allowed_hosts.is_empty() {
         return Err(invalid(
             "allowed_hosts",
-            "per-host network grants are not yet supported for MCP servers; use `network = true` (all hosts) or leave the network off".into(),
+            "`network = true` (every host) and `allowed_hosts` (only these, through the proxy) contradict each other: keep one".into(),
         ));
     }
     let sandbox = spec.sandbox.unwrap_or_default();
+    if sandbox == ShellSandbox::None && !allowed_hosts.is_empty() {
+        return Err(invalid(
+            "allowed_hosts",
+            "`allowed_hosts` is enforced by the sandbox; with `sandbox = \"none\"` the server would reach every host: drop one of the two".into(),
+        ));
+    }
     if sandbox == ShellSandbox::None && !policy.allow_unsandboxed_mcp {
         return Err(invalid(
             "sandbox",
@@ -392,6 +408,7 @@ pub(crate) fn resolve(
         failure: spec.failure.unwrap_or(FailurePolicy::Open),
         fs: spec.fs.unwrap_or_default(),
         network: spec.network.unwrap_or(false),
+        allowed_hosts,
         sandbox,
         origin: layer.to_owned(),
         declared_in: Some(path.to_owned()),
@@ -545,13 +562,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("allow_unsandboxed_mcp"), "{err}");
-        let err = check(
-            "name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = [\"h\"]",
-            "user",
-            &PolicyConfig::default(),
-        )
-        .unwrap_err();
-        assert!(err.contains("not yet supported"), "{err}");
         let ceiling = PolicyConfig {
             max_tool_grants: Some(crate::config::ToolGrantCeiling {
                 fs: Some(FsGrant::Read),
@@ -570,6 +580,134 @@ mod tests {
             err.contains("mcp.a.fs") && err.contains("max_tool_grants"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn allowed_hosts_are_checked_where_written() {
+        let policy = PolicyConfig::default();
+        let entry = check(
+            "name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = [\"api.example.com\", \"127.0.0.1:8080\", \"*.pypi.org\"]",
+            "user",
+            &policy,
+        )
+        .unwrap();
+        assert_eq!(
+            entry.allowed_hosts,
+            ["api.example.com", "127.0.0.1:8080", "*.pypi.org"]
+        );
+        assert!(!entry.network);
+        let refused = |text: &str| check(text, "user", &policy).unwrap_err();
+        let err = refused(
+            "name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = [\"https://api.example.com/\"]",
+        );
+        assert!(
+            err.contains("/c.toml")
+                && err.contains("user layer")
+                && err.contains("mcp.a.allowed_hosts")
+                && err.contains("https://api.example.com/"),
+            "{err}"
+        );
+        let err = refused("name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = [\"*.org\"]");
+        assert!(err.contains("mcp.a.allowed_hosts"), "{err}");
+        let err = refused(
+            "name = \"a\"\nurl = \"https://x/mcp\"\nallowed_hosts = [\"api.example.com\"]",
+        );
+        assert!(
+            err.contains("mcp.a.allowed_hosts") && err.contains("stdio server"),
+            "{err}"
+        );
+        let err = refused(
+            "name = \"a\"\ncommand = [\"x\"]\nnetwork = true\nallowed_hosts = [\"api.example.com\"]",
+        );
+        assert!(
+            err.contains("mcp.a.allowed_hosts") && err.contains("network = true"),
+            "{err}"
+        );
+        let err = refused(
+            "name = \"a\"\ncommand = [\"x\"]\nsandbox = \"none\"\nallowed_hosts = [\"api.example.com\"]",
+        );
+        assert!(
+            err.contains("mcp.a.allowed_hosts") && err.contains("sandbox"),
+            "{err}"
+        );
+        // An empty list grants nothing and is no contradiction.
+        let entry = check(
+            "name = \"a\"\ncommand = [\"x\"]\nnetwork = true\nallowed_hosts = []",
+            "user",
+            &policy,
+        )
+        .unwrap();
+        assert!(entry.network && entry.allowed_hosts.is_empty());
+    }
+
+    #[test]
+    fn allowed_hosts_are_held_to_the_tool_grant_ceiling_and_project_grants() {
+        let ceiling = PolicyConfig {
+            max_tool_grants: Some(crate::config::ToolGrantCeiling {
+                fs: None,
+                allowed_hosts: Some(vec!["api.example.com".into()]),
+                env: None,
+            }),
+            ..PolicyConfig::default()
+        };
+        let hosts = |list: &str| format!("name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = {list}");
+        assert!(check(&hosts("[\"api.example.com\"]"), "user", &ceiling).is_ok());
+        for list in [
+            "[\"evil.example.net\"]",
+            // A wildcard under an exact-host ceiling is refused, never widened.
+            "[\"*.example.com\"]",
+            // Every port of a host is more than one of its ports.
+            "[\"api.example.com\", \"api.example.com:8443\"]",
+        ] {
+            let err = check(&hosts(list), "user", &ceiling).unwrap_err();
+            assert!(
+                err.contains("mcp.a.allowed_hosts")
+                    && err.contains("max_tool_grants")
+                    && err.contains("user layer"),
+                "{list}: {err}"
+            );
+        }
+        // The managed layer wrote its own grants.
+        assert!(check(&hosts("[\"*.example.com\"]"), "managed", &ceiling).is_ok());
+        let none = PolicyConfig {
+            max_tool_grants: Some(crate::config::ToolGrantCeiling {
+                fs: None,
+                allowed_hosts: Some(Vec::new()),
+                env: None,
+            }),
+            ..PolicyConfig::default()
+        };
+        assert!(check(&hosts("[\"api.example.com\"]"), "user", &none).is_err());
+        // A project's server reaches a host only if the user allows that very host (the
+        // user's list takes exact hosts, so a project's wildcard is never allowed).
+        let project = |list: &str, allowed: Option<&crate::config::ProjectToolGrants>| {
+            resolve(
+                spec(&hosts(list)),
+                "project",
+                Path::new("/w/.warden/config.toml"),
+                &PolicyConfig::default(),
+                Some((allowed, Path::new("/u/config.toml"))),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let user = crate::config::ProjectToolGrants {
+            allowed_hosts: vec!["api.example.com".into()],
+            ..Default::default()
+        };
+        assert!(project("[\"api.example.com\"]", Some(&user)).is_ok());
+        for (list, allowed) in [
+            ("[\"api.example.com\"]", None),
+            ("[\"*.example.com\"]", Some(&user)),
+            ("[\"other.example.com\"]", Some(&user)),
+        ] {
+            let err = project(list, allowed).unwrap_err();
+            assert!(
+                err.contains("mcp.a.allowed_hosts")
+                    && err.contains("project_tool_grants")
+                    && err.contains("/u/config.toml"),
+                "{list}: {err}"
+            );
+        }
     }
 
     #[test]
@@ -596,6 +734,31 @@ mod tests {
         let digest = crate::config::ProjectCode::digest;
         assert_eq!(digest(&one), digest(&code("server-a").declarations()));
         assert_ne!(digest(&one), digest(&code("server-b").declarations()));
+        let hosts = |list: &str| {
+            let entry = check(
+                &format!("name = \"a\"\ncommand = [\"server-a\"]\nallowed_hosts = {list}"),
+                "project",
+                &policy,
+            )
+            .unwrap();
+            crate::config::ProjectCode {
+                file: PathBuf::from("/w/.warden/config.toml"),
+                entries: Vec::new(),
+                mcp: vec![entry],
+                resolver: None,
+                mode: None,
+            }
+            .declarations()
+        };
+        let one_host = digest(&hosts("[\"a.example.com\"]"));
+        assert_ne!(one_host, digest(&one));
+        assert_ne!(one_host, digest(&hosts("[\"a.example.com\", \"b.example.com\"]")));
+        assert_ne!(one_host, digest(&hosts("[\"*.example.com\"]")));
+        // Order is not a change.
+        assert_eq!(
+            digest(&hosts("[\"b.example.com\", \"a.example.com\"]")),
+            digest(&hosts("[\"a.example.com\", \"b.example.com\"]"))
+        );
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! the entry's argv, its standard input and output kept for JSON-RPC), granted what its entry
 //! says: the workspace roots hidden (`fs = "none"`), readable (`read`) or writable
 //! (`read-write`, `.warden` and `.git` still read-only); the network only with
-//! `network = true`; the user's secret paths (`[tools.shell] hide`) and the deny globs' files
+//! `network = true` (every host) or, with `allowed_hosts`, only the hosts listed, through
+//! warden's filtering HTTP proxy ([`HostProxy`], started here and owned with the process, so
+//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell] hide`) and the deny globs' files
 //! hidden; the sandbox's harmless environment plus the entry's `env` names. With
 //! `sandbox = "none"` the argv runs unconfined, with the same reduced environment.
 
@@ -14,7 +16,7 @@ use crate::config::{FsGrant, McpEntry, ShellSandbox};
 use crate::domain::defaults::PROTECTED_DIRS;
 use crate::sandbox::env::command_env;
 use crate::sandbox::hidden::hidden_paths;
-use crate::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec};
+use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND, SandboxSpec};
 
 /// What a stdio server is started with.
 #[derive(Debug, Clone)]
@@ -31,10 +33,12 @@ pub struct LaunchContext {
     pub deny: Vec<String>,
 }
 
-/// A process ready to spawn, and what to write on its input before the JSON-RPC stream.
+/// A process ready to spawn, what to write on its input before the JSON-RPC stream, and the
+/// proxy of its granted hosts (already serving; to be kept until the process has ended).
 pub(super) struct Prepared {
     pub(super) command: tokio::process::Command,
     pub(super) spec_line: Option<Vec<u8>>,
+    pub(super) proxy: Option<HostProxy>,
 }
 
 impl LaunchContext {
@@ -63,6 +67,7 @@ pub(super) fn prepare(
         (_, Some(root)) => root.clone(),
     };
     let mut spec_line = None;
+    let mut proxy = None;
     let mut command = if entry.sandbox == ShellSandbox::None {
         let mut command = tokio::process::Command::new(program);
         command.args(args);
@@ -103,12 +108,14 @@ pub(super) fn prepare(
                 Vec::new()
             },
             network: entry.network,
-            allowed_hosts: Vec::new(),
+            allowed_hosts: entry.allowed_hosts.clone(),
             env: env.clone(),
             probe: false,
             argv: Some(argv.to_vec()),
             stdio: true,
         };
+        proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
+            .map_err(|why| format!("per-host network: {why}"))?;
         let mut line = serde_json::to_vec(&spec).map_err(|e| e.to_string())?;
         line.push(b'\n');
         spec_line = Some(line);
@@ -127,7 +134,11 @@ pub(super) fn prepare(
     if entry.sandbox == ShellSandbox::None {
         command.envs(env.iter().map(|(k, v)| (k, v)));
     }
-    Ok(Prepared { command, spec_line })
+    Ok(Prepared {
+        command,
+        spec_line,
+        proxy,
+    })
 }
 
 /// A fresh private directory for server `name` (mode 0700).
