@@ -24,6 +24,7 @@ mod llm;
 mod mcp_serve;
 mod mcp_serve_http;
 mod mcp_client;
+mod mcp_client_hosts;
 mod modes;
 mod operator;
 mod plugin_author;
