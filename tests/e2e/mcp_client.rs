@@ -145,7 +145,12 @@ impl Turn {
 }
 
 /// One `warden run` in which the model makes `calls`, then answers `done`.
-pub(crate) fn turn(env: &TestEnv, calls: &[(&str, &str, Value)], args: &[&str], prompt: &str) -> Turn {
+pub(crate) fn turn(
+    env: &TestEnv,
+    calls: &[(&str, &str, Value)],
+    args: &[&str],
+    prompt: &str,
+) -> Turn {
     let server = MockServer::start().unwrap();
     if !calls.is_empty() {
         server.push(Reply::tool_calls("Working.", calls));

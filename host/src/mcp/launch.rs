@@ -175,3 +175,76 @@ pub(super) fn remove_tmp(tmp: &Path) {
         tracing::debug!("removing {}: {err}", tmp.display());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::config::{Approve, FailurePolicy, McpTransport};
+    use crate::sandbox::PROXY_SOCKET;
+
+    fn entry(network: bool, allowed_hosts: &[&str]) -> McpEntry {
+        McpEntry {
+            name: "s".into(),
+            transport: McpTransport::Stdio {
+                command: vec!["server".into()],
+            },
+            headers: Vec::new(),
+            env: Vec::new(),
+            approve: Approve::Never,
+            timeout_s: 30,
+            start_timeout_s: 30,
+            max_output_bytes: 1024,
+            failure: FailurePolicy::Open,
+            fs: FsGrant::None,
+            network,
+            allowed_hosts: allowed_hosts.iter().map(|h| (*h).to_owned()).collect(),
+            sandbox: ShellSandbox::Required,
+            origin: "user".into(),
+            declared_in: None,
+        }
+    }
+
+    fn context() -> LaunchContext {
+        LaunchContext {
+            roots: Vec::new(),
+            launcher: PathBuf::from("/nonexistent/warden"),
+            vars: Vec::new(),
+            hide: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn granted_hosts_get_a_proxy_that_lives_as_long_as_the_prepared_process() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket = tmp.path().join(PROXY_SOCKET);
+        let argv = ["server".to_owned()];
+        let prepared = prepare(
+            &entry(false, &["api.example.com:443"]),
+            &argv,
+            &context(),
+            tmp.path(),
+        )
+        .unwrap();
+        assert!(prepared.proxy.is_some());
+        assert!(
+            socket.exists(),
+            "the proxy serves before the launcher starts"
+        );
+        let line = prepared.spec_line.clone().unwrap();
+        let spec: SandboxSpec = serde_json::from_slice(&line).unwrap();
+        assert!(!spec.network && spec.proxied());
+        assert_eq!(spec.allowed_hosts, ["api.example.com:443"]);
+        drop(prepared);
+        assert!(
+            !socket.exists(),
+            "dropping the process's owner stops the proxy"
+        );
+        for (network, hosts) in [(false, &[][..]), (true, &[][..])] {
+            let prepared = prepare(&entry(network, hosts), &argv, &context(), tmp.path()).unwrap();
+            assert!(prepared.proxy.is_none() && !socket.exists(), "{network}");
+        }
+    }
+}
