@@ -2,8 +2,8 @@
 //! fixture) granted one loopback host reaches it through warden's filtering proxy (an HTTP GET
 //! with `urllib`, which honours `HTTP_PROXY`), gets `403` naming `mcp.<name>.allowed_hosts` for
 //! any other host (whose listener sees nothing), and still cannot open a direct connection;
-//! `allowed_hosts` on a `url` server, or beside `network = true`, is a configuration error
-//! (exit 2).
+//! `allowed_hosts` on a `url` server, beside `network = true`, or a wildcard under a managed
+//! exact-host ceiling, is a configuration error (exit 2).
 //!
 //! Where the `mcp` package or per-host network is missing, each test prints a SKIP line (a
 //! failure under `CI=true`).
@@ -138,4 +138,19 @@ fn allowed_hosts_on_a_url_server_or_beside_network_is_a_configuration_error() {
             "{extra}: {err}"
         );
     }
+    // Under an exact-host ceiling a wildcard is refused, never widened nor narrowed.
+    env.managed_config("[policy]\nmax_tool_grants = { allowed_hosts = [\"api.example.com\"] }\n");
+    let file = env.user_config(
+        "[[mcp]]\nname = \"web\"\ncommand = [\"server\"]\nallowed_hosts = [\"*.example.com\"]\n",
+    );
+    let out = env.run(&["mcp", "list"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("mcp.web.allowed_hosts")
+            && err.contains("*.example.com")
+            && err.contains("max_tool_grants")
+            && err.contains(&file.display().to_string()),
+        "{err}"
+    );
 }
