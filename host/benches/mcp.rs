@@ -71,6 +71,7 @@ fn entry(python: &str, sandbox: ShellSandbox) -> McpEntry {
         failure: FailurePolicy::Open,
         fs: FsGrant::Read,
         network: false,
+        allowed_hosts: Vec::new(),
         sandbox,
         origin: "user".into(),
         declared_in: None,

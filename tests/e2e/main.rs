@@ -22,6 +22,7 @@ mod instructions;
 mod interrupt;
 mod llm;
 mod mcp_client;
+mod mcp_client_hosts;
 mod mcp_serve;
 mod mcp_serve_http;
 mod modes;

@@ -21,10 +21,10 @@ use warden_tests::mock_server::{MockServer, Reply};
 use crate::shell::sandbox_missing;
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 
-const MODEL: &str =
+pub(crate) const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 /// MCP tools count as commands: `full-auto` lets them run unasked (their `approve` still asks).
-const FULL_AUTO: &str = "[tools]\nmode = \"full-auto\"\n\n";
+pub(crate) const FULL_AUTO: &str = "[tools]\nmode = \"full-auto\"\n\n";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -45,7 +45,7 @@ fn skip(test: &str, tool: &str) -> bool {
 
 /// The Python interpreter that has the `mcp` package (its real path, so that the sandbox needs
 /// no shim), or `None` after a SKIP line.
-fn python(test: &str) -> Option<PathBuf> {
+pub(crate) fn python(test: &str) -> Option<PathBuf> {
     let out = Command::new("python3")
         .args([
             "-c",
@@ -85,7 +85,7 @@ fn everything(test: &str) -> Option<(PathBuf, PathBuf)> {
 }
 
 /// False (after a SKIP line) when the sandbox cannot be built here.
-fn sandbox(test: &str) -> bool {
+pub(crate) fn sandbox(test: &str) -> bool {
     match sandbox_missing() {
         None => true,
         Some(missing) => {
@@ -103,7 +103,7 @@ fn fixture() -> String {
 }
 
 /// A `[[mcp]]` entry running the fixture in `mode`, with `extra` keys.
-fn fixture_entry(name: &str, python: &Path, mode: &str, extra: &str) -> String {
+pub(crate) fn fixture_entry(name: &str, python: &Path, mode: &str, extra: &str) -> String {
     format!(
         "[[mcp]]\nname = \"{name}\"\ncommand = [{:?}, {:?}, {mode:?}]\n{extra}\n",
         python.display().to_string(),
@@ -111,17 +111,17 @@ fn fixture_entry(name: &str, python: &Path, mode: &str, extra: &str) -> String {
     )
 }
 
-struct Turn {
-    code: Option<i32>,
-    err: String,
-    value: Value,
+pub(crate) struct Turn {
+    pub(crate) code: Option<i32>,
+    pub(crate) err: String,
+    pub(crate) value: Value,
     server: MockServer,
     elapsed: Duration,
 }
 
 impl Turn {
     /// The content of the tool message for `id` in the second request.
-    fn result(&self, id: &str) -> String {
+    pub(crate) fn result(&self, id: &str) -> String {
         let requests = self.server.requests();
         let Some(request) = requests.get(1) else {
             panic!("no second request; stderr: {}", self.err);
@@ -145,7 +145,12 @@ impl Turn {
 }
 
 /// One `warden run` in which the model makes `calls`, then answers `done`.
-fn turn(env: &TestEnv, calls: &[(&str, &str, Value)], args: &[&str], prompt: &str) -> Turn {
+pub(crate) fn turn(
+    env: &TestEnv,
+    calls: &[(&str, &str, Value)],
+    args: &[&str],
+    prompt: &str,
+) -> Turn {
     let server = MockServer::start().unwrap();
     if !calls.is_empty() {
         server.push(Reply::tool_calls("Working.", calls));

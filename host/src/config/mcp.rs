@@ -58,7 +58,8 @@ pub struct McpSpec {
     pub fs: Option<FsGrant>,
     /// Stdio: network reachable (default false).
     pub network: Option<bool>,
-    /// Stdio: hosts reachable through the filtering proxy (not yet supported).
+    /// Stdio: host patterns reachable through warden's filtering HTTP proxy (`name`,
+    /// `name:port`, `*.domain`), with the network otherwise off.
     pub allowed_hosts: Option<Vec<String>>,
     /// Stdio: `required` (default) or `none` (no confinement, if policy allows it).
     pub sandbox: Option<ShellSandbox>,
@@ -116,6 +117,9 @@ pub struct McpEntry {
     pub fs: FsGrant,
     /// Network, for a stdio server.
     pub network: bool,
+    /// Host patterns a stdio server reaches through the filtering proxy (`network` is then
+    /// false).
+    pub allowed_hosts: Vec<String>,
     /// Confinement of a stdio server.
     pub sandbox: ShellSandbox,
     /// `user`, `project` or `managed`.
@@ -183,7 +187,10 @@ fn glob_match(glob: &str, text: &str) -> bool {
 }
 
 /// The synthetic tool entry the grant checks shared with tool plugins judge (the header
-/// variables count as `env` grants: they hand a secret to the server).
+/// variables count as `env` grants: they hand a secret to the server; `allowed_hosts` is
+/// judged as a tool's, entry by entry against the exact hosts of `policy.max_tool_grants` and
+/// `policy.project_tool_grants`, so a `*.domain` pattern passes only where that very pattern
+/// is listed — which a ceiling, taking exact hosts only, never does).
 fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
     let mut env: Vec<String> = spec.env.clone().unwrap_or_default();
     env.extend(header_vars.iter().cloned());
@@ -199,7 +206,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
         max_output_bytes: None,
         config: BTreeMap::new(),
         fs: spec.fs,
-        allowed_hosts: None,
+        allowed_hosts: spec.allowed_hosts.clone().filter(|hosts| !hosts.is_empty()),
         env: (!env.is_empty()).then_some(env),
         approve: None,
     }
@@ -288,6 +295,7 @@ pub(crate) fn resolve(
             ("env", spec.env.is_some()),
             ("fs", spec.fs.is_some()),
             ("network", spec.network.is_some()),
+            ("allowed_hosts", spec.allowed_hosts.is_some()),
             ("sandbox", spec.sandbox.is_some()),
         ] {
             if set {
@@ -327,13 +335,21 @@ pub(crate) fn resolve(
             ));
         }
     }
-    if spec.allowed_hosts.as_ref().is_some_and(|h| !h.is_empty()) {
+    let allowed_hosts = spec.allowed_hosts.clone().unwrap_or_default();
+    super::parse_host_patterns(&allowed_hosts).map_err(|why| invalid("allowed_hosts", why))?;
+    if spec.network == Some(true) && !allowed_hosts.is_empty() {
         return Err(invalid(
             "allowed_hosts",
-            "per-host network grants are not yet supported for MCP servers; use `network = true` (all hosts) or leave the network off".into(),
+            "`network = true` (every host) and `allowed_hosts` (only these, through the proxy) contradict each other: keep one".into(),
         ));
     }
     let sandbox = spec.sandbox.unwrap_or_default();
+    if sandbox == ShellSandbox::None && !allowed_hosts.is_empty() {
+        return Err(invalid(
+            "allowed_hosts",
+            "`allowed_hosts` is enforced by the sandbox; with `sandbox = \"none\"` the server would reach every host: drop one of the two".into(),
+        ));
+    }
     if sandbox == ShellSandbox::None && !policy.allow_unsandboxed_mcp {
         return Err(invalid(
             "sandbox",
@@ -392,6 +408,7 @@ pub(crate) fn resolve(
         failure: spec.failure.unwrap_or(FailurePolicy::Open),
         fs: spec.fs.unwrap_or_default(),
         network: spec.network.unwrap_or(false),
+        allowed_hosts,
         sandbox,
         origin: layer.to_owned(),
         declared_in: Some(path.to_owned()),
@@ -461,151 +478,5 @@ pub(crate) fn check_unique(entries: &[McpEntry]) -> Result<(), ConfigError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(toml_text: &str) -> McpSpec {
-        toml::from_str(toml_text).unwrap()
-    }
-
-    fn check(text: &str, layer: &str, policy: &PolicyConfig) -> Result<McpEntry, String> {
-        resolve(spec(text), layer, Path::new("/c.toml"), policy, None).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn headers_come_from_the_environment_and_literals_are_refused() {
-        let policy = PolicyConfig::default();
-        let entry = check(
-            "name = \"gh\"\nurl = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer env:GH_TOKEN\", X-Key = \"env:K\" }",
-            "user",
-            &policy,
-        )
-        .unwrap();
-        assert_eq!(entry.headers[0].prefix, "Bearer ");
-        assert_eq!(entry.headers[0].var, "GH_TOKEN");
-        assert_eq!(entry.headers[1].prefix, "");
-        assert_eq!(entry.approve, Approve::Ask);
-        let err = check(
-            "name = \"gh\"\nurl = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer ghp_123\" }",
-            "user",
-            &policy,
-        )
-        .unwrap_err();
-        assert!(
-            err.contains("mcp.gh.headers.Authorization") && err.contains("literal"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn policy_refusals_name_file_layer_and_key() {
-        let policy = PolicyConfig {
-            allowed_mcp: Some(vec!["npx @corp/*".into(), "https://mcp.corp/*".into()]),
-            ..PolicyConfig::default()
-        };
-        assert!(
-            check(
-                "name = \"a\"\ncommand = [\"npx\", \"@corp/x\"]",
-                "user",
-                &policy
-            )
-            .is_ok()
-        );
-        assert!(
-            check(
-                "name = \"a\"\nurl = \"https://mcp.corp/v1\"",
-                "user",
-                &policy
-            )
-            .is_ok()
-        );
-        let err = check(
-            "name = \"a\"\ncommand = [\"npx\", \"evil\"]",
-            "project",
-            &policy,
-        )
-        .unwrap_err();
-        assert!(
-            err.contains("/c.toml")
-                && err.contains("project layer")
-                && err.contains("mcp.a.command"),
-            "{err}"
-        );
-        let only = PolicyConfig {
-            managed_mcp_only: true,
-            allow_unsandboxed_mcp: false,
-            ..PolicyConfig::default()
-        };
-        let err = check("name = \"a\"\ncommand = [\"x\"]", "user", &only).unwrap_err();
-        assert!(err.contains("managed_mcp_only"), "{err}");
-        let err = check(
-            "name = \"a\"\ncommand = [\"x\"]\nsandbox = \"none\"",
-            "managed",
-            &only,
-        )
-        .unwrap_err();
-        assert!(err.contains("allow_unsandboxed_mcp"), "{err}");
-        let err = check(
-            "name = \"a\"\ncommand = [\"x\"]\nallowed_hosts = [\"h\"]",
-            "user",
-            &PolicyConfig::default(),
-        )
-        .unwrap_err();
-        assert!(err.contains("not yet supported"), "{err}");
-        let ceiling = PolicyConfig {
-            max_tool_grants: Some(crate::config::ToolGrantCeiling {
-                fs: Some(FsGrant::Read),
-                allowed_hosts: None,
-                env: None,
-            }),
-            ..PolicyConfig::default()
-        };
-        let err = check(
-            "name = \"a\"\ncommand = [\"x\"]\nfs = \"read-write\"",
-            "user",
-            &ceiling,
-        )
-        .unwrap_err();
-        assert!(
-            err.contains("mcp.a.fs") && err.contains("max_tool_grants"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn a_projects_servers_are_in_the_trust_digest() {
-        let policy = PolicyConfig::default();
-        let code = |command: &str| {
-            let entry = check(
-                &format!("name = \"a\"\ncommand = [\"{command}\"]"),
-                "project",
-                &policy,
-            )
-            .unwrap();
-            crate::config::ProjectCode {
-                file: PathBuf::from("/w/.warden/config.toml"),
-                entries: Vec::new(),
-                mcp: vec![entry],
-                resolver: None,
-                mode: None,
-            }
-        };
-        let one = code("server-a").declarations();
-        assert_eq!(one.len(), 1);
-        assert_eq!(one[0].id, "mcp:a");
-        let digest = crate::config::ProjectCode::digest;
-        assert_eq!(digest(&one), digest(&code("server-a").declarations()));
-        assert_ne!(digest(&one), digest(&code("server-b").declarations()));
-    }
-
-    #[test]
-    fn names_and_globs() {
-        assert!(valid_server_name("docs-1"));
-        assert!(!valid_server_name("a__b"));
-        assert!(!valid_server_name("a:b"));
-        assert!(glob_match("npx @scope/*", "npx @scope/server-x"));
-        assert!(!glob_match("npx @scope/*", "npx @other/server"));
-        assert!(glob_match("https://mcp.corp/*", "https://mcp.corp/a/b"));
-        assert!(glob_match("exact", "exact") && !glob_match("exact", "exactly"));
-    }
-}
+#[path = "mcp_tests.rs"]
+mod tests;

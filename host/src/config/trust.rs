@@ -122,9 +122,11 @@ fn declare_mcp(entry: &McpEntry) -> Declared {
     if let Value::Object(map) = &mut value {
         map.remove("origin");
         map.remove("declared_in");
-        if let Some(Value::Array(list)) = map.get_mut("env") {
-            list.sort_by_key(Value::to_string);
-            list.dedup();
+        for key in ["env", "allowed_hosts"] {
+            if let Some(Value::Array(list)) = map.get_mut(key) {
+                list.sort_by_key(Value::to_string);
+                list.dedup();
+            }
         }
     }
     Declared {

@@ -2,7 +2,9 @@
 //! the entry's argv, its standard input and output kept for JSON-RPC), granted what its entry
 //! says: the workspace roots hidden (`fs = "none"`), readable (`read`) or writable
 //! (`read-write`, `.warden` and `.git` still read-only); the network only with
-//! `network = true`; the user's secret paths (`[tools.shell] hide`) and the deny globs' files
+//! `network = true` (every host) or, with `allowed_hosts`, only the hosts listed, through
+//! warden's filtering HTTP proxy ([`HostProxy`], started here and owned with the process, so
+//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell] hide`) and the deny globs' files
 //! hidden; the sandbox's harmless environment plus the entry's `env` names. With
 //! `sandbox = "none"` the argv runs unconfined, with the same reduced environment.
 
@@ -14,7 +16,7 @@ use crate::config::{FsGrant, McpEntry, ShellSandbox};
 use crate::domain::defaults::PROTECTED_DIRS;
 use crate::sandbox::env::command_env;
 use crate::sandbox::hidden::hidden_paths;
-use crate::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec};
+use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND, SandboxSpec};
 
 /// What a stdio server is started with.
 #[derive(Debug, Clone)]
@@ -31,10 +33,12 @@ pub struct LaunchContext {
     pub deny: Vec<String>,
 }
 
-/// A process ready to spawn, and what to write on its input before the JSON-RPC stream.
+/// A process ready to spawn, what to write on its input before the JSON-RPC stream, and the
+/// proxy of its granted hosts (already serving; to be kept until the process has ended).
 pub(super) struct Prepared {
     pub(super) command: tokio::process::Command,
     pub(super) spec_line: Option<Vec<u8>>,
+    pub(super) proxy: Option<HostProxy>,
 }
 
 impl LaunchContext {
@@ -63,6 +67,7 @@ pub(super) fn prepare(
         (_, Some(root)) => root.clone(),
     };
     let mut spec_line = None;
+    let mut proxy = None;
     let mut command = if entry.sandbox == ShellSandbox::None {
         let mut command = tokio::process::Command::new(program);
         command.args(args);
@@ -103,12 +108,14 @@ pub(super) fn prepare(
                 Vec::new()
             },
             network: entry.network,
-            allowed_hosts: Vec::new(),
+            allowed_hosts: entry.allowed_hosts.clone(),
             env: env.clone(),
             probe: false,
             argv: Some(argv.to_vec()),
             stdio: true,
         };
+        proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
+            .map_err(|why| format!("per-host network: {why}"))?;
         let mut line = serde_json::to_vec(&spec).map_err(|e| e.to_string())?;
         line.push(b'\n');
         spec_line = Some(line);
@@ -127,7 +134,11 @@ pub(super) fn prepare(
     if entry.sandbox == ShellSandbox::None {
         command.envs(env.iter().map(|(k, v)| (k, v)));
     }
-    Ok(Prepared { command, spec_line })
+    Ok(Prepared {
+        command,
+        spec_line,
+        proxy,
+    })
 }
 
 /// A fresh private directory for server `name` (mode 0700).
@@ -162,5 +173,78 @@ pub(super) fn kill_group(pgid: u32) {
 pub(super) fn remove_tmp(tmp: &Path) {
     if let Err(err) = std::fs::remove_dir_all(tmp) {
         tracing::debug!("removing {}: {err}", tmp.display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::config::{Approve, FailurePolicy, McpTransport};
+    use crate::sandbox::PROXY_SOCKET;
+
+    fn entry(network: bool, allowed_hosts: &[&str]) -> McpEntry {
+        McpEntry {
+            name: "s".into(),
+            transport: McpTransport::Stdio {
+                command: vec!["server".into()],
+            },
+            headers: Vec::new(),
+            env: Vec::new(),
+            approve: Approve::Never,
+            timeout_s: 30,
+            start_timeout_s: 30,
+            max_output_bytes: 1024,
+            failure: FailurePolicy::Open,
+            fs: FsGrant::None,
+            network,
+            allowed_hosts: allowed_hosts.iter().map(|h| (*h).to_owned()).collect(),
+            sandbox: ShellSandbox::Required,
+            origin: "user".into(),
+            declared_in: None,
+        }
+    }
+
+    fn context() -> LaunchContext {
+        LaunchContext {
+            roots: Vec::new(),
+            launcher: PathBuf::from("/nonexistent/warden"),
+            vars: Vec::new(),
+            hide: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn granted_hosts_get_a_proxy_that_lives_as_long_as_the_prepared_process() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket = tmp.path().join(PROXY_SOCKET);
+        let argv = ["server".to_owned()];
+        let prepared = prepare(
+            &entry(false, &["api.example.com:443"]),
+            &argv,
+            &context(),
+            tmp.path(),
+        )
+        .unwrap();
+        assert!(prepared.proxy.is_some());
+        assert!(
+            socket.exists(),
+            "the proxy serves before the launcher starts"
+        );
+        let line = prepared.spec_line.clone().unwrap();
+        let spec: SandboxSpec = serde_json::from_slice(&line).unwrap();
+        assert!(!spec.network && spec.proxied());
+        assert_eq!(spec.allowed_hosts, ["api.example.com:443"]);
+        drop(prepared);
+        assert!(
+            !socket.exists(),
+            "dropping the process's owner stops the proxy"
+        );
+        for (network, hosts) in [(false, &[][..]), (true, &[][..])] {
+            let prepared = prepare(&entry(network, hosts), &argv, &context(), tmp.path()).unwrap();
+            assert!(prepared.proxy.is_none() && !socket.exists(), "{network}");
+        }
     }
 }

@@ -18,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::launch::{self, LaunchContext};
 use crate::config::{McpEntry, McpTransport};
+use crate::sandbox::HostProxy;
 
 /// Bytes of a server's standard error kept for failure messages.
 const STDERR_TAIL: usize = 2048;
@@ -57,6 +58,9 @@ struct Connected {
     service: RunningService<RoleClient, ()>,
     /// Held so that the process is killed when the connection goes (`kill_on_drop`).
     _child: Option<tokio::process::Child>,
+    /// The filtering proxy of the server's `allowed_hosts`: it serves as long as the process
+    /// runs and stops (its socket removed) when the connection goes.
+    _proxy: Option<HostProxy>,
 }
 
 /// One configured server and its connection.
@@ -343,10 +347,11 @@ async fn connect(
     pgid: Arc<Mutex<Option<u32>>>,
     tmp: Option<PathBuf>,
 ) -> Result<Listed, String> {
-    let (service, child) = match &entry.transport {
+    let (service, child, proxy) = match &entry.transport {
         McpTransport::Stdio { command } => {
             let tmp = tmp.unwrap_or_else(std::env::temp_dir);
             let prepared = launch::prepare(&entry, command, &context, &tmp)?;
+            let proxy = prepared.proxy;
             let mut cmd = prepared.command;
             let mut child = cmd.spawn().map_err(|e| {
                 format!(
@@ -368,7 +373,7 @@ async fn connect(
                     .map_err(|e| format!("writing the sandbox spec: {e}"))?;
             }
             match ().serve((stdout, stdin)).await {
-                Ok(service) => (service, Some(child)),
+                Ok(service) => (service, Some(child), proxy),
                 Err(err) => return Err(exited(err.to_string(), &mut child, tail).await),
             }
         }
@@ -403,7 +408,7 @@ async fn connect(
                 ().serve(transport)
                     .await
                     .map_err(|e| format!("connecting to {url}: {e}"))?;
-            (service, None)
+            (service, None, None)
         }
     };
     let tools = service
@@ -438,6 +443,7 @@ async fn connect(
         Connected {
             service,
             _child: child,
+            _proxy: proxy,
         },
         tools,
         resources,

@@ -3,8 +3,9 @@
 //! ([`PROXY_SOCKET`](super::spec::PROXY_SOCKET)), which the launcher's relay reaches from inside
 //! the network namespace, and serves `CONNECT host:port` tunnels and absolute-URI plain HTTP
 //! requests to the hosts the patterns allow, resolving names here, on the host. Anything else
-//! gets `403` with a one-line body naming the host and the `[tools.shell] allowed_hosts` key;
-//! each refusal is kept (capped) for the call's result.
+//! gets `403` with a one-line body naming the host and the key that grants hosts (the
+//! `[tools.shell] allowed_hosts` key, or the caller's: [`HostProxy::start_for`]); each refusal
+//! is kept (capped) for the call's result.
 //!
 //! A caller other than `shell` starts a sandboxed process with per-host network so: build a
 //! [`SandboxSpec`] with `network: false`, `allowed_hosts` and its private `tmp`, call
@@ -43,6 +44,8 @@ pub struct HostProxy {
 
 struct State {
     hosts: Vec<HostPattern>,
+    /// The configuration key a refusal names.
+    key: String,
     stop: AtomicBool,
     refused: Mutex<(Vec<String>, usize)>,
     /// Every open connection's sockets, so that stopping closes them.
@@ -54,20 +57,30 @@ impl HostProxy {
     /// Start the proxy `spec` needs: `None` when it needs none (full network, or no hosts).
     /// An error when a pattern is malformed or the socket cannot be bound.
     pub fn start(spec: &SandboxSpec) -> Result<Option<Self>, String> {
+        Self::start_for(spec, "[tools.shell] allowed_hosts")
+    }
+
+    /// As [`start`](Self::start), its refusals naming `key` (`mcp.<name>.allowed_hosts`).
+    pub fn start_for(spec: &SandboxSpec, key: &str) -> Result<Option<Self>, String> {
         if !spec.proxied() {
             return Ok(None);
         }
         let hosts = parse_host_patterns(&spec.allowed_hosts)
             .map_err(|why| format!("`allowed_hosts`: {why}"))?;
-        Self::serve(&spec.tmp.join(PROXY_SOCKET), hosts).map(Some)
+        Self::serve_for(&spec.tmp.join(PROXY_SOCKET), hosts, key).map(Some)
     }
 
     /// Serve `hosts` on a new Unix socket at `socket`.
     pub fn serve(socket: &Path, hosts: Vec<HostPattern>) -> Result<Self, String> {
+        Self::serve_for(socket, hosts, "[tools.shell] allowed_hosts")
+    }
+
+    fn serve_for(socket: &Path, hosts: Vec<HostPattern>, key: &str) -> Result<Self, String> {
         let listener = UnixListener::bind(socket)
             .map_err(|e| format!("the proxy socket {}: {e}", socket.display()))?;
         let state = Arc::new(State {
             hosts,
+            key: key.to_owned(),
             stop: AtomicBool::new(false),
             refused: Mutex::new((Vec::new(), 0)),
             live: Mutex::new(HashMap::new()),
@@ -161,12 +174,13 @@ impl State {
         if !host_allowed(&self.hosts, &target.host, target.port) {
             let authority = target.authority();
             self.refuse(format!(
-                "network: refused {what} {authority}: not in `[tools.shell] allowed_hosts`"
+                "network: refused {what} {authority}: not in `{}`",
+                self.key
             ));
             answer(
                 &mut client,
                 "403 Forbidden",
-                &format!("warden: {authority} is not in `[tools.shell] allowed_hosts`; refused"),
+                &format!("warden: {authority} is not in `{}`; refused", self.key),
             );
             return self.live_set(id, None);
         }

@@ -164,10 +164,11 @@ pub fn describe(declared: &Declared) -> String {
             .filter_map(|h| Some(format!("{}: ${}", h["name"].as_str()?, h["var"].as_str()?)))
             .collect();
         return format!(
-            "MCP server {} {target} grants: fs = {}, network = {}, env = {}, sandbox = {}, headers = [{}]; approve = {}",
+            "MCP server {} {target} grants: fs = {}, network = {}, allowed_hosts = {}, env = {}, sandbox = {}, headers = [{}]; approve = {}",
             declared.id.trim_start_matches("mcp:"),
             v["fs"],
             v["network"],
+            v["allowed_hosts"],
             v["env"],
             v["sandbox"],
             headers.join(", "),
