@@ -191,7 +191,7 @@ fn glob_match(glob: &str, text: &str) -> bool {
 /// judged as a tool's, entry by entry against the exact hosts of `policy.max_tool_grants` and
 /// `policy.project_tool_grants`, so a `*.domain` pattern passes only where that very pattern
 /// is listed — which a ceiling, taking exact hosts only, never does).
-fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
+fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> PluginSpec {
     let mut env: Vec<String> = spec.env.clone().unwrap_or_default();
     env.extend(header_vars.iter().cloned());
     PluginSpec {
@@ -206,9 +206,30 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String]) -> PluginSpec {
         max_output_bytes: None,
         config: BTreeMap::new(),
         fs: spec.fs,
-        allowed_hosts: spec.allowed_hosts.clone().filter(|hosts| !hosts.is_empty()),
+        // A `url` server is reached at its own host: held to the same host ceilings.
+        allowed_hosts: match spec
+            .url
+            .as_deref()
+            .filter(|_| url_as_host)
+            .and_then(url_host)
+        {
+            Some(host) => Some(vec![host]),
+            None => spec.allowed_hosts.clone().filter(|hosts| !hosts.is_empty()),
+        },
         env: (!env.is_empty()).then_some(env),
         approve: None,
+    }
+}
+
+/// A `url` server's host is held to host grants as `allowed_hosts`: name the key written.
+fn url_key(err: ConfigError, spec: &McpSpec) -> ConfigError {
+    match err {
+        ConfigError::Invalid { path, key, message } if spec.url.is_some() => ConfigError::Invalid {
+            path,
+            key: key.replace(".allowed_hosts", ".url"),
+            message,
+        },
+        other => other,
     }
 }
 
@@ -375,7 +396,7 @@ pub(crate) fn resolve(
         }
     }
     let header_vars: Vec<String> = headers.iter().map(|h| h.var.clone()).collect();
-    let tool = as_tool_spec(&spec, &header_vars);
+    let tool = as_tool_spec(&spec, &header_vars, true);
     let ceiling_files: Vec<std::path::PathBuf> = policy
         .max_tool_grants_from
         .iter()
@@ -389,10 +410,48 @@ pub(crate) fn resolve(
         &ceiling_files,
         false,
     )
-    .map_err(as_mcp_error)?;
+    .map_err(as_mcp_error)
+    .map_err(|err| url_key(err, &spec))?;
     if let Some((allowed, user_file)) = project {
-        super::project_grants::check_project_tool(&tool, path, allowed, user_file)
-            .map_err(as_mcp_error)?;
+        // A project's `url` is reviewed under project trust; its host is not a grant to a tool.
+        let project_tool = as_tool_spec(&spec, &header_vars, false);
+        super::project_grants::check_project_tool(&project_tool, path, allowed, user_file)
+            .map_err(as_mcp_error)
+            .map_err(|err| url_key(err, &spec))?;
+    }
+    if layer != "managed"
+        && let Some(ceiling) = policy.max_tool_grants.as_ref()
+    {
+        let set_in = if ceiling_files.is_empty() {
+            String::new()
+        } else {
+            let files: Vec<String> = ceiling_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            format!(", set in {}", files.join(" and "))
+        };
+        // What nothing would hold to the ceiling: the whole network, or no sandbox at all.
+        if spec.network == Some(true) && ceiling.allowed_hosts.is_some() {
+            return Err(invalid(
+                "network",
+                format!(
+                    "`network = true` reaches every host, above `policy.max_tool_grants.allowed_hosts`{set_in}; grant the hosts it needs with `allowed_hosts`"
+                ),
+            ));
+        }
+        if spec.command.is_some()
+            && sandbox == ShellSandbox::None
+            && (ceiling.allowed_hosts.is_some()
+                || ceiling.fs.is_some_and(|fs| fs != FsGrant::ReadWrite))
+        {
+            return Err(invalid(
+                "sandbox",
+                format!(
+                    "`sandbox = \"none\"` would give the server every file and host, above `policy.max_tool_grants`{set_in}"
+                ),
+            ));
+        }
     }
     let entry = McpEntry {
         name: spec.name,
@@ -480,3 +539,12 @@ pub(crate) fn check_unique(entries: &[McpEntry]) -> Result<(), ConfigError> {
 #[cfg(test)]
 #[path = "mcp_tests.rs"]
 mod tests;
+
+/// The host of an `http(s)://` URL, with its port when one is written (`host` alone otherwise,
+/// as a grant of a host without a port is written), lower case.
+fn url_host(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    (!host_port.is_empty()).then(|| host_port.to_ascii_lowercase())
+}

@@ -291,3 +291,75 @@ fn names_and_globs() {
     assert!(glob_match("https://mcp.corp/*", "https://mcp.corp/a/b"));
     assert!(glob_match("exact", "exact") && !glob_match("exact", "exactly"));
 }
+
+#[test]
+fn what_nothing_would_hold_to_the_tool_grant_ceiling_is_refused_below_the_managed_layer() {
+    let policy = PolicyConfig {
+        max_tool_grants: Some(crate::config::ToolGrantCeiling {
+            fs: Some(FsGrant::Read),
+            allowed_hosts: Some(vec!["mcp.corp".into()]),
+            env: None,
+        }),
+        ..PolicyConfig::default()
+    };
+    // The whole network, or no sandbox at all, is above a host ceiling: refused, never narrowed.
+    let err = check(
+        "name = \"a\"\ncommand = [\"x\"]\nnetwork = true",
+        "user",
+        &policy,
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("mcp.a.network") && err.contains("policy.max_tool_grants.allowed_hosts"),
+        "{err}"
+    );
+    let err = check(
+        "name = \"a\"\ncommand = [\"x\"]\nsandbox = \"none\"",
+        "project",
+        &policy,
+    )
+    .unwrap_err();
+    assert!(err.contains("mcp.a.sandbox"), "{err}");
+    // The managed layer sets the ceiling and may go above it.
+    assert!(
+        check(
+            "name = \"a\"\ncommand = [\"x\"]\nnetwork = true",
+            "managed",
+            &policy
+        )
+        .is_ok()
+    );
+    // A `url` server is held to the host ceiling by its own host.
+    let ok = check(
+        "name = \"a\"\nurl = \"https://mcp.corp/v1\"",
+        "user",
+        &policy,
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+    let err = check(
+        "name = \"a\"\nurl = \"https://evil.example/v1\"",
+        "user",
+        &policy,
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("mcp.a.url") && err.contains("evil.example"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_urls_host_is_its_authority_without_credentials() {
+    assert_eq!(
+        url_host("https://A.example/x").as_deref(),
+        Some("a.example")
+    );
+    assert_eq!(url_host("http://a.example?q").as_deref(), Some("a.example"));
+    assert_eq!(
+        url_host("http://u:p@127.0.0.1:8080/mcp").as_deref(),
+        Some("127.0.0.1:8080")
+    );
+    assert_eq!(url_host("http://[::1]:9/mcp").as_deref(), Some("[::1]:9"));
+    assert_eq!(url_host("no-scheme"), None);
+    assert_eq!(url_host("http:///x"), None);
+}
