@@ -8,39 +8,14 @@
 //! Where the `mcp` package or per-host network is missing, each test prints a SKIP line (a
 //! failure under `CI=true`).
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::io::Write;
+use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
 use crate::mcp_client::{FULL_AUTO, MODEL, fixture_entry, python, sandbox, turn};
+use crate::shell_hosts::listener;
 use crate::support::{TestEnv, stderr};
-
-/// A loopback HTTP server answering `hello-from-lo` to every request; its port and how many
-/// connections it accepted.
-fn listener() -> (u16, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let seen = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            count.fetch_add(1, Ordering::SeqCst);
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                head.push(byte[0]);
-            }
-            let _ = stream.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nConnection: close\r\n\r\nhello-from-lo",
-            );
-        }
-    });
-    (port, seen)
-}
 
 /// Per-host network here, or a SKIP line (a failure under `CI=true`).
 fn per_host(test: &str) -> bool {

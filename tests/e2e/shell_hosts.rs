@@ -20,7 +20,7 @@ use crate::support::{TestEnv, stderr};
 
 /// A loopback HTTP server answering `hello-from-lo` to every request; its port and how many
 /// connections it accepted.
-fn listener() -> (u16, Arc<AtomicUsize>) {
+pub(crate) fn listener() -> (u16, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(AtomicUsize::new(0));

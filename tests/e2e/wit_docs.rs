@@ -15,10 +15,10 @@ fn repo() -> PathBuf {
 fn newest_released() -> String {
     let text = std::fs::read_to_string(repo().join("wit/RELEASED")).unwrap();
     text.lines()
+        .rev()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_whitespace().next())
-        .last()
+        .find_map(|l| l.split_whitespace().next())
         .expect("a released version")
         .to_owned()
 }

@@ -154,20 +154,7 @@ pub(super) fn private_tmp(name: &str) -> Result<PathBuf, String> {
     std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
-/// SIGKILL to every process of group `pgid` (the server's, or its launcher's, own group).
-#[allow(unsafe_code)]
-pub(super) fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: a plain system call on the group the server was started in.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
-}
+pub(super) use crate::sandbox::kill_group;
 
 /// Remove a server's private directory.
 pub(super) fn remove_tmp(tmp: &Path) {

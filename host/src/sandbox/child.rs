@@ -55,9 +55,10 @@ pub(super) fn wait(child: &mut Child, timeout: Duration, cancelled: &dyn Fn() ->
     end
 }
 
-/// SIGKILL to every process of group `pgid` (the launcher's own group).
+/// SIGKILL to every process of group `pgid` (a launcher's own group, or an unconfined
+/// program's).
 #[allow(unsafe_code)]
-fn kill_group(pgid: u32) {
+pub fn kill_group(pgid: u32) {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
         return;
     };

@@ -23,6 +23,7 @@ mod proxy_request;
 pub mod spec;
 pub mod tool;
 
+pub use child::kill_group;
 pub use launch::launcher_main;
 pub use probe::{PER_HOST_NETWORK, Piece, missing, probe};
 pub use proxy::HostProxy;

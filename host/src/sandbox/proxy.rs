@@ -15,7 +15,7 @@
 //! connection it still holds.
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -271,31 +271,42 @@ fn relay(client: UnixStream, upstream: TcpStream) {
         return;
     };
     let up = std::thread::spawn(move || {
-        let mut from = client2;
-        let mut to = upstream2;
-        let done = std::io::copy(&mut from, &mut to);
-        let how = if done.is_ok() {
+        copy_half(
+            client2,
+            upstream2,
+            |s, how| s.shutdown(how),
+            |s, how| s.shutdown(how),
+        );
+    });
+    copy_half(
+        upstream,
+        client,
+        |s, how| s.shutdown(how),
+        |s, how| s.shutdown(how),
+    );
+    let _ = up.join();
+}
+
+/// Copy `from` into `to` until `from` ends, then close `to` for writing; on an error, close
+/// both sides whole.
+fn copy_half<R: Read, W: Write>(
+    mut from: R,
+    mut to: W,
+    shut_from: impl Fn(&R, Shutdown) -> std::io::Result<()>,
+    shut_to: impl Fn(&W, Shutdown) -> std::io::Result<()>,
+) {
+    let done = std::io::copy(&mut from, &mut to);
+    let _ = shut_to(
+        &to,
+        if done.is_ok() {
             Shutdown::Write
         } else {
             Shutdown::Both
-        };
-        let _ = to.shutdown(how);
-        if done.is_err() {
-            let _ = from.shutdown(Shutdown::Both);
-        }
-    });
-    let (mut from, mut to) = (upstream, client);
-    let done = std::io::copy(&mut from, &mut to);
-    let how = if done.is_ok() {
-        Shutdown::Write
-    } else {
-        Shutdown::Both
-    };
-    let _ = to.shutdown(how);
+        },
+    );
     if done.is_err() {
-        let _ = from.shutdown(Shutdown::Both);
+        let _ = shut_from(&from, Shutdown::Both);
     }
-    let _ = up.join();
 }
 
 #[cfg(test)]

@@ -139,7 +139,7 @@ pub enum AuditEvent {
         plugin_failure: Option<String>,
         /// An MCP server's tool: the server, the tool's own name and the call's duration.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        mcp: Option<crate::domain::McpCallFigures>,
+        mcp: Option<Box<crate::domain::McpCallFigures>>,
     },
     /// A call point as the chain met it, for `warden plugin replay`: what it was asked (by
     /// reference to the history, which holds the prompts and answers) and how it ended.

@@ -347,7 +347,7 @@ impl ToolCallOutcome {
                     bytes_in: a.http_bytes_in,
                 }),
             plugin_failure: figures.and_then(|a| a.failure.clone()),
-            mcp: figures.and_then(|a| a.mcp.clone()),
+            mcp: figures.and_then(|a| a.mcp.clone()).map(Box::new),
         }
     }
 }
