@@ -138,7 +138,7 @@ pub(crate) fn refusal(pending: &Pending) -> String {
         "not trusted"
     };
     format!(
-        "{} declares code that is {again}: {}; nothing of it was run. Review it, then run `warden trust -C {}`",
+        "{} declares code or grants that are {again}: {}; none of it was used. Review it, then run `warden trust -C {}`",
         pending.file.display(),
         pending.waiting_ids().join(", "),
         pending.root.display()
