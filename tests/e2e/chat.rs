@@ -1,7 +1,7 @@
 //! `warden chat` through a real terminal: tmux runs it in a detached session, the test types
 //! with `send-keys` and reads the screen with `capture-pane`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -36,13 +36,23 @@ fn shell_quote(s: &str) -> String {
 impl Terminal {
     /// Start `warden ARGS` in `env`'s workspace with `extra` variables.
     pub(crate) fn start(env: &TestEnv, args: &[&str], extra: &[(&str, String)]) -> Self {
+        Self::start_at(env, &env.workspace(), args, extra)
+    }
+
+    /// Start `warden ARGS` from directory `dir` with `extra` variables. The screen stays
+    /// readable however soon warden exits: the tmux server starts with `remain-on-exit` on.
+    pub(crate) fn start_at(
+        env: &TestEnv,
+        dir: &Path,
+        args: &[&str],
+        extra: &[(&str, String)],
+    ) -> Self {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "warden-e2e-{}-{}",
-            std::process::id(),
-            COUNT.fetch_add(1, Ordering::SeqCst)
-        );
-        let exit_file = env.state_home().join("chat-exit-code");
+        let n = COUNT.fetch_add(1, Ordering::SeqCst);
+        let socket = format!("warden-e2e-{}-{n}", std::process::id());
+        let exit_file = env.state_home().join(format!("chat-exit-code-{n}"));
+        let conf = env.root().join(format!("tmux-{n}.conf"));
+        std::fs::write(&conf, "set-option -g remain-on-exit on\n").expect("tmux config");
         let mut vars: Vec<String> = env
             .env_vars()
             .into_iter()
@@ -54,7 +64,7 @@ impl Terminal {
         }
         let mut command = format!(
             "cd {} && env -i {} {}",
-            shell_quote(&env.workspace().to_string_lossy()),
+            shell_quote(&dir.to_string_lossy()),
             vars.join(" "),
             shell_quote(&warden_bin().to_string_lossy())
         );
@@ -67,24 +77,22 @@ impl Terminal {
             shell_quote(&exit_file.to_string_lossy())
         ));
         let status = Command::new("tmux")
+            .args(["-L", &socket, "-f", &conf.to_string_lossy()])
             .args([
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
                 "new-session",
                 "-d",
                 "-s",
                 "chat",
+                "-x",
+                "160",
+                "-y",
+                "50",
+                &command,
             ])
-            .args(["-x", "160", "-y", "50", &command])
             .status()
             .expect("tmux new-session");
         assert!(status.success());
-        let term = Self { socket, exit_file };
-        // Keep the screen readable after warden exits.
-        term.tmux(&["set-option", "-w", "-t", "chat", "remain-on-exit", "on"]);
-        term
+        Self { socket, exit_file }
     }
 
     fn tmux(&self, args: &[&str]) -> String {
@@ -587,7 +595,6 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
     // Trusted, then a grant changes: the change is shown and asked.
     assert_eq!(env.trust().status.code(), Some(0));
     env.untrusted_project_config(&project("env = [\"LANG\"]\nfs = \"read\""));
-    std::fs::remove_file(env.state_home().join("chat-exit-code")).unwrap();
     let term = start(&env);
     let screen = term.wait_for("trust it and load it? [y/N]");
     assert!(

@@ -3,61 +3,15 @@
 //! `session prune`'s confirmation in a terminal.
 
 use std::path::Path;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use super::{Terminal, shell_quote, skip};
-use crate::support::{TestEnv, stderr, stdout, warden_bin};
+use super::{Terminal, skip};
+use crate::support::{TestEnv, stderr, stdout};
 
-/// [`Terminal::start`] from directory `dir` instead of the workspace, without colours. The
-/// screen stays readable however soon warden exits: the tmux server starts with
-/// `remain-on-exit` already on.
+/// [`Terminal::start_at`] directory `dir`, without colours.
 pub(super) fn start_in(env: &TestEnv, dir: &Path, args: &[&str]) -> Terminal {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let n = COUNT.fetch_add(1, Ordering::SeqCst);
-    let socket = format!("warden-e2e-sessions-{}-{n}", std::process::id());
-    let exit_file = env.state_home().join(format!("exit-{n}"));
-    let conf = env.root().join(format!("tmux-{n}.conf"));
-    std::fs::write(&conf, "set-option -g remain-on-exit on\n").expect("tmux config");
-    let mut vars: Vec<String> = env
-        .env_vars()
-        .into_iter()
-        .map(|(k, v)| format!("{k}={}", shell_quote(&v)))
-        .collect();
-    vars.push("TERM=xterm-256color".into());
-    vars.push("NO_COLOR=1".into());
-    let mut command = format!(
-        "cd {} && env -i {} {}",
-        shell_quote(&dir.to_string_lossy()),
-        vars.join(" "),
-        shell_quote(&warden_bin().to_string_lossy())
-    );
-    for arg in args {
-        command.push(' ');
-        command.push_str(&shell_quote(arg));
-    }
-    command.push_str(&format!(
-        "; echo $? > {}",
-        shell_quote(&exit_file.to_string_lossy())
-    ));
-    let status = Command::new("tmux")
-        .args([
-            "-L",
-            &socket,
-            "-f",
-            &conf.to_string_lossy(),
-            "new-session",
-            "-d",
-            "-s",
-            "chat",
-        ])
-        .args(["-x", "160", "-y", "50", &command])
-        .status()
-        .expect("tmux new-session");
-    assert!(status.success());
-    Terminal { socket, exit_file }
+    Terminal::start_at(env, dir, args, &[("NO_COLOR", "1".into())])
 }
 
 fn new_session(env: &TestEnv, name: &str, prompts: &[&str]) {
