@@ -691,3 +691,33 @@ fn a_changed_project_server_asks_for_trust_again() {
     assert!(err.contains("changed since it was trusted"), "{err}");
     assert!(err.contains("mcp:tools"), "{err}");
 }
+
+/// `@` completion in the chat offers the started servers' resources as `@server:uri`, and the
+/// chosen one is attached like a file.
+#[test]
+fn chat_completion_offers_a_servers_resources() {
+    let test = "chat_completion_offers_a_servers_resources";
+    if crate::chat::skip() {
+        return;
+    }
+    let Some(python) = python(test) else { return };
+    let env = TestEnv::new();
+    env.project_config(&fixture_entry(
+        "docs",
+        &python,
+        "stdio",
+        "sandbox = \"none\"",
+    ));
+    let term = crate::chat::Terminal::start(&env, &["chat"], &[("NO_COLOR", "1".into())]);
+    term.wait_for("warden ›");
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    term.type_text("see @docs:note");
+    term.wait_for("docs:note://x");
+    term.press("Enter");
+    term.wait_for("see @\"docs:note://x\"");
+    term.press("Enter");
+    let screen = term.wait_for("files: docs:note://x");
+    assert!(!screen.contains("not included"), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}

@@ -33,6 +33,7 @@ pub(crate) fn build(
     home: &Home,
     workspace: &Path,
     index: BackgroundIndex,
+    resources: Vec<String>,
 ) -> (Reedline, Option<String>) {
     let mut keys = default_emacs_keybindings();
     // Tab opens the menu or inserts the selected entry (Enter does too while the menu is open,
@@ -61,7 +62,7 @@ pub(crate) fn build(
     let menu = ColumnarMenu::default().with_name(MENU).with_columns(1);
     let mut editor = Reedline::create()
         .with_edit_mode(Box::new(Emacs::new(keys)))
-        .with_completer(Box::new(MentionCompleter::new(index)))
+        .with_completer(Box::new(MentionCompleter::new(index, resources)))
         .with_menu(ReedlineMenu::EngineCompleter(Box::new(MentionMenu::new(
             menu,
         ))))

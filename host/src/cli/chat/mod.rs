@@ -139,7 +139,16 @@ impl Chat {
         }) {
             tracing::debug!("no Ctrl-C handler: {err}");
         }
-        let (mut editor, problem) = editor::build(&self.home, &self.workspace, index);
+        let resources = self
+            .mcp
+            .iter()
+            .flat_map(|row| {
+                row.resources
+                    .iter()
+                    .map(|uri| format!("{}:{uri}", row.name))
+            })
+            .collect();
+        let (mut editor, problem) = editor::build(&self.home, &self.workspace, index, resources);
         if let Some(problem) = problem {
             eprintln!("{}", self.style.alert(&Alert::warn("chat", problem)));
         }
