@@ -51,12 +51,24 @@ fn cancelling_kills_the_group_and_a_plain_command_reports_its_status() {
         "{}",
         out.content
     );
+    // SIGKILL went to the whole group when the call returned; a process dies once the kernel
+    // next schedules it, so each is given a moment (bounded) to be gone or a zombie.
     for pid in std::fs::read_to_string(&pids).unwrap().split_whitespace() {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = state
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .unwrap_or("");
+        let state_of = || {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .unwrap_or("")
+                .to_owned()
+        };
+        let mut state = state_of();
+        for _ in 0..100 {
+            if state.is_empty() || state == "Z" {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            state = state_of();
+        }
         assert!(
             state.is_empty() || state == "Z",
             "{pid} still runs ({state})"
