@@ -115,6 +115,7 @@ mod tests {
             kind: PluginKind::Interceptor,
             path: "p.wasm".into(),
             sha256: None,
+            source: None,
             failure: None,
             timeout_ms: Some(timeout_ms),
             memory_mb: Some(memory_mb),

@@ -199,6 +199,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> Pl
         kind: PluginKind::Tool,
         path: PathBuf::new(),
         sha256: None,
+        source: None,
         failure: None,
         timeout_ms: None,
         memory_mb: None,

@@ -29,6 +29,7 @@ mod project_grants;
 mod schema;
 mod shell;
 mod shell_hosts;
+mod signing_policy;
 mod tool_policy;
 mod trust;
 

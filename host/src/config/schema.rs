@@ -242,6 +242,9 @@ pub struct PluginSpec {
     pub path: PathBuf,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
+    /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
+    /// `policy.allowed_sources` instead of the path.
+    pub source: Option<String>,
     /// Failure policy.
     pub failure: Option<FailurePolicy>,
     /// Deadline of one call, in milliseconds.
@@ -290,6 +293,7 @@ impl PluginSpec {
             kind: self.kind,
             path: self.path,
             sha256: self.sha256,
+            source: self.source,
             failure,
             timeout_ms,
             memory_mb: self.memory_mb.unwrap_or(plugin_defaults::MEMORY_MB),
@@ -321,6 +325,10 @@ pub struct PluginEntry {
     pub path: PathBuf,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
+    /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
+    /// `policy.allowed_sources` instead of the path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Failure policy; hooks are always `open`.
     pub failure: FailurePolicy,
     /// Deadline of one call, in milliseconds.
@@ -436,6 +444,20 @@ pub struct PolicyConfig {
     pub allowed_mcp: Option<Vec<String>>,
     /// `false` forbids `[[mcp]] sandbox = "none"` (a configuration error).
     pub allow_unsandboxed_mcp: bool,
+    /// Managed layer only: the public keys plugins may be signed with, each `ed25519:BASE64`
+    /// inline or the path of a key file (relative to the managed file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trusted_keys: Vec<String>,
+    /// Managed layer only: every plugin file (and a custom resolver) must carry a signature by
+    /// one of `trusted_keys`.
+    pub require_signed: bool,
+    /// Managed layer only: globs (`*` matches anything) of where plugins may come from, matched
+    /// against an entry's `source`, else its canonical path (`builtin:NAME` for bundled ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_sources: Option<Vec<String>>,
+    /// The managed file that set the signing keys, named by refusals.
+    #[serde(skip)]
+    pub signing_from: Option<PathBuf>,
 }
 
 impl Default for PolicyConfig {
@@ -461,6 +483,10 @@ impl Default for PolicyConfig {
             managed_mcp_only: false,
             allowed_mcp: None,
             allow_unsandboxed_mcp: true,
+            trusted_keys: Vec::new(),
+            require_signed: false,
+            allowed_sources: None,
+            signing_from: None,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct EngineOptions {
     /// Largest component file read, in bytes; `None` is [`MAX_COMPONENT_BYTES`] (also the
     /// upper bound).
     pub max_component_bytes: Option<u64>,
+    /// Signatures required of every component file loaded (`policy.require_signed`).
+    pub signing: Option<Arc<super::signature::SigningPolicy>>,
 }
 
 /// The thread that advances the engine's epoch, enforcing call deadlines. Every loaded plugin
@@ -64,6 +66,7 @@ pub struct PluginEngine {
     /// every plugin of that world.
     linkers: [OnceLock<Linker<PluginState>>; World::COUNT * WitVersion::ALL.len()],
     max_component_bytes: u64,
+    signing: Option<Arc<super::signature::SigningPolicy>>,
     /// Components compiled (or loaded from the cache) by this engine, by sha256: a component
     /// configured several times, or loaded again, is compiled once. Each slot is locked while
     /// its component compiles, so plugins loaded in parallel never compile the same bytes twice.
@@ -170,6 +173,7 @@ impl PluginEngine {
             }),
             linkers: Default::default(),
             max_component_bytes,
+            signing: options.signing,
             compiled: Mutex::default(),
         })
     }
@@ -192,6 +196,11 @@ impl PluginEngine {
     /// Largest component file read, in bytes.
     pub fn max_component_bytes(&self) -> u64 {
         self.max_component_bytes
+    }
+
+    /// The signature policy component files are checked against, if any.
+    pub fn signing(&self) -> Option<&super::signature::SigningPolicy> {
+        self.signing.as_deref()
     }
 
     /// A reference that keeps the epoch ticker running.

@@ -10,6 +10,7 @@
 
 mod mcp;
 mod open;
+pub mod plugin_policy;
 pub mod provider;
 pub mod trust;
 

@@ -112,6 +112,7 @@ pub fn engine_for(home: Option<&Home>, config: &Config) -> Result<PluginEngine, 
     Ok(PluginEngine::new(EngineOptions {
         cache_dir: home.map(|h| h.root().join("cache").join("compiled")),
         max_component_bytes: Some(config.policy.max_component_bytes()),
+        signing: super::plugin_policy::enforce(config)?,
         ..EngineOptions::default()
     })?)
 }

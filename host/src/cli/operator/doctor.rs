@@ -55,6 +55,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
             }
             check_provider(&mut report, &loaded.config, network);
             super::doctor_shell::check_shell(&mut report, &loaded.config.tools.shell);
+            super::doctor_signing::check_signing(&mut report, &loaded.config);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);
             let project_resolver = loaded

@@ -4,12 +4,14 @@
 //! - `config_show`: `config show`, every effective value and where it came from.
 //! - `audit`: `audit`, what left the machine, per turn.
 //! - `doctor`: `doctor`, the checks an operator runs first (`doctor_shell`: the `shell`
-//!   tool's sandbox, piece by piece).
+//!   tool's sandbox, piece by piece; `doctor_signing`: the signature policy and each plugin
+//!   under it).
 
 mod args;
 mod audit;
 mod config_show;
 mod doctor;
 mod doctor_shell;
+mod doctor_signing;
 
 pub(super) use args::OperatorCommand;

@@ -1,4 +1,5 @@
-//! Arguments of `warden plugin check | new | replay | bench | pin`, and their dispatch.
+//! Arguments of `warden plugin check | new | replay | bench | pin | package | keygen | sign |
+//! verify`, and their dispatch.
 
 use std::path::PathBuf;
 
@@ -59,6 +60,68 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write the standard metadata sections (name, version, description, ...) into a
+    /// component, in place or into OUT. Package first, then sign: packaging removes a signature.
+    Package {
+        /// The component file.
+        file: PathBuf,
+        /// Component name.
+        #[arg(long)]
+        name: Option<String>,
+        /// Version of the plugin.
+        #[arg(long = "version")]
+        plugin_version: Option<String>,
+        /// One-line description.
+        #[arg(long)]
+        description: Option<String>,
+        /// Authors (free text, e.g. "Ada <ada@example.com>").
+        #[arg(long)]
+        authors: Option<String>,
+        /// URL of the source code.
+        #[arg(long)]
+        source: Option<String>,
+        /// SPDX license expression (e.g. "Apache-2.0 OR MIT").
+        #[arg(long)]
+        licenses: Option<String>,
+        /// URL of the project's page.
+        #[arg(long)]
+        homepage: Option<String>,
+        /// Source control revision.
+        #[arg(long)]
+        revision: Option<String>,
+        /// Write here instead of replacing FILE.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: Option<PathBuf>,
+    },
+    /// Write a new Ed25519 signing key pair: DIR/warden-signing.key (secret, mode 0600) and
+    /// DIR/warden-signing.pub. An existing key is never overwritten.
+    Keygen {
+        /// Directory of the key files.
+        dir: PathBuf,
+    },
+    /// Embed a signature in a component (in place, atomically, or into OUT).
+    Sign {
+        /// The component file.
+        file: PathBuf,
+        /// The secret key file (from `warden plugin keygen`).
+        #[arg(long, value_name = "KEY")]
+        key: PathBuf,
+        /// Write here instead of replacing FILE.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: Option<PathBuf>,
+    },
+    /// Check who signed a component: against --key, or `policy.trusted_keys` of the
+    /// configuration in force. Exit 2 when it is unsigned, changed or signed by another key.
+    Verify {
+        /// The component file.
+        file: PathBuf,
+        /// A public key file (`.pub`) to verify against.
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
+        /// Workspace directory whose configuration is read (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Write the sha256 of a configured plugin's file into the config file that declared it.
     Pin {
         /// The plugin's name in `[[plugins]]`.
@@ -89,6 +152,35 @@ impl PluginCommand {
             } => super::replay::replay(&session, &file, &config, json, diff),
             Self::Bench { file, config, json } => super::bench::bench(&file, &config, json),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
+            Self::Package {
+                file,
+                name,
+                plugin_version,
+                description,
+                authors,
+                source,
+                licenses,
+                homepage,
+                revision,
+                out,
+            } => {
+                let meta = crate::plugin::metadata::PluginMetadata {
+                    name,
+                    version: plugin_version,
+                    description,
+                    authors,
+                    source,
+                    licenses,
+                    homepage,
+                    revision,
+                };
+                super::package::package(&file, &meta, out.as_deref())
+            }
+            Self::Keygen { dir } => super::keygen::keygen(&dir),
+            Self::Sign { file, key, out } => super::sign::sign_file(&file, &key, out.as_deref()),
+            Self::Verify { file, key, dir } => {
+                super::verify::verify_file(&file, key.as_deref(), dir.as_deref())
+            }
         }
     }
 }

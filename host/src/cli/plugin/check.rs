@@ -10,7 +10,7 @@ use crate::plugin::{
     read_component,
 };
 
-/// Print the component's world, API version, sha256, imports and exports; exit 2 with one
+/// Print the component's world, API version, sha256, metadata, signature, imports and exports; exit 2 with one
 /// line saying why when it is not a plugin warden can run.
 pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
     let bytes = read_component(file, MAX_COMPONENT_BYTES)
@@ -22,6 +22,8 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
         inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
     let tools = (info.world == World::Tool).then(|| tool_names(&engine, file));
     let http = info.imports.iter().any(|i| i.contains("/outgoing@"));
+    let meta = crate::plugin::metadata::read(&bytes).unwrap_or_default();
+    let signed = crate::plugin::signature::signed_by(&bytes);
     if json {
         let value = serde_json::json!({
             "file": what,
@@ -31,6 +33,8 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
             "size": info.size,
             "imports": info.imports,
             "exports": info.exports,
+            "metadata": meta,
+            "signature": signed.as_ref().map(|key| serde_json::json!({ "key_id": key })),
             "tools": tools.as_ref().map(|t| t.as_ref().map_or_else(|e| json_error(e), |t| serde_json::json!(t))),
         });
         outln!("{value}");
@@ -40,6 +44,16 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
         outln!("api:      warden:plugin@{}", info.version);
         outln!("sha256:   {}", info.sha256);
         outln!("size:     {} bytes", info.size);
+        for (label, value) in meta.fields() {
+            outln!("{:<10}{value}", format!("{label}:"));
+        }
+        match &signed {
+            Some(key) => outln!(
+                "signed:   yes, key {} (`warden plugin verify` checks it)",
+                key.as_deref().unwrap_or("(not recorded)")
+            ),
+            None => outln!("signed:   no"),
+        }
         outln!("exports:  {}", info.exports.join(", "));
         outln!("imports:");
         for import in &info.imports {

@@ -6,12 +6,18 @@
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
+//! - `package`: `plugin package`, the standard metadata sections written into a component.
+//! - `keygen`, `sign`, `verify`: `plugin keygen | sign | verify`, embedded Ed25519 signatures.
 
 mod args;
 mod bench;
 mod check;
+mod keygen;
 mod new;
+mod package;
 mod pin;
 mod replay;
+mod sign;
+mod verify;
 
 pub(super) use args::PluginCommand;

@@ -1,7 +1,7 @@
 //! One layer's `[policy]` merged into the policy in force. Every layer can only tighten it;
 //! some keys are honoured from one layer only, and set elsewhere they are ignored with a
-//! warning: `locked`, `trusted_paths`, `allow_trust`, `max_mode` and `shell_allowed_hosts` from
-//! the managed layer, `project_tool_grants` from the user and managed layers.
+//! warning: `locked`, `trusted_paths`, `allow_trust`, `max_mode`, `shell_allowed_hosts` and the
+//! signing keys (`trusted_keys`, `require_signed`, `allowed_sources`) from the managed layer, `project_tool_grants` from the user and managed layers.
 
 use std::path::Path;
 
@@ -27,6 +27,7 @@ pub(super) fn merge(
         sets("max_mode"),
     );
     let sets_shell_hosts = sets("shell_allowed_hosts");
+    let signing_keys = ["trusted_keys", "require_signed", "allowed_sources"].map(|k| (k, sets(k)));
     let layer: PolicyConfig =
         value
             .try_into()
@@ -97,6 +98,15 @@ pub(super) fn merge(
         }
         policy.shell_allowed_hosts = layer.shell_allowed_hosts;
         policy.allowed_mcp = layer.allowed_mcp;
+        super::super::signing_policy::take(
+            policy,
+            (
+                layer.trusted_keys,
+                layer.require_signed,
+                layer.allowed_sources,
+            ),
+            path,
+        );
     } else {
         if !layer.locked.is_empty() {
             warnings.push(format!(
@@ -118,6 +128,11 @@ pub(super) fn merge(
         }
         if sets_shell_hosts {
             warnings.push(ignored("shell_allowed_hosts", "managed layer"));
+        }
+        for (key, set) in signing_keys {
+            if set {
+                warnings.push(ignored(key, "managed layer"));
+            }
         }
     }
     if sets_project_grants {

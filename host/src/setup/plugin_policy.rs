@@ -1,0 +1,174 @@
+//! Where plugins may come from and who must have signed them, under managed policy:
+//! `policy.allowed_sources` is checked here for every configured component (interceptors,
+//! hooks, tool plugins, a custom `fileref.resolver`) before anything is read, and
+//! `policy.require_signed` with `policy.trusted_keys` is handed to the engine, which checks
+//! the signature of the very bytes it compiles. The built-in resolver is always allowed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Config, PluginEntry, PolicyConfig};
+use crate::plugin::PluginError;
+use crate::plugin::signature::SigningPolicy;
+
+/// Check every configured component against `policy.allowed_sources`; the signature policy
+/// the engine enforces on load, if signatures are required.
+pub(super) fn enforce(config: &Config) -> Result<Option<Arc<SigningPolicy>>, PluginError> {
+    let policy = &config.policy;
+    if policy.allowed_sources.is_some() {
+        for entry in &config.plugins {
+            check_source(
+                policy,
+                &format!("plugin {}", entry.name),
+                &entry_source(entry),
+                &entry.path,
+            )?;
+        }
+        if let Some(path) = &config.fileref.resolver {
+            check_source(policy, "resolver", &path_source(path), path)?;
+        }
+    }
+    Ok(SigningPolicy::from_config(policy)?.map(Arc::new))
+}
+
+/// What `policy.allowed_sources` matches for `entry`: its `source` when it has one, else
+/// `builtin:NAME` for a bundled plugin, else the canonical absolute path of its file.
+pub fn entry_source(entry: &PluginEntry) -> String {
+    match &entry.source {
+        Some(source) => source.clone(),
+        None => path_source(&entry.path),
+    }
+}
+
+fn path_source(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if let Some(at) = text.find("builtin:") {
+        // A bundled plugin: its path may have been made absolute against the config file.
+        return text[at..].to_owned();
+    }
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| absolute(path))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// Refuse `what` (from `path`, matched as `source`) unless an allowed source matches it.
+fn check_source(
+    policy: &PolicyConfig,
+    what: &str,
+    source: &str,
+    path: &Path,
+) -> Result<(), PluginError> {
+    let Some(allowed) = &policy.allowed_sources else {
+        return Ok(());
+    };
+    if allowed.iter().any(|glob| glob_match(glob, source)) {
+        return Ok(());
+    }
+    let managed = policy.signing_from.as_ref().map_or_else(
+        || "(managed policy)".to_owned(),
+        |p| p.display().to_string(),
+    );
+    let file = if source == path.to_string_lossy() {
+        String::new()
+    } else {
+        format!(" ({})", path.display())
+    };
+    Err(PluginError::Refused {
+        what: format!("{what}{file}"),
+        reason: format!(
+            "refused by managed policy `policy.allowed_sources` in {managed}: its source `{source}` matches none of {allowed:?}"
+        ),
+    })
+}
+
+/// Does `glob` (`*` matches any run of characters, `/` included) match `text`?
+pub fn glob_match(glob: &str, text: &str) -> bool {
+    let parts: Vec<&str> = glob.split('*').collect();
+    let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
+        return false;
+    };
+    if parts.len() == 1 {
+        return glob == text;
+    }
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn globs_match_prefixes_and_whole_strings() {
+        assert!(glob_match(
+            "oci://registry.corp/*",
+            "oci://registry.corp/a/b@sha256:00"
+        ));
+        assert!(!glob_match(
+            "oci://registry.corp/*",
+            "oci://evil.example/registry.corp/x"
+        ));
+        assert!(glob_match(
+            "/opt/warden/plugins/*",
+            "/opt/warden/plugins/x.wasm"
+        ));
+        assert!(!glob_match(
+            "/opt/warden/plugins/*",
+            "/opt/warden/other/x.wasm"
+        ));
+        assert!(glob_match("builtin:*", "builtin:keyword-context"));
+        assert!(glob_match("/a/x.wasm", "/a/x.wasm"));
+        assert!(!glob_match("/a/x.wasm", "/a/x.wasm2"));
+    }
+
+    #[test]
+    fn builtin_paths_are_their_own_source_even_made_absolute() {
+        assert_eq!(path_source(Path::new("builtin:guard")), "builtin:guard");
+        assert_eq!(
+            path_source(Path::new("/etc/warden/builtin:guard")),
+            "builtin:guard"
+        );
+    }
+
+    #[test]
+    fn a_local_file_is_matched_by_its_canonical_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("p.wasm");
+        std::fs::write(&real, b"x").unwrap();
+        let indirect = dir.path().join("sub").join("..").join("p.wasm");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let canonical = std::fs::canonicalize(&real).unwrap();
+        assert_eq!(path_source(&indirect), canonical.to_string_lossy());
+        let policy = PolicyConfig {
+            allowed_sources: Some(vec![format!("{}/*", canonical.parent().unwrap().display())]),
+            ..PolicyConfig::default()
+        };
+        check_source(&policy, "plugin p", &path_source(&indirect), &indirect).unwrap();
+        let other = PolicyConfig {
+            allowed_sources: Some(vec!["/opt/warden/plugins/*".into()]),
+            signing_from: Some("/etc/warden/managed.toml".into()),
+            ..PolicyConfig::default()
+        };
+        let err = check_source(&other, "plugin p", &path_source(&indirect), &indirect)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("plugin p"), "{err}");
+        assert!(err.contains("policy.allowed_sources"), "{err}");
+        assert!(err.contains("/etc/warden/managed.toml"), "{err}");
+    }
+}
