@@ -42,9 +42,9 @@ pub fn entry_source(entry: &PluginEntry) -> String {
 
 fn path_source(path: &Path) -> String {
     let text = path.to_string_lossy();
-    if let Some(at) = text.find("builtin:") {
-        // A bundled plugin: its path may have been made absolute against the config file.
-        return text[at..].to_owned();
+    if text.starts_with("builtin:") {
+        // A plugin bundled in the binary: its name is its source.
+        return text.into_owned();
     }
     std::fs::canonicalize(path)
         .unwrap_or_else(|_| absolute(path))
@@ -137,11 +137,13 @@ mod tests {
     }
 
     #[test]
-    fn builtin_paths_are_their_own_source_even_made_absolute() {
+    fn builtin_paths_are_their_own_source() {
         assert_eq!(path_source(Path::new("builtin:guard")), "builtin:guard");
+        // Only a path that starts with `builtin:` is a bundled plugin: a directory of that
+        // name is an ordinary path.
         assert_eq!(
-            path_source(Path::new("/etc/warden/builtin:guard")),
-            "builtin:guard"
+            path_source(Path::new("/tmp/builtin:guard/x.wasm")),
+            "/tmp/builtin:guard/x.wasm"
         );
     }
 
