@@ -244,6 +244,7 @@ pub struct PluginSpec {
     pub sha256: Option<String>,
     /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
     /// `policy.allowed_sources` instead of the path.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Failure policy.
     pub failure: Option<FailurePolicy>,
