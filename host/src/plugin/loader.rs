@@ -19,7 +19,7 @@ pub(crate) fn load_file(
     world: World,
 ) -> Result<(ComponentInfo, Component), PluginError> {
     let bytes = read_component(path, engine.max_component_bytes())?;
-    super::signature::enforce(engine, name, path, &bytes)?;
+    super::signature::enforce(engine.signing(), name, path, &bytes)?;
     load_bytes(engine, name, &bytes, pin, world)
 }
 

@@ -313,7 +313,7 @@ impl SigningPolicy {
     /// is an error naming the managed file.
     pub fn from_config(
         policy: &crate::config::PolicyConfig,
-    ) -> Result<Option<Self>, super::PluginError> {
+    ) -> Result<Option<Self>, super::error::PluginError> {
         if !policy.require_signed {
             return Ok(None);
         }
@@ -321,7 +321,7 @@ impl SigningPolicy {
             .signing_from
             .clone()
             .unwrap_or_else(|| PathBuf::from("(managed policy)"));
-        let keys = trusted_keys(policy).map_err(|reason| super::PluginError::Refused {
+        let keys = trusted_keys(policy).map_err(|reason| super::error::PluginError::Refused {
             what: managed_file.display().to_string(),
             reason: format!("`policy.trusted_keys`: {reason}"),
         })?;
@@ -329,7 +329,12 @@ impl SigningPolicy {
     }
 
     /// Refuse `bytes` (plugin `name`, read from `path`) unless a trusted key signed them.
-    pub fn check(&self, name: &str, path: &Path, bytes: &[u8]) -> Result<(), super::PluginError> {
+    pub fn check(
+        &self,
+        name: &str,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<(), super::error::PluginError> {
         let why = match verify(bytes, &self.keys) {
             Ok(_) => return Ok(()),
             Err(why) => why,
@@ -343,7 +348,7 @@ impl SigningPolicy {
         } else {
             ""
         };
-        Err(super::PluginError::Refused {
+        Err(super::error::PluginError::Refused {
             what: format!("plugin {name} ({})", path.display()),
             reason: format!(
                 "refused by managed policy {rule} in {}: {why}{empty}",
@@ -358,15 +363,15 @@ impl SigningPolicy {
     }
 }
 
-/// Under the engine's signature policy, refuse `bytes` of plugin `name` (from `path`) unless a
-/// trusted key signed them.
+/// Under the signature policy in force (`policy`, the engine's), refuse `bytes` of plugin
+/// `name` (from `path`) unless a trusted key signed them.
 pub(crate) fn enforce(
-    engine: &super::PluginEngine,
+    policy: Option<&SigningPolicy>,
     name: &str,
     path: &Path,
     bytes: &[u8],
-) -> Result<(), super::PluginError> {
-    match engine.signing() {
+) -> Result<(), super::error::PluginError> {
+    match policy {
         Some(policy) => policy.check(name, path, bytes),
         None => Ok(()),
     }

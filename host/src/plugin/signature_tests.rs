@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::plugin::BUILTIN_RESOLVER;
+use crate::plugin::component_file::BUILTIN_RESOLVER;
 use crate::plugin::metadata::{self, PluginMetadata};
 
 fn pair() -> (SigningKey, TrustedKey) {
