@@ -175,6 +175,7 @@ fn chat_start(c: &mut Criterion) {
             kind,
             path: PathBuf::from(path),
             sha256: None,
+            source: None,
             failure: None,
             timeout_ms: None,
             memory_mb: None,
