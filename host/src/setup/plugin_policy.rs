@@ -32,10 +32,14 @@ pub(super) fn enforce(config: &Config) -> Result<Option<Arc<SigningPolicy>>, Plu
 }
 
 /// What `policy.allowed_sources` matches for `entry`: its `source` when it has one, else
-/// `builtin:NAME` for a bundled plugin, else the canonical absolute path of its file.
+/// `builtin:NAME` for a bundled plugin, else the canonical absolute path of its file. Only a
+/// registry reference (`oci://…`) counts as a `source`: any other value (`builtin:…`, a path)
+/// would let an entry name a source its file does not come from, so it is matched as
+/// `source:VALUE`, which no allowed source of the documented forms matches.
 pub fn entry_source(entry: &PluginEntry) -> String {
     match &entry.source {
-        Some(source) => source.clone(),
+        Some(source) if source.starts_with("oci://") => source.clone(),
+        Some(other) => format!("source:{other}"),
         None => path_source(&entry.path),
     }
 }
@@ -134,6 +138,41 @@ mod tests {
         assert!(glob_match("builtin:*", "builtin:keyword-context"));
         assert!(glob_match("/a/x.wasm", "/a/x.wasm"));
         assert!(!glob_match("/a/x.wasm", "/a/x.wasm2"));
+    }
+
+    #[test]
+    fn only_a_registry_reference_counts_as_a_source() {
+        let mut entry = crate::config::PluginSpec {
+            name: "p".into(),
+            kind: crate::config::PluginKind::Interceptor,
+            path: "/home/u/evil.wasm".into(),
+            sha256: None,
+            source: Some("oci://registry.corp/p@sha256:00".into()),
+            failure: None,
+            timeout_ms: None,
+            memory_mb: None,
+            max_items: None,
+            max_output_bytes: None,
+            config: Default::default(),
+            fs: None,
+            allowed_hosts: None,
+            env: None,
+            approve: None,
+        }
+        .resolve("user");
+        assert_eq!(entry_source(&entry), "oci://registry.corp/p@sha256:00");
+        let policy = PolicyConfig {
+            allowed_sources: Some(vec!["builtin:*".into(), "/opt/warden/plugins/*".into()]),
+            ..PolicyConfig::default()
+        };
+        for claimed in ["builtin:guard", "/opt/warden/plugins/guard.wasm"] {
+            entry.source = Some(claimed.into());
+            let source = entry_source(&entry);
+            assert!(
+                check_source(&policy, "plugin p", &source, &entry.path).is_err(),
+                "{claimed}"
+            );
+        }
     }
 
     #[test]
