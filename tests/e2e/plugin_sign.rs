@@ -185,6 +185,18 @@ fn managed_policy_requires_a_trusted_signature_at_load() {
         stdout(&out)
     );
 
+    // `doctor` reports the policy in force and the plugin under it.
+    let out = env.run(&["doctor"]);
+    let report = stdout(&out);
+    assert!(
+        report.contains("signature policy") && report.contains("require_signed = true"),
+        "{report}"
+    );
+    assert!(
+        report.contains("ok    plugin kw signed by trusted key"),
+        "{report}"
+    );
+
     // One byte changed after signing.
     let tampered = copy(&file, &env.root().join("p/kw-tampered.wasm"));
     flip_middle_byte(&tampered);
