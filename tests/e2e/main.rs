@@ -31,6 +31,7 @@ mod plugin_author;
 mod plugin_authoring;
 mod plugin_bench;
 mod plugin_check;
+mod plugin_new_anywhere;
 mod plugin_langs;
 mod plugin_start;
 mod plugins_hostile;

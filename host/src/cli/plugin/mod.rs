@@ -3,6 +3,7 @@
 //! - `args`: the subcommands ([`PluginCommand`]) and their dispatch.
 //! - `check`: `plugin check`, a component's world, API version, sha256 and imports.
 //! - `new`: `plugin new`, a plugin project from the templates in `templates/`.
+//! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
@@ -13,5 +14,6 @@ mod check;
 mod new;
 mod pin;
 mod replay;
+mod vendor;
 
 pub(super) use args::PluginCommand;
