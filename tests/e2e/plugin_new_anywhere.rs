@@ -153,7 +153,15 @@ fn plugin_new_says_where_the_sdk_comes_from_and_writes_the_other_languages_too()
         let name = format!("script-{lang}");
         let out = env.run_in(
             &dir,
-            &["plugin", "new", &name, "--world", "interceptor", "--lang", lang],
+            &[
+                "plugin",
+                "new",
+                &name,
+                "--world",
+                "interceptor",
+                "--lang",
+                lang,
+            ],
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(dir.join(&name).join(file).is_file(), "{lang}: {file}");

@@ -97,8 +97,8 @@ pub fn check_path(path: &Path) -> Option<Option<String>> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use super::*;
     use super::super::component_file::sha256_hex;
+    use super::*;
 
     #[test]
     fn the_samples_are_carried_with_their_build_time_digest() {

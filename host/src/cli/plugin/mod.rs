@@ -6,11 +6,13 @@
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 
 mod args;
 mod bench;
 mod check;
+mod list;
 mod new;
 mod pin;
 mod replay;

@@ -210,7 +210,7 @@ fn rust_files(
                 "`vendor/warden-plugin/` is a copy of the SDK (version {sdk_version}) that \
                  `warden plugin new` carries, so the project builds anywhere, with no warden \
                  checkout; `Cargo.lock` holds the dependency versions that SDK is built and \
-                 tested with. The SDK is not published on crates.io."
+                 tested with. The SDK is not published to a registry."
             ),
         ),
     };

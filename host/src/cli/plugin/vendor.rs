@@ -366,9 +366,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("`rules` by path"), "{err}");
-        let err =
-            standalone_manifest("[package]\nname = \"sdk\"\nedition.workspace = true\n", ws)
-                .unwrap_err();
+        let err = standalone_manifest("[package]\nname = \"sdk\"\nedition.workspace = true\n", ws)
+            .unwrap_err();
         assert!(err.contains("package.edition"), "{err}");
     }
 
@@ -377,7 +376,10 @@ mod tests {
         let files = sdk_files().unwrap();
         let manifest = files.iter().find(|(p, _)| p == "Cargo.toml").unwrap();
         let text = &manifest.1;
-        assert!(!text.contains("workspace = true") && !text.contains(".workspace"), "{text}");
+        assert!(
+            !text.contains("workspace = true") && !text.contains(".workspace"),
+            "{text}"
+        );
         assert!(files.iter().any(|(p, _)| p == "src/lib.rs"));
         assert!(files.iter().any(|(p, _)| p.starts_with("wit/")));
         assert!(!sdk_version().unwrap().is_empty());
