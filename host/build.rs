@@ -49,7 +49,10 @@ fn main() {
                     path.display()
                 );
             }
-            embed_build::write_builtins(&plugins, SAMPLES, &built, &out_dir)
+            let digests = embed_build::write_builtins(&plugins, SAMPLES, &built, &out_dir)?;
+            // For the trust record of a `builtin:` entry (the config layer reads no plugin).
+            println!("cargo:rustc-env=WARDEN_BUILTIN_DIGESTS={digests}");
+            Ok(())
         })
         .and_then(|()| embed_build::write_sdk_files(&plugins, &out_dir));
     if let Err(message) = result {

@@ -72,13 +72,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// Write `OUT_DIR/builtin_plugins.rs` for the `samples` among `built` (crate name, component).
+/// Write `OUT_DIR/builtin_plugins.rs` for the `samples` among `built` (crate name, component);
+/// returns `name=sha256` for each, joined by `,`.
 pub fn write_builtins(
     workspace: &Path,
     samples: &[&str],
     built: &[(String, PathBuf)],
     out_dir: &Path,
-) -> Result<(), String> {
+) -> Result<String, String> {
+    let mut digests = Vec::new();
     let version = workspace_version(workspace);
     let mut code = String::from("&[\n");
     for name in samples {
@@ -90,6 +92,7 @@ pub fn write_builtins(
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
+        digests.push(format!("{name}={sha256}"));
         let dir = workspace.join(name);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
         let lib = std::fs::read_to_string(dir.join("src").join("lib.rs")).unwrap_or_default();
@@ -104,7 +107,8 @@ pub fn write_builtins(
         );
     }
     code.push_str("]\n");
-    write(&out_dir.join("builtin_plugins.rs"), &code)
+    write(&out_dir.join("builtin_plugins.rs"), &code)?;
+    Ok(digests.join(","))
 }
 
 /// `[workspace.package] version` of the guest workspace.
