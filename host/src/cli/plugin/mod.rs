@@ -7,12 +7,14 @@
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
+//! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 
 mod args;
 mod bench;
 mod check;
 mod list;
+mod lockfile;
 mod new;
 mod pin;
 mod replay;
