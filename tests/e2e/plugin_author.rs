@@ -166,18 +166,19 @@ fn the_scaffold_readme_states_the_sdk_version_the_features_and_the_log_filters()
     let out = env.run(&["plugin", "new", "my-tool", "--world", "tool"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let project = env.workspace().join("my-tool");
-    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let manifest =
+        std::fs::read_to_string(project.join("vendor/warden-plugin/Cargo.toml")).unwrap();
     let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
-    // The version the manifest depends on is the one the README names.
+    // The version of the SDK written into the project is the one the README names.
     let version = manifest
-        .split("version = \"")
-        .nth(2)
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
         .and_then(|rest| rest.split('"').next())
         .unwrap_or_default()
         .to_owned();
     assert!(!version.is_empty(), "{manifest}");
     assert!(
-        readme.contains(&format!("version = \"{version}\"")),
+        readme.contains(&format!("(version {version})")),
         "{version}: {readme}"
     );
     assert!(readme.contains("`tool`"), "{readme}");

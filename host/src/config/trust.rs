@@ -173,6 +173,16 @@ fn declare_entry(entry: &PluginEntry) -> Declared {
 /// most [`MAX_COMPONENT_MB`] is read: a FIFO or a device named as a component never blocks
 /// or floods the digest (checked before a non-blocking open, and again on the handle).
 fn component_sha256(path: &Path) -> String {
+    // `builtin:NAME`: the sample this binary carries; an upgrade that changes it asks again.
+    if let Some(name) = path.to_str().and_then(|p| p.strip_prefix("builtin:")) {
+        return env!("WARDEN_BUILTIN_DIGESTS")
+            .split(',')
+            .find_map(|e| e.strip_prefix(name)?.strip_prefix('='))
+            .map_or_else(
+                || format!("unreadable: no built-in plugin `{name}`"),
+                str::to_owned,
+            );
+    }
     let hash = || -> Result<String, String> {
         let max = MAX_COMPONENT_MB << 20;
         let regular = |meta: &std::fs::Metadata| {
@@ -377,5 +387,17 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("policy.trusted_paths"), "{err}");
+    }
+
+    #[test]
+    fn a_builtin_component_is_trusted_by_the_digest_of_the_sample_carried() {
+        let digest = component_sha256(Path::new("builtin:tool-guard"));
+        assert_eq!(digest.len(), 64, "{digest}");
+        assert!(digest.chars().all(|c| c.is_ascii_hexdigit()), "{digest}");
+        assert_ne!(
+            component_sha256(Path::new("builtin:keyword-context")),
+            digest
+        );
+        assert!(component_sha256(Path::new("builtin:tool")).starts_with("unreadable: "));
     }
 }

@@ -26,6 +26,7 @@
 //! `wit/` names a version's bindings (see the `layering` test).
 
 mod breaker;
+pub mod builtin;
 mod cache;
 mod component_file;
 mod engine;

@@ -334,6 +334,9 @@ pub fn tool_registry(
 
 /// Why a component path cannot be used, if it cannot.
 fn missing_component(path: &Path) -> Option<String> {
+    if let Some(problem) = crate::plugin::builtin::check_path(path) {
+        return problem;
+    }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => None,
         Ok(_) => Some("is not a regular file".to_owned()),

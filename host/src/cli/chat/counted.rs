@@ -79,6 +79,9 @@ impl PluginRow {
 }
 
 fn file_digest(path: &Path) -> Option<String> {
+    if let Some(found) = crate::plugin::builtin::lookup(path) {
+        return found.ok().map(|b| b.sha256.to_owned());
+    }
     std::fs::read(path)
         .ok()
         .map(|bytes| hex::encode(Sha256::digest(&bytes)))

@@ -27,7 +27,8 @@ pub(crate) enum PluginCommand {
         /// The language.
         #[arg(long, value_enum, default_value = "rust")]
         lang: super::new::NewLang,
-        /// Depend on the Rust SDK at this path instead of by version.
+        /// Depend on the Rust SDK at this path instead of writing the SDK this binary carries
+        /// into the project.
         #[arg(long, value_name = "DIR")]
         sdk_path: Option<PathBuf>,
     },
@@ -122,6 +123,19 @@ pub(crate) enum PluginCommand {
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// List the configured plugins, or with `--builtin` the sample plugins this binary carries
+    /// (`path = "builtin:NAME"`).
+    List {
+        /// The plugins carried by the binary instead of the configured ones.
+        #[arg(long)]
+        builtin: bool,
+        /// Print one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Write the sha256 of a configured plugin's file into the config file that declared it.
     Pin {
         /// The plugin's name in `[[plugins]]`.
@@ -181,6 +195,7 @@ impl PluginCommand {
             Self::Verify { file, key, dir } => {
                 super::verify::verify_file(&file, key.as_deref(), dir.as_deref())
             }
+            Self::List { builtin, json, dir } => super::list::list(builtin, json, dir.as_deref()),
         }
     }
 }

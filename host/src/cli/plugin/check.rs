@@ -7,13 +7,12 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::config::ToolGrants;
 use crate::plugin::{
     EngineOptions, Limits, MAX_COMPONENT_BYTES, PluginEngine, ToolLoad, ToolPlugin, World, inspect,
-    read_component,
 };
 
 /// Print the component's world, API version, sha256, metadata, signature, imports and exports; exit 2 with one
 /// line saying why when it is not a plugin warden can run.
 pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
-    let bytes = read_component(file, MAX_COMPONENT_BYTES)
+    let bytes = crate::plugin::builtin::read(file, MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;
     let engine = PluginEngine::new(EngineOptions::default())
         .map_err(|err| CliError::failure(err.to_string()))?;

@@ -3,8 +3,11 @@
 //! - `args`: the subcommands ([`PluginCommand`]) and their dispatch.
 //! - `check`: `plugin check`, a component's world, API version, sha256 and imports.
 //! - `new`: `plugin new`, a plugin project from the templates in `templates/`.
+//! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
+//! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 //! - `package`: `plugin package`, the standard metadata sections written into a component.
 //! - `keygen`, `sign`, `verify`: `plugin keygen | sign | verify`, embedded Ed25519 signatures.
@@ -13,11 +16,14 @@ mod args;
 mod bench;
 mod check;
 mod keygen;
+mod list;
+mod lockfile;
 mod new;
 mod package;
 mod pin;
 mod replay;
 mod sign;
 mod verify;
+mod vendor;
 
 pub(super) use args::PluginCommand;

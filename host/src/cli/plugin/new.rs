@@ -1,6 +1,8 @@
 //! `warden plugin new NAME --world W [--lang L]`: write a plugin project into `./NAME` from
-//! templates embedded in the binary. Rust projects depend on the SDK by path when written inside
-//! warden's source tree (or when `--sdk-path` says where it is), else by version.
+//! templates embedded in the binary. A Rust project depends on the SDK by path: on the copy of
+//! the SDK this binary carries, written into the project's `vendor/warden-plugin` (with a lock
+//! file of the versions the SDK is built with), so that it builds anywhere; on warden's own SDK
+//! when written inside warden's source tree; on `--sdk-path DIR` when given.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -41,9 +43,6 @@ impl NewWorld {
         }
     }
 }
-
-/// The released SDK version a project outside the source tree depends on.
-const SDK_VERSION: &str = "0.2";
 
 /// warden's own SDK, when this binary was built from a source tree that is still there.
 fn source_tree_sdk() -> Option<(PathBuf, PathBuf)> {
@@ -196,20 +195,26 @@ fn rust_files(
         ),
         None => None,
     };
-    let (sdk, note) = match explicit.or(in_tree) {
+    let sdk_version = super::vendor::sdk_version().map_err(CliError::failure)?;
+    let vendored = explicit.is_none() && in_tree.is_none();
+    let (path, note) = match explicit.or(in_tree) {
         Some(path) => (
-            format!("warden-plugin = {{ path = {path:?}, features = [\"{feature}\"] }}"),
+            path,
             "This project was written inside warden's source tree (or with `--sdk-path`), so it \
-             depends on the SDK by path and always builds against the SDK and WIT of that tree.",
+             depends on that SDK by path and always builds against the SDK and WIT found there."
+                .to_owned(),
         ),
         None => (
+            super::vendor::VENDOR_DIR.to_owned(),
             format!(
-                "warden-plugin = {{ version = \"{SDK_VERSION}\", features = [\"{feature}\"] }}"
+                "`vendor/warden-plugin/` is a copy of the SDK (version {sdk_version}) that \
+                 `warden plugin new` carries, so the project builds anywhere, with no warden \
+                 checkout; `Cargo.lock` holds the dependency versions that SDK is built and \
+                 tested with. The SDK is not published to a registry."
             ),
-            "This project depends on the released SDK by version (crates.io). Inside warden's \
-             source tree, `warden plugin new` writes a path dependency instead.",
         ),
     };
+    let sdk = format!("warden-plugin = {{ path = {path:?}, features = [\"{feature}\"] }}");
     let source = match world {
         NewWorld::Interceptor => include_str!("templates/rust/interceptor.rs"),
         NewWorld::Hook => include_str!("templates/rust/hook.rs"),
@@ -228,8 +233,8 @@ fn rust_files(
             .replace("{{world}}", feature)
             .replace("{{file}}", &file)
             .replace("{{sdk}}", &sdk)
-            .replace("{{sdk_note}}", note)
-            .replace("{{sdk_version}}", SDK_VERSION)
+            .replace("{{sdk_note}}", &note)
+            .replace("{{sdk_version}}", &sdk_version)
             .replace(
                 "{{config}}",
                 &config_example(
@@ -239,7 +244,7 @@ fn rust_files(
                 ),
             )
     };
-    Ok(vec![
+    let mut files: Files = vec![
         (
             "Cargo.toml".into(),
             fill(include_str!("templates/rust/Cargo.toml")),
@@ -256,7 +261,20 @@ fn rust_files(
             false,
         ),
         ("src/lib.rs".into(), source.to_owned(), false),
-    ])
+    ];
+    if vendored {
+        let extra: &[&str] = if world == NewWorld::Tool {
+            &["serde_json"]
+        } else {
+            &[]
+        };
+        let lock = super::vendor::lock_file(name, extra).map_err(CliError::failure)?;
+        files.push(("Cargo.lock".into(), lock, false));
+        for (rel, bytes) in super::vendor::sdk_files().map_err(CliError::failure)? {
+            files.push((format!("{}/{rel}", super::vendor::VENDOR_DIR), bytes, false));
+        }
+    }
+    Ok(files)
 }
 
 fn script_files(name: &str, lang: &str) -> Files {

@@ -62,8 +62,8 @@ pub(crate) fn pin(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
         )));
     };
     let component = resolve(&file, path);
-    let bytes = std::fs::read(&component)
-        .map_err(|err| CliError::usage(format!("plugin {name}: {}: {err}", component.display())))?;
+    let bytes = crate::plugin::builtin::read(&component, crate::plugin::MAX_COMPONENT_BYTES)
+        .map_err(|err| CliError::usage(format!("plugin {name}: {err}")))?;
     let digest = sha256_hex(&bytes);
     let old = entry
         .get("sha256")
@@ -89,7 +89,7 @@ fn entry_index(doc: &DocumentMut, name: &str) -> Option<usize> {
 /// Component paths are relative to the config file that names them.
 fn resolve(file: &Path, path: &str) -> PathBuf {
     let path = Path::new(path);
-    if path.is_relative() {
+    if path.is_relative() && crate::plugin::builtin::builtin_name(path).is_none() {
         file.parent().unwrap_or(Path::new(".")).join(path)
     } else {
         path.to_owned()

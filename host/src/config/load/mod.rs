@@ -242,7 +242,10 @@ fn absolutize_paths(table: &mut Table, base: &Path) {
     };
     if let Some(Value::Array(plugins)) = table.get_mut("plugins") {
         for plugin in plugins {
-            if let Some(path) = plugin.get_mut("path") {
+            // `builtin:NAME` names a component carried by the binary, not a file.
+            if let Some(path) = plugin.get_mut("path")
+                && !path.as_str().is_some_and(|p| p.starts_with("builtin:"))
+            {
                 fix(path);
             }
         }
