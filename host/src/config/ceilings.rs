@@ -114,6 +114,7 @@ mod tests {
             name: "p".into(),
             kind: PluginKind::Interceptor,
             path: "p.wasm".into(),
+            source: None,
             sha256: None,
             failure: None,
             timeout_ms: Some(timeout_ms),
