@@ -32,6 +32,7 @@ mod plugin_authoring;
 mod plugin_bench;
 mod plugin_check;
 mod plugin_langs;
+mod plugin_oci;
 mod plugin_start;
 mod plugins_hostile;
 mod policy;

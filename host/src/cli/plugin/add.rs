@@ -10,7 +10,7 @@ use toml_edit::{ArrayOfTables, Item, Table, value};
 use super::oci_common::{editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry, workspace, write_doc};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::config::{LayerKind, PluginKind, Sources};
+use crate::config::{LayerKind, PluginKind};
 
 /// What `plugin add` was asked.
 pub(crate) struct AddRequest<'a> {
@@ -112,8 +112,8 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
 
 /// The component size cap in force for `root` (`policy.max_component_mb`).
 pub(super) fn max_component_bytes(root: &Path) -> Result<u64, CliError> {
-    let sources = Sources::standard(root, &crate::cli::common::env);
-    let loaded = crate::config::load(&sources).map_err(|err| CliError::usage(err.to_string()))?;
+    let loaded = crate::config::load(&crate::cli::common::sources(root))
+        .map_err(|err| CliError::usage(err.to_string()))?;
     Ok(loaded.config.policy.max_component_bytes())
 }
 

@@ -98,18 +98,22 @@ fn update_entry(
     let (name, source, old_sha) = (text("name"), text("source"), text("sha256"));
     let at = format!("{}: plugin {name}", file.display());
     let old = OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
+    let registry = registry(&old, plain_http)?;
+    let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let Some(tag) = old.tag.clone() else {
+        if cache.read(&old_sha).is_none() {
+            pull(&registry, &old, max)?;
+            outln!("{at}: fetched {source} into the cache again");
+        }
         outln!("{at}: {source} names no tag to follow; add it again by tag to update it");
         return Ok(Outcome::UpToDate);
     };
-    let registry = registry(&old, plain_http)?;
     let new = pull(&registry, &old.without_digest(), max)?;
     if old.digest.as_deref() == Some(new.resolved.manifest_digest.as_str()) && old_sha == new.sha256 {
         outln!("{at}: up to date ({}:{tag})", old.repository);
         return Ok(Outcome::UpToDate);
     }
     let new_offer = offer(engine, &format!("{}", old.with_digest(&new.resolved.manifest_digest)), &new.bytes, &new.file)?;
-    let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let old_pulled = match cache.read(&old_sha) {
         Some(bytes) => Pulled {
             file: cache.component(&old_sha),
@@ -162,8 +166,13 @@ fn describe_changes(old: &Offer, new: &Offer) -> Vec<String> {
     } else if !new.tools.is_empty() {
         outln!("  tools    {}", new.tools.join(", "));
     }
-    let added: Vec<&String> = new.imports.iter().filter(|i| !old.imports.contains(i)).collect();
-    let dropped: Vec<&String> = old.imports.iter().filter(|i| !new.imports.contains(i)).collect();
+    // Interfaces compare without their version: a rebuild against a newer WASI patch release
+    // asks for nothing new.
+    let unversioned = |name: &String| name.split('@').next().unwrap_or(name).to_owned();
+    let old_names: Vec<String> = old.imports.iter().map(unversioned).collect();
+    let new_names: Vec<String> = new.imports.iter().map(unversioned).collect();
+    let added: Vec<&String> = new.imports.iter().filter(|i| !old_names.contains(&unversioned(i))).collect();
+    let dropped: Vec<&String> = old.imports.iter().filter(|i| !new_names.contains(&unversioned(i))).collect();
     for import in &added {
         outln!("  imports  + {import}");
     }
