@@ -37,7 +37,11 @@ fn have_registry(test: &str) -> bool {
 }
 
 fn have_oras(test: &str) -> bool {
-    have(test, "oras (Python)", &["python3", "-c", "import oras.client"])
+    have(
+        test,
+        "oras (Python)",
+        &["python3", "-c", "import oras.client"],
+    )
 }
 
 /// A registry on 127.0.0.1, killed when dropped.
@@ -114,7 +118,11 @@ fn oras(args: &[&str]) -> String {
         .join("fixtures")
         .join("oci")
         .join("oras_client.py");
-    let out = Command::new("python3").arg(script).args(args).output().unwrap();
+    let out = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "oras {args:?}: {}", stderr(&out));
     stdout(&out)
 }
@@ -166,11 +174,19 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
     assert!(pinned.starts_with(&prefix), "{pinned}");
 
     // A third-party client reads the standard media types and the component's bytes.
-    let seen: Value =
-        serde_json::from_str(&oras(&["inspect", &format!("{}/team/kw:1.0", registry.addr())]))
-            .unwrap();
-    assert_eq!(seen["config_media_type"], "application/vnd.wasm.config.v0+json");
-    assert_eq!(seen["layer_media_types"], serde_json::json!(["application/wasm"]));
+    let seen: Value = serde_json::from_str(&oras(&[
+        "inspect",
+        &format!("{}/team/kw:1.0", registry.addr()),
+    ]))
+    .unwrap();
+    assert_eq!(
+        seen["config_media_type"],
+        "application/vnd.wasm.config.v0+json"
+    );
+    assert_eq!(
+        seen["layer_media_types"],
+        serde_json::json!(["application/wasm"])
+    );
     assert_eq!(seen["layer_sha256"], sha256_of(&wasm));
     assert_eq!(seen["config"]["architecture"], "wasm");
     assert_eq!(seen["config"]["os"], "wasip2");
@@ -201,24 +217,43 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
     assert!(text.contains("name = \"kw\""), "{text}");
     assert!(text.contains("kind = \"interceptor\""), "{text}");
     assert!(text.contains(&format!("source = \"{pinned}\"")), "{text}");
-    assert!(text.contains(&format!("sha256 = \"{}\"", sha256_of(&wasm))), "{text}");
+    assert!(
+        text.contains(&format!("sha256 = \"{}\"", sha256_of(&wasm))),
+        "{text}"
+    );
     assert_eq!(
         std::fs::read(cached(&env, &sha256_of(&wasm))).unwrap(),
         std::fs::read(&wasm).unwrap()
     );
 
     let turn = run_turn(&env, "how do I deploy this?");
-    assert!(turn["answer"].as_str().unwrap().contains("(1 user, 1 system)"), "{turn}");
+    assert!(
+        turn["answer"]
+            .as_str()
+            .unwrap()
+            .contains("(1 user, 1 system)"),
+        "{turn}"
+    );
 
     // The same name again is refused, pointing at `update`.
     let out = env.run(&["plugin", "add", &registry.oci("team/kw:1.0")]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("warden plugin update kw"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warden plugin update kw"),
+        "{}",
+        stderr(&out)
+    );
 
     // Offline: the registry is gone, the plugin loads from the cache.
     drop(registry);
     let turn = run_turn(&env, "how do I deploy this?");
-    assert!(turn["answer"].as_str().unwrap().contains("(1 user, 1 system)"), "{turn}");
+    assert!(
+        turn["answer"]
+            .as_str()
+            .unwrap()
+            .contains("(1 user, 1 system)"),
+        "{turn}"
+    );
 
     // No cache file: one clear error, and nothing is fetched.
     std::fs::remove_file(cached(&env, &sha256_of(&wasm))).unwrap();
@@ -226,7 +261,12 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    for part in ["plugin `kw`", &pinned, "not in the plugin cache", "warden plugin update kw"] {
+    for part in [
+        "plugin `kw`",
+        &pinned,
+        "not in the plugin cache",
+        "warden plugin update kw",
+    ] {
         assert!(err.contains(part), "{part}: {err}");
     }
 
@@ -282,7 +322,10 @@ fn update_refuses_a_wider_version_unless_accepted() {
     assert!(text.starts_with("# project plugins\n"), "{text}");
     assert!(text.contains("max_steps = 8 # keep turns short"), "{text}");
     assert!(text.contains("kind = \"tool\""), "{text}");
-    assert!(text.contains(&format!("sha256 = \"{}\"", sha256_of(&tool))), "{text}");
+    assert!(
+        text.contains(&format!("sha256 = \"{}\"", sha256_of(&tool))),
+        "{text}"
+    );
     assert!(text.contains(&format!("{tag}@sha256:")), "{text}");
     assert!(cached(&env, &sha256_of(&tool)).is_file());
 }
@@ -347,17 +390,41 @@ fn artifacts_that_are_not_plugins_are_refused() {
     std::fs::write(&file, b"not a component at all").unwrap();
     let path = file.to_str().unwrap();
     let at = |rest: &str| format!("{}/{rest}", registry.addr());
-    oras(&["push", &at("odd/text:1"), path, "text/plain", "application/vnd.oci.image.config.v1+json"]);
-    oras(&["push", &at("odd/junk:1"), path, "application/wasm", "application/vnd.wasm.config.v0+json"]);
+    oras(&[
+        "push",
+        &at("odd/text:1"),
+        path,
+        "text/plain",
+        "application/vnd.oci.image.config.v1+json",
+    ]);
+    oras(&[
+        "push",
+        &at("odd/junk:1"),
+        path,
+        "application/wasm",
+        "application/vnd.wasm.config.v0+json",
+    ]);
     let big = env.root().join("big.wasm");
     std::fs::write(&big, vec![0u8; 2 << 20]).unwrap();
-    oras(&["push", &at("odd/big:1"), big.to_str().unwrap(), "application/wasm", "application/vnd.wasm.config.v0+json"]);
+    oras(&[
+        "push",
+        &at("odd/big:1"),
+        big.to_str().unwrap(),
+        "application/wasm",
+        "application/vnd.wasm.config.v0+json",
+    ]);
     env.managed_config("[policy]\nmax_component_mb = 1\n");
 
     for (rest, expected) in [
-        ("odd/text:1", "not a wasm component artifact: its config is application/vnd.oci.image.config.v1+json"),
+        (
+            "odd/text:1",
+            "not a wasm component artifact: its config is application/vnd.oci.image.config.v1+json",
+        ),
         ("odd/junk:1", "not a WebAssembly binary"),
-        ("odd/big:1", "over the 1048576-byte cap (policy.max_component_mb)"),
+        (
+            "odd/big:1",
+            "over the 1048576-byte cap (policy.max_component_mb)",
+        ),
         ("odd/missing:1", "not found in the registry"),
     ] {
         let out = env.run(&["plugin", "add", &registry.oci(rest)]);
@@ -367,7 +434,11 @@ fn artifacts_that_are_not_plugins_are_refused() {
     assert!(!user_config_path(&env).exists());
     let out = env.run(&["plugin", "push", path, &registry.oci("odd/push:1")]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not a WebAssembly binary"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a WebAssembly binary"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Plain HTTP to a registry elsewhere is refused before anything connects; an unreachable
@@ -377,7 +448,13 @@ fn transport_and_configuration_errors_are_clear() {
     let env = TestEnv::new();
     let wasm = fixtures::keyword_context();
     for args in [
-        vec!["plugin", "push", wasm.to_str().unwrap(), "oci://registry.example/x:1", "--plain-http"],
+        vec![
+            "plugin",
+            "push",
+            wasm.to_str().unwrap(),
+            "oci://registry.example/x:1",
+            "--plain-http",
+        ],
         vec!["plugin", "add", "oci://10.1.2.3:5000/x:1", "--plain-http"],
     ] {
         let out = env.run(&args);
@@ -389,10 +466,18 @@ fn transport_and_configuration_errors_are_clear() {
         );
     }
     // A loopback port nothing listens on.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = env.run(&["plugin", "add", &format!("oci://127.0.0.1:{port}/x:1")]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains(&format!("registry 127.0.0.1:{port} cannot be reached")), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("registry 127.0.0.1:{port} cannot be reached")),
+        "{}",
+        stderr(&out)
+    );
     let out = env.run(&["plugin", "add", "oci://h/Upper:1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("lowercase"), "{}", stderr(&out));
@@ -409,10 +494,16 @@ fn transport_and_configuration_errors_are_clear() {
             "plugins.kw.source",
             "not both",
         ),
-        ("source = \"oci://h/kw@sha256:HEX\"\n".to_owned(), "plugins.kw.sha256", "needs the `sha256`"),
+        (
+            "source = \"oci://h/kw@sha256:HEX\"\n".to_owned(),
+            "plugins.kw.sha256",
+            "needs the `sha256`",
+        ),
     ] {
         let entry = entry.replace("HEX", &hex);
-        env.user_config(&format!("[[plugins]]\nname = \"kw\"\nkind = \"interceptor\"\n{entry}"));
+        env.user_config(&format!(
+            "[[plugins]]\nname = \"kw\"\nkind = \"interceptor\"\n{entry}"
+        ));
         let out = env.run(&["run", "hello"]);
         assert_eq!(out.status.code(), Some(2), "{entry}");
         let err = stderr(&out);

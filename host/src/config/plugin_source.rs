@@ -42,7 +42,10 @@ impl OciReference {
             .ok_or_else(|| format!("{text:?} has no repository (oci://HOST/REPO:TAG)"))?;
         let host = parse_registry(registry).map_err(|why| format!("{text:?}: {why}"))?;
         let (name_tag, digest) = match path.split_once('@') {
-            Some((name, digest)) => (name, Some(parse_digest(digest).map_err(|why| format!("{text:?}: {why}"))?)),
+            Some((name, digest)) => (
+                name,
+                Some(parse_digest(digest).map_err(|why| format!("{text:?}: {why}"))?),
+            ),
             None => (path, None),
         };
         let last_slash = name_tag.rfind('/').map_or(0, |i| i + 1);
@@ -112,7 +115,9 @@ impl OciReference {
 
     /// The 64 hex digits of the digest, if any.
     pub fn digest_hex(&self) -> Option<&str> {
-        self.digest.as_deref().and_then(|d| d.strip_prefix("sha256:"))
+        self.digest
+            .as_deref()
+            .and_then(|d| d.strip_prefix("sha256:"))
     }
 }
 
@@ -172,7 +177,11 @@ fn parse_digest(digest: &str) -> Result<String, String> {
     let hex = digest
         .strip_prefix("sha256:")
         .ok_or_else(|| format!("digest `{digest}` is not `sha256:<64 hex digits>`"))?;
-    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+    if hex.len() != 64
+        || !hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
         return Err(format!(
             "digest `{digest}` is not `sha256:<64 lowercase hex digits>`"
         ));
@@ -190,8 +199,7 @@ fn check_repository(repository: &str) -> Result<(), String> {
             && c.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
             && c.bytes().last().is_some_and(|b| b.is_ascii_alphanumeric())
     };
-    if repository.is_empty() || repository.len() > 255 || !repository.split('/').all(component_ok)
-    {
+    if repository.is_empty() || repository.len() > 255 || !repository.split('/').all(component_ok) {
         return Err(format!(
             "repository `{repository}` must be lowercase letters, digits and `._-`, in `/`-separated parts"
         ));
@@ -258,10 +266,7 @@ pub fn check_spec(spec: &PluginSpec, file: &Path) -> Result<Option<PathBuf>, Con
         ));
     };
     if has_path {
-        return Err(invalid(
-            "source",
-            "set `path` or `source`, not both".into(),
-        ));
+        return Err(invalid("source", "set `path` or `source`, not both".into()));
     }
     let reference = OciReference::parse(source).map_err(|why| invalid("source", why))?;
     if reference.digest.is_none() {

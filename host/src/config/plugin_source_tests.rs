@@ -29,7 +29,10 @@ fn digest_with_and_without_tag() {
     assert_eq!(r.tag.as_deref(), Some("v1"));
     assert_eq!(r.digest.as_deref(), Some(format!("sha256:{HEX}").as_str()));
     assert!(r.is_loopback());
-    assert_eq!(r.without_tag().to_string(), format!("oci://localhost/kw@sha256:{HEX}"));
+    assert_eq!(
+        r.without_tag().to_string(),
+        format!("oci://localhost/kw@sha256:{HEX}")
+    );
 }
 
 #[test]
@@ -59,7 +62,10 @@ fn bad_forms_are_refused_with_a_reason() {
         ("oci://h_h/r:t", "not a host name"),
         ("oci://h/r@sha256:abc", "64"),
         ("oci://h/r@md5:abc", "sha256"),
-        (&format!("oci://h/r@sha256:{}", HEX.to_uppercase()), "lowercase hex"),
+        (
+            &format!("oci://h/r@sha256:{}", HEX.to_uppercase()),
+            "lowercase hex",
+        ),
         ("oci://[::1/r:t", "closing"),
         ("oci://[zz]/r:t", "IPv6"),
     ];
@@ -71,10 +77,18 @@ fn bad_forms_are_refused_with_a_reason() {
 
 #[test]
 fn remote_names_are_not_loopback() {
-    for text in ["oci://10.0.0.1/r:t", "oci://localhost.example/r:t", "oci://0.0.0.0/r:t"] {
+    for text in [
+        "oci://10.0.0.1/r:t",
+        "oci://localhost.example/r:t",
+        "oci://0.0.0.0/r:t",
+    ] {
         assert!(!OciReference::parse(text).unwrap().is_loopback(), "{text}");
     }
-    assert!(OciReference::parse("oci://127.8.9.10/r:t").unwrap().is_loopback());
+    assert!(
+        OciReference::parse("oci://127.8.9.10/r:t")
+            .unwrap()
+            .is_loopback()
+    );
 }
 
 #[test]
@@ -119,9 +133,17 @@ fn entry_rules_name_the_key() {
     assert!(key("source = \"oci://h/kw:1\"\n").contains("names a tag, not a digest"));
     assert!(key(&source).starts_with("plugins.kw.sha256:"));
     assert!(key("source = \"https://h/kw\"\n").starts_with("plugins.kw.source:"));
-    let cached = check_spec(&spec(&format!("{source}{pin}")), file).unwrap().unwrap();
-    assert!(cached.ends_with(format!("plugins/oci/sha256/{HEX}.wasm")), "{cached:?}");
-    assert_eq!(check_spec(&spec("path = \"a.wasm\"\n"), file).unwrap(), None);
+    let cached = check_spec(&spec(&format!("{source}{pin}")), file)
+        .unwrap()
+        .unwrap();
+    assert!(
+        cached.ends_with(format!("plugins/oci/sha256/{HEX}.wasm")),
+        "{cached:?}"
+    );
+    assert_eq!(
+        check_spec(&spec("path = \"a.wasm\"\n"), file).unwrap(),
+        None
+    );
 }
 
 fn part() -> impl Strategy<Value = String> {

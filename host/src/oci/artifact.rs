@@ -73,9 +73,15 @@ pub struct WasmConfig {
 
 impl WasmConfig {
     /// The config for `component` (its digest, exports and imports), created now.
-    pub fn for_component(layer_digest: &str, author: Option<String>, component: ComponentSummary) -> Self {
+    pub fn for_component(
+        layer_digest: &str,
+        author: Option<String>,
+        component: ComponentSummary,
+    ) -> Self {
         Self {
-            created: Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+            created: Some(
+                humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            ),
             author,
             architecture: "wasm".into(),
             os: "wasip2".into(),
@@ -137,13 +143,24 @@ pub struct Manifest {
 impl Manifest {
     /// The manifest of `config` and `component`; `version` (the tag pushed) is recorded as
     /// `org.opencontainers.image.version`.
-    pub fn wasm(config: &[u8], component: &[u8], created: Option<&str>, version: Option<&str>) -> Self {
+    pub fn wasm(
+        config: &[u8],
+        component: &[u8],
+        created: Option<&str>,
+        version: Option<&str>,
+    ) -> Self {
         let mut annotations = BTreeMap::new();
         if let Some(created) = created {
-            annotations.insert("org.opencontainers.image.created".into(), created.to_owned());
+            annotations.insert(
+                "org.opencontainers.image.created".into(),
+                created.to_owned(),
+            );
         }
         if let Some(version) = version {
-            annotations.insert("org.opencontainers.image.version".into(), version.to_owned());
+            annotations.insert(
+                "org.opencontainers.image.version".into(),
+                version.to_owned(),
+            );
         }
         Self {
             schema_version: 2,
@@ -176,7 +193,9 @@ impl Manifest {
             .config
             .as_ref()
             .map_or("(none)", |c| c.media_type.as_str());
-        if config_type != WASM_CONFIG_MEDIA_TYPE && !LEGACY_CONFIG_MEDIA_TYPES.contains(&config_type) {
+        if config_type != WASM_CONFIG_MEDIA_TYPE
+            && !LEGACY_CONFIG_MEDIA_TYPES.contains(&config_type)
+        {
             return Err(not_wasm(format!(
                 "its config is {config_type}, not {WASM_CONFIG_MEDIA_TYPE}"
             )));
@@ -184,18 +203,32 @@ impl Manifest {
         let wasm_layers: Vec<&Descriptor> = manifest
             .layers
             .iter()
-            .filter(|l| l.media_type == WASM_LAYER_MEDIA_TYPE || LEGACY_LAYER_MEDIA_TYPES.contains(&l.media_type.as_str()))
+            .filter(|l| {
+                l.media_type == WASM_LAYER_MEDIA_TYPE
+                    || LEGACY_LAYER_MEDIA_TYPES.contains(&l.media_type.as_str())
+            })
             .collect();
         let [layer] = wasm_layers.as_slice() else {
-            let types: Vec<&str> = manifest.layers.iter().map(|l| l.media_type.as_str()).collect();
+            let types: Vec<&str> = manifest
+                .layers
+                .iter()
+                .map(|l| l.media_type.as_str())
+                .collect();
             return Err(not_wasm(format!(
                 "it needs exactly one {WASM_LAYER_MEDIA_TYPE} layer, it has [{}]",
                 types.join(", ")
             )));
         };
         let layer = (*layer).clone();
-        if layer.digest.strip_prefix("sha256:").is_none_or(|hex| hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit())) {
-            return Err(not_wasm(format!("its layer digest {} is not sha256", layer.digest)));
+        if layer
+            .digest
+            .strip_prefix("sha256:")
+            .is_none_or(|hex| hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(not_wasm(format!(
+                "its layer digest {} is not sha256",
+                layer.digest
+            )));
         }
         Ok((manifest, layer))
     }
@@ -216,7 +249,12 @@ mod tests {
 
     #[test]
     fn a_pushed_manifest_reads_back_as_a_wasm_artifact() {
-        let config = serde_json::to_vec(&WasmConfig::for_component("sha256:x", None, ComponentSummary::default())).unwrap();
+        let config = serde_json::to_vec(&WasmConfig::for_component(
+            "sha256:x",
+            None,
+            ComponentSummary::default(),
+        ))
+        .unwrap();
         let manifest = Manifest::wasm(&config, b"\0asm", None, Some("1.0"));
         let bytes = serde_json::to_vec(&manifest).unwrap();
         let (back, layer) = Manifest::parse_wasm("r", &bytes).unwrap();
@@ -225,7 +263,12 @@ mod tests {
         assert_eq!(layer.digest, digest_of(b"\0asm"));
         assert_eq!(back.version(), Some("1.0"));
         let text = String::from_utf8(config).unwrap();
-        for key in ["\"architecture\":\"wasm\"", "\"os\":\"wasip2\"", "\"layerDigests\":[\"sha256:x\"]", "\"created\""] {
+        for key in [
+            "\"architecture\":\"wasm\"",
+            "\"os\":\"wasip2\"",
+            "\"layerDigests\":[\"sha256:x\"]",
+            "\"created\"",
+        ] {
             assert!(text.contains(key), "{text}");
         }
     }
@@ -235,17 +278,31 @@ mod tests {
         let image = r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",
             "config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:a","size":1},
             "layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:b","size":1}]}"#;
-        let err = Manifest::parse_wasm("r", image.as_bytes()).unwrap_err().to_string();
-        assert!(err.contains("application/vnd.oci.image.config.v1+json"), "{err}");
+        let err = Manifest::parse_wasm("r", image.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("application/vnd.oci.image.config.v1+json"),
+            "{err}"
+        );
         let index = r#"{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}"#;
-        let err = Manifest::parse_wasm("r", index.as_bytes()).unwrap_err().to_string();
+        let err = Manifest::parse_wasm("r", index.as_bytes())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("image index"), "{err}");
         let two = format!(
             r#"{{"schemaVersion":2,"config":{{"mediaType":"{WASM_CONFIG_MEDIA_TYPE}","digest":"sha256:a","size":1}},
             "layers":[{{"mediaType":"application/wasm","digest":"sha256:b","size":1}},{{"mediaType":"application/wasm","digest":"sha256:c","size":1}}]}}"#
         );
-        let err = Manifest::parse_wasm("r", two.as_bytes()).unwrap_err().to_string();
+        let err = Manifest::parse_wasm("r", two.as_bytes())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("exactly one"), "{err}");
-        assert!(Manifest::parse_wasm("r", b"<html>").unwrap_err().to_string().contains("not JSON"));
+        assert!(
+            Manifest::parse_wasm("r", b"<html>")
+                .unwrap_err()
+                .to_string()
+                .contains("not JSON")
+        );
     }
 }

@@ -47,7 +47,9 @@ pub fn lookup_credentials(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Credentials, OciError> {
     let set = |key: &str| env(key).filter(|v| !v.is_empty());
-    if let (Some(user), Some(password)) = (set("WARDEN_REGISTRY_USER"), set("WARDEN_REGISTRY_PASSWORD")) {
+    if let (Some(user), Some(password)) =
+        (set("WARDEN_REGISTRY_USER"), set("WARDEN_REGISTRY_PASSWORD"))
+    {
         return Ok(Credentials::Basic {
             user,
             password,
@@ -63,7 +65,9 @@ pub fn lookup_credentials(
     };
     let text = match std::fs::read_to_string(&file) {
         Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Credentials::Anonymous),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Credentials::Anonymous);
+        }
         Err(err) => {
             return Err(OciError::Credentials {
                 path: file,
@@ -76,7 +80,11 @@ pub fn lookup_credentials(
 
 /// The `auths` entry of a Docker config for `registry`; keys may carry a scheme and a path
 /// (`https://index.docker.io/v1/`).
-fn from_docker_config(text: &str, registry: &str, file: &std::path::Path) -> Result<Credentials, OciError> {
+fn from_docker_config(
+    text: &str,
+    registry: &str,
+    file: &std::path::Path,
+) -> Result<Credentials, OciError> {
     let bad = |message: String| OciError::Credentials {
         path: file.to_owned(),
         message,
@@ -93,20 +101,30 @@ fn from_docker_config(text: &str, registry: &str, file: &std::path::Path) -> Res
             .unwrap_or(key);
         key.split('/').next().unwrap_or(key).to_owned()
     };
-    let Some((key, entry)) = auths.iter().find(|(key, _)| key_host(key).eq_ignore_ascii_case(registry)) else {
+    let Some((key, entry)) = auths
+        .iter()
+        .find(|(key, _)| key_host(key).eq_ignore_ascii_case(registry))
+    else {
         return Ok(Credentials::Anonymous);
     };
     let from = format!("{} (auths.{key:?})", file.display());
-    let text_of = |name: &str| entry.get(name).and_then(serde_json::Value::as_str).filter(|s| !s.is_empty());
+    let text_of = |name: &str| {
+        entry
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     if let Some(encoded) = text_of("auth") {
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(encoded.trim())
             .map_err(|err| bad(format!("auths.{key:?}.auth is not base64: {err}")))?;
         let decoded = String::from_utf8(decoded)
             .map_err(|_| bad(format!("auths.{key:?}.auth is not UTF-8 text")))?;
-        let (user, password) = decoded
-            .split_once(':')
-            .ok_or_else(|| bad(format!("auths.{key:?}.auth is not `user:password` in base64")))?;
+        let (user, password) = decoded.split_once(':').ok_or_else(|| {
+            bad(format!(
+                "auths.{key:?}.auth is not `user:password` in base64"
+            ))
+        })?;
         return Ok(Credentials::Basic {
             user: user.to_owned(),
             password: password.to_owned(),
@@ -157,15 +175,24 @@ mod tests {
         assert!(!c.describe().contains("s3cr"), "{}", c.describe());
         assert!(format!("{c:?}").contains("alice"));
         assert!(!format!("{c:?}").contains("s3cr"));
-        assert_eq!(basic(&lookup_credentials("other.example", &env).unwrap()), ("bob".into(), "pw".into()));
-        assert_eq!(lookup_credentials("127.0.0.1:5001", &env).unwrap(), Credentials::Anonymous);
+        assert_eq!(
+            basic(&lookup_credentials("other.example", &env).unwrap()),
+            ("bob".into(), "pw".into())
+        );
+        assert_eq!(
+            lookup_credentials("127.0.0.1:5001", &env).unwrap(),
+            Credentials::Anonymous
+        );
         let both = |k: &str| match k {
             "WARDEN_REGISTRY_USER" => Some("u".to_owned()),
             "WARDEN_REGISTRY_PASSWORD" => Some("p".to_owned()),
             "DOCKER_CONFIG" => Some(docker_dir.clone()),
             _ => None,
         };
-        assert_eq!(basic(&lookup_credentials("127.0.0.1:5000", &both).unwrap()), ("u".into(), "p".into()));
+        assert_eq!(
+            basic(&lookup_credentials("127.0.0.1:5000", &both).unwrap()),
+            ("u".into(), "p".into())
+        );
     }
 
     #[test]
@@ -173,16 +200,35 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().to_string_lossy().into_owned();
         let env = |k: &str| (k == "HOME").then(|| home.clone());
-        assert_eq!(lookup_credentials("r.example", &env).unwrap(), Credentials::Anonymous);
+        assert_eq!(
+            lookup_credentials("r.example", &env).unwrap(),
+            Credentials::Anonymous
+        );
         std::fs::create_dir_all(dir.path().join(".docker")).unwrap();
         let file = dir.path().join(".docker").join("config.json");
         std::fs::write(&file, r#"{"auths":{"r.example":{"auth":"bm9jb2xvbg=="}}}"#).unwrap();
-        let err = lookup_credentials("r.example", &env).unwrap_err().to_string();
+        let err = lookup_credentials("r.example", &env)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("user:password"), "{err}");
         assert!(err.contains("config.json"), "{err}");
         std::fs::write(&file, "{").unwrap();
-        assert!(lookup_credentials("r.example", &env).unwrap_err().to_string().contains("not JSON"));
-        std::fs::write(&file, r#"{"auths":{"r.example":{}},"credsStore":"desktop"}"#).unwrap();
-        assert!(lookup_credentials("r.example", &env).unwrap_err().to_string().contains("credential helpers"));
+        assert!(
+            lookup_credentials("r.example", &env)
+                .unwrap_err()
+                .to_string()
+                .contains("not JSON")
+        );
+        std::fs::write(
+            &file,
+            r#"{"auths":{"r.example":{}},"credsStore":"desktop"}"#,
+        )
+        .unwrap();
+        assert!(
+            lookup_credentials("r.example", &env)
+                .unwrap_err()
+                .to_string()
+                .contains("credential helpers")
+        );
     }
 }

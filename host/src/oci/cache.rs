@@ -25,10 +25,12 @@ impl Cache {
     /// The cache under the state root the environment names (`$WARDEN_HOME`, else
     /// `~/.local/state/warden`).
     pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Self, OciError> {
-        oci_cache_dir(env).map(Self::at).ok_or_else(|| OciError::Cache {
-            path: PathBuf::from("$WARDEN_HOME/plugins/oci"),
-            message: "no state directory: set WARDEN_HOME (or HOME)".into(),
-        })
+        oci_cache_dir(env)
+            .map(Self::at)
+            .ok_or_else(|| OciError::Cache {
+                path: PathBuf::from("$WARDEN_HOME/plugins/oci"),
+                message: "no state directory: set WARDEN_HOME (or HOME)".into(),
+            })
     }
 
     /// The directory.
@@ -89,13 +91,22 @@ mod tests {
         let cache = Cache::at(dir.path().join("oci"));
         let hex = hex::encode(Sha256::digest(b"component"));
         let file = cache.store(&hex, b"component").unwrap();
-        assert_eq!(file, dir.path().join("oci").join("sha256").join(format!("{hex}.wasm")));
+        assert_eq!(
+            file,
+            dir.path()
+                .join("oci")
+                .join("sha256")
+                .join(format!("{hex}.wasm"))
+        );
         assert_eq!(cache.read(&hex).as_deref(), Some(&b"component"[..]));
         let err = cache.store(&hex, b"other").unwrap_err().to_string();
         assert!(err.contains("digest mismatch"), "{err}");
         std::fs::write(&file, b"tampered").unwrap();
         assert_eq!(cache.read(&hex), None);
         // Nothing but the one file is left behind.
-        assert_eq!(std::fs::read_dir(file.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(file.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 }

@@ -12,7 +12,9 @@ use oci_client::manifest::OciDescriptor;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
-use super::artifact::{ACCEPTED_MANIFESTS, Descriptor, Manifest, OCI_MANIFEST_MEDIA_TYPE, digest_of};
+use super::artifact::{
+    ACCEPTED_MANIFESTS, Descriptor, Manifest, OCI_MANIFEST_MEDIA_TYPE, digest_of,
+};
 use super::auth::Credentials;
 use super::error::OciError;
 use crate::config::OciReference;
@@ -84,7 +86,9 @@ impl Registry {
     fn auth(&self) -> RegistryAuth {
         match &self.credentials {
             Credentials::Anonymous => RegistryAuth::Anonymous,
-            Credentials::Basic { user, password, .. } => RegistryAuth::Basic(user.clone(), password.clone()),
+            Credentials::Basic { user, password, .. } => {
+                RegistryAuth::Basic(user.clone(), password.clone())
+            }
         }
     }
 
@@ -108,7 +112,9 @@ impl Registry {
     ) -> Result<String, OciError> {
         let target = self.client_reference(&reference.without_digest());
         let name = reference.to_string();
-        self.client.store_auth_if_needed(&self.registry, &self.auth()).await;
+        self.client
+            .store_auth_if_needed(&self.registry, &self.auth())
+            .await;
         let body = serde_json::to_vec(manifest).map_err(|err| OciError::Registry {
             reference: name.clone(),
             message: err.to_string(),
@@ -131,10 +137,16 @@ impl Registry {
     /// to be a wasm component artifact and, for a digest, to hash to it.
     pub async fn resolve(&self, reference: &OciReference) -> Result<Resolved, OciError> {
         let name = reference.to_string();
-        self.client.store_auth_if_needed(&self.registry, &self.auth()).await;
+        self.client
+            .store_auth_if_needed(&self.registry, &self.auth())
+            .await;
         let (bytes, _) = self
             .client
-            .pull_manifest_raw(&self.client_reference(reference), &self.auth(), ACCEPTED_MANIFESTS)
+            .pull_manifest_raw(
+                &self.client_reference(reference),
+                &self.auth(),
+                ACCEPTED_MANIFESTS,
+            )
             .await
             .map_err(|err| self.classify(&name, "fetching the manifest", err))?;
         let manifest_digest = digest_of(&bytes);
@@ -236,9 +248,8 @@ impl Registry {
                     }
                 }
             }
-            OciDistributionError::UnauthorizedError { .. } | OciDistributionError::AuthenticationFailure(_) => {
-                denied("401 Unauthorized")
-            }
+            OciDistributionError::UnauthorizedError { .. }
+            | OciDistributionError::AuthenticationFailure(_) => denied("401 Unauthorized"),
             OciDistributionError::ImageManifestNotFoundError(_) => not_found(),
             OciDistributionError::ServerError { code: 401, .. } => denied("401 Unauthorized"),
             OciDistributionError::ServerError { code: 403, .. } => denied("403 Forbidden"),
@@ -261,7 +272,10 @@ impl Registry {
                 } else {
                     OciError::Registry {
                         reference: reference.to_owned(),
-                        message: format!("{doing}: the registry answered {} ({url})", codes.join(", ")),
+                        message: format!(
+                            "{doing}: the registry answered {} ({url})",
+                            codes.join(", ")
+                        ),
                     }
                 }
             }

@@ -7,7 +7,10 @@ use std::path::Path;
 
 use toml_edit::{ArrayOfTables, Item, Table, value};
 
-use super::oci_common::{editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry, workspace, write_doc};
+use super::oci_common::{
+    editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry,
+    workspace, write_doc,
+};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::config::{LayerKind, PluginKind};
@@ -33,17 +36,28 @@ pub(crate) struct AddRequest<'a> {
 /// Add the plugin; prints the file written and the entry's pins.
 pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     let reference = parse_reference(request.reference)?;
-    let name = request.name.unwrap_or_else(|| reference.last_segment()).to_owned();
+    let name = request
+        .name
+        .unwrap_or_else(|| reference.last_segment())
+        .to_owned();
     check_name(&name)?;
     let config = parse_config(request.config)?;
     let root = workspace(request.dir)?;
     let layers = editable_layers(&root);
-    let wanted = if request.project { LayerKind::Project } else { LayerKind::User };
+    let wanted = if request.project {
+        LayerKind::Project
+    } else {
+        LayerKind::User
+    };
     let file = layers
         .iter()
         .find(|(kind, _)| *kind == wanted)
         .map(|(_, file)| file.clone())
-        .ok_or_else(|| CliError::usage("no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)"))?;
+        .ok_or_else(|| {
+            CliError::usage(
+                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
+            )
+        })?;
     for (_, layer) in &layers {
         if entry_index(&read_doc(layer)?, &name).is_some() {
             return Err(CliError::usage(format!(
@@ -57,7 +71,9 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     let pulled = pull(&registry, &reference, max)?;
     let what = reference.to_string();
     let offer = offer(&engine(max)?, &what, &pulled.bytes, &pulled.file)?;
-    let world_kind = offer.kind().map_err(|why| CliError::usage(format!("{what}: {why}")))?;
+    let world_kind = offer
+        .kind()
+        .map_err(|why| CliError::usage(format!("{what}: {why}")))?;
     if let Some(kind) = request.kind
         && kind != world_kind
     {
@@ -68,7 +84,9 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
             offer.target
         )));
     }
-    let source = reference.with_digest(&pulled.resolved.manifest_digest).to_string();
+    let source = reference
+        .with_digest(&pulled.resolved.manifest_digest)
+        .to_string();
     let mut doc = read_doc(&file)?;
     let mut entry = Table::new();
     entry.insert("name", value(name.as_str()));
@@ -85,7 +103,12 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     match doc.get_mut("plugins") {
         Some(item) => item
             .as_array_of_tables_mut()
-            .ok_or_else(|| CliError::usage(format!("{}: `plugins` is not a list of [[plugins]] tables", file.display())))?
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "{}: `plugins` is not a list of [[plugins]] tables",
+                    file.display()
+                ))
+            })?
             .push(entry),
         None => {
             let mut list = ArrayOfTables::new();
@@ -94,7 +117,11 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
         }
     }
     write_doc(&file, &doc)?;
-    outln!("{}: added plugin {name} ({})", file.display(), world_kind.name());
+    outln!(
+        "{}: added plugin {name} ({})",
+        file.display(),
+        world_kind.name()
+    );
     outln!("  source {source}");
     outln!("  sha256 {}", pulled.sha256);
     outln!("  cached {}", pulled.file.display());
@@ -145,4 +172,3 @@ fn parse_config(pairs: &[String]) -> Result<Vec<(String, String)>, CliError> {
         })
         .collect()
 }
-

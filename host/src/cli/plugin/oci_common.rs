@@ -61,7 +61,11 @@ pub(super) struct Pulled {
 
 /// Resolve `reference`, fetch its component (at most `max` bytes) unless the cache holds it,
 /// and keep it in the cache.
-pub(super) fn pull(registry: &Registry, reference: &OciReference, max: u64) -> Result<Pulled, CliError> {
+pub(super) fn pull(
+    registry: &Registry,
+    reference: &OciReference,
+    max: u64,
+) -> Result<Pulled, CliError> {
     let cache = Cache::from_env(&env).map_err(oci_error)?;
     block_on(async {
         let resolved = registry.resolve(reference).await.map_err(oci_error)?;
@@ -84,7 +88,10 @@ pub(super) fn pull(registry: &Registry, reference: &OciReference, max: u64) -> R
                 registry
                     .fetch_layer(&pinned, &resolved.layer, max, &mut |size| {
                         if size >= ANNOUNCE_BYTES {
-                            eprintln!("warden: downloading {pinned} ({:.1} MiB)", size as f64 / f64::from(1 << 20));
+                            eprintln!(
+                                "warden: downloading {pinned} ({:.1} MiB)",
+                                size as f64 / f64::from(1 << 20)
+                            );
                         }
                     })
                     .await
@@ -146,7 +153,12 @@ pub(super) fn engine(max: u64) -> Result<PluginEngine, CliError> {
 
 /// What the component in `bytes` (kept at `file`) is and offers; a usage error naming `what`
 /// when it is not a component warden can run.
-pub(super) fn offer(engine: &PluginEngine, what: &str, bytes: &[u8], file: &Path) -> Result<Offer, CliError> {
+pub(super) fn offer(
+    engine: &PluginEngine,
+    what: &str,
+    bytes: &[u8],
+    file: &Path,
+) -> Result<Offer, CliError> {
     let (info, _) = inspect(engine, what, bytes).map_err(|err| CliError::usage(err.to_string()))?;
     let tools = if info.world == World::Tool {
         tool_names(engine, file)?
@@ -187,7 +199,12 @@ fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, CliErro
         Vec::new(),
         &|_| None,
     )
-    .map_err(|err| CliError::usage(format!("{}: its tools cannot be listed: {err}", file.display())))?;
+    .map_err(|err| {
+        CliError::usage(format!(
+            "{}: its tools cannot be listed: {err}",
+            file.display()
+        ))
+    })?;
     Ok(plugin.specs().iter().map(|s| s.name.clone()).collect())
 }
 

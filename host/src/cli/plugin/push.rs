@@ -11,7 +11,12 @@ use crate::oci::{ComponentSummary, Manifest, WasmConfig};
 use crate::plugin::{MAX_COMPONENT_BYTES, read_component, sha256_hex};
 
 /// Push `file` to `target`; `author` goes into the artifact's config.
-pub(crate) fn push(file: &Path, target: &str, author: Option<String>, plain_http: bool) -> Result<u8, CliError> {
+pub(crate) fn push(
+    file: &Path,
+    target: &str,
+    author: Option<String>,
+    plain_http: bool,
+) -> Result<u8, CliError> {
     let reference = parse_reference(target)?;
     if reference.digest.is_some() || reference.tag.is_none() {
         return Err(CliError::usage(format!(
@@ -19,8 +24,14 @@ pub(crate) fn push(file: &Path, target: &str, author: Option<String>, plain_http
         )));
     }
     let registry = registry(&reference, plain_http)?;
-    let bytes = read_component(file, MAX_COMPONENT_BYTES).map_err(|err| CliError::usage(err.to_string()))?;
-    let offer = offer(&engine(MAX_COMPONENT_BYTES)?, &file.display().to_string(), &bytes, file)?;
+    let bytes = read_component(file, MAX_COMPONENT_BYTES)
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    let offer = offer(
+        &engine(MAX_COMPONENT_BYTES)?,
+        &file.display().to_string(),
+        &bytes,
+        file,
+    )?;
     let layer_digest = format!("sha256:{}", sha256_hex(&bytes));
     let config = WasmConfig::for_component(
         &layer_digest,
@@ -31,9 +42,16 @@ pub(crate) fn push(file: &Path, target: &str, author: Option<String>, plain_http
             target: Some(offer.target.clone()),
         },
     );
-    let config_bytes = serde_json::to_vec(&config).map_err(|err| CliError::failure(err.to_string()))?;
-    let manifest = Manifest::wasm(&config_bytes, &bytes, config.created.as_deref(), reference.tag.as_deref());
-    let digest = block_on(registry.push(&reference, &bytes, &config_bytes, &manifest))?.map_err(oci_error)?;
+    let config_bytes =
+        serde_json::to_vec(&config).map_err(|err| CliError::failure(err.to_string()))?;
+    let manifest = Manifest::wasm(
+        &config_bytes,
+        &bytes,
+        config.created.as_deref(),
+        reference.tag.as_deref(),
+    );
+    let digest = block_on(registry.push(&reference, &bytes, &config_bytes, &manifest))?
+        .map_err(oci_error)?;
     eprintln!(
         "warden: pushed {} ({}, {} bytes) to {reference}",
         file.display(),

@@ -20,7 +20,10 @@ pub(crate) fn remove(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
         let Some(index) = entry_index(&doc, name) else {
             continue;
         };
-        let Some(list) = doc.get_mut("plugins").and_then(Item::as_array_of_tables_mut) else {
+        let Some(list) = doc
+            .get_mut("plugins")
+            .and_then(Item::as_array_of_tables_mut)
+        else {
             continue;
         };
         let source = list

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, Item, value};
 
-use super::oci_common::{Offer, Pulled, editable_layers, engine, offer, pull, read_doc, registry, workspace, write_doc};
+use super::oci_common::{
+    Offer, Pulled, editable_layers, engine, offer, pull, read_doc, registry, workspace, write_doc,
+};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
@@ -26,7 +28,12 @@ enum Outcome {
 }
 
 /// Update `name` (every plugin with an `oci://` source when `None`).
-pub(crate) fn update(name: Option<&str>, accept: bool, dir: Option<&Path>, plain_http: bool) -> Result<u8, CliError> {
+pub(crate) fn update(
+    name: Option<&str>,
+    accept: bool,
+    dir: Option<&Path>,
+    plain_http: bool,
+) -> Result<u8, CliError> {
     let root = workspace(dir)?;
     let max = super::add::max_component_bytes(&root)?;
     let engine = engine(max)?;
@@ -72,7 +79,11 @@ fn oci_entries(doc: &DocumentMut, name: Option<&str>) -> Vec<usize> {
     };
     list.iter()
         .enumerate()
-        .filter(|(_, t)| t.get("source").and_then(Item::as_str).is_some_and(|s| s.starts_with(OCI_SCHEME)))
+        .filter(|(_, t)| {
+            t.get("source")
+                .and_then(Item::as_str)
+                .is_some_and(|s| s.starts_with(OCI_SCHEME))
+        })
         .filter(|(_, t)| name.is_none_or(|n| t.get("name").and_then(Item::as_str) == Some(n)))
         .map(|(i, _)| i)
         .collect()
@@ -92,12 +103,22 @@ fn update_entry(
         .and_then(Item::as_array_of_tables_mut)
         .and_then(|list| list.get_mut(index))
     else {
-        return Err(CliError::failure(format!("{}: entry vanished", file.display())));
+        return Err(CliError::failure(format!(
+            "{}: entry vanished",
+            file.display()
+        )));
     };
-    let text = |key: &str| entry.get(key).and_then(Item::as_str).unwrap_or_default().to_owned();
+    let text = |key: &str| {
+        entry
+            .get(key)
+            .and_then(Item::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let (name, source, old_sha) = (text("name"), text("source"), text("sha256"));
     let at = format!("{}: plugin {name}", file.display());
-    let old = OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
+    let old =
+        OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
     let registry = registry(&old, plain_http)?;
     let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let Some(tag) = old.tag.clone() else {
@@ -109,11 +130,17 @@ fn update_entry(
         return Ok(Outcome::UpToDate);
     };
     let new = pull(&registry, &old.without_digest(), max)?;
-    if old.digest.as_deref() == Some(new.resolved.manifest_digest.as_str()) && old_sha == new.sha256 {
+    if old.digest.as_deref() == Some(new.resolved.manifest_digest.as_str()) && old_sha == new.sha256
+    {
         outln!("{at}: up to date ({}:{tag})", old.repository);
         return Ok(Outcome::UpToDate);
     }
-    let new_offer = offer(engine, &format!("{}", old.with_digest(&new.resolved.manifest_digest)), &new.bytes, &new.file)?;
+    let new_offer = offer(
+        engine,
+        &format!("{}", old.with_digest(&new.resolved.manifest_digest)),
+        &new.bytes,
+        &new.file,
+    )?;
     let old_pulled = match cache.read(&old_sha) {
         Some(bytes) => Pulled {
             file: cache.component(&old_sha),
@@ -126,7 +153,11 @@ fn update_entry(
     let old_offer = offer(engine, &source, &old_pulled.bytes, &old_pulled.file)?;
     let new_source = old.with_digest(&new.resolved.manifest_digest).to_string();
     outln!("{at}: {}:{tag} has a new version", old.repository);
-    let version = new.resolved.manifest.version().map_or_else(String::new, |v| format!("{v} "));
+    let version = new
+        .resolved
+        .manifest
+        .version()
+        .map_or_else(String::new, |v| format!("{v} "));
     outln!(
         "  version  {} -> {version}({})",
         old.digest.as_deref().unwrap_or("?"),
@@ -162,7 +193,11 @@ fn describe_changes(old: &Offer, new: &Offer) -> Vec<String> {
         widened.push(format!("world {} -> {}", old.world, new.world));
     }
     if old.tools != new.tools {
-        outln!("  tools    [{}] -> [{}]", old.tools.join(", "), new.tools.join(", "));
+        outln!(
+            "  tools    [{}] -> [{}]",
+            old.tools.join(", "),
+            new.tools.join(", ")
+        );
     } else if !new.tools.is_empty() {
         outln!("  tools    {}", new.tools.join(", "));
     }
@@ -171,8 +206,16 @@ fn describe_changes(old: &Offer, new: &Offer) -> Vec<String> {
     let unversioned = |name: &String| name.split('@').next().unwrap_or(name).to_owned();
     let old_names: Vec<String> = old.imports.iter().map(unversioned).collect();
     let new_names: Vec<String> = new.imports.iter().map(unversioned).collect();
-    let added: Vec<&String> = new.imports.iter().filter(|i| !old_names.contains(&unversioned(i))).collect();
-    let dropped: Vec<&String> = old.imports.iter().filter(|i| !new_names.contains(&unversioned(i))).collect();
+    let added: Vec<&String> = new
+        .imports
+        .iter()
+        .filter(|i| !old_names.contains(&unversioned(i)))
+        .collect();
+    let dropped: Vec<&String> = old
+        .imports
+        .iter()
+        .filter(|i| !new_names.contains(&unversioned(i)))
+        .collect();
     for import in &added {
         outln!("  imports  + {import}");
     }
