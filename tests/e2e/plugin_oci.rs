@@ -3,129 +3,18 @@
 //! it ends, and the `oras` Python SDK as a third-party client. A missing tool prints
 //! `SKIP <test>: <tool> not installed` and passes, except under `CI=true`.
 
-use std::io::Write as _;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::Value;
 use warden_tests::fixtures;
 
 use crate::support::{TestEnv, stderr, stdout};
 
-/// `tool` is on the PATH; otherwise print the skip line (or fail under CI).
-fn have(test: &str, tool: &str, probe: &[&str]) -> bool {
-    let found = Command::new(probe[0])
-        .args(&probe[1..])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        let line = format!("SKIP {test}: {tool} not installed");
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{line}, but CI=true: .ci/run must install it");
-        }
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
-    }
-    found
-}
+mod registry;
 
-fn have_registry(test: &str) -> bool {
-    have(test, "docker-registry", &["docker-registry", "--version"])
-}
-
-fn have_oras(test: &str) -> bool {
-    have(
-        test,
-        "oras (Python)",
-        &["python3", "-c", "import oras.client"],
-    )
-}
-
-/// A registry on 127.0.0.1, killed when dropped.
-struct Registry {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Registry {
-    /// Start one, with basic auth from `htpasswd` lines when given; waits until it answers.
-    fn start(htpasswd: Option<&str>) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut config = format!(
-            "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
-            dir.path().join("data").display()
-        );
-        if let Some(lines) = htpasswd {
-            let file = dir.path().join("htpasswd");
-            std::fs::write(&file, lines).unwrap();
-            config.push_str(&format!(
-                "auth:\n  htpasswd:\n    realm: warden-test\n    path: {}\n",
-                file.display()
-            ));
-        }
-        let config_file = dir.path().join("config.yml");
-        std::fs::write(&config_file, config).unwrap();
-        let child = Command::new("docker-registry")
-            .arg("serve")
-            .arg(&config_file)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let registry = Self {
-            child,
-            port,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the registry did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        registry
-    }
-
-    /// `127.0.0.1:PORT`.
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// `oci://127.0.0.1:PORT/<rest>`.
-    fn oci(&self, rest: &str) -> String {
-        format!("oci://{}/{rest}", self.addr())
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `python3 tests/fixtures/oci/oras_client.py ARGS`, which must succeed; its stdout.
-fn oras(args: &[&str]) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join("oci")
-        .join("oras_client.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "oras {args:?}: {}", stderr(&out));
-    stdout(&out)
-}
+use registry::{Registry, have, have_oras, have_registry, oras};
 
 fn user_config_path(env: &TestEnv) -> PathBuf {
     env.root().join("config").join("warden").join("config.toml")
