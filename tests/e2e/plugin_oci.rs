@@ -144,6 +144,13 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
         "{turn}"
     );
 
+    // A cache file whose bytes changed is refused by the pin.
+    let file = cached(&env, &sha256_of(&wasm));
+    std::fs::copy(fixtures::event_counter(), &file).unwrap();
+    let out = env.run(&["run", "how do I deploy this?"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("sha256 mismatch"), "{}", stderr(&out));
+
     // No cache file: one clear error, and nothing is fetched.
     std::fs::remove_file(cached(&env, &sha256_of(&wasm))).unwrap();
     let out = env.run(&["run", "how do I deploy this?"]);

@@ -43,8 +43,17 @@ impl Cache {
         cached_component(&self.dir, hex)
     }
 
+    /// Whether a file for sha256 `hex` is in the cache (`hex` being 64 lowercase hex digits:
+    /// a name read from a config file never reaches outside the cache).
+    pub fn holds(&self, hex: &str) -> bool {
+        is_sha256_hex(hex) && self.component(hex).is_file()
+    }
+
     /// The cached component with sha256 `hex`, if present and intact.
     pub fn read(&self, hex: &str) -> Option<Vec<u8>> {
+        if !is_sha256_hex(hex) {
+            return None;
+        }
         let bytes = std::fs::read(self.component(hex)).ok()?;
         (hex::encode(Sha256::digest(&bytes)) == hex).then_some(bytes)
     }
@@ -79,6 +88,14 @@ impl Cache {
     }
 }
 
+/// 64 lowercase hex digits.
+fn is_sha256_hex(hex: &str) -> bool {
+    hex.len() == 64
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -103,6 +120,9 @@ mod tests {
         assert!(err.contains("digest mismatch"), "{err}");
         std::fs::write(&file, b"tampered").unwrap();
         assert_eq!(cache.read(&hex), None);
+        assert!(cache.holds(&hex));
+        assert!(!cache.holds("../../../etc/passwd"));
+        assert_eq!(cache.read("../sha256/x"), None);
         // Nothing but the one file is left behind.
         assert_eq!(
             std::fs::read_dir(file.parent().unwrap()).unwrap().count(),

@@ -44,7 +44,7 @@ pub(crate) fn remove(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
         outln!("{}: removed plugin {name}", file.display());
         if let (Some(_), Some(sha)) = (source, cached)
             && let Ok(cache) = crate::oci::Cache::from_env(&crate::cli::common::env)
-            && cache.component(&sha).is_file()
+            && cache.holds(&sha)
         {
             outln!(
                 "  its component stays cached in {} (delete it by hand once nothing pins it)",
