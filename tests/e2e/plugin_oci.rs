@@ -273,7 +273,7 @@ fn credentials_come_from_the_docker_config() {
 
 /// What is not a plugin component is refused with the reason: another kind of artifact, a
 /// layer that is no component, a layer over `policy.max_component_mb`, a tag that does not
-/// exist.
+/// exist, bytes that do not match their digest.
 #[test]
 fn artifacts_that_are_not_plugins_are_refused() {
     let test = "artifacts_that_are_not_plugins_are_refused";
@@ -328,6 +328,23 @@ fn artifacts_that_are_not_plugins_are_refused() {
         assert!(stderr(&out).contains(expected), "{rest}: {}", stderr(&out));
     }
     assert!(!user_config_path(&env).exists());
+
+    // A registry serving other bytes than the digest names: refused, nothing cached.
+    let wasm = fixtures::keyword_context();
+    push(&env, &wasm, &registry.oci("odd/tampered:1"));
+    let blob = registry.blob(&format!("sha256:{}", sha256_of(&wasm)));
+    let mut bytes = std::fs::read(&blob).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&blob, bytes).unwrap();
+    let out = env.run(&["plugin", "add", &registry.oci("odd/tampered:1")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("component layer: digest mismatch"), "{err}");
+    assert!(err.contains(&sha256_of(&wasm)), "{err}");
+    assert!(!cached(&env, &sha256_of(&wasm)).exists());
+    assert!(!user_config_path(&env).exists());
+
     let out = env.run(&["plugin", "push", path, &registry.oci("odd/push:1")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(

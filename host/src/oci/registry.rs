@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::errors::OciDistributionError;
+use oci_client::errors::{DigestError, OciDistributionError};
 use oci_client::manifest::OciDescriptor;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
@@ -203,9 +203,25 @@ impl Registry {
         started(announced);
         let mut bytes = Vec::with_capacity(usize::try_from(layer.size.min(max)).unwrap_or(0));
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|err| OciError::Unreachable {
-                registry: self.registry.clone(),
-                message: format!("{name}: the download broke off: {err}"),
+            let chunk = chunk.map_err(|err| {
+                // The client checks the digest as the bytes stream in and fails the stream.
+                match err.get_ref().and_then(|e| e.downcast_ref::<DigestError>()) {
+                    Some(DigestError::VerificationError { expected, actual }) => {
+                        OciError::DigestMismatch {
+                            what: format!("{name}: component layer"),
+                            expected: expected.clone(),
+                            actual: actual.clone(),
+                        }
+                    }
+                    Some(other) => OciError::Registry {
+                        reference: name.clone(),
+                        message: format!("fetching the component layer: {other}"),
+                    },
+                    None => OciError::Unreachable {
+                        registry: self.registry.clone(),
+                        message: format!("{name}: the download broke off: {err}"),
+                    },
+                }
             })?;
             bytes.extend_from_slice(&chunk);
             if bytes.len() as u64 > max {

@@ -95,6 +95,17 @@ impl Registry {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// The blob file holding `digest` (`sha256:…`) in the registry's storage.
+    pub fn blob(&self, digest: &str) -> std::path::PathBuf {
+        let hex = digest.trim_start_matches("sha256:");
+        self._dir
+            .path()
+            .join("data/docker/registry/v2/blobs/sha256")
+            .join(&hex[..2])
+            .join(hex)
+            .join("data")
+    }
+
     /// `oci://127.0.0.1:PORT/<rest>`.
     pub fn oci(&self, rest: &str) -> String {
         format!("oci://{}/{rest}", self.addr())
