@@ -191,6 +191,13 @@ fn update_refuses_a_wider_version_unless_accepted() {
         ".warden/config.toml",
         "# project plugins\n[worker]\nmax_steps = 8 # keep turns short\n",
     );
+    let out = env.run(&["plugin", "add", &tag, "--kind", "tool"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--kind tool does not match the component, which is interceptor"),
+        "{}",
+        stderr(&out)
+    );
     let out = env.run(&["plugin", "add", &tag, "--project", "--config", "word=x"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let added = std::fs::read_to_string(&project).unwrap();
