@@ -174,6 +174,7 @@ fn chat_start(c: &mut Criterion) {
             name: format!("p{i}"),
             kind,
             path: PathBuf::from(path),
+            source: None,
             sha256: None,
             source: None,
             failure: None,

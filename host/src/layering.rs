@@ -18,6 +18,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
     ("mcp", &["domain", "config", "confine", "sandbox"]),
+    ("oci", &["domain", "config"]),
     (
         "worker",
         &[
@@ -42,7 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "cli",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "sandbox", "worker", "setup", "serve", "mcp",
+            "tools", "sandbox", "worker", "setup", "serve", "mcp", "oci",
         ],
     ),
 ];

@@ -17,6 +17,8 @@
 //!   runs commands in; it builds on the domain and configuration.
 //! - [`mcp`]: the MCP client: `[[mcp]]` servers' tools (`mcp__<server>__<tool>`) and
 //!   resources (`@server:uri`), stdio servers confined by the sandbox.
+//! - [`oci`]: plugins distributed through OCI registries (push, pull, the local cache); it
+//!   builds on the domain and configuration.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`serve`]: warden's tools served over MCP (`warden mcp serve`), above `setup`.
@@ -30,6 +32,7 @@ pub mod domain;
 pub mod fileref;
 pub mod llm;
 pub mod mcp;
+pub mod oci;
 pub mod plugin;
 pub mod sandbox;
 pub mod serve;

@@ -35,6 +35,7 @@ mod plugin_check;
 mod plugin_langs;
 mod plugin_sign;
 mod plugin_new_anywhere;
+mod plugin_oci;
 mod plugin_start;
 mod plugins_hostile;
 mod policy;

@@ -114,6 +114,7 @@ mod tests {
             name: "p".into(),
             kind: PluginKind::Interceptor,
             path: "p.wasm".into(),
+            source: None,
             sha256: None,
             source: None,
             failure: None,

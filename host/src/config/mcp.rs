@@ -198,6 +198,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> Pl
         name: spec.name.clone(),
         kind: PluginKind::Tool,
         path: PathBuf::new(),
+        source: None,
         sha256: None,
         source: None,
         failure: None,

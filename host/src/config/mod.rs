@@ -8,6 +8,8 @@
 //!   may reach; `tool_policy`: grant keys checked, and held to `policy.max_tool_grants`;
 //!   `project_grants`: the default ceiling on a project's tool grants
 //!   (`policy.project_tool_grants`) and the variables no layer may grant.
+//! - `plugin_source`: `source = "oci://…"` in a `[[plugins]]` entry ([`OciReference`]) and
+//!   where its component sits in the local cache ([`cached_component`]).
 //! - `mcp`: `[[mcp]]` servers ([`McpEntry`]), checked against policy like tool plugins.
 //! - `shell`: `[tools.shell]` and how the layers may set it; [`HostPattern`]: the host patterns
 //!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
@@ -25,6 +27,7 @@ mod load;
 mod locks;
 mod managed;
 mod mcp;
+mod plugin_source;
 mod project_grants;
 mod schema;
 mod shell;
@@ -47,6 +50,7 @@ pub use mcp::{
     EnvHeader, MCP_START_TIMEOUT_S, MCP_TIMEOUT_S, McpEntry, McpSpec, McpTransport,
     valid_server_name,
 };
+pub use plugin_source::{OCI_SCHEME, OciReference, cached_component, oci_cache_dir};
 pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
 };

@@ -238,8 +238,13 @@ pub struct PluginSpec {
     pub name: String,
     /// Interceptor or hook.
     pub kind: PluginKind,
-    /// Component file.
+    /// Component file (empty when the entry has a `source`).
+    #[serde(default)]
     pub path: PathBuf,
+    /// Where the component was fetched from: `oci://HOST/REPO[:TAG]@sha256:…` (see
+    /// `docs/distribution.md`); its bytes are read from the local cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
     /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
@@ -293,6 +298,7 @@ impl PluginSpec {
             name: self.name,
             kind: self.kind,
             path: self.path,
+            source: self.source,
             sha256: self.sha256,
             source: self.source,
             failure,
@@ -322,8 +328,12 @@ pub struct PluginEntry {
     pub name: String,
     /// Interceptor or hook.
     pub kind: PluginKind,
-    /// Component file; relative paths are relative to the config file that named it.
+    /// Component file; relative paths are relative to the config file that named it. For an
+    /// entry with a `source`, the component's file in the local OCI cache.
     pub path: PathBuf,
+    /// `oci://HOST/REPO[:TAG]@sha256:…` the component came from, as configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
     /// Where the component came from (`oci://registry/repo@sha256:…`), matched against

@@ -52,6 +52,24 @@ pub enum SetupError {
         /// What is wrong with it.
         problem: String,
     },
+    /// A plugin from a registry (`source = "oci://…"`) whose component is not in the cache.
+    #[error(
+        "{}: plugin `{name}`: its component from {reference} is not in the plugin cache ({} {problem}); nothing is fetched when plugins load: run `warden plugin update {name}` where the registry can be reached",
+        declared_in.display(),
+        path.display()
+    )]
+    NotCached {
+        /// Plugin name.
+        name: String,
+        /// The configured `source`.
+        reference: String,
+        /// The cache file.
+        path: PathBuf,
+        /// The config file that declared the plugin.
+        declared_in: PathBuf,
+        /// What is wrong with the cache file.
+        problem: String,
+    },
     /// A tool plugin's tool has the name of a built-in tool or of another plugin's tool.
     #[error("{0}")]
     ToolClash(#[from] ToolClash),
@@ -77,6 +95,7 @@ impl SetupError {
             | Self::Workspace { .. }
             | Self::Tools(_)
             | Self::MissingComponent { .. }
+            | Self::NotCached { .. }
             | Self::ToolClash(_) => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) | Self::Mcp(_) => false,
@@ -141,6 +160,16 @@ pub type LoadedPlugins = (Vec<ChainEntry>, Vec<Box<dyn Hook>>);
 fn check_component(entry: &PluginEntry) -> Result<(), SetupError> {
     match missing_component(&entry.path) {
         None => Ok(()),
+        Some(problem) if entry.source.is_some() => Err(SetupError::NotCached {
+            name: entry.name.clone(),
+            reference: entry.source.clone().unwrap_or_default(),
+            path: entry.path.clone(),
+            declared_in: entry
+                .declared_in
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&entry.origin)),
+            problem,
+        }),
         Some(problem) => Err(SetupError::MissingComponent {
             name: entry.name.clone(),
             path: entry.path.clone(),

@@ -1,5 +1,5 @@
-//! Arguments of `warden plugin check | new | replay | bench | pin | package | keygen | sign |
-//! verify`, and their dispatch.
+//! Arguments of `warden plugin check | new | list | replay | bench | pin | package | keygen |
+//! sign | verify | push | add | update | remove`, and their dispatch.
 
 use std::path::PathBuf;
 
@@ -144,6 +144,70 @@ pub(crate) enum PluginCommand {
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Publish a component to an OCI registry as a wasm artifact; prints the pinned
+    /// reference `oci://HOST/REPO@sha256:…`.
+    Push {
+        /// The component file.
+        file: PathBuf,
+        /// Where: `oci://HOST[:PORT]/REPO:TAG`.
+        reference: String,
+        /// Recorded as the artifact's author.
+        #[arg(long)]
+        author: Option<String>,
+        /// Plain HTTP (only for a registry on this machine, which is reached that way anyway).
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Fetch a plugin from an OCI registry into the local cache and add a pinned
+    /// `[[plugins]]` entry for it to the user (default) or project config.
+    Add {
+        /// `oci://HOST[:PORT]/REPO:TAG` or `oci://HOST[:PORT]/REPO@sha256:…`.
+        reference: String,
+        /// Its name (default: the repository's last segment).
+        #[arg(long)]
+        name: Option<String>,
+        /// `interceptor`, `hook` or `tool` (default: from the component's world; must match it).
+        #[arg(long, value_parser = ["interceptor", "hook", "tool"])]
+        kind: Option<String>,
+        /// Write into the project config (`.warden/config.toml`).
+        #[arg(long, conflicts_with = "user")]
+        project: bool,
+        /// Write into the user config (the default).
+        #[arg(long)]
+        user: bool,
+        /// A config value for the plugin's `init` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Plain HTTP (only for a registry on this machine, which is reached that way anyway).
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Fetch the newest version under the tag each `oci://` plugin was added from and pin it;
+    /// a version that changes world or imports more is refused without `--accept`.
+    Update {
+        /// Only this plugin (default: every plugin with an `oci://` source).
+        name: Option<String>,
+        /// Take a version that asks for more (another world, new imports).
+        #[arg(long)]
+        accept: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Plain HTTP (only for a registry on this machine, which is reached that way anyway).
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Remove a plugin's `[[plugins]]` entry from the config file that declares it.
+    Remove {
+        /// The plugin's name in `[[plugins]]`.
+        name: String,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 impl PluginCommand {
@@ -196,6 +260,39 @@ impl PluginCommand {
                 super::verify::verify_file(&file, key.as_deref(), dir.as_deref())
             }
             Self::List { builtin, json, dir } => super::list::list(builtin, json, dir.as_deref()),
+            Self::Push {
+                file,
+                reference,
+                author,
+                plain_http,
+            } => super::push::push(&file, &reference, author, plain_http),
+            Self::Add {
+                reference,
+                name,
+                kind,
+                project,
+                user: _,
+                config,
+                dir,
+                plain_http,
+            } => super::add::add(&super::add::AddRequest {
+                reference: &reference,
+                name: name.as_deref(),
+                kind: kind.as_deref().and_then(|k| {
+                    serde_json::from_value(serde_json::Value::String(k.to_owned())).ok()
+                }),
+                project,
+                config: &config,
+                dir: dir.as_deref(),
+                plain_http,
+            }),
+            Self::Update {
+                name,
+                accept,
+                dir,
+                plain_http,
+            } => super::update::update(name.as_deref(), accept, dir.as_deref(), plain_http),
+            Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
         }
     }
 }

@@ -11,7 +11,10 @@
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 //! - `package`: `plugin package`, the standard metadata sections written into a component.
 //! - `keygen`, `sign`, `verify`: `plugin keygen | sign | verify`, embedded Ed25519 signatures.
+//! - `push`, `add`, `update`, `remove`: plugins distributed through OCI registries
+//!   (`docs/distribution.md`); `oci_common` holds what they share.
 
+mod add;
 mod args;
 mod bench;
 mod check;
@@ -20,10 +23,14 @@ mod list;
 mod lockfile;
 mod new;
 mod package;
+mod oci_common;
 mod pin;
+mod push;
+mod remove;
 mod replay;
 mod sign;
 mod verify;
 mod vendor;
+mod update;
 
 pub(super) use args::PluginCommand;

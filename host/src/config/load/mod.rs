@@ -408,6 +408,7 @@ fn merge_layers(
                     message: err.message().to_owned(),
                 })?;
         super::tool_policy::check_spec(&spec, &file_of(kind))?;
+        let cached = super::plugin_source::check_spec(&spec, &file_of(kind))?;
         if policy.managed_plugins_only && kind != LayerKind::Managed {
             warnings.push(format!(
                 "plugin `{}` from the {} layer was not loaded: managed policy allows managed plugins only",
@@ -444,6 +445,9 @@ fn merge_layers(
         }
         let mut entry = spec.resolve(kind.as_str());
         entry.declared_in = Some(file_of(kind));
+        if let Some(cached) = cached {
+            entry.path = cached;
+        }
         entries.push(entry);
     }
     validate::check_plugins(&entries, &policy, &layer_files)?;

@@ -1,0 +1,254 @@
+//! What `plugin push`, `add`, `update` and `remove` share: the registry client and its
+//! errors, a pull into the cache, what a component offers, and the `[[plugins]]` entries of
+//! the user and project config files (edited with their comments kept).
+
+use std::path::{Path, PathBuf};
+
+use toml_edit::{DocumentMut, Item};
+
+use crate::cli::common::env;
+use crate::cli::exit::CliError;
+use crate::cli::workspace::Workspace;
+use crate::config::{LayerKind, OciReference, PluginKind, Sources, ToolGrants};
+use crate::oci::{Cache, OciError, Registry, Resolved, Transport, lookup_credentials};
+use crate::plugin::{EngineOptions, Limits, PluginEngine, ToolLoad, ToolPlugin, World, inspect};
+
+/// A download at least this large announces itself on stderr.
+const ANNOUNCE_BYTES: u64 = 1 << 20;
+
+/// `text` parsed as an `oci://` reference, or a usage error.
+pub(super) fn parse_reference(text: &str) -> Result<OciReference, CliError> {
+    OciReference::parse(text).map_err(CliError::usage)
+}
+
+/// A registry error as the command's failure (exit 2 where the person must change something).
+pub(super) fn oci_error(err: OciError) -> CliError {
+    if err.is_usage() {
+        CliError::usage(err.to_string())
+    } else {
+        CliError::failure(err.to_string())
+    }
+}
+
+/// A client for the registry of `reference`, with the credentials the environment gives; the
+/// transport is checked before anything connects.
+pub(super) fn registry(reference: &OciReference, plain_http: bool) -> Result<Registry, CliError> {
+    let transport = Transport::for_reference(reference, plain_http).map_err(oci_error)?;
+    let credentials = lookup_credentials(&reference.registry, &env).map_err(oci_error)?;
+    Ok(Registry::new(reference, transport, credentials))
+}
+
+/// Run `future` to completion on a runtime of its own.
+pub(super) fn block_on<T>(future: impl std::future::Future<Output = T>) -> Result<T, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| CliError::failure(format!("cannot start the network runtime: {err}")))?;
+    Ok(runtime.block_on(future))
+}
+
+/// A pulled component, kept in the cache.
+pub(super) struct Pulled {
+    /// The manifest it came from.
+    pub resolved: Resolved,
+    /// The component's bytes.
+    pub bytes: Vec<u8>,
+    /// Its file in the cache.
+    pub file: PathBuf,
+    /// Its sha256 (hex): the layer digest.
+    pub sha256: String,
+}
+
+/// Resolve `reference`, fetch its component (at most `max` bytes) unless the cache holds it,
+/// and keep it in the cache.
+pub(super) fn pull(
+    registry: &Registry,
+    reference: &OciReference,
+    max: u64,
+) -> Result<Pulled, CliError> {
+    let cache = Cache::from_env(&env).map_err(oci_error)?;
+    block_on(async {
+        let resolved = registry.resolve(reference).await.map_err(oci_error)?;
+        let sha256 = resolved
+            .layer
+            .digest
+            .trim_start_matches("sha256:")
+            .to_owned();
+        if resolved.layer.size > max {
+            return Err(oci_error(OciError::TooLarge {
+                reference: reference.to_string(),
+                size: resolved.layer.size,
+                max,
+            }));
+        }
+        let bytes = match cache.read(&sha256) {
+            Some(bytes) => bytes,
+            None => {
+                let pinned = reference.with_digest(&resolved.manifest_digest);
+                registry
+                    .fetch_layer(&pinned, &resolved.layer, max, &mut |size| {
+                        if size >= ANNOUNCE_BYTES {
+                            eprintln!(
+                                "warden: downloading {pinned} ({:.1} MiB)",
+                                size as f64 / f64::from(1 << 20)
+                            );
+                        }
+                    })
+                    .await
+                    .map_err(oci_error)?
+            }
+        };
+        let file = cache.store(&sha256, &bytes).map_err(oci_error)?;
+        Ok(Pulled {
+            resolved,
+            bytes,
+            file,
+            sha256,
+        })
+    })?
+}
+
+/// What a component is and offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Offer {
+    /// Its world.
+    pub world: World,
+    /// `warden:plugin/<iface>@<version>`.
+    pub target: String,
+    /// Its imports: the capabilities it asks the host for.
+    pub imports: Vec<String>,
+    /// Its exports.
+    pub exports: Vec<String>,
+    /// The tools a tool plugin describes (empty for other worlds).
+    pub tools: Vec<String>,
+}
+
+impl Offer {
+    /// The `[[plugins]]` kind for its world; a resolver is not a `[[plugins]]` entry.
+    pub fn kind(&self) -> Result<PluginKind, String> {
+        match self.world {
+            World::Interceptor => Ok(PluginKind::Interceptor),
+            World::Hook => Ok(PluginKind::Hook),
+            World::Tool => Ok(PluginKind::Tool),
+            World::Resolver => Err(
+                "it is a resolver: set it with `fileref.resolver`, not as a `[[plugins]]` entry"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// The plugin engine for inspection, sharing the compiled-code cache of the state root.
+pub(super) fn engine(max: u64) -> Result<PluginEngine, CliError> {
+    let cache_dir = crate::cli::common::home()
+        .ok()
+        .map(|h| h.root().join("cache").join("compiled"));
+    PluginEngine::new(EngineOptions {
+        cache_dir,
+        max_component_bytes: Some(max),
+        ..EngineOptions::default()
+    })
+    .map_err(|err| CliError::failure(err.to_string()))
+}
+
+/// What the component in `bytes` (kept at `file`) is and offers; a usage error naming `what`
+/// when it is not a component warden can run.
+pub(super) fn offer(
+    engine: &PluginEngine,
+    what: &str,
+    bytes: &[u8],
+    file: &Path,
+) -> Result<Offer, CliError> {
+    let (info, _) = inspect(engine, what, bytes).map_err(|err| CliError::usage(err.to_string()))?;
+    let tools = if info.world == World::Tool {
+        tool_names(engine, file)?
+    } else {
+        Vec::new()
+    };
+    let iface = match info.world {
+        World::Interceptor => "intercept",
+        World::Hook => "observe",
+        World::Resolver => "resolve",
+        World::Tool => "act",
+    };
+    Ok(Offer {
+        world: info.world,
+        target: format!("warden:plugin/{iface}@{}", info.version),
+        imports: info.imports,
+        exports: info.exports,
+        tools,
+    })
+}
+
+/// The tools a tool plugin describes, asked with no grants and an empty config.
+fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, CliError> {
+    let root = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|err| CliError::failure(format!("current directory: {err}")))?;
+    let plugin = ToolPlugin::load(
+        engine,
+        "inspect",
+        ToolLoad {
+            path: file,
+            pin: None,
+            limits: Limits::default(),
+            grants: &ToolGrants::default(),
+            roots: &[root],
+            deny: &[],
+        },
+        Vec::new(),
+        &|_| None,
+    )
+    .map_err(|err| {
+        CliError::usage(format!(
+            "{}: its tools cannot be listed: {err}",
+            file.display()
+        ))
+    })?;
+    Ok(plugin.specs().iter().map(|s| s.name.clone()).collect())
+}
+
+/// The workspace root for `-C DIR` (or the current directory).
+pub(super) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
+    Ok(Workspace::find(dir)?.root)
+}
+
+/// The user and project config files of `workspace`, lowest layer first.
+pub(super) fn editable_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
+    Sources::standard(workspace, &env)
+        .layers
+        .into_iter()
+        .filter(|(kind, _)| *kind != LayerKind::Managed)
+        .collect()
+}
+
+/// The document in `file`; an empty one when it does not exist.
+pub(super) fn read_doc(file: &Path) -> Result<DocumentMut, CliError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(CliError::usage(format!("{}: {err}", file.display()))),
+    };
+    text.parse()
+        .map_err(|err| CliError::usage(format!("{}: {err}", file.display())))
+}
+
+/// The index of the `[[plugins]]` entry named `name` in `doc`.
+pub(super) fn entry_index(doc: &DocumentMut, name: &str) -> Option<usize> {
+    doc.get("plugins")?
+        .as_array_of_tables()?
+        .iter()
+        .position(|t| t.get("name").and_then(Item::as_str) == Some(name))
+}
+
+/// Write `doc` to `file` through a temporary file beside it and a rename (creating its
+/// directory), so that a crash never leaves a half-written config.
+pub(super) fn write_doc(file: &Path, doc: &DocumentMut) -> Result<(), CliError> {
+    let fail = |err: std::io::Error| CliError::failure(format!("{}: {err}", file.display()));
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let tmp = file.with_extension("toml.oci-tmp");
+    std::fs::write(&tmp, doc.to_string()).map_err(fail)?;
+    std::fs::rename(&tmp, file).map_err(fail)
+}

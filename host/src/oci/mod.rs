@@ -1,0 +1,29 @@
+//! OCI distribution of plugin components, in the layout the wasm ecosystem reads (the CNCF
+//! "Wasm OCI artifact": a config of media type `application/vnd.wasm.config.v0+json` and one
+//! `application/wasm` layer holding the component), so that `wkg`, wasmtime and Spin tools see
+//! what warden pushes and warden pulls what they push.
+//!
+//! - `artifact`: the media types, the config JSON and the manifest, and the check that a
+//!   pulled manifest is a wasm component artifact.
+//! - `auth`: registry credentials, from `WARDEN_REGISTRY_USER`/`WARDEN_REGISTRY_PASSWORD` or a
+//!   Docker config file (never from warden's own config files).
+//! - `registry`: push, resolve a tag or digest, and fetch a layer under a size cap, over
+//!   HTTPS (plain HTTP only to a registry on this machine).
+//! - `cache`: the content-addressed cache under `$WARDEN_HOME/plugins/oci`, written atomically
+//!   and verified.
+//! - `error`: [`OciError`], one variant per way it fails.
+
+mod artifact;
+mod auth;
+mod cache;
+mod error;
+mod registry;
+
+pub use artifact::{
+    ComponentSummary, Manifest, OCI_MANIFEST_MEDIA_TYPE, WASM_CONFIG_MEDIA_TYPE,
+    WASM_LAYER_MEDIA_TYPE, WasmConfig,
+};
+pub use auth::{Credentials, lookup_credentials};
+pub use cache::Cache;
+pub use error::OciError;
+pub use registry::{Registry, Resolved, Transport};

@@ -1,0 +1,323 @@
+//! Talking to a registry through `oci-client`: push a component artifact, resolve a tag or
+//! digest to its manifest, fetch its layer under a size cap. HTTPS, except to a registry on
+//! this machine (plain HTTP); every failure is mapped to an [`OciError`] naming the registry
+//! or reference.
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{DigestError, OciDistributionError};
+use oci_client::manifest::OciDescriptor;
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+
+use super::artifact::{
+    ACCEPTED_MANIFESTS, Descriptor, Manifest, OCI_MANIFEST_MEDIA_TYPE, digest_of,
+};
+use super::auth::Credentials;
+use super::error::OciError;
+use crate::config::OciReference;
+
+/// How the registry is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// TLS, the only choice for a registry elsewhere.
+    Https,
+    /// Plain HTTP, only for a registry on this machine.
+    Http,
+}
+
+impl Transport {
+    /// The transport for `reference`: plain HTTP for a loopback registry, HTTPS otherwise;
+    /// `plain_http` asked for a registry elsewhere is refused here, before any connection.
+    pub fn for_reference(reference: &OciReference, plain_http: bool) -> Result<Self, OciError> {
+        if reference.is_loopback() {
+            Ok(Self::Http)
+        } else if plain_http {
+            Err(OciError::PlainHttpRefused {
+                registry: reference.registry.clone(),
+            })
+        } else {
+            Ok(Self::Https)
+        }
+    }
+}
+
+/// A manifest resolved from a tag or digest.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// `sha256:…` of the manifest bytes.
+    pub manifest_digest: String,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Its one wasm layer.
+    pub layer: Descriptor,
+}
+
+/// A client for one registry.
+pub struct Registry {
+    client: Client,
+    credentials: Credentials,
+    registry: String,
+}
+
+impl Registry {
+    /// A client for the registry of `reference`, over `transport`, sending `credentials`.
+    pub fn new(reference: &OciReference, transport: Transport, credentials: Credentials) -> Self {
+        // reqwest is built without a TLS provider of its own: the process uses ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = Client::new(ClientConfig {
+            protocol: match transport {
+                Transport::Https => ClientProtocol::Https,
+                Transport::Http => ClientProtocol::Http,
+            },
+            connect_timeout: Some(Duration::from_secs(15)),
+            read_timeout: Some(Duration::from_secs(60)),
+            ..ClientConfig::default()
+        });
+        Self {
+            client,
+            credentials,
+            registry: reference.registry.clone(),
+        }
+    }
+
+    fn auth(&self) -> RegistryAuth {
+        match &self.credentials {
+            Credentials::Anonymous => RegistryAuth::Anonymous,
+            Credentials::Basic { user, password, .. } => {
+                RegistryAuth::Basic(user.clone(), password.clone())
+            }
+        }
+    }
+
+    fn client_reference(&self, reference: &OciReference) -> Reference {
+        let (registry, repository) = (reference.registry.clone(), reference.repository.clone());
+        match (&reference.tag, &reference.digest) {
+            (_, Some(digest)) => Reference::with_digest(registry, repository, digest.clone()),
+            (Some(tag), None) => Reference::with_tag(registry, repository, tag.clone()),
+            (None, None) => Reference::with_tag(registry, repository, "latest".into()),
+        }
+    }
+
+    /// Push `component` with `config` and `manifest` under `reference`'s tag; returns the
+    /// manifest's digest.
+    pub async fn push(
+        &self,
+        reference: &OciReference,
+        component: &[u8],
+        config: &[u8],
+        manifest: &Manifest,
+    ) -> Result<String, OciError> {
+        let target = self.client_reference(&reference.without_digest());
+        let name = reference.to_string();
+        self.client
+            .store_auth_if_needed(&self.registry, &self.auth())
+            .await;
+        let body = serde_json::to_vec(manifest).map_err(|err| OciError::Registry {
+            reference: name.clone(),
+            message: err.to_string(),
+        })?;
+        for (bytes, what) in [(component, "component layer"), (config, "config")] {
+            self.client
+                .push_blob(&target, bytes.to_vec(), &digest_of(bytes))
+                .await
+                .map_err(|err| self.classify(&name, &format!("pushing the {what}"), err))?;
+        }
+        let content_type = http::HeaderValue::from_static(OCI_MANIFEST_MEDIA_TYPE);
+        self.client
+            .push_manifest_raw(&target, body.clone(), content_type)
+            .await
+            .map_err(|err| self.classify(&name, "pushing the manifest", err))?;
+        Ok(digest_of(&body))
+    }
+
+    /// The manifest `reference` names (by digest when it carries one, else by tag), checked
+    /// to be a wasm component artifact and, for a digest, to hash to it.
+    pub async fn resolve(&self, reference: &OciReference) -> Result<Resolved, OciError> {
+        let name = reference.to_string();
+        self.client
+            .store_auth_if_needed(&self.registry, &self.auth())
+            .await;
+        let (bytes, _) = self
+            .client
+            .pull_manifest_raw(
+                &self.client_reference(reference),
+                &self.auth(),
+                ACCEPTED_MANIFESTS,
+            )
+            .await
+            .map_err(|err| self.classify(&name, "fetching the manifest", err))?;
+        let manifest_digest = digest_of(&bytes);
+        if let Some(expected) = &reference.digest
+            && *expected != manifest_digest
+        {
+            return Err(OciError::DigestMismatch {
+                what: format!("{name}: manifest"),
+                expected: expected.clone(),
+                actual: manifest_digest,
+            });
+        }
+        let (manifest, layer) = Manifest::parse_wasm(&name, &bytes)?;
+        Ok(Resolved {
+            manifest_digest,
+            manifest,
+            layer,
+        })
+    }
+
+    /// The bytes of `layer` of `reference`, at most `max`, checked against its digest.
+    /// `started` is told the size once the download begins.
+    pub async fn fetch_layer(
+        &self,
+        reference: &OciReference,
+        layer: &Descriptor,
+        max: u64,
+        started: &mut dyn FnMut(u64),
+    ) -> Result<Vec<u8>, OciError> {
+        let name = reference.to_string();
+        let too_large = |size: u64| OciError::TooLarge {
+            reference: name.clone(),
+            size,
+            max,
+        };
+        if layer.size > max {
+            return Err(too_large(layer.size));
+        }
+        let descriptor = OciDescriptor {
+            media_type: layer.media_type.clone(),
+            digest: layer.digest.clone(),
+            size: i64::try_from(layer.size).unwrap_or(i64::MAX),
+            ..OciDescriptor::default()
+        };
+        let mut stream = self
+            .client
+            .pull_blob_stream(&self.client_reference(reference), &descriptor)
+            .await
+            .map_err(|err| self.classify(&name, "fetching the component layer", err))?;
+        let announced = stream.content_length.unwrap_or(layer.size);
+        if announced > max {
+            return Err(too_large(announced));
+        }
+        started(announced);
+        let mut bytes = Vec::with_capacity(usize::try_from(layer.size.min(max)).unwrap_or(0));
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|err| {
+                // The client checks the digest as the bytes stream in and fails the stream.
+                match err.get_ref().and_then(|e| e.downcast_ref::<DigestError>()) {
+                    Some(DigestError::VerificationError { expected, actual }) => {
+                        OciError::DigestMismatch {
+                            what: format!("{name}: component layer"),
+                            expected: expected.clone(),
+                            actual: actual.clone(),
+                        }
+                    }
+                    Some(other) => OciError::Registry {
+                        reference: name.clone(),
+                        message: format!("fetching the component layer: {other}"),
+                    },
+                    None => OciError::Unreachable {
+                        registry: self.registry.clone(),
+                        message: format!("{name}: the download broke off: {err}"),
+                    },
+                }
+            })?;
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() as u64 > max {
+                return Err(too_large(bytes.len() as u64));
+            }
+        }
+        let actual = digest_of(&bytes);
+        if actual != layer.digest {
+            return Err(OciError::DigestMismatch {
+                what: format!("{name}: component layer"),
+                expected: layer.digest.clone(),
+                actual,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// `err` from `doing` for `reference`, as the error the person can act on.
+    fn classify(&self, reference: &str, doing: &str, err: OciDistributionError) -> OciError {
+        let denied = |status: &str| OciError::Denied {
+            registry: self.registry.clone(),
+            reference: reference.to_owned(),
+            status: status.to_owned(),
+            credentials: self.credentials.describe(),
+        };
+        let not_found = || OciError::NotFound {
+            reference: reference.to_owned(),
+        };
+        match err {
+            OciDistributionError::RequestError(err) => {
+                if err.is_connect() || err.is_timeout() {
+                    OciError::Unreachable {
+                        registry: self.registry.clone(),
+                        message: chain(&err),
+                    }
+                } else {
+                    OciError::Registry {
+                        reference: reference.to_owned(),
+                        message: format!("{doing}: {}", chain(&err)),
+                    }
+                }
+            }
+            OciDistributionError::UnauthorizedError { .. }
+            | OciDistributionError::AuthenticationFailure(_) => denied("401 Unauthorized"),
+            OciDistributionError::ImageManifestNotFoundError(_) => not_found(),
+            OciDistributionError::ServerError { code: 401, .. } => denied("401 Unauthorized"),
+            OciDistributionError::ServerError { code: 403, .. } => denied("403 Forbidden"),
+            OciDistributionError::ServerError { code: 404, .. } => not_found(),
+            OciDistributionError::RegistryError { envelope, url } => {
+                let codes: Vec<String> = serde_json::to_value(&envelope)
+                    .ok()
+                    .and_then(|v| v.get("errors").and_then(|e| e.as_array().cloned()))
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|e| e.get("code").and_then(|c| c.as_str()).map(str::to_owned))
+                    .collect();
+                let has = |code: &str| codes.iter().any(|c| c == code);
+                if has("UNAUTHORIZED") {
+                    denied("401 Unauthorized")
+                } else if has("DENIED") {
+                    denied("403 Forbidden")
+                } else if has("MANIFEST_UNKNOWN") || has("NAME_UNKNOWN") || has("BLOB_UNKNOWN") {
+                    not_found()
+                } else {
+                    OciError::Registry {
+                        reference: reference.to_owned(),
+                        message: format!(
+                            "{doing}: the registry answered {} ({url})",
+                            codes.join(", ")
+                        ),
+                    }
+                }
+            }
+            OciDistributionError::DigestError(err) => OciError::Registry {
+                reference: reference.to_owned(),
+                message: format!("{doing}: digest mismatch: {err}"),
+            },
+            other => OciError::Registry {
+                reference: reference.to_owned(),
+                message: format!("{doing}: {}", chain(&other)),
+            },
+        }
+    }
+}
+
+/// An error and its causes, joined (`error sending request: … Connection refused`).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
