@@ -176,7 +176,6 @@ fn chat_start(c: &mut Criterion) {
             path: PathBuf::from(path),
             source: None,
             sha256: None,
-            source: None,
             failure: None,
             timeout_ms: None,
             memory_mb: None,

@@ -116,7 +116,6 @@ mod tests {
             path: "p.wasm".into(),
             source: None,
             sha256: None,
-            source: None,
             failure: None,
             timeout_ms: Some(timeout_ms),
             memory_mb: Some(memory_mb),

@@ -200,7 +200,6 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> Pl
         path: PathBuf::new(),
         source: None,
         sha256: None,
-        source: None,
         failure: None,
         timeout_ms: None,
         memory_mb: None,

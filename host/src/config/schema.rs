@@ -247,10 +247,6 @@ pub struct PluginSpec {
     pub source: Option<String>,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
-    /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
-    /// `policy.allowed_sources` instead of the path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
     /// Failure policy.
     pub failure: Option<FailurePolicy>,
     /// Deadline of one call, in milliseconds.
@@ -300,7 +296,6 @@ impl PluginSpec {
             path: self.path,
             source: self.source,
             sha256: self.sha256,
-            source: self.source,
             failure,
             timeout_ms,
             memory_mb: self.memory_mb.unwrap_or(plugin_defaults::MEMORY_MB),
@@ -331,15 +326,12 @@ pub struct PluginEntry {
     /// Component file; relative paths are relative to the config file that named it. For an
     /// entry with a `source`, the component's file in the local OCI cache.
     pub path: PathBuf,
-    /// `oci://HOST/REPO[:TAG]@sha256:…` the component came from, as configured.
+    /// `oci://HOST/REPO[:TAG]@sha256:…` the component came from, as configured; matched
+    /// against `policy.allowed_sources` instead of the path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Required sha256 of the component bytes (hex).
     pub sha256: Option<String>,
-    /// Where the component came from (`oci://registry/repo@sha256:…`), matched against
-    /// `policy.allowed_sources` instead of the path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
     /// Failure policy; hooks are always `open`.
     pub failure: FailurePolicy,
     /// Deadline of one call, in milliseconds.
