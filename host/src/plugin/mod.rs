@@ -31,6 +31,7 @@ mod component_file;
 mod engine;
 mod error;
 mod fs_guard;
+mod guest_error;
 mod hook;
 mod inspect;
 mod instance;
