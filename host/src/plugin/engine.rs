@@ -246,10 +246,12 @@ impl PluginEngine {
             tracing::debug!(plugin, "compiled code loaded from cache");
             return Ok(component);
         }
+        let notice = super::cache::CompileNotice::start(plugin, bytes.len());
         let artifact = self
             .engine
             .precompile_component(bytes)
             .map_err(compile_err)?;
+        drop(notice);
         if let Err(err) = cache.store(sha256, &artifact) {
             tracing::warn!(plugin, "cannot write compiled-code cache: {err}");
         }

@@ -67,6 +67,9 @@ pub(crate) enum PluginCommand {
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Empty the compiled-code cache ($WARDEN_HOME/cache/compiled); plugins compile again on
+    /// their next start.
+    ClearCache,
 }
 
 impl PluginCommand {
@@ -89,6 +92,7 @@ impl PluginCommand {
             } => super::replay::replay(&session, &file, &config, json, diff),
             Self::Bench { file, config, json } => super::bench::bench(&file, &config, json),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
+            Self::ClearCache => super::clear_cache::clear_cache(),
         }
     }
 }
