@@ -12,7 +12,26 @@ import { log } from "warden:plugin/host@0.2.0";
 
 let maxChars = 100000;
 
-export const act = {
+// An uncaught error is a failure of the plugin: warden shows the message and stack the engine
+// prints to stderr. The engine leaves out the error's name (`TypeError`), so put it in front.
+const named = (methods) =>
+  Object.fromEntries(
+    Object.entries(methods).map(([key, method]) => [
+      key,
+      (...args) => {
+        try {
+          return method(...args);
+        } catch (err) {
+          if (err instanceof Error && !err.message.startsWith(`${err.name}:`)) {
+            err.message = `${err.name}: ${err.message}`;
+          }
+          throw err;
+        }
+      },
+    ]),
+  );
+
+export const act = named({
   // Throwing a string refuses the config with that message (the `err` of `result<_, string>`).
   init(config) {
     const values = new Map(config);
@@ -53,4 +72,4 @@ export const act = {
     log("debug", `text_stats: ${text.length} characters`);
     return { content: `${lines} lines, ${words} words, ${text.length} characters` };
   },
-};
+});

@@ -32,6 +32,7 @@ mod plugin_authoring;
 mod plugin_bench;
 mod plugin_check;
 mod plugin_langs;
+mod plugin_langs_v0_2;
 mod plugin_start;
 mod plugins_hostile;
 mod policy;

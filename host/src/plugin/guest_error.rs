@@ -57,15 +57,24 @@ fn frame_place(rest: &str) -> String {
     rest.replacen('"', "", 2)
 }
 
-/// A JavaScript error as printed by the engine: `TypeError: message` then its stack lines
-/// (`fn@file:line:col`); the message and the innermost frame.
+/// A JavaScript error as componentize-js (StarlingMonkey) prints an uncaught one: its message
+/// (without the error's name, unless the plugin put it there), `Stack:`, then the frames
+/// (`fn@file:line:col`); the message and the innermost frame. Failing that, a line
+/// `TypeError: message` followed by frames.
 fn js_error(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let at = lines.iter().rposition(|line| is_js_error_line(line))?;
-    let mut out = lines[at].trim().to_owned();
-    if let Some(frame) = lines[at + 1..]
+    let (message, frames) = match lines.iter().rposition(|line| line.trim() == "Stack:") {
+        Some(at) if at > 0 => (lines[at - 1].trim(), &lines[at + 1..]),
+        _ => {
+            let at = lines.iter().rposition(|line| is_js_error_line(line))?;
+            (lines[at].trim(), &lines[at + 1..])
+        }
+    };
+    let mut out = message.to_owned();
+    if let Some(frame) = frames
         .iter()
         .map(|l| l.trim())
+        .take_while(|l| !l.is_empty())
         .find(|l| l.contains('@') && l.contains(':'))
     {
         out.push_str(&format!(" (at {frame})"));
@@ -113,6 +122,15 @@ mod tests {
         assert_eq!(
             describe(stderr).as_deref(),
             Some("KeyError: 'x' (at app.py, line 42, in call: args[\"x\"])")
+        );
+    }
+
+    #[test]
+    fn a_componentize_js_error_gives_its_message_and_innermost_frame() {
+        let stderr = b"TypeError: can't access property \"length\", text is undefined\nStack:\n  call@app.js:49:14\n  export_act$call@/tmp/x/initializer.js:365:15\n\nRedirecting call to abort() to mozalloc_abort\n\n";
+        assert_eq!(
+            describe(stderr).as_deref(),
+            Some("TypeError: can't access property \"length\", text is undefined (at call@app.js:49:14)")
         );
     }
 

@@ -272,6 +272,12 @@ impl<B: WorldBindings> Managed<B> {
             // Limits (memory growth refused) surface as the root cause behind a backtrace.
             None => first_line(&err.root_cause().to_string()),
         };
+        tracing::debug!(
+            plugin = %self.name,
+            call,
+            "stderr of the failed call: {}",
+            crate::domain::escape::escape(&String::from_utf8_lossy(stderr))
+        );
         if let Some(guest) = super::guest_error::describe(stderr) {
             message = format!("{message} ({guest})");
         }

@@ -22,7 +22,26 @@ const list = (text) =>
     .map((s) => s.trim())
     .filter((s) => s !== "");
 
-export const intercept = {
+// An uncaught error is a failure of the plugin: warden shows the message and stack the engine
+// prints to stderr. The engine leaves out the error's name (`TypeError`), so put it in front.
+const named = (methods) =>
+  Object.fromEntries(
+    Object.entries(methods).map(([key, method]) => [
+      key,
+      (...args) => {
+        try {
+          return method(...args);
+        } catch (err) {
+          if (err instanceof Error && !err.message.startsWith(`${err.name}:`)) {
+            err.message = `${err.name}: ${err.message}`;
+          }
+          throw err;
+        }
+      },
+    ]),
+  );
+
+export const intercept = named({
   // Throwing a string refuses the config with that message (the `err` of `result<_, string>`).
   init(config) {
     const values = new Map(config);
@@ -86,4 +105,4 @@ export const intercept = {
   onTurnEnd(_turn) {
     return { tag: "finish" };
   },
-};
+});
