@@ -58,12 +58,14 @@ fn frame_place(rest: &str) -> String {
 }
 
 /// A JavaScript error as componentize-js (StarlingMonkey) prints an uncaught one: its message
-/// (without the error's name, unless the plugin put it there), `Stack:`, then the frames
-/// (`fn@file:line:col`); the message and the innermost frame. Failing that, a line
-/// `TypeError: message` followed by frames.
+/// (without the error's name), `Stack:`, then the frames (`fn@file:line:col`); the message and
+/// the innermost frame. The first such block of the call: an `Error` thrown from a function
+/// that returns a `result` is taken for its `err` string, fails to encode, and that failure
+/// follows as a second block; the JavaScript templates print the error (with its name) in the
+/// same form before it propagates. Failing that, a line `TypeError: message` and its frames.
 fn js_error(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let (message, frames) = match lines.iter().rposition(|line| line.trim() == "Stack:") {
+    let (message, frames) = match lines.iter().position(|line| line.trim() == "Stack:") {
         Some(at) if at > 0 => (lines[at - 1].trim(), &lines[at + 1..]),
         _ => {
             let at = lines.iter().rposition(|line| is_js_error_line(line))?;
@@ -127,7 +129,7 @@ mod tests {
 
     #[test]
     fn a_componentize_js_error_gives_its_message_and_innermost_frame() {
-        let stderr = b"TypeError: can't access property \"length\", text is undefined\nStack:\n  call@app.js:49:14\n  export_act$call@/tmp/x/initializer.js:365:15\n\nRedirecting call to abort() to mozalloc_abort\n\n";
+        let stderr = b"TypeError: can't access property \"length\", text is undefined\nStack:\ncall@app.js:49:14\nexport_act$call@/tmp/x/initializer.js:365:15\n\nexpected a string, received [object]\nStack:\n  _utf8AllocateAndEncode@/tmp/x/initializer.js:59:11\n\nRedirecting call to abort() to mozalloc_abort\n\n";
         assert_eq!(
             describe(stderr).as_deref(),
             Some("TypeError: can't access property \"length\", text is undefined (at call@app.js:49:14)")

@@ -22,8 +22,10 @@ const list = (text) =>
     .map((s) => s.trim())
     .filter((s) => s !== "");
 
-// An uncaught error is a failure of the plugin: warden shows the message and stack the engine
-// prints to stderr. The engine leaves out the error's name (`TypeError`), so put it in front.
+// An uncaught error is a failure of the plugin: warden shows the first error the plugin wrote
+// to stderr during the call. The engine prints an error's message without its name, and an
+// Error thrown from `init` or `call` (which return a `result`) only as a string it could not
+// encode; so print it here, name first, in the engine's form (message, `Stack:`, frames).
 const named = (methods) =>
   Object.fromEntries(
     Object.entries(methods).map(([key, method]) => [
@@ -32,8 +34,8 @@ const named = (methods) =>
         try {
           return method(...args);
         } catch (err) {
-          if (err instanceof Error && !err.message.startsWith(`${err.name}:`)) {
-            err.message = `${err.name}: ${err.message}`;
+          if (err instanceof Error) {
+            console.error(`${err.name}: ${err.message}\nStack:\n${err.stack ?? ""}`);
           }
           throw err;
         }
