@@ -23,7 +23,11 @@ const NOTICE: &str = "once; later starts use the cache";
 
 /// One turn in which the model makes `calls` then answers `done`: exit code, stderr, stdout
 /// and the second request's body (which carries the tool results back).
-fn turn(env: &TestEnv, calls: &[(&str, &str, Value)], json: bool) -> (Option<i32>, String, String, Value) {
+fn turn(
+    env: &TestEnv,
+    calls: &[(&str, &str, Value)],
+    json: bool,
+) -> (Option<i32>, String, String, Value) {
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls("Working.", calls));
     server.push(Reply::text("done"));
@@ -75,12 +79,18 @@ fn built_template(
     let mut build_env: Vec<(&str, PathBuf)> = Vec::new();
     if lang == "python" {
         if !has_componentize_py() {
-            skip(&format!("plugin new --lang python --world {world}"), "componentize-py");
+            skip(
+                &format!("plugin new --lang python --world {world}"),
+                "componentize-py",
+            );
             return None;
         }
     } else {
         let Some(cjs) = componentize_js() else {
-            skip(&format!("plugin new --lang js --world {world}"), "componentize-js");
+            skip(
+                &format!("plugin new --lang js --world {world}"),
+                "componentize-js",
+            );
             return None;
         };
         build_env.push(("COMPONENTIZE_JS", cjs));
@@ -144,7 +154,8 @@ fn guard_acts_in_a_turn(env: &TestEnv, json: bool) -> String {
     let tools = tool_results(&body);
     let denied = content(&tools, "c1");
     assert!(
-        denied.contains("denied by plugin:guard") && denied.contains("`read_file` on `secret.txt` is denied"),
+        denied.contains("denied by plugin:guard")
+            && denied.contains("`read_file` on `secret.txt` is denied"),
         "{tools:?}"
     );
     assert!(!denied.contains("the secret"), "{denied}");
@@ -211,7 +222,9 @@ fn python_tool_project_builds_outside_the_checkout_reads_its_grant_and_shows_an_
         assert!(text.contains(marker), "{text}");
         let text = text.replacen(
             marker,
-            &format!("        if \"boom\" in arguments:\n            raise KeyError('x')\n{marker}"),
+            &format!(
+                "        if \"boom\" in arguments:\n            raise KeyError('x')\n{marker}"
+            ),
             1,
         );
         std::fs::write(app, text).unwrap();
@@ -228,7 +241,11 @@ fn python_tool_project_builds_outside_the_checkout_reads_its_grant_and_shows_an_
         &env,
         &[
             ("c1", "count_lines", json!({"path": "notes.txt"})),
-            ("c2", "count_lines", json!({"path": "notes.txt", "boom": true})),
+            (
+                "c2",
+                "count_lines",
+                json!({"path": "notes.txt", "boom": true}),
+            ),
         ],
         false,
     );
@@ -264,7 +281,11 @@ fn python_interceptor_and_js_tool_projects_build_outside_the_checkout() {
         };
         let bytes = std::fs::read(&wasm).unwrap();
         // `\0asm`, then the component encoding's version and layer.
-        assert_eq!(bytes.get(..8), Some(&b"\0asm\x0d\x00\x01\x00"[..]), "{lang} {world}");
+        assert_eq!(
+            bytes.get(..8),
+            Some(&b"\0asm\x0d\x00\x01\x00"[..]),
+            "{lang} {world}"
+        );
     }
     // The other worlds are Rust-only, and say so.
     let dir = tempfile::tempdir().unwrap();

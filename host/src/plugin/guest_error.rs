@@ -132,7 +132,9 @@ mod tests {
         let stderr = b"TypeError: can't access property \"length\", text is undefined\nStack:\ncall@app.js:49:14\nexport_act$call@/tmp/x/initializer.js:365:15\n\nexpected a string, received [object]\nStack:\n  _utf8AllocateAndEncode@/tmp/x/initializer.js:59:11\n\nRedirecting call to abort() to mozalloc_abort\n\n";
         assert_eq!(
             describe(stderr).as_deref(),
-            Some("TypeError: can't access property \"length\", text is undefined (at call@app.js:49:14)")
+            Some(
+                "TypeError: can't access property \"length\", text is undefined (at call@app.js:49:14)"
+            )
         );
     }
 

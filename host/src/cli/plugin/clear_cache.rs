@@ -7,7 +7,8 @@ use crate::store::Home;
 
 /// Remove every compiled-code entry; print what was removed.
 pub(crate) fn clear_cache() -> Result<u8, CliError> {
-    let home = Home::from_env().map_err(|err| CliError::failure(format!("state directory: {err}")))?;
+    let home =
+        Home::from_env().map_err(|err| CliError::failure(format!("state directory: {err}")))?;
     let dir = home.root().join("cache").join("compiled");
     let removed = crate::plugin::clear_cache(&dir)
         .map_err(|err| CliError::failure(format!("{}: {err}", dir.display())))?;

@@ -114,16 +114,40 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
     let mut files: Files = vec![(app.to_owned(), text.to_owned(), false)];
     let dir: &[(&str, &str, bool)] = if lang == NewLang::Python {
         &[
-            ("build.sh", include_str!("../templates/python/build.sh"), true),
-            ("README.md", include_str!("../templates/python/README.md"), false),
-            (".gitignore", include_str!("../templates/python/gitignore"), false),
+            (
+                "build.sh",
+                include_str!("../templates/python/build.sh"),
+                true,
+            ),
+            (
+                "README.md",
+                include_str!("../templates/python/README.md"),
+                false,
+            ),
+            (
+                ".gitignore",
+                include_str!("../templates/python/gitignore"),
+                false,
+            ),
         ]
     } else {
         &[
             ("build.sh", include_str!("../templates/js/build.sh"), true),
-            ("package.json", include_str!("../templates/js/package.json"), false),
-            ("README.md", include_str!("../templates/js/README.md"), false),
-            (".gitignore", include_str!("../templates/js/gitignore"), false),
+            (
+                "package.json",
+                include_str!("../templates/js/package.json"),
+                false,
+            ),
+            (
+                "README.md",
+                include_str!("../templates/js/README.md"),
+                false,
+            ),
+            (
+                ".gitignore",
+                include_str!("../templates/js/gitignore"),
+                false,
+            ),
         ]
     };
     files.extend(
@@ -147,7 +171,11 @@ mod tests {
             for world in [NewWorld::Interceptor, NewWorld::Tool] {
                 let files = files("probe", world, lang).unwrap();
                 let build = files.iter().find(|(f, _, _)| f == "build.sh").unwrap();
-                assert!(build.1.contains(&format!("warden:plugin/{}", world.as_str())));
+                assert!(
+                    build
+                        .1
+                        .contains(&format!("warden:plugin/{}", world.as_str()))
+                );
                 assert!(build.2, "build.sh is executable");
                 let source = &files[0].1;
                 assert!(!source.contains("@0.1.0"), "{lang:?} {world:?}");
@@ -158,7 +186,11 @@ mod tests {
             }
             for world in [NewWorld::Hook, NewWorld::Resolver] {
                 let err = files("probe", world, lang).unwrap_err();
-                assert!(err.message.contains("interceptor and tool"), "{}", err.message);
+                assert!(
+                    err.message.contains("interceptor and tool"),
+                    "{}",
+                    err.message
+                );
             }
         }
     }
