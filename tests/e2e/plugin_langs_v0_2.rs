@@ -296,3 +296,58 @@ fn python_interceptor_and_js_tool_projects_build_outside_the_checkout() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--lang rust"), "{}", stderr(&out));
 }
+
+/// `doctor` counts the compiled-code cache's entries and size; `plugin clear-cache` removes
+/// them (and only them). The built-in resolver, compiled by a first run, is the one entry.
+#[test]
+fn doctor_counts_the_compiled_code_cache_and_clear_cache_empties_it() {
+    let env = TestEnv::new();
+    let out = env.run(&["run", "--json", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cache = env.state_home().join("cache").join("compiled");
+    let entries = || {
+        let mut n = 0;
+        for dir in std::fs::read_dir(&cache).unwrap() {
+            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                n += usize::from(
+                    file.unwrap()
+                        .path()
+                        .extension()
+                        .is_some_and(|e| e == "cwasm"),
+                );
+            }
+        }
+        n
+    };
+    assert_eq!(entries(), 1);
+    let out = env.run(&["doctor"]);
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.contains("compiled-code cache"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(&cache.display().to_string()), "{line}");
+    assert!(line.contains(": 1 entries, "), "{line}");
+    assert!(
+        line.contains("`warden plugin clear-cache` empties it"),
+        "{line}"
+    );
+
+    let engine_dir = std::fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let keep = engine_dir.join("notes.txt");
+    std::fs::write(&keep, "not an entry").unwrap();
+    let out = env.run(&["plugin", "clear-cache"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("removed 1 compiled-code cache entries"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(entries(), 0);
+    assert!(keep.is_file());
+}

@@ -22,10 +22,9 @@ fn wanted(command: &Command) -> bool {
     match command {
         Command::Run(args) => !args.json,
         Command::Preview { json, .. } => !json,
-        Command::Plugin { command } => match command {
-            PluginCommand::Check { json, .. } | PluginCommand::Replay { json, .. } => !json,
-            _ => false,
-        },
+        Command::Plugin {
+            command: PluginCommand::Check { json, .. } | PluginCommand::Replay { json, .. },
+        } => !json,
         Command::Operator(OperatorCommand::Doctor { .. }) => true,
         _ => false,
     }

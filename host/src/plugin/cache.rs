@@ -117,8 +117,9 @@ pub(crate) struct CompileNotice {
 }
 
 impl CompileNotice {
-    /// Arm the notice for compiling `plugin`'s component of `bytes` bytes.
-    pub(crate) fn start(plugin: &str, bytes: usize) -> Self {
+    /// Arm the notice for compiling `plugin`'s component of `bytes` bytes; `cached` when the
+    /// result goes to the on-disk cache.
+    pub(crate) fn start(plugin: &str, bytes: usize, cached: bool) -> Self {
         let Some(print) = NOTICE.get().copied() else {
             return Self { _done: None };
         };
@@ -126,7 +127,7 @@ impl CompileNotice {
             return Self { _done: None };
         }
         let (done, wait) = mpsc::channel::<()>();
-        let line = notice_line(plugin, bytes);
+        let line = notice_line(plugin, bytes, cached);
         let spawned = std::thread::Builder::new()
             .name("warden-compile-notice".into())
             .spawn(move || {
@@ -141,12 +142,18 @@ impl CompileNotice {
     }
 }
 
-/// `compiling NAME (18.3 MB), once; later starts use the cache`.
-pub(crate) fn notice_line(plugin: &str, bytes: usize) -> String {
+/// `compiling NAME (18.3 MB), once; later starts use the cache`, or, where the command keeps
+/// no cache (`plugin check`, `plugin replay`), `…; this command does not cache compiled code`.
+pub(crate) fn notice_line(plugin: &str, bytes: usize, cached: bool) -> String {
     #[allow(clippy::cast_precision_loss)]
     let mb = bytes as f64 / 1e6;
+    let tail = if cached {
+        ", once; later starts use the cache"
+    } else {
+        "; this command does not cache compiled code"
+    };
     format!(
-        "compiling {} ({mb:.1} MB), once; later starts use the cache",
+        "compiling {} ({mb:.1} MB){tail}",
         crate::domain::escape::escape(plugin)
     )
 }
@@ -264,8 +271,12 @@ mod tests {
     #[test]
     fn the_notice_names_the_plugin_and_its_size() {
         assert_eq!(
-            notice_line("python-guard", 18_300_000),
-            "compiling python-guard (18.3 MB), once; later starts use the cache"
+            notice_line("plugin guard", 18_300_000, true),
+            "compiling plugin guard (18.3 MB), once; later starts use the cache"
+        );
+        assert_eq!(
+            notice_line("check", 12_050_000, false),
+            "compiling check (12.1 MB); this command does not cache compiled code"
         );
     }
 }
