@@ -12,8 +12,9 @@ const MAX_CHARS: usize = 600;
 pub(crate) fn describe(stderr: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
     let found = python_exception(&text)
-        .or_else(|| js_error(&text))
-        .or_else(|| rust_panic(&text))?;
+        .or_else(|| js_error(&text, false))
+        .or_else(|| rust_panic(&text))
+        .or_else(|| js_error(&text, true))?;
     Some(cap(&crate::domain::escape::escape(&found)))
 }
 
@@ -62,15 +63,17 @@ fn frame_place(rest: &str) -> String {
 /// the innermost frame. The first such block of the call: an `Error` thrown from a function
 /// that returns a `result` is taken for its `err` string, fails to encode, and that failure
 /// follows as a second block; the JavaScript templates print the error (with its name) in the
-/// same form before it propagates. Failing that, a line `TypeError: message` and its frames.
-fn js_error(text: &str) -> Option<String> {
+/// same form before it propagates. With `loose` (tried after a Rust panic), a line
+/// `TypeError: message` and its frames.
+fn js_error(text: &str, loose: bool) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let (message, frames) = match lines.iter().position(|line| line.trim() == "Stack:") {
         Some(at) if at > 0 => (lines[at - 1].trim(), &lines[at + 1..]),
-        _ => {
+        _ if loose => {
             let at = lines.iter().rposition(|line| is_js_error_line(line))?;
             (lines[at].trim(), &lines[at + 1..])
         }
+        _ => return None,
     };
     let mut out = message.to_owned();
     if let Some(frame) = frames
@@ -144,6 +147,15 @@ mod tests {
         assert_eq!(
             describe(stderr).as_deref(),
             Some("TypeError: text is undefined (at call@app.js:47:21)")
+        );
+    }
+
+    #[test]
+    fn a_rust_panic_whose_message_looks_like_a_javascript_error_stays_a_panic() {
+        let stderr = b"thread '<unnamed>' panicked at src/lib.rs:3:1:\nIoError: disk full\n";
+        assert_eq!(
+            describe(stderr).as_deref(),
+            Some("panicked at src/lib.rs:3:1: IoError: disk full")
         );
     }
 
