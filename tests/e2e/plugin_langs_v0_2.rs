@@ -138,7 +138,8 @@ fn guard_config(wasm: &Path) -> String {
     )
 }
 
-/// Deny one call, rewrite another, note the failed one; `name` is the plugin's component.
+/// Through the guard configured by [`guard_config`]: deny one call, rewrite another, note the
+/// failed one; the run's stderr.
 fn guard_acts_in_a_turn(env: &TestEnv, json: bool) -> String {
     env.write("secret.txt", "the secret\n");
     env.write("new/a.txt", "new content\n");
