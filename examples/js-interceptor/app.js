@@ -1,10 +1,10 @@
-// The `keyword-context` sample in JavaScript (componentize-js, through jco).
+// The `keyword-context` sample in JavaScript (componentize-js, WIT warden:plugin@0.2.0).
 //
 // Config: `word` (required), `context` (the text to add; default names the word), `mode`
 // (`add`, the default, appends a system item with the context; `cancel` cancels the prompt with
 // the context as the reason).
 
-import { log } from "warden:plugin/host@0.1.0";
+import { log } from "warden:plugin/host@0.2.0";
 
 let settings = null;
 
@@ -41,5 +41,13 @@ export const intercept = {
 
   onTurnEnd(_turn) {
     return { tag: "finish" };
+  },
+
+  preToolCall(_call) {
+    return { tag: "allow" };
+  },
+
+  postToolCall(_call, _output) {
+    return [];
   },
 };

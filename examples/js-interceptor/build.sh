@@ -10,8 +10,8 @@ if [ ! -x "$cjs" ]; then
   exit 127
 fi
 # componentize-js reads files relative to the directory it runs in: run it from the repository
-# root. No WASI HTTP: warden gives interceptors no network and does not link wasi:http.
+# root. The released 0.2.0 files, not wit/ itself (wit/ moves on). No WASI HTTP: warden gives interceptors no network and does not link wasi:http.
 cd "$here/../.."
-"$cjs" examples/js-interceptor/app.js --wit wit/released/0.1.0 --world-name warden:plugin/interceptor \
+"$cjs" examples/js-interceptor/app.js --wit wit/released/0.2.0 --world-name warden:plugin/interceptor \
   --disable http fetch-event -o "$here/plugin.wasm"
 echo "built $here/plugin.wasm"

@@ -1,4 +1,4 @@
-"""The `keyword-context` sample in Python (componentize-py).
+"""The `keyword-context` sample in Python (componentize-py, WIT warden:plugin@0.2.0).
 
 Config: `word` (required), `context` (the text to add; default names the word), `mode`
 (`add`, the default, appends a system item with the context; `cancel` cancels the prompt with
@@ -46,3 +46,9 @@ class Intercept(exports.Intercept):
 
     def on_turn_end(self, turn: types.TurnInfo) -> types.TurnEndAction:
         return types.TurnEndAction_Finish()
+
+    def pre_tool_call(self, call: types.ToolCall) -> types.ToolAction:
+        return types.ToolAction_Allow()
+
+    def post_tool_call(self, call: types.ToolCall, output: types.ToolResultItem) -> List[types.Item]:
+        return []

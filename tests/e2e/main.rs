@@ -36,6 +36,7 @@ mod plugin_langs;
 mod plugin_sign;
 mod plugin_new_anywhere;
 mod plugin_oci;
+mod plugin_langs_v0_2;
 mod plugin_start;
 mod plugins_hostile;
 mod policy;

@@ -33,14 +33,22 @@ fn missing_tool(example: &str) -> Option<&'static str> {
             .is_ok_and(|o| o.status.success())
     };
     match example {
-        "python-interceptor" => (!on_path("componentize-py")).then_some("componentize-py"),
-        "js-interceptor" => {
-            let local = repo().join("examples/js-interceptor/node_modules/.bin/componentize-js");
-            let set = std::env::var_os("COMPONENTIZE_JS").is_some();
-            (!local.exists() && !set).then_some("componentize-js")
+        "python-interceptor" | "python-tool-guard" => {
+            (!on_path("componentize-py")).then_some("componentize-py")
         }
+        "js-interceptor" | "js-tool" => componentize_js().is_none().then_some("componentize-js"),
         _ => None,
     }
+}
+
+/// The componentize-js the JavaScript examples share (installed by `npm install` in
+/// examples/js-interceptor, as .ci/run does), or `$COMPONENTIZE_JS`.
+pub fn componentize_js() -> Option<PathBuf> {
+    if let Some(set) = std::env::var_os("COMPONENTIZE_JS") {
+        return Some(PathBuf::from(set));
+    }
+    let local = repo().join("examples/js-interceptor/node_modules/.bin/componentize-js");
+    local.exists().then_some(local)
 }
 
 /// Each example built so far, with its component (`None`: skipped).
@@ -60,15 +68,25 @@ pub fn built_example(example: &'static str) -> Option<PathBuf> {
     path
 }
 
+/// Print `SKIP <what>: <tool> not installed` (a failure under `CI=true`).
+pub fn skip(what: &str, tool: &str) {
+    let line = format!("SKIP {what}: {tool} not installed");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{line}, but CI=true: .ci/run must install it");
+    }
+    // Straight to the process's stderr: the test harness captures `eprintln!` of passing
+    // tests, and a skip must never be silent.
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// True when `componentize-py` is on the PATH.
+pub fn has_componentize_py() -> bool {
+    missing_tool("python-interceptor").is_none()
+}
+
 fn build(example: &'static str) -> Option<PathBuf> {
     if let Some(tool) = missing_tool(example) {
-        let line = format!("SKIP {example}: {tool} not installed");
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{line}, but CI=true: .ci/run must install it");
-        }
-        // Straight to the process's stderr: the test harness captures `eprintln!` of passing
-        // tests, and a skip must never be silent.
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        skip(example, tool);
         return None;
     }
     let dir = repo().join("examples").join(example);

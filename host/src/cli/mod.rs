@@ -26,6 +26,7 @@ mod chat;
 mod colour;
 mod common;
 mod compact;
+mod compile_notice;
 mod complete;
 mod exit;
 mod mcp;
@@ -93,6 +94,7 @@ pub fn main_with_system_managed(system_managed: PathBuf) -> ExitCode {
 
 fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
     use args::Command;
+    compile_notice::enable_for(&cli.command);
     match cli.command {
         Command::Run(mut args) => {
             if args.continue_last {

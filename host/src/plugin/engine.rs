@@ -249,16 +249,19 @@ impl PluginEngine {
             message: format!("{err:#}"),
         };
         let Some(cache) = &self.cache else {
+            let _notice = super::cache::CompileNotice::start(plugin, bytes.len(), false);
             return Component::new(&self.engine, bytes).map_err(compile_err);
         };
         if let Some(component) = cache.load(&self.engine, sha256) {
             tracing::debug!(plugin, "compiled code loaded from cache");
             return Ok(component);
         }
+        let notice = super::cache::CompileNotice::start(plugin, bytes.len(), true);
         let artifact = self
             .engine
             .precompile_component(bytes)
             .map_err(compile_err)?;
+        drop(notice);
         if let Err(err) = cache.store(sha256, &artifact) {
             tracing::warn!(plugin, "cannot write compiled-code cache: {err}");
         }

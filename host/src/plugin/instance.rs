@@ -170,7 +170,7 @@ impl<B: WorldBindings> Managed<B> {
             let instantiated = B::instantiate(&self.pre, &mut store);
             let bindings = match instantiated {
                 Ok(bindings) => bindings,
-                Err(err) => return Err(self.failure("instantiate", err, &stderr)),
+                Err(err) => return Err(self.failure("instantiate", err, &stderr.contents())),
             };
             store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
             match bindings.init(&mut store, &self.config) {
@@ -181,7 +181,7 @@ impl<B: WorldBindings> Managed<B> {
                         message,
                     });
                 }
-                Err(err) => return Err(self.failure("init", err, &stderr)),
+                Err(err) => return Err(self.failure("init", err, &stderr.contents())),
             }
             tracing::debug!(plugin = %self.name, "fresh instance initialised");
             self.live = Some(Live {
@@ -245,18 +245,20 @@ impl<B: WorldBindings> Managed<B> {
         let live = self.ensure_live()?;
         live.store.set_epoch_deadline(ticks);
         live.store.data_mut().new_call();
+        let mark = live.stderr.mark();
         let result = f(&live.bindings, &mut live.store);
         match result {
             Ok(value) => Ok(value),
             Err(err) => {
-                let stderr = live.stderr.clone();
+                let stderr = live.stderr.since(mark);
                 self.live = None;
                 Err(self.failure(call, err, &stderr))
             }
         }
     }
 
-    fn failure(&self, call: &'static str, err: wasmtime::Error, stderr: &TailPipe) -> PluginError {
+    /// The error for a failed call; `stderr` is what the guest wrote during it.
+    fn failure(&self, call: &'static str, err: wasmtime::Error, stderr: &[u8]) -> PluginError {
         if matches!(err.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
             return PluginError::Deadline {
                 plugin: self.name.clone(),
@@ -270,8 +272,14 @@ impl<B: WorldBindings> Managed<B> {
             // Limits (memory growth refused) surface as the root cause behind a backtrace.
             None => first_line(&err.root_cause().to_string()),
         };
-        if let Some(panic) = last_panic_line(&stderr.contents()) {
-            message = format!("{message} ({})", crate::domain::escape::escape(&panic));
+        tracing::debug!(
+            plugin = %self.name,
+            call,
+            "stderr of the failed call: {}",
+            crate::domain::escape::escape(&String::from_utf8_lossy(stderr))
+        );
+        if let Some(guest) = super::guest_error::describe(stderr) {
+            message = format!("{message} ({guest})");
         }
         if is_memory_cap(&err) {
             message = format!(
@@ -304,29 +312,4 @@ fn first_line(s: &str) -> String {
         out.push('…');
     }
     out
-}
-
-/// The guest's panic message, if its stderr holds one.
-fn last_panic_line(stderr: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(stderr);
-    let start = text.rfind("panicked at")?;
-    let mut lines = text[start..].lines();
-    let location = lines.next().unwrap_or("").trim_end_matches(':');
-    let message = lines.next().unwrap_or("").trim();
-    Some(first_line(&format!("{location}: {message}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn panic_line_is_extracted_from_captured_stderr() {
-        let stderr = b"noise\n\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom here\nnote: run with RUST_BACKTRACE\n";
-        assert_eq!(
-            last_panic_line(stderr).as_deref(),
-            Some("panicked at src/lib.rs:10:5: boom here")
-        );
-        assert_eq!(last_panic_line(b"all fine"), None);
-    }
 }

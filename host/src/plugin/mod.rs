@@ -32,6 +32,7 @@ mod component_file;
 mod engine;
 mod error;
 mod fs_guard;
+mod guest_error;
 mod hook;
 mod inspect;
 mod instance;
@@ -54,6 +55,7 @@ mod version;
 mod wit;
 mod world;
 
+pub use cache::{CacheUsage, announce_slow_compiles, clear as clear_cache, usage as cache_usage};
 pub use component_file::{BUILTIN_RESOLVER, MAX_COMPONENT_BYTES, read_component, sha256_hex};
 pub use engine::{EngineOptions, PluginEngine};
 pub use error::PluginError;

@@ -19,6 +19,8 @@ pub(crate) const STDERR_TAIL: usize = 16 << 10;
 pub(crate) struct TailPipe {
     keep: usize,
     buf: Arc<Mutex<VecDeque<u8>>>,
+    /// Bytes written since the pipe was made (kept or not).
+    written: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl TailPipe {
@@ -27,7 +29,24 @@ impl TailPipe {
         Self {
             keep,
             buf: Arc::new(Mutex::new(VecDeque::with_capacity(keep.min(4096)))),
+            written: Arc::default(),
         }
+    }
+
+    /// A mark of how much was written so far, for [`Self::since`].
+    pub(crate) fn mark(&self) -> u64 {
+        self.written.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The bytes kept that were written after `mark` (what one call wrote).
+    pub(crate) fn since(&self, mark: u64) -> Vec<u8> {
+        let buf = self.buf.lock().unwrap_or_else(PoisonError::into_inner);
+        let new = self
+            .written
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .saturating_sub(mark);
+        let new = usize::try_from(new).unwrap_or(usize::MAX).min(buf.len());
+        buf.iter().skip(buf.len() - new).copied().collect()
     }
 
     /// The bytes kept.
@@ -37,12 +56,17 @@ impl TailPipe {
     }
 
     fn push(&self, bytes: &[u8]) {
+        let written = bytes.len();
         let mut buf = self.buf.lock().unwrap_or_else(PoisonError::into_inner);
         let bytes = &bytes[bytes.len().saturating_sub(self.keep)..];
         let overflow = (buf.len() + bytes.len()).saturating_sub(self.keep);
         let drop = overflow.min(buf.len());
         buf.drain(..drop);
         buf.extend(bytes);
+        self.written.fetch_add(
+            u64::try_from(written).unwrap_or(u64::MAX),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 }
 
@@ -115,5 +139,19 @@ mod tests {
         assert!(stream.write(Bytes::from_static(b"ab")).is_ok());
         assert_eq!(pipe.contents(), b"456789ab");
         assert_eq!(stream.check_write().ok(), Some(64 << 10));
+    }
+
+    #[test]
+    fn since_a_mark_gives_only_what_was_written_after_it() {
+        let pipe = TailPipe::new(8);
+        let mut stream = pipe.clone();
+        assert!(stream.write(Bytes::from_static(b"old")).is_ok());
+        let mark = pipe.mark();
+        assert_eq!(pipe.since(mark), b"");
+        assert!(stream.write(Bytes::from_static(b"new")).is_ok());
+        assert_eq!(pipe.since(mark), b"new");
+        // More than is kept: the tail that is kept.
+        assert!(stream.write(Bytes::from_static(b"0123456789")).is_ok());
+        assert_eq!(pipe.since(mark), b"23456789");
     }
 }

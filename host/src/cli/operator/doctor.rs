@@ -306,28 +306,16 @@ fn check_home(report: &mut Report) {
         )),
     }
     let cache = root.join("cache").join("compiled");
-    let (files, bytes) = dir_size(&cache);
-    report.info(&format!(
-        "compiled-code cache {}: {files} files, {:.1} MiB",
-        cache.display(),
-        bytes as f64 / (1024.0 * 1024.0)
-    ));
-}
-
-/// Files and bytes under `dir` (0 when absent).
-fn dir_size(dir: &Path) -> (u64, u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return (0, 0);
-    };
-    let mut total = (0, 0);
-    for entry in entries.flatten() {
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.is_dir() {
-            let (f, b) = dir_size(&entry.path());
-            total = (total.0 + f, total.1 + b);
-        } else {
-            total = (total.0 + 1, total.1 + meta.len());
-        }
+    match crate::plugin::cache_usage(&cache) {
+        Ok(usage) => report.info(&format!(
+            "compiled-code cache {}: {} entries, {} (`warden plugin clear-cache` empties it)",
+            cache.display(),
+            usage.entries,
+            crate::cli::plugin::mib(usage.bytes)
+        )),
+        Err(err) => report.info(&format!(
+            "compiled-code cache {}: cannot read: {err}",
+            cache.display()
+        )),
     }
-    total
 }

@@ -208,6 +208,9 @@ pub(crate) enum PluginCommand {
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Empty the compiled-code cache ($WARDEN_HOME/cache/compiled); plugins compile again on
+    /// their next start.
+    ClearCache,
 }
 
 impl PluginCommand {
@@ -293,6 +296,7 @@ impl PluginCommand {
                 plain_http,
             } => super::update::update(name.as_deref(), accept, dir.as_deref(), plain_http),
             Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
+            Self::ClearCache => super::clear_cache::clear_cache(),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
+//! - `clear_cache`: `plugin clear-cache`, the compiled-code cache emptied.
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 //! - `package`: `plugin package`, the standard metadata sections written into a component.
 //! - `keygen`, `sign`, `verify`: `plugin keygen | sign | verify`, embedded Ed25519 signatures.
@@ -21,6 +22,7 @@ mod check;
 mod keygen;
 mod list;
 mod lockfile;
+mod clear_cache;
 mod new;
 mod package;
 mod oci_common;
@@ -34,3 +36,4 @@ mod vendor;
 mod update;
 
 pub(super) use args::PluginCommand;
+pub(crate) use clear_cache::mib;

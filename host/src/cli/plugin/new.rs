@@ -9,6 +9,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 
+mod script;
+
 /// The world a new plugin implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum NewWorld {
@@ -83,36 +85,6 @@ fn check_name(name: &str) -> Result<(), CliError> {
     }
 }
 
-/// The WIT files, for projects whose bindings generator reads them (Python and JavaScript
-/// interceptors, which stay on 0.1.0: the host runs them unchanged, and the shared examples
-/// they are written from target it).
-const WIT: &[(&str, &str)] = &[
-    (
-        "types.wit",
-        include_str!("../../../../wit/released/0.1.0/types.wit"),
-    ),
-    (
-        "host.wit",
-        include_str!("../../../../wit/released/0.1.0/host.wit"),
-    ),
-    (
-        "intercept.wit",
-        include_str!("../../../../wit/released/0.1.0/intercept.wit"),
-    ),
-    (
-        "observe.wit",
-        include_str!("../../../../wit/released/0.1.0/observe.wit"),
-    ),
-    (
-        "resolve.wit",
-        include_str!("../../../../wit/released/0.1.0/resolve.wit"),
-    ),
-    (
-        "worlds.wit",
-        include_str!("../../../../wit/released/0.1.0/worlds.wit"),
-    ),
-];
-
 /// Write the project; prints what was written and how to build it.
 pub(crate) fn new(
     name: &str,
@@ -132,19 +104,7 @@ pub(crate) fn new(
     }
     let files = match lang {
         NewLang::Rust => rust_files(name, world, &cwd.join(name), sdk_path)?,
-        NewLang::Python | NewLang::Js if world != NewWorld::Interceptor => {
-            return Err(CliError::usage(format!(
-                "--lang {} has an interceptor template only; use --lang rust for a {}",
-                if lang == NewLang::Python {
-                    "python"
-                } else {
-                    "js"
-                },
-                world.as_str()
-            )));
-        }
-        NewLang::Python => script_files(name, "python"),
-        NewLang::Js => script_files(name, "js"),
+        NewLang::Python | NewLang::Js => script::files(name, world, lang)?,
     };
     for (rel, text, executable) in &files {
         write(&dir.join(rel), text, *executable)?;
@@ -275,74 +235,6 @@ fn rust_files(
         }
     }
     Ok(files)
-}
-
-fn script_files(name: &str, lang: &str) -> Files {
-    let config = config_example(
-        name,
-        NewWorld::Interceptor,
-        &format!("/path/to/{name}/plugin.wasm"),
-    );
-    let fill = |text: &str| {
-        text.replace("{{name}}", name)
-            .replace("{{config}}", &config)
-    };
-    let mut files: Files = match lang {
-        "python" => vec![
-            (
-                "app.py".into(),
-                include_str!("../../../../examples/python-interceptor/app.py").into(),
-                false,
-            ),
-            (
-                "build.sh".into(),
-                include_str!("templates/python/build.sh").into(),
-                true,
-            ),
-            (
-                "README.md".into(),
-                fill(include_str!("templates/python/README.md")),
-                false,
-            ),
-            (
-                ".gitignore".into(),
-                include_str!("templates/python/gitignore").into(),
-                false,
-            ),
-        ],
-        _ => vec![
-            (
-                "app.js".into(),
-                include_str!("../../../../examples/js-interceptor/app.js").into(),
-                false,
-            ),
-            (
-                "build.sh".into(),
-                include_str!("templates/js/build.sh").into(),
-                true,
-            ),
-            (
-                "package.json".into(),
-                fill(include_str!("templates/js/package.json")),
-                false,
-            ),
-            (
-                "README.md".into(),
-                fill(include_str!("templates/js/README.md")),
-                false,
-            ),
-            (
-                ".gitignore".into(),
-                include_str!("templates/js/gitignore").into(),
-                false,
-            ),
-        ],
-    };
-    files.extend(
-        WIT.iter()
-            .map(|(file, text)| (format!("wit/{file}"), (*text).to_owned(), false)),
-    );
-    files
 }
 
 fn config_example(name: &str, world: NewWorld, path: &str) -> String {

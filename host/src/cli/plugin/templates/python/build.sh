@@ -2,5 +2,6 @@
 # Build the component into plugin.wasm. Needs: pip install 'componentize-py==0.25.*'
 set -euo pipefail
 cd "$(dirname "$0")"
-componentize-py -d wit -w warden:plugin/interceptor componentize app -o plugin.wasm
+command -v componentize-py >/dev/null || { echo "componentize-py not installed: pip install 'componentize-py==0.25.*'" >&2; exit 127; }
+componentize-py -d wit -w warden:plugin/{{world}} componentize app -o plugin.wasm
 echo "built plugin.wasm"
