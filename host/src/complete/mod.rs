@@ -1,6 +1,8 @@
 //! Completion of workspace paths for `@` mentions (`warden chat`) and `warden complete`.
 //!
-//! - [`Index`]: every path a listing of the workspace root would show, built once.
+//! - [`Index`]: every path a listing of the workspace root would show, built once, with its
+//!   directories walked on every core (`walk`); the paths are held in two arenas, not one
+//!   `String` each.
 //! - [`BackgroundIndex`]: the same, built on a thread while the person starts typing.
 //! - [`rank`]: the fuzzy ranker (exact name before fuzzy match, shorter path first at equal
 //!   score, case-insensitive).
@@ -15,6 +17,9 @@
 mod background;
 mod index;
 pub mod rank;
+#[cfg(test)]
+mod rank_tests;
+mod walk;
 
 pub use background::BackgroundIndex;
 pub use index::{CompleteError, Entry, Index, Kind};

@@ -8,10 +8,22 @@
 //! A query whose part before its last `/` names an indexed directory (`src/`, `src/ma`)
 //! completes inside that directory; with nothing after the `/` its entries come top first.
 //! An empty query lists the top of the tree.
+//!
+//! How it stays within a frame on a million paths: the index is split in one chunk per core,
+//! each scanned on its own thread into its best `limit` candidates (pruned as it goes), and
+//! the chunks' bests are merged; substring tiers are found with a vectorised byte search
+//! (`memchr::memmem`) over the lower-cased arena, and the fuzzy tier (the costliest, and at most
+//! [`FUZZY_MAX`]) is skipped for a chunk once it holds `limit` candidates of a substring tier,
+//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise
+//! (`memchr` from hit to hit), which gives the same points as matching characters.
 
 use std::cmp::Ordering;
+use std::ops::Range;
+
+use memchr::memmem::Finder;
 
 use super::index::{Entry, Index, lowercase};
+use super::walk;
 
 /// Score of a match on the whole path.
 pub const EXACT_PATH: u32 = 1000;
@@ -28,63 +40,144 @@ pub const PATH_CONTAINS: u32 = 600;
 /// Highest score of a fuzzy (in-order characters) match.
 pub const FUZZY_MAX: u32 = 500;
 
+/// Below this many entries one thread ranks them all (starting threads costs more).
+const PARALLEL_FROM: usize = 32 * 1024;
+
 /// One ranked candidate.
 #[derive(Debug, Clone, Copy)]
 pub struct Match<'a> {
     /// The indexed path.
-    pub entry: &'a Entry,
+    pub entry: Entry<'a>,
     /// Its score (higher is better; 0 when listing without a query).
     pub score: u32,
 }
 
+type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
+
+/// What one query asks of every entry.
+struct Plan<'a, 'q> {
+    index: &'a Index,
+    /// The directory the query completes inside (lower case), if any.
+    scope: Option<&'q str>,
+    /// Bytes of a path before the part matched (the scope and its `/`).
+    skip: usize,
+    /// The lower-case query to match (after the scope).
+    rest: &'q str,
+    finder: Finder<'q>,
+    limit: usize,
+    order: Order,
+}
+
 /// The best `limit` entries of `index` for `query`, best first.
 pub fn rank<'a>(index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
+    if limit == 0 {
+        return Vec::new();
+    }
     let query = lowercase(query.trim_start_matches("./"));
     let (scope, rest) = scope_of(index, &query);
-    let candidates = index
-        .entries()
-        .iter()
-        .filter(|e| scope.is_none_or(|dir| in_dir(e, dir)));
-    let mut found: Vec<Match<'a>> = if rest.is_empty() {
-        candidates.map(|entry| Match { entry, score: 0 }).collect()
-    } else {
-        let skip = scope.map_or(0, |dir| dir.len() + 1);
-        candidates
-            .filter_map(|entry| {
-                let score = score(entry, skip, rest)?;
-                Some(Match { entry, score })
-            })
-            .collect()
+    let plan = Plan {
+        index,
+        scope,
+        skip: scope.map_or(0, |dir| dir.len() + 1),
+        rest,
+        finder: Finder::new(rest.as_bytes()),
+        limit,
+        order: if rest.is_empty() { by_depth } else { by_score },
     };
-    let order = if rest.is_empty() { by_depth } else { by_score };
-    if found.len() > limit && limit > 0 {
-        found.select_nth_unstable_by(limit - 1, order);
+    let n = index.len();
+    let threads = if n >= PARALLEL_FROM {
+        walk::threads()
+    } else {
+        1
+    };
+    let mut found = if threads <= 1 {
+        plan.best(0..n)
+    } else {
+        plan.best_in_parallel(n, threads)
+    };
+    if found.len() > limit {
+        found.select_nth_unstable_by(limit - 1, plan.order);
+        found.truncate(limit);
     }
-    found.truncate(limit);
-    found.sort_by(order);
+    found.sort_by(plan.order);
     found
+}
+
+impl<'a> Plan<'a, '_> {
+    /// The best of `0..n`, one chunk per thread.
+    fn best_in_parallel(&self, n: usize, threads: usize) -> Vec<Match<'a>> {
+        let chunk = n.div_ceil(threads);
+        let range = |t: usize| (t * chunk).min(n)..((t + 1) * chunk).min(n);
+        std::thread::scope(|scope| {
+            let started: Vec<_> = (1..threads)
+                .map(|t| {
+                    let spawned = std::thread::Builder::new()
+                        .name("warden-complete-rank".into())
+                        .spawn_scoped(scope, move || self.best(range(t)));
+                    (t, spawned.ok())
+                })
+                .collect();
+            let mut found = self.best(range(0));
+            for (t, handle) in started {
+                let theirs = match handle {
+                    Some(handle) => match handle.join() {
+                        Ok(theirs) => theirs,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    },
+                    // A thread that could not start: its chunk is ranked here.
+                    None => self.best(range(t)),
+                };
+                found.extend(theirs);
+            }
+            found
+        })
+    }
+
+    /// The best `limit` (or a few more) of the entries in `range`, in no order.
+    fn best(&self, range: Range<usize>) -> Vec<Match<'a>> {
+        let cap = self.limit.saturating_mul(2).max(256);
+        let mut kept: Vec<Match<'a>> = Vec::with_capacity(cap.min(4096));
+        // The lowest score kept once `kept` was cut to the best `limit`.
+        let mut floor: Option<u32> = None;
+        for i in range {
+            let Some(entry) = self.index.entry(i) else {
+                continue;
+            };
+            if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
+                continue;
+            }
+            let score = if self.rest.is_empty() {
+                0
+            } else {
+                // A fuzzy match scores at most FUZZY_MAX: below every kept one, it cannot
+                // be among the best.
+                let fuzzy_too = floor.is_none_or(|f| f <= FUZZY_MAX);
+                match score(&entry, self.skip, self.rest, &self.finder, fuzzy_too) {
+                    Some(score) => score,
+                    None => continue,
+                }
+            };
+            kept.push(Match { entry, score });
+            if kept.len() >= cap {
+                kept.select_nth_unstable_by(self.limit - 1, self.order);
+                kept.truncate(self.limit);
+                floor = kept.iter().map(|m| m.score).min();
+            }
+        }
+        kept
+    }
 }
 
 /// `Some(dir)` when the query's part before its last `/` is an indexed directory; the rest of
 /// the query is then matched inside it.
 fn scope_of<'q>(index: &Index, query: &'q str) -> (Option<&'q str>, &'q str) {
     match query.rsplit_once('/') {
-        Some((dir, rest)) if !dir.is_empty() => {
-            let known = index
-                .entries()
-                .iter()
-                .any(|e| e.kind == super::Kind::Dir && e.lower == dir);
-            if known {
-                (Some(dir), rest)
-            } else {
-                (None, query)
-            }
-        }
+        Some((dir, rest)) if !dir.is_empty() && index.is_dir_lower(dir) => (Some(dir), rest),
         _ => (None, query),
     }
 }
 
-fn in_dir(entry: &Entry, dir: &str) -> bool {
+fn in_dir(entry: &Entry<'_>, dir: &str) -> bool {
     entry
         .lower
         .strip_prefix(dir)
@@ -95,22 +188,29 @@ fn by_depth(a: &Match<'_>, b: &Match<'_>) -> Ordering {
     a.entry
         .depth
         .cmp(&b.entry.depth)
-        .then_with(|| tie(a.entry, b.entry))
+        .then_with(|| tie(&a.entry, &b.entry))
 }
 
 fn by_score(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    b.score.cmp(&a.score).then_with(|| tie(a.entry, b.entry))
+    b.score.cmp(&a.score).then_with(|| tie(&a.entry, &b.entry))
 }
 
-fn tie(a: &Entry, b: &Entry) -> Ordering {
+fn tie(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
     a.path
         .len()
         .cmp(&b.path.len())
-        .then_with(|| a.path.cmp(&b.path))
+        .then_with(|| a.path.cmp(b.path))
 }
 
-/// Score of `entry` for the lower-case `query`, matched against the path from byte `skip` on.
-fn score(entry: &Entry, skip: usize, query: &str) -> Option<u32> {
+/// Score of `entry` for the lower-case `query` (whose byte search is `finder`), matched
+/// against the path from byte `skip` on; fuzzy matches only with `fuzzy_too`.
+fn score(
+    entry: &Entry<'_>,
+    skip: usize,
+    query: &str,
+    finder: &Finder<'_>,
+    fuzzy_too: bool,
+) -> Option<u32> {
     let path = entry.lower.get(skip..)?;
     let name = entry.lower.get(entry.name_at.max(skip)..)?;
     if path == query {
@@ -122,16 +222,23 @@ fn score(entry: &Entry, skip: usize, query: &str) -> Option<u32> {
     if name.starts_with(query) {
         return Some(NAME_PREFIX);
     }
-    if name.contains(query) {
-        return Some(NAME_CONTAINS);
+    // Both are valid UTF-8, so a byte match is a match of whole characters.
+    match finder.find(path.as_bytes()) {
+        Some(first) => {
+            // `name` is the end of `path`.
+            let name_from = path.len() - name.len();
+            if first >= name_from || finder.find(name.as_bytes()).is_some() {
+                Some(NAME_CONTAINS)
+            } else if first == 0 {
+                Some(PATH_PREFIX)
+            } else {
+                Some(PATH_CONTAINS)
+            }
+        }
+        None if !fuzzy_too => None,
+        None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()),
+        None => fuzzy(path, query),
     }
-    if path.starts_with(query) {
-        return Some(PATH_PREFIX);
-    }
-    if path.contains(query) {
-        return Some(PATH_CONTAINS);
-    }
-    fuzzy(path, query)
 }
 
 /// The query's characters in order in `path` (leftmost match): 100, plus points for each
@@ -162,6 +269,30 @@ fn fuzzy(path: &str, query: &str) -> Option<u32> {
     Some((100 + points).min(FUZZY_MAX))
 }
 
+/// [`fuzzy`] for an ASCII query, byte by byte: an ASCII byte in UTF-8 is always that
+/// character, a hit is one byte long (so a run is the next byte), and the byte before a hit
+/// that is part of a longer character is never a word separator, as that character is not.
+fn fuzzy_ascii(path: &[u8], query: &[u8]) -> Option<u32> {
+    let mut from = 0;
+    let mut last_hit: Option<usize> = None;
+    let mut points = 0u32;
+    for &wanted in query {
+        let at = from + memchr::memchr(wanted, path.get(from..)?)?;
+        if last_hit.is_some_and(|l| at == l + 1) {
+            points += 8;
+        }
+        let word_start = at
+            .checked_sub(1)
+            .and_then(|p| path.get(p))
+            .is_none_or(|p| matches!(p, b'/' | b'_' | b'-' | b'.' | b' '));
+        if word_start {
+            points += 12;
+        }
+        last_hit = Some(at);
+        from = at + 1;
+    }
+    Some((100 + points).min(FUZZY_MAX))
+}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,7 +69,7 @@ impl MentionCompleter {
             out.extend(rank(&index, &partial.query, room).into_iter().map(|m| {
                 let is_dir = m.entry.kind == Kind::Dir;
                 Suggestion {
-                    value: insertion(&m.entry.path, is_dir),
+                    value: insertion(m.entry.path, is_dir),
                     display_override: Some(m.entry.display()),
                     span,
                     append_whitespace: !is_dir,
