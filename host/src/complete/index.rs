@@ -7,6 +7,7 @@
 //! megabytes and no allocation each; [`Entry`] is a view into them.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use warden_rules::deny::Deny;
 
@@ -79,6 +80,12 @@ pub(super) fn lowercase(s: &str) -> String {
     } else {
         s.to_lowercase()
     }
+}
+
+/// A new index identity (0 is the empty default index's).
+fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, AtomicOrdering::Relaxed)
 }
 
 /// Where one entry's path and lower-case path lie in the arenas.
@@ -166,6 +173,8 @@ impl Arena {
 /// offers).
 #[derive(Debug, Clone, Default)]
 pub struct Index {
+    /// Unique to this build (a clone shares it: same entries).
+    id: u64,
     text: String,
     lower: String,
     slots: Vec<Slot>,
@@ -213,12 +222,14 @@ impl Index {
             && let Some(only) = arenas.pop()
         {
             return Ok(Self {
+                id: next_id(),
                 text: only.text,
                 lower: only.lower,
                 slots: only.slots,
             });
         }
         let mut index = Self {
+            id: next_id(),
             text: String::with_capacity(text),
             lower: String::with_capacity(lower),
             slots: Vec::with_capacity(arenas.iter().map(|a| a.slots.len()).sum()),
@@ -235,6 +246,11 @@ impl Index {
             }));
         }
         Ok(index)
+    }
+
+    /// What tells this index from another one (its clones share it).
+    pub(super) fn id(&self) -> u64 {
+        self.id
     }
 
     /// Entry number `i` (`0..len()`).

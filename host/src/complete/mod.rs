@@ -23,4 +23,4 @@ mod walk;
 
 pub use background::BackgroundIndex;
 pub use index::{CompleteError, Entry, Index, Kind};
-pub use rank::{Match, rank};
+pub use rank::{Match, Ranker, rank};

@@ -70,6 +70,40 @@ struct Plan<'a, 'q> {
 
 /// The best `limit` entries of `index` for `query`, best first.
 pub fn rank<'a>(index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
+    ranked(index, query, limit, None)
+}
+
+/// Ranks queries typed keystroke by keystroke: when a query extends the previous one (same
+/// index, same directory scope), only the entries that matched the previous one can match, so
+/// only those are examined. The results are [`rank`]'s.
+#[derive(Debug, Default)]
+pub struct Ranker {
+    last: Option<Narrowed>,
+}
+
+/// The entries a query may have matched.
+#[derive(Debug)]
+struct Narrowed {
+    index: u64,
+    scope: Option<String>,
+    rest: String,
+    /// Every entry that matched `rest`, or was not examined far enough to know.
+    ids: Vec<u32>,
+}
+
+impl Ranker {
+    /// The best `limit` entries of `index` for `query`, best first, as [`rank`] gives them.
+    pub fn rank<'a>(&mut self, index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
+        ranked(index, query, limit, Some(&mut self.last))
+    }
+}
+
+fn ranked<'a>(
+    index: &'a Index,
+    query: &str,
+    limit: usize,
+    narrowing: Option<&mut Option<Narrowed>>,
+) -> Vec<Match<'a>> {
     if limit == 0 {
         return Vec::new();
     }
@@ -84,17 +118,28 @@ pub fn rank<'a>(index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
         limit,
         order: if rest.is_empty() { by_depth } else { by_score },
     };
-    let n = index.len();
-    let threads = if n >= PARALLEL_FROM {
-        walk::threads()
-    } else {
-        1
+    let (mut found, recorded) = match narrowing {
+        // Listing a directory (or the top) examines no query: nothing to narrow.
+        Some(last) if !rest.is_empty() => {
+            let previous = last.take().filter(|n| {
+                n.index == index.id() && n.scope.as_deref() == scope && rest.starts_with(&n.rest)
+            });
+            let (found, ids) = match &previous {
+                Some(n) => plan.run(Among::Some(&n.ids), true),
+                None => plan.run(Among::All(index.len()), true),
+            };
+            (found, Some((last, ids)))
+        }
+        _ => (plan.run(Among::All(index.len()), false).0, None),
     };
-    let mut found = if threads <= 1 {
-        plan.best(0..n)
-    } else {
-        plan.best_in_parallel(n, threads)
-    };
+    if let Some((last, ids)) = recorded {
+        *last = Some(Narrowed {
+            index: index.id(),
+            scope: scope.map(str::to_owned),
+            rest: rest.to_owned(),
+            ids,
+        });
+    }
     if found.len() > limit {
         found.select_nth_unstable_by(limit - 1, plan.order);
         found.truncate(limit);
@@ -103,9 +148,48 @@ pub fn rank<'a>(index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
     found
 }
 
+/// The entries to examine.
+#[derive(Clone, Copy)]
+enum Among<'c> {
+    /// Every entry, `0..n`.
+    All(usize),
+    /// These.
+    Some(&'c [u32]),
+}
+
+impl Among<'_> {
+    fn len(self) -> usize {
+        match self {
+            Self::All(n) => n,
+            Self::Some(ids) => ids.len(),
+        }
+    }
+
+    /// The entry at position `at`.
+    fn id(self, at: usize) -> usize {
+        match self {
+            Self::All(_) => at,
+            Self::Some(ids) => ids.get(at).map_or(usize::MAX, |&id| id as usize),
+        }
+    }
+}
+
+/// Candidates of one chunk, and (when recording) every entry it could not rule out.
+type Chunk<'a> = (Vec<Match<'a>>, Vec<u32>);
+
 impl<'a> Plan<'a, '_> {
-    /// The best of `0..n`, one chunk per thread.
-    fn best_in_parallel(&self, n: usize, threads: usize) -> Vec<Match<'a>> {
+    /// The best of `among` (cut to about `limit`), one chunk per core when there are many;
+    /// with `record`, also the entries not ruled out.
+    fn run(&self, among: Among<'_>, record: bool) -> Chunk<'a> {
+        let n = among.len();
+        let threads = if n >= PARALLEL_FROM {
+            walk::threads()
+        } else {
+            1
+        };
+        if threads <= 1 {
+            return self.best(among, 0..n, record);
+        }
         let chunk = n.div_ceil(threads);
         let range = |t: usize| (t * chunk).min(n)..((t + 1) * chunk).min(n);
         std::thread::scope(|scope| {
@@ -113,34 +197,38 @@ impl<'a> Plan<'a, '_> {
                 .map(|t| {
                     let spawned = std::thread::Builder::new()
                         .name("warden-complete-rank".into())
-                        .spawn_scoped(scope, move || self.best(range(t)));
+                        .spawn_scoped(scope, move || self.best(among, range(t), record));
                     (t, spawned.ok())
                 })
                 .collect();
-            let mut found = self.best(range(0));
+            let (mut found, mut ids) = self.best(among, range(0), record);
             for (t, handle) in started {
-                let theirs = match handle {
+                let (theirs, their_ids) = match handle {
                     Some(handle) => match handle.join() {
                         Ok(theirs) => theirs,
                         Err(panic) => std::panic::resume_unwind(panic),
                     },
                     // A thread that could not start: its chunk is ranked here.
-                    None => self.best(range(t)),
+                    None => self.best(among, range(t), record),
                 };
                 found.extend(theirs);
+                ids.extend(their_ids);
             }
-            found
+            (found, ids)
         })
     }
 
-    /// The best `limit` (or a few more) of the entries in `range`, in no order.
-    fn best(&self, range: Range<usize>) -> Vec<Match<'a>> {
+    /// The best `limit` (or a few more) of the entries at positions `range` of `among`, in no
+    /// order; with `record`, the entries not ruled out.
+    fn best(&self, among: Among<'_>, range: Range<usize>, record: bool) -> Chunk<'a> {
         let cap = self.limit.saturating_mul(2).max(256);
         let mut kept: Vec<Match<'a>> = Vec::with_capacity(cap.min(4096));
+        let mut ids = Vec::new();
         // The lowest score kept once `kept` was cut to the best `limit`.
         let mut floor: Option<u32> = None;
-        for i in range {
-            let Some(entry) = self.index.entry(i) else {
+        for at in range {
+            let id = among.id(at);
+            let Some(entry) = self.index.entry(id) else {
                 continue;
             };
             if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
@@ -152,9 +240,14 @@ impl<'a> Plan<'a, '_> {
                 // A fuzzy match scores at most FUZZY_MAX: below every kept one, it cannot
                 // be among the best.
                 let fuzzy_too = floor.is_none_or(|f| f <= FUZZY_MAX);
-                match score(&entry, self.skip, self.rest, &self.finder, fuzzy_too) {
-                    Some(score) => score,
-                    None => continue,
+                let scored = score(&entry, self.skip, self.rest, &self.finder, fuzzy_too);
+                if record && scored != Scored::Miss {
+                    // Fits: ids come from an index of at most u32::MAX bytes of paths.
+                    ids.push(id as u32);
+                }
+                match scored {
+                    Scored::Hit(score) => score,
+                    Scored::Miss | Scored::NotTried => continue,
                 }
             };
             kept.push(Match { entry, score });
@@ -164,7 +257,7 @@ impl<'a> Plan<'a, '_> {
                 floor = kept.iter().map(|m| m.score).min();
             }
         }
-        kept
+        (kept, ids)
     }
 }
 
@@ -202,6 +295,17 @@ fn tie(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
         .then_with(|| a.path.cmp(b.path))
 }
 
+/// How an entry fared against a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scored {
+    /// It matches, with this score.
+    Hit(u32),
+    /// It does not match.
+    Miss,
+    /// No substring tier matches, and the fuzzy one was not tried.
+    NotTried,
+}
+
 /// Score of `entry` for the lower-case `query` (whose byte search is `finder`), matched
 /// against the path from byte `skip` on; fuzzy matches only with `fuzzy_too`.
 fn score(
@@ -210,34 +314,51 @@ fn score(
     query: &str,
     finder: &Finder<'_>,
     fuzzy_too: bool,
-) -> Option<u32> {
+) -> Scored {
+    match tiers(entry, skip, query, finder, fuzzy_too) {
+        Some(Some(score)) => Scored::Hit(score),
+        Some(None) => Scored::NotTried,
+        None => Scored::Miss,
+    }
+}
+
+/// [`score`]: `None` no match, `Some(None)` fuzzy not tried.
+fn tiers(
+    entry: &Entry<'_>,
+    skip: usize,
+    query: &str,
+    finder: &Finder<'_>,
+    fuzzy_too: bool,
+) -> Option<Option<u32>> {
     let path = entry.lower.get(skip..)?;
     let name = entry.lower.get(entry.name_at.max(skip)..)?;
     if path == query {
-        return Some(EXACT_PATH);
+        return Some(Some(EXACT_PATH));
     }
     if name == query {
-        return Some(EXACT_NAME);
+        return Some(Some(EXACT_NAME));
     }
     if name.starts_with(query) {
-        return Some(NAME_PREFIX);
+        return Some(Some(NAME_PREFIX));
     }
     // Both are valid UTF-8, so a byte match is a match of whole characters.
     match finder.find(path.as_bytes()) {
         Some(first) => {
             // `name` is the end of `path`.
             let name_from = path.len() - name.len();
-            if first >= name_from || finder.find(name.as_bytes()).is_some() {
-                Some(NAME_CONTAINS)
-            } else if first == 0 {
-                Some(PATH_PREFIX)
-            } else {
-                Some(PATH_CONTAINS)
-            }
+            Some(Some(
+                if first >= name_from || finder.find(name.as_bytes()).is_some() {
+                    NAME_CONTAINS
+                } else if first == 0 {
+                    PATH_PREFIX
+                } else {
+                    PATH_CONTAINS
+                },
+            ))
         }
-        None if !fuzzy_too => None,
-        None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()),
-        None => fuzzy(path, query),
+        None if !fuzzy_too => Some(None),
+        None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()).map(Some),
+        None => fuzzy(path, query).map(Some),
     }
 }
 

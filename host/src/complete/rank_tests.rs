@@ -9,7 +9,8 @@ use proptest::prelude::*;
 
 use super::index::{Index, lowercase};
 use super::rank::{
-    EXACT_NAME, EXACT_PATH, FUZZY_MAX, NAME_CONTAINS, NAME_PREFIX, PATH_CONTAINS, PATH_PREFIX, rank,
+    EXACT_NAME, EXACT_PATH, FUZZY_MAX, NAME_CONTAINS, NAME_PREFIX, PATH_CONTAINS, PATH_PREFIX,
+    Ranker, rank,
 };
 
 /// One path as the reference sees it.
@@ -202,8 +203,40 @@ fn query() -> impl Strategy<Value = String> {
     .prop_map(|c| c.into_iter().collect())
 }
 
+/// The same queries through one [`Ranker`], in order, as a person types, deletes and types.
+fn ranked_in_turn(listed: &[String], queries: &[String], limit: usize) -> Vec<Vec<(String, u32)>> {
+    let index = Index::from_listed(listed);
+    let mut ranker = Ranker::default();
+    queries
+        .iter()
+        .map(|q| {
+            ranker
+                .rank(&index, q, limit)
+                .iter()
+                .map(|m| (m.entry.display(), m.score))
+                .collect()
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn keystroke_by_keystroke_as_the_reference(listed in listing(), typed in query(), more in query(), limit in 1usize..6) {
+        // Every prefix of `typed`, then back to its half, then on with `more`.
+        let mut queries: Vec<String> = (0..=typed.chars().count())
+            .map(|n| typed.chars().take(n).collect())
+            .collect();
+        let half: String = typed.chars().take(typed.chars().count() / 2).collect();
+        queries.push(half.clone());
+        for n in 1..=more.chars().count() {
+            queries.push(format!("{half}{}", more.chars().take(n).collect::<String>()));
+        }
+        let expected: Vec<Vec<(String, u32)>> =
+            queries.iter().map(|q| reference(&listed, q, limit)).collect();
+        prop_assert_eq!(ranked_in_turn(&listed, &queries, limit), expected);
+    }
 
     #[test]
     fn same_results_as_the_reference(listed in listing(), query in query(), limit in 1usize..8) {
