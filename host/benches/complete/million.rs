@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use warden::complete::{Index, rank};
+use warden::complete::{Index, Ranker, rank};
 
 const TOPS: usize = 1_000;
 const SUBS: usize = 10;
@@ -85,6 +85,17 @@ fn peak_rss_kb() -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+fn keystroke_summary(label: &str, mut times: Vec<Duration>) {
+    times.sort();
+    eprintln!(
+        "1m: {label} over {} keystrokes: median {:?}, p99 {:?}, max {:?}",
+        times.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times[times.len() - 1]
+    );
 }
 
 fn keystrokes() -> Vec<String> {
@@ -160,14 +171,18 @@ pub fn run() {
             times.push(start.elapsed());
         }
     }
-    times.sort();
-    eprintln!(
-        "1m: per keystroke over {} keystrokes: median {:?}, p99 {:?}, max {:?}",
-        times.len(),
-        percentile(&times, 0.5),
-        percentile(&times, 0.99),
-        times[times.len() - 1]
-    );
+    keystroke_summary("per keystroke, rank (no state)", times);
+    // As the chat ranks: one Ranker for the whole session, each keystroke narrowing the last.
+    let mut times = Vec::new();
+    let mut ranker = Ranker::default();
+    for _ in 0..3 {
+        for q in &queries {
+            let start = Instant::now();
+            black_box(ranker.rank(&index, q, 12).len());
+            times.push(start.elapsed());
+        }
+    }
+    keystroke_summary("per keystroke, Ranker (as typed)", times);
     drop(index);
 
     let home = tempfile::tempdir().unwrap();

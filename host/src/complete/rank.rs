@@ -14,8 +14,10 @@
 //! the chunks' bests are merged; substring tiers are found with a vectorised byte search
 //! (`memchr::memmem`) over the lower-cased arena, and the fuzzy tier (the costliest, and at most
 //! [`FUZZY_MAX`]) is skipped for a chunk once it holds `limit` candidates of a substring tier,
-//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise
-//! (`memchr` from hit to hit), which gives the same points as matching characters.
+//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise,
+//! which gives the same points as matching characters. [`Ranker`] narrows keystroke by
+//! keystroke: a query that extends the previous one is matched only against the entries the
+//! previous one could match.
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -394,11 +396,17 @@ fn fuzzy(path: &str, query: &str) -> Option<u32> {
 /// character, a hit is one byte long (so a run is the next byte), and the byte before a hit
 /// that is part of a longer character is never a word separator, as that character is not.
 fn fuzzy_ascii(path: &[u8], query: &[u8]) -> Option<u32> {
-    let mut from = 0;
+    let mut wanted = query.iter();
+    let Some(&first) = wanted.next() else {
+        return Some(100);
+    };
+    let mut next = first;
     let mut last_hit: Option<usize> = None;
     let mut points = 0u32;
-    for &wanted in query {
-        let at = from + memchr::memchr(wanted, path.get(from..)?)?;
+    for (at, &c) in path.iter().enumerate() {
+        if c != next {
+            continue;
+        }
         if last_hit.is_some_and(|l| at == l + 1) {
             points += 8;
         }
@@ -410,10 +418,14 @@ fn fuzzy_ascii(path: &[u8], query: &[u8]) -> Option<u32> {
             points += 12;
         }
         last_hit = Some(at);
-        from = at + 1;
+        match wanted.next() {
+            Some(&w) => next = w,
+            None => return Some((100 + points).min(FUZZY_MAX)),
+        }
     }
-    Some((100 + points).min(FUZZY_MAX))
+    None
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
