@@ -228,6 +228,8 @@ impl<'a> Plan<'a, '_> {
         let mut ids = Vec::new();
         // The lowest score kept once `kept` was cut to the best `limit`.
         let mut floor: Option<u32> = None;
+        // The worst of those `limit`: whatever orders after it cannot be among the best.
+        let mut worst: Option<Match<'a>> = None;
         for at in range {
             let id = among.id(at);
             let Some(entry) = self.index.entry(id) else {
@@ -252,11 +254,16 @@ impl<'a> Plan<'a, '_> {
                     Scored::Miss | Scored::NotTried => continue,
                 }
             };
-            kept.push(Match { entry, score });
+            let candidate = Match { entry, score };
+            if worst.is_some_and(|w| (self.order)(&candidate, &w) != Ordering::Less) {
+                continue;
+            }
+            kept.push(candidate);
             if kept.len() >= cap {
                 kept.select_nth_unstable_by(self.limit - 1, self.order);
                 kept.truncate(self.limit);
                 floor = kept.iter().map(|m| m.score).min();
+                worst = kept.iter().copied().max_by(self.order);
             }
         }
         (kept, ids)
@@ -403,7 +410,9 @@ fn fuzzy_ascii(path: &[u8], query: &[u8]) -> Option<u32> {
     let mut next = first;
     let mut last_hit: Option<usize> = None;
     let mut points = 0u32;
-    for (at, &c) in path.iter().enumerate() {
+    // Most paths that do not match lack the first character: one vectorised search says so.
+    let start = memchr::memchr(first, path)?;
+    for (at, &c) in path.iter().enumerate().skip(start) {
         if c != next {
             continue;
         }
