@@ -5,11 +5,12 @@
 //!   `String` each.
 //! - [`BackgroundIndex`]: the same, built on a thread while the person starts typing.
 //! - [`rank`]: the fuzzy ranker (exact name before fuzzy match, shorter path first at equal
-//!   score, case-insensitive).
+//!   score, case-insensitive), on every core; [`Ranker`] narrows keystroke by keystroke.
 //!
-//! The listing rules (`.gitignore` handling, deny globs, the breadth-first listing itself) are
-//! the built-in resolver's own, from the `warden-rules` crate it depends on too, so completion
-//! and `list_files` can never disagree.
+//! The listing rules (`.gitignore` handling, deny globs, `.git` skipped, symlinks not
+//! followed) are the built-in resolver's own, from the `warden-rules` crate it depends on too,
+//! so completion and `list_files` can never disagree; a test compares the parallel walk with
+//! the serial listing, another `warden complete` with `list_files`.
 //!
 //! This folder builds on configuration only; front ends (the chat editor, the `complete`
 //! command) sit above it.
@@ -19,6 +20,7 @@ mod index;
 pub mod rank;
 #[cfg(test)]
 mod rank_tests;
+mod score;
 mod walk;
 
 pub use background::BackgroundIndex;
