@@ -3,6 +3,9 @@
 //! prompt with 5 plugins and a warm compiled-code cache.
 //!
 //! `cargo bench -p warden --bench complete -- --warm-up-time 1 --measurement-time 3`
+//!
+//! With the filter `1m` only the million-file case runs (see [`million`]): its tree is built
+//! once under `target/bench-trees/1m/` and reused.
 
 #![allow(
     clippy::unwrap_used,
@@ -204,6 +207,10 @@ fn chat_start(c: &mut Criterion) {
 }
 
 fn all(c: &mut Criterion) {
+    if std::env::args().skip(1).any(|a| a == "1m") {
+        million::run();
+        return;
+    }
     let (_dir, root) = tree();
     let home = tempfile::tempdir().unwrap();
     index_build(c, &root);
@@ -211,6 +218,9 @@ fn all(c: &mut Criterion) {
     end_to_end(c, &root, home.path());
     chat_start(c);
 }
+
+#[path = "complete/million.rs"]
+mod million;
 
 criterion_group!(benches, all);
 criterion_main!(benches);

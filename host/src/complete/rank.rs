@@ -8,10 +8,25 @@
 //! A query whose part before its last `/` names an indexed directory (`src/`, `src/ma`)
 //! completes inside that directory; with nothing after the `/` its entries come top first.
 //! An empty query lists the top of the tree.
+//!
+//! How it stays within a frame on a million paths: the index is split in one chunk per core,
+//! each scanned on its own thread into its best `limit` candidates (pruned as it goes), and
+//! the chunks' bests are merged; substring tiers are found with a vectorised byte search
+//! (`memchr::memmem`) over the lower-cased arena, and the fuzzy tier (the costliest, and at most
+//! [`FUZZY_MAX`]) is skipped for a chunk once it holds `limit` candidates of a substring tier,
+//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise,
+//! which gives the same points as matching characters. [`Ranker`] narrows keystroke by
+//! keystroke: a query that extends the previous one is matched only against the entries the
+//! previous one could match.
 
 use std::cmp::Ordering;
+use std::ops::Range;
+
+use memchr::memmem::Finder;
 
 use super::index::{Entry, Index, lowercase};
+use super::score::{Scored, score};
+use super::walk;
 
 /// Score of a match on the whole path.
 pub const EXACT_PATH: u32 = 1000;
@@ -28,63 +43,244 @@ pub const PATH_CONTAINS: u32 = 600;
 /// Highest score of a fuzzy (in-order characters) match.
 pub const FUZZY_MAX: u32 = 500;
 
+/// Below this many entries one thread ranks them all (starting threads costs more).
+const PARALLEL_FROM: usize = 32 * 1024;
+
 /// One ranked candidate.
 #[derive(Debug, Clone, Copy)]
 pub struct Match<'a> {
     /// The indexed path.
-    pub entry: &'a Entry,
+    pub entry: Entry<'a>,
     /// Its score (higher is better; 0 when listing without a query).
     pub score: u32,
 }
 
+type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
+
+/// What one query asks of every entry.
+struct Plan<'a, 'q> {
+    index: &'a Index,
+    /// The directory the query completes inside (lower case), if any.
+    scope: Option<&'q str>,
+    /// Bytes of a path before the part matched (the scope and its `/`).
+    skip: usize,
+    /// The lower-case query to match (after the scope).
+    rest: &'q str,
+    finder: Finder<'q>,
+    limit: usize,
+    order: Order,
+}
+
 /// The best `limit` entries of `index` for `query`, best first.
 pub fn rank<'a>(index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
+    ranked(index, query, limit, None)
+}
+
+/// Ranks queries typed keystroke by keystroke: when a query extends the previous one (same
+/// index, same directory scope), only the entries that matched the previous one can match, so
+/// only those are examined. The results are [`rank`]'s.
+#[derive(Debug, Default)]
+pub struct Ranker {
+    last: Option<Narrowed>,
+}
+
+/// The entries a query may have matched.
+#[derive(Debug)]
+struct Narrowed {
+    index: u64,
+    scope: Option<String>,
+    rest: String,
+    /// Every entry that matched `rest`, or was not examined far enough to know.
+    ids: Vec<u32>,
+}
+
+impl Ranker {
+    /// The best `limit` entries of `index` for `query`, best first, as [`rank`] gives them.
+    pub fn rank<'a>(&mut self, index: &'a Index, query: &str, limit: usize) -> Vec<Match<'a>> {
+        ranked(index, query, limit, Some(&mut self.last))
+    }
+}
+
+fn ranked<'a>(
+    index: &'a Index,
+    query: &str,
+    limit: usize,
+    narrowing: Option<&mut Option<Narrowed>>,
+) -> Vec<Match<'a>> {
+    if limit == 0 {
+        return Vec::new();
+    }
     let query = lowercase(query.trim_start_matches("./"));
     let (scope, rest) = scope_of(index, &query);
-    let candidates = index
-        .entries()
-        .iter()
-        .filter(|e| scope.is_none_or(|dir| in_dir(e, dir)));
-    let mut found: Vec<Match<'a>> = if rest.is_empty() {
-        candidates.map(|entry| Match { entry, score: 0 }).collect()
-    } else {
-        let skip = scope.map_or(0, |dir| dir.len() + 1);
-        candidates
-            .filter_map(|entry| {
-                let score = score(entry, skip, rest)?;
-                Some(Match { entry, score })
-            })
-            .collect()
+    let plan = Plan {
+        index,
+        scope,
+        skip: scope.map_or(0, |dir| dir.len() + 1),
+        rest,
+        finder: Finder::new(rest.as_bytes()),
+        limit,
+        order: if rest.is_empty() { by_depth } else { by_score },
     };
-    let order = if rest.is_empty() { by_depth } else { by_score };
-    if found.len() > limit && limit > 0 {
-        found.select_nth_unstable_by(limit - 1, order);
+    let (mut found, recorded) = match narrowing {
+        // Listing a directory (or the top) examines no query: nothing to narrow.
+        Some(last) if !rest.is_empty() => {
+            let previous = last.take().filter(|n| {
+                n.index == index.id() && n.scope.as_deref() == scope && rest.starts_with(&n.rest)
+            });
+            let (found, ids) = match &previous {
+                Some(n) => plan.run(Among::Some(&n.ids), true),
+                None => plan.run(Among::All(index.len()), true),
+            };
+            (found, Some((last, ids)))
+        }
+        _ => (plan.run(Among::All(index.len()), false).0, None),
+    };
+    if let Some((last, ids)) = recorded {
+        *last = Some(Narrowed {
+            index: index.id(),
+            scope: scope.map(str::to_owned),
+            rest: rest.to_owned(),
+            ids,
+        });
     }
-    found.truncate(limit);
-    found.sort_by(order);
+    if found.len() > limit {
+        found.select_nth_unstable_by(limit - 1, plan.order);
+        found.truncate(limit);
+    }
+    found.sort_by(plan.order);
     found
+}
+
+/// The entries to examine.
+#[derive(Clone, Copy)]
+enum Among<'c> {
+    /// Every entry, `0..n`.
+    All(usize),
+    /// These.
+    Some(&'c [u32]),
+}
+
+impl Among<'_> {
+    fn len(self) -> usize {
+        match self {
+            Self::All(n) => n,
+            Self::Some(ids) => ids.len(),
+        }
+    }
+
+    /// The entry at position `at`.
+    fn id(self, at: usize) -> usize {
+        match self {
+            Self::All(_) => at,
+            Self::Some(ids) => ids.get(at).map_or(usize::MAX, |&id| id as usize),
+        }
+    }
+}
+
+/// Candidates of one chunk, and (when recording) every entry it could not rule out.
+type Chunk<'a> = (Vec<Match<'a>>, Vec<u32>);
+
+impl<'a> Plan<'a, '_> {
+    /// The best of `among` (cut to about `limit`), one chunk per core when there are many;
+    /// with `record`, also the entries not ruled out.
+    fn run(&self, among: Among<'_>, record: bool) -> Chunk<'a> {
+        let n = among.len();
+        let threads = if n >= PARALLEL_FROM {
+            walk::threads()
+        } else {
+            1
+        };
+        if threads <= 1 {
+            return self.best(among, 0..n, record);
+        }
+        let chunk = n.div_ceil(threads);
+        let range = |t: usize| (t * chunk).min(n)..((t + 1) * chunk).min(n);
+        std::thread::scope(|scope| {
+            let started: Vec<_> = (1..threads)
+                .map(|t| {
+                    let spawned = std::thread::Builder::new()
+                        .name("warden-complete-rank".into())
+                        .spawn_scoped(scope, move || self.best(among, range(t), record));
+                    (t, spawned.ok())
+                })
+                .collect();
+            let (mut found, mut ids) = self.best(among, range(0), record);
+            for (t, handle) in started {
+                let (theirs, their_ids) = match handle {
+                    Some(handle) => match handle.join() {
+                        Ok(theirs) => theirs,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    },
+                    // A thread that could not start: its chunk is ranked here.
+                    None => self.best(among, range(t), record),
+                };
+                found.extend(theirs);
+                ids.extend(their_ids);
+            }
+            (found, ids)
+        })
+    }
+
+    /// The best `limit` (or a few more) of the entries at positions `range` of `among`, in no
+    /// order; with `record`, the entries not ruled out.
+    fn best(&self, among: Among<'_>, range: Range<usize>, record: bool) -> Chunk<'a> {
+        let cap = self.limit.saturating_mul(2).max(256);
+        let mut kept: Vec<Match<'a>> = Vec::with_capacity(cap.min(4096));
+        let mut ids = Vec::new();
+        // The lowest score kept once `kept` was cut to the best `limit`.
+        let mut floor: Option<u32> = None;
+        // The worst of those `limit`: whatever orders after it cannot be among the best.
+        let mut worst: Option<Match<'a>> = None;
+        for at in range {
+            let id = among.id(at);
+            let Some(entry) = self.index.entry(id) else {
+                continue;
+            };
+            if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
+                continue;
+            }
+            let score = if self.rest.is_empty() {
+                0
+            } else {
+                // A fuzzy match scores at most FUZZY_MAX: below every kept one, it cannot
+                // be among the best.
+                let fuzzy_too = floor.is_none_or(|f| f <= FUZZY_MAX);
+                let scored = score(&entry, self.skip, self.rest, &self.finder, fuzzy_too);
+                if record && scored != Scored::Miss {
+                    // Fits: ids come from an index of at most u32::MAX bytes of paths.
+                    ids.push(id as u32);
+                }
+                match scored {
+                    Scored::Hit(score) => score,
+                    Scored::Miss | Scored::NotTried => continue,
+                }
+            };
+            let candidate = Match { entry, score };
+            if worst.is_some_and(|w| (self.order)(&candidate, &w) != Ordering::Less) {
+                continue;
+            }
+            kept.push(candidate);
+            if kept.len() >= cap {
+                kept.select_nth_unstable_by(self.limit - 1, self.order);
+                kept.truncate(self.limit);
+                floor = kept.iter().map(|m| m.score).min();
+                worst = kept.iter().copied().max_by(self.order);
+            }
+        }
+        (kept, ids)
+    }
 }
 
 /// `Some(dir)` when the query's part before its last `/` is an indexed directory; the rest of
 /// the query is then matched inside it.
 fn scope_of<'q>(index: &Index, query: &'q str) -> (Option<&'q str>, &'q str) {
     match query.rsplit_once('/') {
-        Some((dir, rest)) if !dir.is_empty() => {
-            let known = index
-                .entries()
-                .iter()
-                .any(|e| e.kind == super::Kind::Dir && e.lower == dir);
-            if known {
-                (Some(dir), rest)
-            } else {
-                (None, query)
-            }
-        }
+        Some((dir, rest)) if !dir.is_empty() && index.is_dir_lower(dir) => (Some(dir), rest),
         _ => (None, query),
     }
 }
 
-fn in_dir(entry: &Entry, dir: &str) -> bool {
+fn in_dir(entry: &Entry<'_>, dir: &str) -> bool {
     entry
         .lower
         .strip_prefix(dir)
@@ -95,71 +291,18 @@ fn by_depth(a: &Match<'_>, b: &Match<'_>) -> Ordering {
     a.entry
         .depth
         .cmp(&b.entry.depth)
-        .then_with(|| tie(a.entry, b.entry))
+        .then_with(|| tie(&a.entry, &b.entry))
 }
 
 fn by_score(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    b.score.cmp(&a.score).then_with(|| tie(a.entry, b.entry))
+    b.score.cmp(&a.score).then_with(|| tie(&a.entry, &b.entry))
 }
 
-fn tie(a: &Entry, b: &Entry) -> Ordering {
+fn tie(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
     a.path
         .len()
         .cmp(&b.path.len())
-        .then_with(|| a.path.cmp(&b.path))
-}
-
-/// Score of `entry` for the lower-case `query`, matched against the path from byte `skip` on.
-fn score(entry: &Entry, skip: usize, query: &str) -> Option<u32> {
-    let path = entry.lower.get(skip..)?;
-    let name = entry.lower.get(entry.name_at.max(skip)..)?;
-    if path == query {
-        return Some(EXACT_PATH);
-    }
-    if name == query {
-        return Some(EXACT_NAME);
-    }
-    if name.starts_with(query) {
-        return Some(NAME_PREFIX);
-    }
-    if name.contains(query) {
-        return Some(NAME_CONTAINS);
-    }
-    if path.starts_with(query) {
-        return Some(PATH_PREFIX);
-    }
-    if path.contains(query) {
-        return Some(PATH_CONTAINS);
-    }
-    fuzzy(path, query)
-}
-
-/// The query's characters in order in `path` (leftmost match): 100, plus points for each
-/// character that continues a run or starts a word, capped below the substring tiers.
-fn fuzzy(path: &str, query: &str) -> Option<u32> {
-    let mut rest = path.char_indices().peekable();
-    let mut previous: Option<char> = None;
-    let mut last_hit: Option<usize> = None;
-    let mut points = 0u32;
-    for wanted in query.chars() {
-        loop {
-            let (at, c) = rest.next()?;
-            let here_prev = previous;
-            previous = Some(c);
-            if c != wanted {
-                continue;
-            }
-            if last_hit.is_some_and(|l| path[l..at].chars().count() == 1) {
-                points += 8;
-            }
-            if here_prev.is_none_or(|p| matches!(p, '/' | '_' | '-' | '.' | ' ')) {
-                points += 12;
-            }
-            last_hit = Some(at);
-            break;
-        }
-    }
-    Some((100 + points).min(FUZZY_MAX))
+        .then_with(|| a.path.cmp(b.path))
 }
 
 #[cfg(test)]

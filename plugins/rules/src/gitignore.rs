@@ -5,7 +5,7 @@
 //! git). `.git/info/exclude` and global excludes are not read.
 
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -95,14 +95,14 @@ impl IgnoreFile {
 /// `.gitignore` files in effect for a directory, shallowest first.
 #[derive(Debug, Clone, Default)]
 pub struct IgnoreStack {
-    files: Vec<Rc<IgnoreFile>>,
+    files: Vec<Arc<IgnoreFile>>,
 }
 
 impl IgnoreStack {
     /// This stack with `file` added as the deepest.
     pub fn with(&self, file: IgnoreFile) -> Self {
         let mut files = self.files.clone();
-        files.push(Rc::new(file));
+        files.push(Arc::new(file));
         Self { files }
     }
 

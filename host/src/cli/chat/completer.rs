@@ -1,10 +1,12 @@
 //! `@` completion in the editor: the mention under the cursor, ranked against the workspace
 //! index as it is typed, and the MCP servers' resources (`@server:uri`).
 
+use std::sync::{Mutex, PoisonError};
+
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
 use super::mention::{insertion, partial_at};
-use crate::complete::{BackgroundIndex, Kind, rank};
+use crate::complete::{BackgroundIndex, Kind, Ranker};
 
 /// Suggestions shown at once.
 const MENU_SIZE: usize = 12;
@@ -13,6 +15,8 @@ const MENU_SIZE: usize = 12;
 /// and from the started MCP servers' resources.
 pub(crate) struct MentionCompleter {
     index: BackgroundIndex,
+    /// Keeps the previous mention's candidates, so that each keystroke narrows them.
+    ranker: Mutex<Ranker>,
     /// `server:uri` of every resource the started servers listed.
     resources: Vec<String>,
 }
@@ -20,7 +24,11 @@ pub(crate) struct MentionCompleter {
 impl MentionCompleter {
     /// A completer over `index` and `resources` (`server:uri`).
     pub(crate) fn new(index: BackgroundIndex, resources: Vec<String>) -> Self {
-        Self { index, resources }
+        Self {
+            index,
+            ranker: Mutex::default(),
+            resources,
+        }
     }
 
     /// The resources `query` names: those it begins, then those holding it (case folded),
@@ -66,10 +74,12 @@ impl MentionCompleter {
             .collect();
         if let Some(index) = self.index.get() {
             let room = MENU_SIZE.saturating_sub(out.len());
-            out.extend(rank(&index, &partial.query, room).into_iter().map(|m| {
+            let mut ranker = self.ranker.lock().unwrap_or_else(PoisonError::into_inner);
+            let ranked = ranker.rank(&index, &partial.query, room);
+            out.extend(ranked.into_iter().map(|m| {
                 let is_dir = m.entry.kind == Kind::Dir;
                 Suggestion {
-                    value: insertion(&m.entry.path, is_dir),
+                    value: insertion(m.entry.path, is_dir),
                     display_override: Some(m.entry.display()),
                     span,
                     append_whitespace: !is_dir,
