@@ -308,7 +308,8 @@ fn allowed_sources_refuses_an_unlisted_local_path() {
     env.user_config(&kw_entry(&listed));
     let out = env.run(&["run", "x marks the spot"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // An entry cannot claim a bundled plugin's source for a file of its own.
+    // An entry cannot claim a source for a file of its own: `path` and `source` together is a
+    // configuration error, before any policy is asked.
     env.user_config(&plugin_entry(
         "interceptor",
         "kw",
@@ -317,14 +318,7 @@ fn allowed_sources_refuses_an_unlisted_local_path() {
         &[("word", "x")],
     ));
     let out = env.run(&["run", "x marks the spot"]);
-    assert_refused(
-        &out,
-        &[
-            "kw",
-            "policy.allowed_sources",
-            "source:builtin:keyword-context",
-        ],
-    );
+    assert_refused(&out, &["plugins.kw.source", "not both"]);
     // A symlink inside the listed directory pointing outside it is refused.
     let link = listed_dir.join("link.wasm");
     std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
