@@ -34,6 +34,7 @@ mod plugin_check;
 mod plugin_langs;
 mod plugin_start;
 mod plugins_hostile;
+mod plugins_v0_3;
 mod policy;
 mod policy_hold;
 mod post_tool;

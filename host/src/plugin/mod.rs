@@ -37,6 +37,7 @@ mod instance;
 mod interceptor;
 #[cfg(test)]
 mod layering;
+mod lent;
 mod limits;
 mod loader;
 pub mod outgoing;
