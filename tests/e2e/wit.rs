@@ -73,10 +73,10 @@ fn the_package_parses_and_each_world_has_its_shape() {
         functions.contains_key("on-compaction"),
         "the compaction point"
     );
-    let prompt = &functions["on-prompt-submit"].params[0].1;
+    let prompt = functions["on-prompt-submit"].params[0].ty;
     assert!(
         matches!(prompt, wit_parser::Type::Id(id) if matches!(
-            resolve.types[*id].kind,
+            resolve.types[id].kind,
             wit_parser::TypeDefKind::Handle(wit_parser::Handle::Borrow(_))
         )),
         "on-prompt-submit borrows the prompt"

@@ -27,7 +27,7 @@ use super::limits::{Limits, MAX_PLUGIN_STRING};
 use super::loader::load_file;
 use super::outgoing::HttpFigures;
 use super::preopen::{Preopens, with_roots};
-use super::wit::{DescribedTool, ToolWorld, each_tool_version};
+use super::wit::{DescribedTool, VersionedTool, each_tool_version};
 use super::world::{ComponentInfo, World};
 use crate::config::{FsGrant, ToolGrants};
 use crate::domain::escape::escape_capped;
@@ -44,7 +44,7 @@ pub const MAX_TOOL_NAME: usize = 64;
 
 /// The shared instance of a tool plugin.
 struct Shared {
-    managed: ToolWorld,
+    managed: VersionedTool,
     hosts: Vec<String>,
 }
 
@@ -109,7 +109,7 @@ impl ToolPlugin {
             .iter()
             .filter_map(|key| env(key).map(|value| (key.clone(), value)))
             .collect();
-        let mut managed = ToolWorld::load(
+        let mut managed = VersionedTool::load(
             info.version,
             name,
             engine,

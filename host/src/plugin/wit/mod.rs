@@ -2,7 +2,7 @@
 //! bindings, the host side of its imports and its conversions to the host's types. This module
 //! chooses between them: a loaded plugin is a [`Versioned`] instance manager, of the version
 //! its component exports, and [`each_version!`] runs one expression against whichever it is.
-//! Tools exist from 0.2.0 on: a tool plugin is a [`ToolWorld`], run with [`each_tool_version!`].
+//! Tools exist from 0.2.0 on: a tool plugin is a [`VersionedTool`], run with [`each_tool_version!`].
 //!
 //! No other file of the plugin host names a version's module; the files outside `wit/` import
 //! none of them.
@@ -11,6 +11,8 @@
 pub mod fuzzing;
 mod shared;
 mod shared_tool;
+
+pub(crate) use shared_tool::DescribedTool;
 pub(crate) mod v0_1_0;
 pub(crate) mod v0_2_0;
 pub(crate) mod v0_3_0;
@@ -150,21 +152,11 @@ impl<A, B, C> Versioned<A, B, C> {
 }
 
 /// A tool plugin's instance manager: tools exist from 0.2.0 on.
-pub(crate) enum ToolWorld {
+pub(crate) enum VersionedTool {
     /// Built for 0.2.0.
     V0_2(Managed<v0_2_0::ToolWorld>),
     /// Built for 0.3.0.
     V0_3(Managed<v0_3_0::ToolWorld>),
-}
-
-/// A tool as `describe` returned it, before the host checks it (the same in every version).
-pub(crate) struct DescribedTool {
-    /// Tool name.
-    pub(crate) name: String,
-    /// What it does.
-    pub(crate) description: String,
-    /// JSON schema of its arguments, as text.
-    pub(crate) parameters: String,
 }
 
 /// Runs `$body` with `$m` bound to the tool plugin's managed instance and `$conv` naming its
@@ -172,12 +164,12 @@ pub(crate) struct DescribedTool {
 macro_rules! each_tool_version {
     ($versioned:expr, $m:ident, $conv:ident => $body:expr) => {
         match $versioned {
-            $crate::plugin::wit::ToolWorld::V0_2($m) => {
+            $crate::plugin::wit::VersionedTool::V0_2($m) => {
                 #[allow(unused_imports)]
                 use $crate::plugin::wit::v0_2_0::convert as $conv;
                 $body
             }
-            $crate::plugin::wit::ToolWorld::V0_3($m) => {
+            $crate::plugin::wit::VersionedTool::V0_3($m) => {
                 #[allow(unused_imports)]
                 use $crate::plugin::wit::v0_3_0::convert as $conv;
                 $body
@@ -188,7 +180,7 @@ macro_rules! each_tool_version {
 
 pub(crate) use each_tool_version;
 
-impl ToolWorld {
+impl VersionedTool {
     /// Link and initialise a tool `component` with the bindings of `version`.
     pub(crate) fn load(
         version: WitVersion,

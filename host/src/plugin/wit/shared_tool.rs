@@ -3,6 +3,16 @@
 //! `convert` module (where `wit` names its types and `super::Interceptor` its interceptor
 //! world); 0.1.0 has none of it and gives the points their defaults.
 
+/// A tool as `describe` returned it, before the host checks it (the same in every version).
+pub(crate) struct DescribedTool {
+    /// Tool name.
+    pub(crate) name: String,
+    /// What it does.
+    pub(crate) description: String,
+    /// JSON schema of its arguments, as text.
+    pub(crate) parameters: String,
+}
+
 /// Expands the tool conversions and the `pre-tool-call`/`post-tool-call` calls.
 macro_rules! tool_conversions {
     () => {
@@ -112,13 +122,13 @@ macro_rules! tool_conversions {
         /// `describe`: the tools the plugin offers, as it described them.
         pub(crate) fn describe(
             m: &mut Managed<super::ToolWorld>,
-        ) -> Result<Vec<$crate::plugin::wit::DescribedTool>, PluginError> {
+        ) -> Result<Vec<$crate::plugin::wit::shared_tool::DescribedTool>, PluginError> {
             let described = m.call("describe", |b, store| {
                 b.warden_plugin_act().call_describe(store)
             })?;
             Ok(described
                 .into_iter()
-                .map(|s| $crate::plugin::wit::DescribedTool {
+                .map(|s| $crate::plugin::wit::shared_tool::DescribedTool {
                     name: s.name,
                     description: s.description,
                     parameters: s.parameters,

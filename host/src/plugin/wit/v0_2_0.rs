@@ -1,4 +1,4 @@
-//! `warden:plugin@0.2.0`, the latest version: bindings generated from `wit/released/0.2.0`
+//! `warden:plugin@0.2.0`: bindings generated from `wit/released/0.2.0`
 //! (every world shares the `types` and `host` interfaces generated for the interceptor world),
 //! the host side of its imports (`host`, and `outgoing` for tool plugins), and its conversions:
 //! the shared ones and those of what 0.2.0 adds (tool calls, tool decisions, tool specs).
