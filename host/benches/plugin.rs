@@ -90,10 +90,10 @@ fn calls(c: &mut Criterion) {
     group.bench_function("wasm warm instance", |b| {
         b.iter(|| black_box(warm.on_prompt_submit(black_box(&prompt)).unwrap()))
     });
-    // Before WIT 0.3.0, in the same run: the sample's frozen 0.1.0 build, sent the whole prompt
+    // Before WIT 0.3.0, in the same run: the sample's frozen 0.2.0 build, sent the whole prompt
     // as a record (a `realloc` into the guest per string and list), searching its copy.
     let frozen =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v0.1.0/keyword_context.wasm");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v0.2.0/keyword_context.wasm");
     let mut copied = InterceptorPlugin::load(
         &engine,
         "copied",
@@ -106,10 +106,10 @@ fn calls(c: &mut Criterion) {
         ],
     )
     .unwrap();
-    group.bench_function("wasm warm instance, 0.1.0 build (prompt copied)", |b| {
+    group.bench_function("wasm warm instance, 0.2.0 build (prompt copied)", |b| {
         b.iter(|| black_box(copied.on_prompt_submit(black_box(&prompt)).unwrap()))
     });
-    group.bench_function("wasm fresh instance + init + call, 0.1.0 build", |b| {
+    group.bench_function("wasm fresh instance + init + call, 0.2.0 build", |b| {
         b.iter(|| {
             copied.reset();
             black_box(copied.on_prompt_submit(black_box(&prompt)).unwrap())

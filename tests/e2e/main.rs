@@ -11,6 +11,7 @@ mod cli_root;
 mod cli_session;
 mod compaction;
 mod compat_v0_1;
+mod compat_v0_2;
 mod complete;
 mod fileref_cases;
 mod fileref_cli;

@@ -22,7 +22,10 @@ fn check_reports_world_version_digest_and_imports() {
         .filter_map(|v| v.as_str())
         .collect();
     assert!(imports.contains(&"warden:plugin/host@0.3.0"), "{imports:?}");
-    assert!(imports.contains(&"warden:plugin/prompts@0.3.0"), "{imports:?}");
+    assert!(
+        imports.contains(&"warden:plugin/prompts@0.3.0"),
+        "{imports:?}"
+    );
     assert!(
         imports
             .iter()
