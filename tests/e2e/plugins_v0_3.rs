@@ -205,6 +205,38 @@ fn the_lent_prompt_decides_as_the_copied_one() {
     );
 }
 
+/// `on-compaction` answers are held to the caps and the deadline of the other points.
+#[test]
+fn compaction_items_are_held_to_the_caps_and_the_deadline() {
+    let engine = PluginEngine::new(EngineOptions::default()).unwrap();
+    let info = CompactionInfo {
+        session: "s".into(),
+        replaces: CompactionMarker { from: 1, to: 4 },
+        summary: "summary".into(),
+        files: Vec::new(),
+    };
+    let limits = Limits {
+        timeout: std::time::Duration::from_millis(200),
+        ..Limits::default()
+    };
+    for (mode, expected) in [
+        ("items", "100000 items, over the cap"),
+        ("bytes", "bytes of items, over the cap"),
+        ("loop", "deadline"),
+    ] {
+        let config = vec![("mode".to_owned(), mode.to_owned())];
+        let mut plugin =
+            InterceptorPlugin::load(&engine, "h", &fixtures::hostile(), None, limits, config)
+                .unwrap();
+        let err = plugin
+            .on_compaction(&info)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains(expected), "{mode}: {err}");
+    }
+}
+
 #[test]
 fn a_resolver_answering_bytes_that_are_not_utf8_fails_clearly() {
     let env = TestEnv::new();
@@ -255,4 +287,19 @@ fn a_resolver_answering_bytes_that_are_not_utf8_fails_clearly() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(error.contains("not valid UTF-8"), "{error}");
+
+    // Through the binary: the reference fails with the reason, the turn goes on.
+    env.project_config(&format!(
+        "{MODEL}[fileref]\nresolver = {:?}\n[fileref.resolver_config]\nmode = \"invalid\"\n",
+        fixtures::bytes_resolver()
+    ));
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::text("ok"));
+    let out = warden(&env, &server, &["run", "look at @a.txt"]);
+    let sent = server.requests()[0].body["messages"].to_string();
+    let shown = format!("{sent}\n{}", stderr(&out));
+    assert!(
+        shown.contains("content is not valid UTF-8 (at byte 3)"),
+        "{shown}"
+    );
 }

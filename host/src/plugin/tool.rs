@@ -1,5 +1,5 @@
-//! Tool plugins (WIT 0.2.0 `tool` world): a component that serves tools to the model, holding
-//! exactly the capabilities its entry grants.
+//! Tool plugins (the `tool` world of WIT 0.2.0 and 0.3.0): a component that serves tools to the
+//! model, holding exactly the capabilities its entry grants.
 //!
 //! At load the component is instantiated, `init` is called with its config (plus `roots`, the
 //! workspace roots, newline-separated) and `describe` once; the specs are checked (valid and

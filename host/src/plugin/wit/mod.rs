@@ -1,8 +1,9 @@
-//! The released `warden:plugin` versions, one file each (`v0_1_0`, `v0_2_0`, `v0_3_0`): its generated
-//! bindings, the host side of its imports and its conversions to the host's types. This module
-//! chooses between them: a loaded plugin is a [`Versioned`] instance manager, of the version
-//! its component exports, and [`each_version!`] runs one expression against whichever it is.
-//! Tools exist from 0.2.0 on: a tool plugin is a [`VersionedTool`], run with [`each_tool_version!`].
+//! The released `warden:plugin` versions, one file each (`v0_1_0`, `v0_2_0`, `v0_3_0`): its
+//! generated bindings, the host side of its imports and its conversions to the host's types.
+//! This module chooses between them: a loaded plugin is a [`Versioned`] instance manager, of the
+//! version its component exports, and [`each_version!`] runs one expression against whichever
+//! it is. Tools exist from 0.2.0 on: a tool plugin is a [`VersionedTool`], run with
+//! [`each_tool_version!`].
 //!
 //! No other file of the plugin host names a version's module; the files outside `wit/` import
 //! none of them.
