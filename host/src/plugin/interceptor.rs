@@ -19,7 +19,8 @@ use crate::domain::{
 
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {
-    managed: InterceptorWorld,
+    /// Boxed: one variant per WIT version, the newest the largest.
+    managed: Box<InterceptorWorld>,
     name: String,
     limits: Limits,
     info: ComponentInfo,
@@ -39,7 +40,7 @@ impl InterceptorPlugin {
         let (info, managed) =
             Versioned::load_closed(engine, name, path, pin, World::Interceptor, limits, config)?;
         Ok(Self {
-            managed,
+            managed: Box::new(managed),
             name: name.to_owned(),
             limits,
             info,
@@ -103,7 +104,7 @@ impl InterceptorPlugin {
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginError> {
         let decision =
-            each_version!(&mut self.managed, m, conv => conv::on_prompt_submit(m, prompt)?);
+            each_version!(&mut *self.managed, m, conv => conv::on_prompt_submit(m, prompt)?);
         match &decision {
             PromptDecision::ContinueWith(items) => {
                 self.check_items(CallPoint::OnPromptSubmit.name(), items)?
@@ -121,7 +122,7 @@ impl InterceptorPlugin {
 
     /// `pre-llm-request`, with the plugin host's own error.
     pub fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
-        let items: Vec<Item> = each_version!(&mut self.managed, m, conv => {
+        let items: Vec<Item> = each_version!(&mut *self.managed, m, conv => {
             let arg = conv::request_to_wit(request);
             let items = m.call(CallPoint::PreLlmRequest.name(), |b, store| {
                 b.warden_plugin_intercept()
@@ -135,7 +136,7 @@ impl InterceptorPlugin {
 
     /// `on-turn-end`, with the plugin host's own error.
     pub fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
-        let decision = each_version!(&mut self.managed, m, conv => {
+        let decision = each_version!(&mut *self.managed, m, conv => {
             let arg = conv::turn_to_wit(turn);
             let action = m.call(CallPoint::OnTurnEnd.name(), |b, store| {
                 b.warden_plugin_intercept().call_on_turn_end(store, &arg)
@@ -153,7 +154,7 @@ impl InterceptorPlugin {
     pub fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
         let max = self.limits.max_output_bytes;
         let decided =
-            each_version!(&mut self.managed, m, conv => conv::pre_tool_call(m, call, max)?);
+            each_version!(&mut *self.managed, m, conv => conv::pre_tool_call(m, call, max)?);
         decided.map_err(|message| self.bad(CallPoint::PreToolCall.name(), message))
     }
 
@@ -165,7 +166,7 @@ impl InterceptorPlugin {
         output: &ToolOutput,
     ) -> Result<Vec<Item>, PluginError> {
         let items =
-            each_version!(&mut self.managed, m, conv => conv::post_tool_call(m, call, output)?);
+            each_version!(&mut *self.managed, m, conv => conv::post_tool_call(m, call, output)?);
         self.check_items(CallPoint::PostToolCall.name(), &items)?;
         Ok(items)
     }
@@ -173,7 +174,7 @@ impl InterceptorPlugin {
     /// `on-compaction` (0.3.0; an older component adds nothing), with the plugin host's own
     /// error. The items are held to the same caps as at the other points.
     pub fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginError> {
-        let items = each_version!(&mut self.managed, m, conv => conv::on_compaction(m, info)?);
+        let items = each_version!(&mut *self.managed, m, conv => conv::on_compaction(m, info)?);
         self.check_items(CallPoint::Compaction.name(), &items)?;
         Ok(items)
     }
@@ -185,7 +186,7 @@ impl Interceptor for InterceptorPlugin {
     }
 
     fn new_turn(&mut self) {
-        each_version!(&mut self.managed, m, _c => m.new_turn());
+        each_version!(&mut *self.managed, m, _c => m.new_turn());
     }
 
     fn on_prompt_submit(
