@@ -16,6 +16,7 @@ const GUESTS: &[&str] = &[
     "other-world",
     "leaky-resolver",
     "hostile-tool",
+    "bytes-resolver",
 ];
 const SAMPLES: &[&str] = &[
     "keyword-context",

@@ -123,6 +123,29 @@ fn benches(c: &mut Criterion) {
         },
     )
     .unwrap();
+    // Before and after WIT 0.3.0, side by side: the same sample's 0.2.0 build (content sent as
+    // a `string`, checked when lifted) and its 0.3.0 build (content sent as bytes the host
+    // checks once), both as configured resolvers.
+    let frozen =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v0.2.0/file_ref.wasm");
+    let mut before = load_resolver(
+        &engine,
+        std::slice::from_ref(&root),
+        &FileRefConfig {
+            resolver: Some(frozen),
+            ..FileRefConfig::default()
+        },
+    )
+    .unwrap();
+    let mut group = c.benchmark_group("fileref/16k-file configured, by WIT version");
+    group.throughput(Throughput::Bytes(KB16 as u64));
+    group.bench_function("0.2.0 build (string content)", |b| {
+        b.iter(|| black_box(before.resolve(&request("16k.rs")).unwrap().unwrap()))
+    });
+    group.bench_function("0.3.0 build (bytes content)", |b| {
+        b.iter(|| black_box(guarded.resolve(&request("16k.rs")).unwrap().unwrap()))
+    });
+    group.finish();
     let mut group = c.benchmark_group("fileref/small-file-512b open+read");
     group.bench_function("raw preopen (built-in resolver)", |b| {
         b.iter(|| black_box(plugin.resolve(&request("many/f000.rs")).unwrap().unwrap()))

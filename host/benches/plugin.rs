@@ -90,6 +90,31 @@ fn calls(c: &mut Criterion) {
     group.bench_function("wasm warm instance", |b| {
         b.iter(|| black_box(warm.on_prompt_submit(black_box(&prompt)).unwrap()))
     });
+    // Before WIT 0.3.0, in the same run: the sample's frozen 0.2.0 build, sent the whole prompt
+    // as a record (a `realloc` into the guest per string and list), searching its copy.
+    let frozen =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/v0.2.0/keyword_context.wasm");
+    let mut copied = InterceptorPlugin::load(
+        &engine,
+        "copied",
+        &frozen,
+        None,
+        Limits::default(),
+        vec![
+            ("word".into(), "deploy".into()),
+            ("context".into(), "Deploys go through CI.".into()),
+        ],
+    )
+    .unwrap();
+    group.bench_function("wasm warm instance, 0.2.0 build (prompt copied)", |b| {
+        b.iter(|| black_box(copied.on_prompt_submit(black_box(&prompt)).unwrap()))
+    });
+    group.bench_function("wasm fresh instance + init + call, 0.2.0 build", |b| {
+        b.iter(|| {
+            copied.reset();
+            black_box(copied.on_prompt_submit(black_box(&prompt)).unwrap())
+        })
+    });
     let mut fresh = keyword(&engine, "fresh");
     group.bench_function(
         "wasm fresh instance (pooling + instance-pre) + init + call",

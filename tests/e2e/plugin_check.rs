@@ -12,7 +12,7 @@ fn check_reports_world_version_digest_and_imports() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["world"], "interceptor");
-    assert_eq!(json["api_version"], "0.2.0");
+    assert_eq!(json["api_version"], "0.3.0");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(json["sha256"], warden::plugin::sha256_hex(&bytes));
     let imports: Vec<&str> = json["imports"]
@@ -21,7 +21,11 @@ fn check_reports_world_version_digest_and_imports() {
         .iter()
         .filter_map(|v| v.as_str())
         .collect();
-    assert!(imports.contains(&"warden:plugin/host@0.2.0"), "{imports:?}");
+    assert!(imports.contains(&"warden:plugin/host@0.3.0"), "{imports:?}");
+    assert!(
+        imports.contains(&"warden:plugin/prompts@0.3.0"),
+        "{imports:?}"
+    );
     assert!(
         imports
             .iter()
@@ -29,7 +33,7 @@ fn check_reports_world_version_digest_and_imports() {
     );
     assert_eq!(
         json["exports"],
-        serde_json::json!(["warden:plugin/intercept@0.2.0"])
+        serde_json::json!(["warden:plugin/intercept@0.3.0"])
     );
 
     for (path, world) in [
@@ -65,7 +69,7 @@ fn check_refuses_bad_components_with_one_line() {
         (truncated, "invalid component"),
         (
             fixtures::future_version(),
-            "this host supports warden:plugin@0.1.0, warden:plugin@0.2.0",
+            "this host supports warden:plugin@0.1.0, warden:plugin@0.2.0, warden:plugin@0.3.0",
         ),
         (fixtures::other_world(), "exports no warden world"),
         (env.workspace().join("missing.wasm"), "cannot read"),

@@ -433,7 +433,7 @@ fn plugin_check_prints_a_tool_plugins_version_and_tools() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(text.contains("world:    tool"), "{text}");
-    assert!(text.contains("api:      warden:plugin@0.2.0"), "{text}");
+    assert!(text.contains("api:      warden:plugin@0.3.0"), "{text}");
     assert!(text.contains("put_file"), "{text}");
     assert!(text.contains("replace_in_file"), "{text}");
 }
@@ -453,7 +453,7 @@ fn the_tool_guard_denies_and_rewrites_tool_calls() {
         ],
     )
     .unwrap();
-    assert_eq!(guard.version(), WitVersion::V0_2);
+    assert_eq!(guard.version(), WitVersion::V0_3);
     let call = |name: &str, arguments: Value| ToolCall {
         id: "c".into(),
         name: name.into(),

@@ -39,38 +39,59 @@ fn the_package_parses_and_each_world_has_its_shape() {
     let mut resolve = Resolve::default();
     let (pkg, _) = resolve.push_dir(wit_dir()).unwrap();
     let package = &resolve.packages[pkg];
-    assert_eq!(package.name.to_string(), "warden:plugin@0.2.0");
+    assert_eq!(package.name.to_string(), "warden:plugin@0.3.0");
     let mut worlds: Vec<&str> = package.worlds.keys().map(String::as_str).collect();
     worlds.sort();
     assert_eq!(worlds, ["hook", "interceptor", "resolver", "tool"]);
-    for (world, export) in [
-        ("interceptor", "intercept"),
-        ("hook", "observe"),
-        ("resolver", "resolve"),
-    ] {
+    for (world, export) in [("hook", "observe"), ("resolver", "resolve")] {
         let (imported, exported) = world_shape(&resolve, pkg, world);
         assert_eq!(
             imported,
-            ["warden:plugin/host@0.2.0", "warden:plugin/types@0.2.0"],
+            ["warden:plugin/host@0.3.0", "warden:plugin/types@0.3.0"],
             "{world}"
         );
         assert_eq!(
             exported,
-            [format!("warden:plugin/{export}@0.2.0")],
+            [format!("warden:plugin/{export}@0.3.0")],
             "{world}"
         );
     }
+    // An interceptor also imports `prompts`: the submitted prompt is lent to it, not copied.
+    let (imported, exported) = world_shape(&resolve, pkg, "interceptor");
+    assert_eq!(
+        imported,
+        [
+            "warden:plugin/host@0.3.0",
+            "warden:plugin/prompts@0.3.0",
+            "warden:plugin/types@0.3.0"
+        ]
+    );
+    assert_eq!(exported, ["warden:plugin/intercept@0.3.0"]);
+    let intercept = package.interfaces["intercept"];
+    let functions = &resolve.interfaces[intercept].functions;
+    assert!(
+        functions.contains_key("on-compaction"),
+        "the compaction point"
+    );
+    let prompt = functions["on-prompt-submit"].params[0].ty;
+    assert!(
+        matches!(prompt, wit_parser::Type::Id(id) if matches!(
+            resolve.types[id].kind,
+            wit_parser::TypeDefKind::Handle(wit_parser::Handle::Borrow(_))
+        )),
+        "on-prompt-submit borrows the prompt"
+    );
     // Only a tool plugin may reach the network, and only through the host's `outgoing`.
     let (imported, exported) = world_shape(&resolve, pkg, "tool");
     assert_eq!(
         imported,
         [
-            "warden:plugin/host@0.2.0",
-            "warden:plugin/outgoing@0.2.0",
-            "warden:plugin/types@0.2.0"
+            "warden:plugin/host@0.3.0",
+            "warden:plugin/outgoing@0.3.0",
+            "warden:plugin/types@0.3.0"
         ]
     );
-    assert_eq!(exported, ["warden:plugin/act@0.2.0"]);
+    assert_eq!(exported, ["warden:plugin/act@0.3.0"]);
     // A hook has nothing to return: every function of `observe` but `init` returns nothing.
     let observe = package.interfaces["observe"];
     for (name, func) in &resolve.interfaces[observe].functions {
@@ -109,10 +130,12 @@ fn released_versions_are_frozen() {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| l.split_once(' '))
         .collect();
-    assert!(
-        versions.iter().any(|(v, _)| *v == "0.1.0"),
-        "0.1.0 is released"
-    );
+    for release in ["0.1.0", "0.2.0", "0.3.0"] {
+        assert!(
+            versions.iter().any(|(v, _)| *v == release),
+            "{release} is released"
+        );
+    }
     for (version, expected) in versions {
         let dir = wit_dir().join("released").join(version);
         let mut files: Vec<_> = std::fs::read_dir(&dir)

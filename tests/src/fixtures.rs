@@ -26,3 +26,4 @@ fixture!(grep_tool, "WARDEN_FIXTURE_GREP_TOOL_WASM");
 fixture!(edit_tool, "WARDEN_FIXTURE_EDIT_TOOL_WASM");
 fixture!(tool_guard, "WARDEN_FIXTURE_TOOL_GUARD_WASM");
 fixture!(hostile_tool, "WARDEN_FIXTURE_HOSTILE_TOOL_WASM");
+fixture!(bytes_resolver, "WARDEN_FIXTURE_BYTES_RESOLVER_WASM");

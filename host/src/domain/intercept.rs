@@ -92,7 +92,7 @@ pub trait Interceptor {
     /// A turn starts: per-turn budgets and failure counts start again.
     fn new_turn(&mut self) {}
     /// `compaction`: the items returned are committed with the compaction group; it cannot
-    /// cancel. Wasm plugins (WIT 0.1.0) do not have this point yet: the default adds nothing.
+    /// cancel. Wasm plugins have it from WIT 0.3.0; the default (older ones) adds nothing.
     fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
         let _ = info;
         Ok(Vec::new())

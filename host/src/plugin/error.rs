@@ -170,7 +170,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "plugin p: targets warden:plugin@0.9.0 (export `warden:plugin/intercept@0.9.0`); \
-             this host supports warden:plugin@0.1.0, warden:plugin@0.2.0"
+             this host supports warden:plugin@0.1.0, warden:plugin@0.2.0, warden:plugin@0.3.0"
         );
         assert!(!err.poisons_instance());
     }

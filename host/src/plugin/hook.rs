@@ -13,7 +13,8 @@ use crate::domain::{CallPoint, Event, Hook, PluginFailure};
 
 /// A loaded hook plugin.
 pub struct HookPlugin {
-    managed: HookWorld,
+    /// Boxed: one variant per WIT version.
+    managed: Box<HookWorld>,
     name: String,
     info: ComponentInfo,
 }
@@ -32,7 +33,7 @@ impl HookPlugin {
         let (info, managed) =
             Versioned::load_closed(engine, name, path, pin, World::Hook, limits, config)?;
         Ok(Self {
-            managed,
+            managed: Box::new(managed),
             name: name.to_owned(),
             info,
         })
@@ -50,7 +51,7 @@ impl HookPlugin {
 
     /// Deliver one event, with the plugin host's own error.
     pub fn on_event(&mut self, event: &Event) -> Result<(), PluginError> {
-        each_version!(&mut self.managed, m, conv => {
+        each_version!(&mut *self.managed, m, conv => {
             let Some(arg) = conv::event_to_wit(event) else {
                 return Ok(());
             };
@@ -67,7 +68,7 @@ impl Hook for HookPlugin {
     }
 
     fn new_turn(&mut self) {
-        each_version!(&mut self.managed, m, _c => m.new_turn());
+        each_version!(&mut *self.managed, m, _c => m.new_turn());
     }
 
     fn on_event(&mut self, event: &Event) -> Result<(), PluginFailure> {

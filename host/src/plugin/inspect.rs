@@ -132,7 +132,10 @@ pub(crate) fn inspect_digested(
             Some((iface, v)) => {
                 v == version.as_str()
                     && (matches!(iface, "host" | "types")
-                        || (iface == "outgoing" && world == World::Tool))
+                        || (iface == "outgoing" && world == World::Tool)
+                        || (iface == "prompts"
+                            && world == World::Interceptor
+                            && version >= WitVersion::V0_3))
             }
             None => name.starts_with("wasi:"),
         };

@@ -1,7 +1,8 @@
-//! Interceptor plugins: `on-prompt-submit`, `pre-llm-request`, `on-turn-end`, and from WIT
-//! 0.2.0 `pre-tool-call` and `post-tool-call`, under the plugin's deadline, memory cap and
-//! output caps. A 0.1.0 component has no tool-call points: it allows every call and adds
-//! nothing after one.
+//! Interceptor plugins: `on-prompt-submit`, `pre-llm-request`, `on-turn-end`, from WIT
+//! 0.2.0 `pre-tool-call` and `post-tool-call`, and from 0.3.0 `on-compaction`, under the
+//! plugin's deadline, memory cap and output caps. A component of an older version gets the
+//! points it lacks with their defaults: it allows every call, adds nothing after one and adds
+//! nothing to a compaction.
 
 use std::path::Path;
 
@@ -9,16 +10,17 @@ use super::engine::PluginEngine;
 use super::error::PluginError;
 use super::limits::Limits;
 use super::version::WitVersion;
-use super::wit::{InterceptorWorld, Versioned, each_version, latest};
+use super::wit::{InterceptorWorld, Versioned, each_version};
 use super::world::{ComponentInfo, World};
 use crate::domain::{
-    CallPoint, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt,
-    ToolCall, ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
+    CallPoint, CompactionInfo, Interceptor, Item, PluginFailure, PromptDecision, RequestInfo,
+    SubmittedPrompt, ToolCall, ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
 };
 
 /// A loaded interceptor plugin.
 pub struct InterceptorPlugin {
-    managed: InterceptorWorld,
+    /// Boxed: one variant per WIT version, the newest the largest.
+    managed: Box<InterceptorWorld>,
     name: String,
     limits: Limits,
     info: ComponentInfo,
@@ -38,7 +40,7 @@ impl InterceptorPlugin {
         let (info, managed) =
             Versioned::load_closed(engine, name, path, pin, World::Interceptor, limits, config)?;
         Ok(Self {
-            managed,
+            managed: Box::new(managed),
             name: name.to_owned(),
             limits,
             info,
@@ -101,15 +103,8 @@ impl InterceptorPlugin {
         &mut self,
         prompt: &SubmittedPrompt,
     ) -> Result<PromptDecision, PluginError> {
-        let decision = each_version!(&mut self.managed, m, conv => {
-            let action = conv::with_prompt(prompt, |arg| {
-                m.call(CallPoint::OnPromptSubmit.name(), |b, store| {
-                    b.warden_plugin_intercept()
-                        .call_on_prompt_submit(store, arg)
-                })
-            })?;
-            conv::prompt_action_from_wit(action)
-        });
+        let decision =
+            each_version!(&mut *self.managed, m, conv => conv::on_prompt_submit(m, prompt)?);
         match &decision {
             PromptDecision::ContinueWith(items) => {
                 self.check_items(CallPoint::OnPromptSubmit.name(), items)?
@@ -127,7 +122,7 @@ impl InterceptorPlugin {
 
     /// `pre-llm-request`, with the plugin host's own error.
     pub fn pre_llm_request(&mut self, request: &RequestInfo) -> Result<Vec<Item>, PluginError> {
-        let items: Vec<Item> = each_version!(&mut self.managed, m, conv => {
+        let items: Vec<Item> = each_version!(&mut *self.managed, m, conv => {
             let arg = conv::request_to_wit(request);
             let items = m.call(CallPoint::PreLlmRequest.name(), |b, store| {
                 b.warden_plugin_intercept()
@@ -141,7 +136,7 @@ impl InterceptorPlugin {
 
     /// `on-turn-end`, with the plugin host's own error.
     pub fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginError> {
-        let decision = each_version!(&mut self.managed, m, conv => {
+        let decision = each_version!(&mut *self.managed, m, conv => {
             let arg = conv::turn_to_wit(turn);
             let action = m.call(CallPoint::OnTurnEnd.name(), |b, store| {
                 b.warden_plugin_intercept().call_on_turn_end(store, &arg)
@@ -157,15 +152,10 @@ impl InterceptorPlugin {
     /// `pre-tool-call` (0.2.0; a 0.1.0 component allows), with the plugin host's own error.
     /// Rewritten arguments must be a JSON object within the plugin's `max_output_bytes`.
     pub fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
-        let Versioned::V0_2(m) = &mut self.managed else {
-            return Ok(ToolDecision::Allow);
-        };
-        let arg = latest::convert::tool_call_to_wit(call);
-        let action = m.call(CallPoint::PreToolCall.name(), |b, store| {
-            b.warden_plugin_intercept().call_pre_tool_call(store, &arg)
-        })?;
-        latest::convert::tool_action_from_wit(action, self.limits.max_output_bytes)
-            .map_err(|message| self.bad(CallPoint::PreToolCall.name(), message))
+        let max = self.limits.max_output_bytes;
+        let decided =
+            each_version!(&mut *self.managed, m, conv => conv::pre_tool_call(m, call, max)?);
+        decided.map_err(|message| self.bad(CallPoint::PreToolCall.name(), message))
     }
 
     /// `post-tool-call` (0.2.0; a 0.1.0 component adds nothing), with the plugin host's own
@@ -175,20 +165,17 @@ impl InterceptorPlugin {
         call: &ToolCall,
         output: &ToolOutput,
     ) -> Result<Vec<Item>, PluginError> {
-        let Versioned::V0_2(m) = &mut self.managed else {
-            return Ok(Vec::new());
-        };
-        let arg = latest::convert::tool_call_to_wit(call);
-        let result = latest::convert::tool_result_to_wit(&call.id, output);
-        let items = m.call(CallPoint::PostToolCall.name(), |b, store| {
-            b.warden_plugin_intercept()
-                .call_post_tool_call(store, &arg, &result)
-        })?;
-        let items: Vec<Item> = items
-            .into_iter()
-            .map(latest::convert::item_from_wit)
-            .collect();
+        let items =
+            each_version!(&mut *self.managed, m, conv => conv::post_tool_call(m, call, output)?);
         self.check_items(CallPoint::PostToolCall.name(), &items)?;
+        Ok(items)
+    }
+
+    /// `on-compaction` (0.3.0; an older component adds nothing), with the plugin host's own
+    /// error. The items are held to the same caps as at the other points.
+    pub fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginError> {
+        let items = each_version!(&mut *self.managed, m, conv => conv::on_compaction(m, info)?);
+        self.check_items(CallPoint::Compaction.name(), &items)?;
         Ok(items)
     }
 }
@@ -199,7 +186,7 @@ impl Interceptor for InterceptorPlugin {
     }
 
     fn new_turn(&mut self) {
-        each_version!(&mut self.managed, m, _c => m.new_turn());
+        each_version!(&mut *self.managed, m, _c => m.new_turn());
     }
 
     fn on_prompt_submit(
@@ -218,6 +205,11 @@ impl Interceptor for InterceptorPlugin {
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
         InterceptorPlugin::on_turn_end(self, turn)
             .map_err(|e| e.into_failure(&self.name, CallPoint::OnTurnEnd.name()))
+    }
+
+    fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {
+        InterceptorPlugin::on_compaction(self, info)
+            .map_err(|e| e.into_failure(&self.name, CallPoint::Compaction.name()))
     }
 
     fn pre_tool_call(&mut self, call: &ToolCall) -> Result<ToolDecision, PluginFailure> {

@@ -326,7 +326,11 @@ fn only_wit_files_name_the_generated_bindings() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(
         generating,
-        BTreeSet::from(["wit/v0_1_0".to_owned(), "wit/v0_2_0".to_owned()]),
+        BTreeSet::from([
+            "wit/v0_1_0".to_owned(),
+            "wit/v0_2_0".to_owned(),
+            "wit/v0_3_0".to_owned()
+        ]),
         "one file of bindings per version"
     );
 }

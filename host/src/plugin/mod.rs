@@ -8,9 +8,9 @@
 //!   maximum component size.
 //! - [`inspect`]: identity, world and API version of a component, or why it is refused.
 //! - [`WitVersion`]: the released API versions, the host's only version constant. Each has one
-//!   file under `wit/` (`v0_1_0.rs`, `v0_2_0.rs`) with its generated bindings and its
-//!   conversions; `wit` chooses between them by the version a component exports, so a 0.1.0
-//!   component keeps working unchanged beside 0.2.0 ones.
+//!   file under `wit/` (`v0_1_0.rs`, `v0_2_0.rs`, `v0_3_0.rs`) with its generated bindings and
+//!   its conversions; `wit` chooses between them by the version a component exports, so 0.1.0
+//!   and 0.2.0 components keep working unchanged beside 0.3.0 ones.
 //! - [`InterceptorPlugin`], [`HookPlugin`], [`ResolverPlugin`], [`ToolPlugin`]: the adapters,
 //!   one loaded plugin each, under a deadline, a memory cap, output caps and a failure policy; a trapped
 //!   instance is replaced. They implement the domain traits
@@ -39,6 +39,7 @@ mod instance;
 mod interceptor;
 #[cfg(test)]
 mod layering;
+mod lent;
 mod limits;
 mod loader;
 pub mod metadata;

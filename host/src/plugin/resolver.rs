@@ -163,9 +163,16 @@ impl ResolverPlugin {
                 Self::held_to_caps(self.name, "resolve", &answer, |r| {
                     caps::check_resolved(r, request.max_bytes, max_output)
                 })?;
-                answer
-                    .map(conv::resolved_from_wit)
-                    .map_err(conv::resolve_error_from_wit)
+                match answer {
+                    Ok(value) => Ok(conv::resolved_from_wit(value).map_err(|message| {
+                        PluginError::BadOutput {
+                            plugin: self.name.to_owned(),
+                            call: "resolve",
+                            message,
+                        }
+                    })?),
+                    Err(err) => Err(conv::resolve_error_from_wit(err)),
+                }
             }))
         })
     }
@@ -188,9 +195,16 @@ impl ResolverPlugin {
                 Self::held_to_caps(self.name, "read-file", &answer, |c| {
                     caps::check_chunk(c, max_bytes, max_output)
                 })?;
-                answer
-                    .map(conv::chunk_from_wit)
-                    .map_err(conv::resolve_error_from_wit)
+                match answer {
+                    Ok(value) => Ok(conv::chunk_from_wit(value).map_err(|message| {
+                        PluginError::BadOutput {
+                            plugin: self.name.to_owned(),
+                            call: "read-file",
+                            message,
+                        }
+                    })?),
+                    Err(err) => Err(conv::resolve_error_from_wit(err)),
+                }
             }))
         })
     }

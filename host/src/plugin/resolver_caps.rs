@@ -8,8 +8,8 @@ use super::limits::MAX_PLUGIN_STRING;
 pub(crate) trait ContentAnswer {
     /// The path answered.
     fn path(&self) -> &str;
-    /// The text served.
-    fn content(&self) -> &str;
+    /// Bytes of the text served.
+    fn content_len(&self) -> usize;
 }
 
 /// What the caps read of a `list-files` answer, in any WIT version.
@@ -38,21 +38,21 @@ pub(crate) const CONTENT_MARGIN: u64 = 128;
 pub(crate) type Overrun = String;
 
 fn string(what: &str, s: &str, max: usize) -> Result<(), Overrun> {
-    if s.len() > max {
-        return Err(format!(
-            "{what} of {} bytes, over the cap of {max}",
-            s.len()
-        ));
+    length(what, s.len(), max)
+}
+
+fn length(what: &str, len: usize, max: usize) -> Result<(), Overrun> {
+    if len > max {
+        return Err(format!("{what} of {len} bytes, over the cap of {max}"));
     }
     Ok(())
 }
 
-fn content(what: &str, s: &str, max_bytes: u64) -> Result<(), Overrun> {
+fn content(what: &str, len: usize, max_bytes: u64) -> Result<(), Overrun> {
     let allowed = max_bytes.saturating_add(CONTENT_MARGIN);
-    if s.len() as u64 > allowed {
+    if len as u64 > allowed {
         return Err(format!(
-            "{what} of {} bytes, over the requested {max_bytes} (+{CONTENT_MARGIN} for the marker)",
-            s.len()
+            "{what} of {len} bytes, over the requested {max_bytes} (+{CONTENT_MARGIN} for the marker)"
         ));
     }
     Ok(())
@@ -70,8 +70,8 @@ pub(crate) fn check_resolved(
     max_output: usize,
 ) -> Result<(), Overrun> {
     string("a path", r.path(), MAX_PATH_BYTES)?;
-    string("content", r.content(), max_output)?;
-    content("content", r.content(), max_bytes)
+    length("content", r.content_len(), max_output)?;
+    content("content", r.content_len(), max_bytes)
 }
 
 /// A `read-file` answer: as [`check_resolved`].

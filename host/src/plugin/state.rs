@@ -27,6 +27,8 @@ pub(crate) struct PluginState {
     /// Outgoing HTTP of a tool plugin: its allowed hosts and this call's figures (refuses
     /// everything for other plugins).
     pub(crate) outgoing: super::outgoing::Outgoing,
+    /// The prompt lent to an interceptor's `on-prompt-submit` (WIT 0.3.0).
+    pub(crate) lent: super::lent::LentPrompt,
 }
 
 impl PluginState {
@@ -51,6 +53,7 @@ impl PluginState {
                 .trap_on_grow_failure(true)
                 .build(),
             outgoing: super::outgoing::Outgoing::default(),
+            lent: super::lent::LentPrompt::default(),
         }
     }
 

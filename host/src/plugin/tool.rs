@@ -1,5 +1,5 @@
-//! Tool plugins (WIT 0.2.0 `tool` world): a component that serves tools to the model, holding
-//! exactly the capabilities its entry grants.
+//! Tool plugins (the `tool` world of WIT 0.2.0 and 0.3.0): a component that serves tools to the
+//! model, holding exactly the capabilities its entry grants.
 //!
 //! At load the component is instantiated, `init` is called with its config (plus `roots`, the
 //! workspace roots, newline-separated) and `describe` once; the specs are checked (valid and
@@ -22,12 +22,12 @@ use wasmtime_wasi::FsPerms;
 
 use super::engine::PluginEngine;
 use super::error::PluginError;
-use super::instance::{Managed, in_wasi_runtime};
+use super::instance::in_wasi_runtime;
 use super::limits::{Limits, MAX_PLUGIN_STRING};
 use super::loader::load_file;
 use super::outgoing::HttpFigures;
 use super::preopen::{Preopens, with_roots};
-use super::wit::latest;
+use super::wit::{DescribedTool, VersionedTool, each_tool_version};
 use super::world::{ComponentInfo, World};
 use crate::config::{FsGrant, ToolGrants};
 use crate::domain::escape::escape_capped;
@@ -44,7 +44,7 @@ pub const MAX_TOOL_NAME: usize = 64;
 
 /// The shared instance of a tool plugin.
 struct Shared {
-    managed: Managed<latest::ToolWorld>,
+    managed: VersionedTool,
     hosts: Vec<String>,
 }
 
@@ -109,7 +109,8 @@ impl ToolPlugin {
             .iter()
             .filter_map(|key| env(key).map(|value| (key.clone(), value)))
             .collect();
-        let mut managed = Managed::new(
+        let mut managed = VersionedTool::load(
+            info.version,
             name,
             engine,
             &component,
@@ -117,9 +118,7 @@ impl ToolPlugin {
             with_roots(config, load.roots),
             preopens.factory(vars),
         )?;
-        let described = managed.call("describe", |b: &latest::ToolWorld, store| {
-            b.warden_plugin_act().call_describe(store)
-        })?;
+        let described = each_tool_version!(&mut managed, m, conv => conv::describe(m)?);
         let specs = check_specs(name, described)?;
         Ok(Self {
             name: name.to_owned(),
@@ -167,13 +166,13 @@ impl ToolPlugin {
 
     /// Starts a turn: per-turn failure counts start again.
     pub fn new_turn(&self) {
-        lock(&self.shared).managed.new_turn();
+        each_tool_version!(&mut lock(&self.shared).managed, m, _c => m.new_turn());
     }
 
     /// Drop the current instance; the next call runs on a fresh one (instantiated from the
     /// pre-linked component and initialised with the same config).
     pub fn reset(&self) {
-        lock(&self.shared).managed.reset();
+        each_tool_version!(&mut lock(&self.shared).managed, m, _c => m.reset());
     }
 }
 
@@ -183,10 +182,7 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 
 /// Checks what `describe` returned: a bounded number of tools with valid, unique names,
 /// bounded descriptions and JSON object schemas.
-fn check_specs(
-    plugin: &str,
-    described: Vec<latest::types::ToolSpec>,
-) -> Result<Vec<ToolSpec>, PluginError> {
+fn check_specs(plugin: &str, described: Vec<DescribedTool>) -> Result<Vec<ToolSpec>, PluginError> {
     let bad = |message: String| PluginError::BadOutput {
         plugin: plugin.to_owned(),
         call: "describe",
@@ -226,7 +222,7 @@ fn check_specs(
                 spec.parameters.len()
             )));
         }
-        let spec = latest::convert::tool_spec_from_wit(spec).map_err(&bad)?;
+        let spec = tool_spec(spec).map_err(&bad)?;
         if let Some(kind) = spec.input_schema.get("type")
             && kind != "object"
         {
@@ -238,6 +234,27 @@ fn check_specs(
         specs.push(spec);
     }
     Ok(specs)
+}
+
+/// A described tool as the model is offered it; `parameters` must be a JSON object schema.
+fn tool_spec(s: DescribedTool) -> Result<ToolSpec, String> {
+    let schema = match serde_json::from_str::<serde_json::Value>(&s.parameters) {
+        Ok(value @ serde_json::Value::Object(_)) => value,
+        Ok(_) => {
+            return Err(format!(
+                "tool `{}`: parameters are not a JSON object",
+                s.name
+            ));
+        }
+        Err(err) => {
+            return Err(format!("tool `{}`: parameters are not JSON: {err}", s.name));
+        }
+    };
+    Ok(ToolSpec {
+        name: s.name,
+        description: s.description,
+        input_schema: schema,
+    })
 }
 
 /// One tool of a tool plugin.
@@ -281,19 +298,14 @@ impl PluginTool {
         let hosts = shared.hosts.clone();
         let name = self.spec.name.as_str();
         let answer = in_wasi_runtime(|| {
-            shared.managed.call("call", |b, store| {
-                store.data_mut().outgoing.begin_call(&hosts, deadline);
-                let answer = b
-                    .warden_plugin_act()
-                    .call_call(&mut *store, name, arguments);
-                figures = store.data().outgoing.figures;
-                answer
+            each_tool_version!(&mut shared.managed, m, conv => {
+                conv::call_tool(m, &hosts, deadline, name, arguments, &mut figures)
             })
         });
         let max = self.limits.max_output_bytes;
         let output = answer.and_then(|answer| {
             let text = match &answer {
-                Ok(out) => &out.content,
+                Ok(content) => content,
                 Err(message) => message,
             };
             if text.len() > max {
@@ -308,7 +320,7 @@ impl PluginTool {
                 });
             }
             Ok(match answer {
-                Ok(out) => ToolOutput::ok(out.content),
+                Ok(content) => ToolOutput::ok(content),
                 Err(message) => {
                     let mut text = escape_capped(&message, max.max(MAX_PLUGIN_STRING));
                     if let Some(hint) = self.fs_hint(&message) {
@@ -355,7 +367,7 @@ impl Tool for PluginTool {
     }
 
     fn new_turn(&mut self) {
-        lock(&self.shared).managed.new_turn();
+        each_tool_version!(&mut lock(&self.shared).managed, m, _c => m.new_turn());
     }
 }
 
@@ -374,8 +386,8 @@ mod tests {
         assert!(!valid_tool_name(&"x".repeat(65)));
     }
 
-    fn spec(name: &str, parameters: &str) -> latest::types::ToolSpec {
-        latest::types::ToolSpec {
+    fn spec(name: &str, parameters: &str) -> DescribedTool {
+        DescribedTool {
             name: name.into(),
             description: "d".into(),
             parameters: parameters.into(),

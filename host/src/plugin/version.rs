@@ -15,19 +15,23 @@ pub enum WitVersion {
     V0_1 = 0,
     /// `0.2.0`: adds the tool world, `pre-tool-call`/`post-tool-call` and tool decisions.
     V0_2 = 1,
+    /// `0.3.0`: adds the `on-compaction` point and `compacted` event; the submitted prompt is
+    /// lent to the guest, resolver answers are bytes.
+    V0_3 = 2,
 }
 
 impl WitVersion {
     /// Every version this host loads, oldest first.
-    pub const ALL: [Self; 2] = [Self::V0_1, Self::V0_2];
+    pub const ALL: [Self; 3] = [Self::V0_1, Self::V0_2, Self::V0_3];
     /// The newest version (what `warden plugin new` targets).
-    pub const LATEST: Self = Self::V0_2;
+    pub const LATEST: Self = Self::V0_3;
 
     /// The version as written in WIT names (`0.2.0`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::V0_1 => "0.1.0",
             Self::V0_2 => "0.2.0",
+            Self::V0_3 => "0.3.0",
         }
     }
 
@@ -75,10 +79,11 @@ mod tests {
     fn versions_parse_and_print() {
         assert_eq!(WitVersion::parse("0.1.0"), Some(WitVersion::V0_1));
         assert_eq!(WitVersion::parse("0.2.0"), Some(WitVersion::V0_2));
-        assert_eq!(WitVersion::parse("0.3.0"), None);
+        assert_eq!(WitVersion::parse("0.3.0"), Some(WitVersion::V0_3));
+        assert_eq!(WitVersion::parse("0.4.0"), None);
         assert_eq!(WitVersion::parse(""), None);
-        assert_eq!(WitVersion::supported(), "0.1.0, 0.2.0");
-        assert_eq!(WitVersion::LATEST.to_string(), "0.2.0");
+        assert_eq!(WitVersion::supported(), "0.1.0, 0.2.0, 0.3.0");
+        assert_eq!(WitVersion::LATEST.to_string(), "0.3.0");
     }
 
     #[test]
@@ -91,7 +96,7 @@ mod tests {
         );
         assert_eq!(
             WitVersion::supported_packages(),
-            "warden:plugin@0.1.0, warden:plugin@0.2.0"
+            "warden:plugin@0.1.0, warden:plugin@0.2.0, warden:plugin@0.3.0"
         );
     }
 }

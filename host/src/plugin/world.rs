@@ -55,7 +55,7 @@ impl fmt::Display for World {
 pub struct ComponentInfo {
     /// World implemented.
     pub world: World,
-    /// `warden:plugin` API version targeted (`0.1.0`, `0.2.0`), parsed once by inspection.
+    /// `warden:plugin` API version targeted (`0.1.0`, `0.2.0`, `0.3.0`), parsed once by inspection.
     pub version: WitVersion,
     /// sha256 of the bytes (hex): the plugin's identity.
     pub sha256: String,

@@ -1,9 +1,10 @@
-//! Sample hook: count events by kind and log the counts at the end of every turn.
+//! Sample hook: count events by kind and log the counts at the end of every turn; log each
+//! compaction (WIT 0.3.0) as it is committed.
 
 use std::collections::BTreeMap;
 
 use warden_plugin::Config;
-use warden_plugin::hook::{Event, Hook};
+use warden_plugin::hook::{CompactionStats, Event, Hook};
 
 #[derive(Default)]
 struct EventCounter {
@@ -40,6 +41,16 @@ impl Hook for EventCounter {
                 .collect();
             warden_plugin::info!("event counts: {}", summary.join(" "));
         }
+    }
+
+    fn on_compaction(&mut self, stats: CompactionStats) {
+        *self.counts.entry("compacted").or_default() += 1;
+        warden_plugin::info!(
+            "compacted: history {}-{} replaced by {} items",
+            stats.replaces.first,
+            stats.replaces.last,
+            stats.items
+        );
     }
 }
 

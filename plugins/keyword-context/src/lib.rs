@@ -2,15 +2,15 @@
 //! configured context.
 //!
 //! Config: `word` (required), `context` (the text to add; default names the word).
+//!
+//! At compaction (WIT 0.3.0), when the summary mentions the word, the context is added again
+//! with the summary, so it outlives the history it replaces.
 
-use memchr::memmem::Finder;
-use warden_plugin::interceptor::{Interceptor, PromptAction, SubmittedPrompt};
+use warden_plugin::interceptor::{CompactionInfo, Interceptor, PromptAction, SubmittedPrompt};
 use warden_plugin::{Config, Item};
 
 struct KeywordContext {
     word: String,
-    /// A searcher for `word`, built once: every prompt is searched for it.
-    finder: Finder<'static>,
     context: String,
 }
 
@@ -24,20 +24,24 @@ impl Interceptor for KeywordContext {
             .get("context")
             .map(str::to_owned)
             .unwrap_or_else(|| format!("The prompt mentions {word}."));
-        let finder = Finder::new(word.as_bytes()).into_owned();
-        Ok(Self {
-            word,
-            finder,
-            context,
-        })
+        Ok(Self { word, context })
     }
 
     fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
-        if self.finder.find(prompt.text.as_bytes()).is_some() {
+        // The host searches the prompt it lent: nothing of it is copied into the plugin.
+        if prompt.contains(&self.word) {
             warden_plugin::debug!("found {:?}", self.word);
             PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
         } else {
             PromptAction::Continue
+        }
+    }
+
+    fn on_compaction(&mut self, info: CompactionInfo) -> Vec<Item> {
+        if info.summary.contains(&self.word) {
+            vec![Item::system(self.context.clone())]
+        } else {
+            Vec::new()
         }
     }
 }

@@ -13,9 +13,10 @@ pub mod bindings {
 }
 
 use crate::Config;
+pub use crate::prompt::{Lazy, SubmittedPrompt};
 pub use crate::types::{
-    Item, PromptAction, RequestInfo, SubmittedPrompt, ToolAction, ToolCall, ToolResultItem,
-    TurnEndAction, TurnInfo,
+    CompactionInfo, HistoryRange, Item, PromptAction, RequestInfo, ToolAction, ToolCall,
+    ToolResultItem, TurnEndAction, TurnInfo,
 };
 
 /// An interceptor plugin. Implement it once and export it with
@@ -24,8 +25,10 @@ pub trait Interceptor: Sized + 'static {
     /// Build the plugin from its config; an `Err` refuses the config with that message.
     fn init(config: Config) -> Result<Self, String>;
 
-    /// Judge a submitted prompt. Default: let it through.
-    fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
+    /// Judge a submitted prompt. Default: let it through. The prompt is lent by the host for
+    /// the call: its fields are read when first used, and [`SubmittedPrompt::contains`]
+    /// searches it without copying it into the plugin.
+    fn on_prompt_submit(&mut self, prompt: SubmittedPrompt<'_>) -> PromptAction {
         let _ = prompt;
         PromptAction::Continue
     }
@@ -55,6 +58,14 @@ pub trait Interceptor: Sized + 'static {
         let _ = (call, output);
         Vec::new()
     }
+
+    /// History is being compacted: items to commit with the compaction group, after the
+    /// summary and the files re-read (new in 0.3.0). It cannot stop the compaction. Default:
+    /// none.
+    fn on_compaction(&mut self, info: CompactionInfo) -> Vec<Item> {
+        let _ = info;
+        Vec::new()
+    }
 }
 
 /// Export `$ty`, an [`Interceptor`], as the component's `intercept` interface.
@@ -77,8 +88,15 @@ macro_rules! export_interceptor {
                     $crate::__private::init_slot(&SLOT, <$ty>::init($crate::Config::from(config)))
                 }
 
-                fn on_prompt_submit(prompt: $crate::SubmittedPrompt) -> $crate::PromptAction {
+                fn on_prompt_submit(
+                    prompt: &$crate::interceptor::bindings::warden::plugin::prompts::Prompt,
+                ) -> $crate::PromptAction {
+                    let prompt = $crate::interceptor::SubmittedPrompt::lent(prompt);
                     SLOT.with(|slot| slot.with(|p| p.on_prompt_submit(prompt)))
+                }
+
+                fn on_compaction(info: $crate::CompactionInfo) -> ::std::vec::Vec<$crate::Item> {
+                    SLOT.with(|slot| slot.with(|p| p.on_compaction(info)))
                 }
 
                 fn pre_llm_request(request: $crate::RequestInfo) -> ::std::vec::Vec<$crate::Item> {

@@ -3,7 +3,7 @@
 //! Enable exactly one world feature (`interceptor`, `hook`, `resolver` or `tool`), implement
 //! that world's trait once and call its export macro: [`export_interceptor!`],
 //! [`export_hook!`], [`export_resolver!`] or [`export_tool!`]. See the crate README for a
-//! complete plugin. This version targets `warden:plugin@0.2.0`.
+//! complete plugin. This version targets `warden:plugin@0.3.0`.
 
 #![warn(missing_docs)]
 
@@ -36,6 +36,8 @@ mod types;
 pub mod hook;
 #[cfg(feature = "interceptor")]
 pub mod interceptor;
+#[cfg(feature = "interceptor")]
+mod prompt;
 #[cfg(feature = "resolver")]
 pub mod resolver;
 #[cfg(feature = "tool")]

@@ -14,7 +14,68 @@ pub mod bindings {
 }
 
 use crate::Config;
-pub use crate::types::{EntryKind, FileChunk, FileRef, LineRange, Listing, ResolveError, Resolved};
+pub use crate::types::{EntryKind, FileRef, LineRange, Listing, ResolveError};
+
+use bindings::warden::plugin::types as wit;
+
+/// A resolved reference.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// Normalised path relative to the workspace root.
+    pub path: String,
+    /// File or directory.
+    pub kind: EntryKind,
+    /// File text (or the selected lines), or the directory listing.
+    pub content: String,
+    /// Size of the whole file in bytes (for a directory: entries listed).
+    pub total_bytes: u64,
+    /// True when `content` was cut at `max-bytes` and ends with the truncation marker.
+    pub truncated: bool,
+}
+
+/// A slice of a file served to the model's `read_file` tool.
+#[derive(Clone, Debug)]
+pub struct FileChunk {
+    /// Path served.
+    pub path: String,
+    /// Text of the lines served.
+    pub content: String,
+    /// 1-based first line served.
+    pub first_line: u32,
+    /// Lines served.
+    pub lines: u32,
+    /// Lines in the file.
+    pub total_lines: u32,
+    /// True when more lines follow the ones served.
+    pub more: bool,
+}
+
+/// The answer as the WIT has it: the text goes as bytes (the host checks them once).
+impl From<Resolved> for wit::Resolved {
+    fn from(r: Resolved) -> Self {
+        Self {
+            path: r.path,
+            kind: r.kind,
+            content: r.content.into_bytes(),
+            total_bytes: r.total_bytes,
+            truncated: r.truncated,
+        }
+    }
+}
+
+/// The answer as the WIT has it: the text goes as bytes (the host checks them once).
+impl From<FileChunk> for wit::FileChunk {
+    fn from(c: FileChunk) -> Self {
+        Self {
+            path: c.path,
+            content: c.content.into_bytes(),
+            first_line: c.first_line,
+            lines: c.lines,
+            total_lines: c.total_lines,
+            more: c.more,
+        }
+    }
+}
 
 /// A resolver plugin. Implement it once and export it with
 /// [`export_resolver!`](crate::export_resolver).
@@ -60,13 +121,20 @@ macro_rules! export_resolver {
                 }
 
                 fn resolve(request: $crate::FileRef)
-                    -> ::std::result::Result<$crate::Resolved, $crate::ResolveError> {
-                    SLOT.with(|slot| slot.with(|p| p.resolve(request)))
+                    -> ::std::result::Result<
+                        $crate::resolver::bindings::warden::plugin::types::Resolved,
+                        $crate::ResolveError,
+                    > {
+                    SLOT.with(|slot| slot.with(|p| p.resolve(request))).map(::std::convert::Into::into)
                 }
 
                 fn read_file(path: ::std::string::String, offset: u32, limit: u32, max_bytes: u64)
-                    -> ::std::result::Result<$crate::FileChunk, $crate::ResolveError> {
+                    -> ::std::result::Result<
+                        $crate::resolver::bindings::warden::plugin::types::FileChunk,
+                        $crate::ResolveError,
+                    > {
                     SLOT.with(|slot| slot.with(|p| p.read_file(path, offset, limit, max_bytes)))
+                        .map(::std::convert::Into::into)
                 }
 
                 fn list_files(path: ::std::string::String, max_entries: u32)

@@ -9,6 +9,16 @@ pub use crate::resolver::bindings::warden::plugin::types::*;
 #[cfg(feature = "tool")]
 pub use crate::tool::bindings::warden::plugin::types::*;
 
+// Kept as they were before 0.3.0, so plugin sources compile unchanged: the prompt (lent by the
+// host, read on demand), the hook's events (compaction comes to `Hook::on_compaction`), and
+// resolver answers with `String` content (sent to the host as bytes).
+#[cfg(feature = "hook")]
+pub use crate::hook::Event;
+#[cfg(feature = "interceptor")]
+pub use crate::prompt::SubmittedPrompt;
+#[cfg(feature = "resolver")]
+pub use crate::resolver::{FileChunk, Resolved};
+
 impl Item {
     /// A system item: context for the model.
     pub fn system(text: impl Into<String>) -> Self {

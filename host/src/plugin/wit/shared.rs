@@ -10,8 +10,8 @@ macro_rules! wit_conversions {
         use $crate::domain::escape::escape_capped;
         use $crate::domain::{
             Alert, AlertLevel, Entry, EntryKind, Event, FileChunk, Item, LineRange, Listing,
-            PromptDecision, RequestInfo, ResolveError, ResolveRequest, Resolved, SubmittedPrompt,
-            ToolCall, TurnEndDecision, TurnInfo,
+            PromptDecision, RequestInfo, ResolveError, ResolveRequest, Resolved, ToolCall,
+            TurnEndDecision, TurnInfo,
         };
 
         /// A WIT item as a domain item. Tool-call arguments that are not JSON are kept as a string.
@@ -68,69 +68,6 @@ macro_rules! wit_conversions {
                 name: c.name.clone(),
                 arguments: c.arguments.to_string(),
             }
-        }
-
-        pub(crate) fn prompt_to_wit(p: &SubmittedPrompt) -> wit::SubmittedPrompt {
-            wit::SubmittedPrompt {
-                session: p.session.clone(),
-                text: p.text.clone(),
-                items: p.items.iter().map(item_to_wit).collect(),
-            }
-        }
-
-        /// `p` written over `out`, a prompt converted before on this thread: its strings keep
-        /// their buffers, so a call allocates nothing on the host for the prompt (only copies).
-        fn prompt_into_wit(p: &SubmittedPrompt, out: &mut wit::SubmittedPrompt) {
-            fn refill(s: &mut String, from: &str) {
-                s.clear();
-                s.push_str(from);
-            }
-            refill(&mut out.session, &p.session);
-            refill(&mut out.text, &p.text);
-            out.items.truncate(p.items.len());
-            for (i, item) in p.items.iter().enumerate() {
-                match (out.items.get_mut(i), item) {
-                    (Some(wit::Item::User(s)), Item::User { text }) => refill(s, text),
-                    (Some(wit::Item::System(s)), Item::System { text }) => refill(s, text),
-                    (Some(slot), _) => *slot = item_to_wit(item),
-                    (None, _) => out.items.push(item_to_wit(item)),
-                }
-            }
-        }
-
-        /// A prompt with nothing in it (and no buffers).
-        const EMPTY_PROMPT: wit::SubmittedPrompt = wit::SubmittedPrompt {
-            session: String::new(),
-            text: String::new(),
-            items: Vec::new(),
-        };
-
-        thread_local! {
-            /// The last prompt converted on this thread, reused by [`with_prompt`].
-            static PROMPT: std::cell::RefCell<wit::SubmittedPrompt> =
-                const { std::cell::RefCell::new(EMPTY_PROMPT) };
-        }
-
-        /// Run `f` with `p` as a WIT prompt, written into this thread's reused one (a nested
-        /// call converts afresh). After a prompt over 64 KiB the buffers are let go, so a large
-        /// prompt is not held on to.
-        pub(crate) fn with_prompt<R>(
-            p: &SubmittedPrompt,
-            f: impl FnOnce(&wit::SubmittedPrompt) -> R,
-        ) -> R {
-            PROMPT.with(|cell| match cell.try_borrow_mut() {
-                Ok(mut reused) => {
-                    prompt_into_wit(p, &mut reused);
-                    let out = f(&reused);
-                    if p.text.len() + p.items.iter().map(|i| i.text().len()).sum::<usize>()
-                        > 64 << 10
-                    {
-                        *reused = EMPTY_PROMPT;
-                    }
-                    out
-                }
-                Err(_) => f(&prompt_to_wit(p)),
-            })
         }
 
         pub(crate) fn request_to_wit(r: &RequestInfo) -> wit::RequestInfo {
@@ -256,53 +193,11 @@ macro_rules! wit_conversions {
             }
         }
 
-        pub(crate) fn resolved_from_wit(r: wit::Resolved) -> Resolved {
-            Resolved {
-                path: r.path,
-                kind: match r.kind {
-                    wit::EntryKind::File => EntryKind::File,
-                    wit::EntryKind::Directory => EntryKind::Directory,
-                },
-                content: r.content,
-                total_bytes: r.total_bytes,
-                truncated: r.truncated,
-            }
-        }
-
-        pub(crate) fn chunk_from_wit(c: wit::FileChunk) -> FileChunk {
-            FileChunk {
-                path: c.path,
-                content: c.content,
-                first_line: c.first_line,
-                lines: c.lines,
-                total_lines: c.total_lines,
-                more: c.more,
-            }
-        }
-
         pub(crate) fn listing_from_wit(l: wit::Listing) -> Listing {
             Listing {
                 path: l.path,
                 entries: l.entries,
                 truncated: l.truncated,
-            }
-        }
-
-        impl $crate::plugin::resolver_caps::ContentAnswer for wit::Resolved {
-            fn path(&self) -> &str {
-                &self.path
-            }
-            fn content(&self) -> &str {
-                &self.content
-            }
-        }
-
-        impl $crate::plugin::resolver_caps::ContentAnswer for wit::FileChunk {
-            fn path(&self) -> &str {
-                &self.path
-            }
-            fn content(&self) -> &str {
-                &self.content
             }
         }
 
@@ -331,3 +226,146 @@ macro_rules! wit_conversions {
 }
 
 pub(crate) use wit_conversions;
+
+/// Expands what 0.1.0 and 0.2.0 share and 0.3.0 changed: the submitted prompt sent as a record
+/// (copied into the guest string by string), and resolver answers whose content is a `string`.
+macro_rules! record_prompt_and_text_answers {
+    () => {
+        use $crate::domain::SubmittedPrompt;
+
+        /// `on-prompt-submit`, the prompt sent as a record (written into this thread's reused
+        /// one).
+        pub(crate) fn on_prompt_submit(
+            m: &mut $crate::plugin::instance::Managed<super::Interceptor>,
+            prompt: &SubmittedPrompt,
+        ) -> Result<PromptDecision, $crate::plugin::error::PluginError> {
+            let action = m.call(
+                $crate::domain::CallPoint::OnPromptSubmit.name(),
+                |b, store| {
+                    with_prompt(prompt, |arg| {
+                        b.warden_plugin_intercept()
+                            .call_on_prompt_submit(store, arg)
+                    })
+                },
+            )?;
+            Ok(prompt_action_from_wit(action))
+        }
+
+        /// `on-compaction` is new in 0.3.0: an older plugin adds nothing.
+        pub(crate) fn on_compaction(
+            _: &mut $crate::plugin::instance::Managed<super::Interceptor>,
+            _: &$crate::domain::CompactionInfo,
+        ) -> Result<Vec<Item>, $crate::plugin::error::PluginError> {
+            Ok(Vec::new())
+        }
+
+        pub(crate) fn prompt_to_wit(p: &SubmittedPrompt) -> wit::SubmittedPrompt {
+            wit::SubmittedPrompt {
+                session: p.session.clone(),
+                text: p.text.clone(),
+                items: p.items.iter().map(item_to_wit).collect(),
+            }
+        }
+
+        /// `p` written over `out`, a prompt converted before on this thread: its strings keep
+        /// their buffers, so a call allocates nothing on the host for the prompt (only copies).
+        fn prompt_into_wit(p: &SubmittedPrompt, out: &mut wit::SubmittedPrompt) {
+            fn refill(s: &mut String, from: &str) {
+                s.clear();
+                s.push_str(from);
+            }
+            refill(&mut out.session, &p.session);
+            refill(&mut out.text, &p.text);
+            out.items.truncate(p.items.len());
+            for (i, item) in p.items.iter().enumerate() {
+                match (out.items.get_mut(i), item) {
+                    (Some(wit::Item::User(s)), Item::User { text }) => refill(s, text),
+                    (Some(wit::Item::System(s)), Item::System { text }) => refill(s, text),
+                    (Some(slot), _) => *slot = item_to_wit(item),
+                    (None, _) => out.items.push(item_to_wit(item)),
+                }
+            }
+        }
+
+        /// A prompt with nothing in it (and no buffers).
+        const EMPTY_PROMPT: wit::SubmittedPrompt = wit::SubmittedPrompt {
+            session: String::new(),
+            text: String::new(),
+            items: Vec::new(),
+        };
+
+        thread_local! {
+            /// The last prompt converted on this thread, reused by [`with_prompt`].
+            static PROMPT: std::cell::RefCell<wit::SubmittedPrompt> =
+                const { std::cell::RefCell::new(EMPTY_PROMPT) };
+        }
+
+        /// Run `f` with `p` as a WIT prompt, written into this thread's reused one (a nested
+        /// call converts afresh). After a prompt over 64 KiB the buffers are let go, so a large
+        /// prompt is not held on to.
+        pub(crate) fn with_prompt<R>(
+            p: &SubmittedPrompt,
+            f: impl FnOnce(&wit::SubmittedPrompt) -> R,
+        ) -> R {
+            PROMPT.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut reused) => {
+                    prompt_into_wit(p, &mut reused);
+                    let out = f(&reused);
+                    if p.text.len() + p.items.iter().map(|i| i.text().len()).sum::<usize>()
+                        > 64 << 10
+                    {
+                        *reused = EMPTY_PROMPT;
+                    }
+                    out
+                }
+                Err(_) => f(&prompt_to_wit(p)),
+            })
+        }
+
+        /// A resolved reference as the host's; its content is already a checked `string`.
+        pub(crate) fn resolved_from_wit(r: wit::Resolved) -> Result<Resolved, String> {
+            Ok(Resolved {
+                path: r.path,
+                kind: match r.kind {
+                    wit::EntryKind::File => EntryKind::File,
+                    wit::EntryKind::Directory => EntryKind::Directory,
+                },
+                content: r.content,
+                total_bytes: r.total_bytes,
+                truncated: r.truncated,
+            })
+        }
+
+        /// A file chunk as the host's; its content is already a checked `string`.
+        pub(crate) fn chunk_from_wit(c: wit::FileChunk) -> Result<FileChunk, String> {
+            Ok(FileChunk {
+                path: c.path,
+                content: c.content,
+                first_line: c.first_line,
+                lines: c.lines,
+                total_lines: c.total_lines,
+                more: c.more,
+            })
+        }
+
+        impl $crate::plugin::resolver_caps::ContentAnswer for wit::Resolved {
+            fn path(&self) -> &str {
+                &self.path
+            }
+            fn content_len(&self) -> usize {
+                self.content.len()
+            }
+        }
+
+        impl $crate::plugin::resolver_caps::ContentAnswer for wit::FileChunk {
+            fn path(&self) -> &str {
+                &self.path
+            }
+            fn content_len(&self) -> usize {
+                self.content.len()
+            }
+        }
+    };
+}
+
+pub(crate) use record_prompt_and_text_answers;

@@ -5,7 +5,7 @@
 //! and no tool-decision event: the adapters give those points their defaults (allow, nothing,
 //! not delivered).
 
-use super::shared::wit_conversions;
+use super::shared::{record_prompt_and_text_answers, wit_conversions};
 use crate::plugin::instance::world_bindings;
 use crate::plugin::state::PluginState;
 use crate::plugin::version::WitVersion;
@@ -102,11 +102,31 @@ pub(crate) mod convert {
     use super::types as wit;
 
     super::wit_conversions!();
+    super::record_prompt_and_text_answers!();
 
     /// The 0.1.0 form of `e`; `None` for events 0.1.0 has no case for (compaction, tool
     /// decisions).
     pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
         event_to_wit_common(e)
+    }
+
+    /// 0.1.0 has no `pre-tool-call`: every call is allowed.
+    pub(crate) fn pre_tool_call(
+        _: &mut crate::plugin::instance::Managed<super::Interceptor>,
+        _: &ToolCall,
+        _: usize,
+    ) -> Result<Result<crate::domain::ToolDecision, String>, crate::plugin::error::PluginError>
+    {
+        Ok(Ok(crate::domain::ToolDecision::Allow))
+    }
+
+    /// 0.1.0 has no `post-tool-call`: nothing is added.
+    pub(crate) fn post_tool_call(
+        _: &mut crate::plugin::instance::Managed<super::Interceptor>,
+        _: &ToolCall,
+        _: &crate::domain::ToolOutput,
+    ) -> Result<Vec<Item>, crate::plugin::error::PluginError> {
+        Ok(Vec::new())
     }
 }
 

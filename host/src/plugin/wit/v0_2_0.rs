@@ -1,9 +1,10 @@
-//! `warden:plugin@0.2.0`, the latest version: bindings generated from `wit/released/0.2.0`
+//! `warden:plugin@0.2.0`: bindings generated from `wit/released/0.2.0`
 //! (every world shares the `types` and `host` interfaces generated for the interceptor world),
 //! the host side of its imports (`host`, and `outgoing` for tool plugins), and its conversions:
 //! the shared ones and those of what 0.2.0 adds (tool calls, tool decisions, tool specs).
 
-use super::shared::wit_conversions;
+use super::shared::{record_prompt_and_text_answers, wit_conversions};
+use super::shared_tool::tool_conversions;
 use crate::plugin::instance::world_bindings;
 use crate::plugin::state::PluginState;
 use crate::plugin::version::WitVersion;
@@ -136,95 +137,17 @@ impl generated::outgoing::Host for PluginState {
 }
 
 /// The conversions of 0.2.0: the shared ones, expanded against the 0.2.0 types, and those
-/// of what 0.2.0 adds.
+/// of what 0.2.0 adds (shared with 0.3.0).
 pub(crate) mod convert {
     use super::types as wit;
-    use crate::domain::{ToolDecision, ToolOutput, ToolSpec};
-    use crate::plugin::limits::MAX_PLUGIN_STRING;
 
     super::wit_conversions!();
+    super::record_prompt_and_text_answers!();
+    super::tool_conversions!();
 
     /// The 0.2.0 form of `e`; `None` only for compaction events.
     pub(crate) fn event_to_wit(e: &Event) -> Option<wit::Event> {
-        if let Event::ToolDecided { call, by, decision } = e {
-            return Some(wit::Event::ToolDecided(wit::ToolDecision {
-                call: tool_call_to_wit(call),
-                by: by.clone(),
-                action: tool_action_to_wit(decision),
-            }));
-        }
-        event_to_wit_common(e)
-    }
-
-    /// A domain tool decision as a WIT tool action.
-    pub(crate) fn tool_action_to_wit(d: &ToolDecision) -> wit::ToolAction {
-        match d {
-            ToolDecision::Allow => wit::ToolAction::Allow,
-            ToolDecision::Deny(reason) => wit::ToolAction::Deny(reason.clone()),
-            ToolDecision::Rewrite(arguments) => wit::ToolAction::Rewrite(arguments.to_string()),
-        }
-    }
-
-    /// An interceptor's tool action as a domain decision. A deny reason is escaped and capped;
-    /// rewritten arguments must be a JSON object of at most `max_bytes` (else the answer is
-    /// invalid, and the message says why).
-    pub(crate) fn tool_action_from_wit(
-        a: wit::ToolAction,
-        max_bytes: usize,
-    ) -> Result<ToolDecision, String> {
-        match a {
-            wit::ToolAction::Allow => Ok(ToolDecision::Allow),
-            wit::ToolAction::Deny(reason) if reason.len() > max_bytes => {
-                Err(format!("deny reason of {} bytes", reason.len()))
-            }
-            wit::ToolAction::Deny(reason) => Ok(ToolDecision::Deny(escape_capped(
-                &reason,
-                MAX_PLUGIN_STRING,
-            ))),
-            wit::ToolAction::Rewrite(arguments) => {
-                if arguments.len() > max_bytes {
-                    return Err(format!(
-                        "rewritten arguments of {} bytes, over the cap of {max_bytes}",
-                        arguments.len()
-                    ));
-                }
-                match serde_json::from_str::<serde_json::Value>(&arguments) {
-                    Ok(value @ serde_json::Value::Object(_)) => Ok(ToolDecision::Rewrite(value)),
-                    Ok(_) => Err("rewritten arguments are not a JSON object".to_owned()),
-                    Err(err) => Err(format!("rewritten arguments are not JSON: {err}")),
-                }
-            }
-        }
-    }
-
-    /// A tool's output as the result item `post-tool-call` is shown.
-    pub(crate) fn tool_result_to_wit(call_id: &str, output: &ToolOutput) -> wit::ToolResultItem {
-        wit::ToolResultItem {
-            call_id: call_id.to_owned(),
-            content: output.content.clone(),
-            is_error: output.is_error,
-        }
-    }
-
-    /// A tool spec as the model is offered it; `parameters` must be a JSON object schema.
-    pub(crate) fn tool_spec_from_wit(s: wit::ToolSpec) -> Result<ToolSpec, String> {
-        let schema = match serde_json::from_str::<serde_json::Value>(&s.parameters) {
-            Ok(value @ serde_json::Value::Object(_)) => value,
-            Ok(_) => {
-                return Err(format!(
-                    "tool `{}`: parameters are not a JSON object",
-                    s.name
-                ));
-            }
-            Err(err) => {
-                return Err(format!("tool `{}`: parameters are not JSON: {err}", s.name));
-            }
-        };
-        Ok(ToolSpec {
-            name: s.name,
-            description: s.description,
-            input_schema: schema,
-        })
+        tool_decided_to_wit(e).or_else(|| event_to_wit_common(e))
     }
 }
 
