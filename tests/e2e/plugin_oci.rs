@@ -83,9 +83,12 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
         seen["config"]["layerDigests"],
         serde_json::json!([format!("sha256:{}", sha256_of(&wasm))])
     );
-    assert_eq!(
-        seen["config"]["component"]["exports"],
-        serde_json::json!(["warden:plugin/intercept@0.2.0"])
+    // The sample's one export, at whichever WIT version it is built for.
+    let exports = seen["config"]["component"]["exports"].as_array().cloned().unwrap_or_default();
+    assert_eq!(exports.len(), 1, "{seen}");
+    assert!(
+        exports[0].as_str().is_some_and(|e| e.starts_with("warden:plugin/intercept@0.")),
+        "{seen}"
     );
     assert!(seen["config"]["created"].is_string(), "{seen}");
 
