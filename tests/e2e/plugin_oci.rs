@@ -84,10 +84,15 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
         serde_json::json!([format!("sha256:{}", sha256_of(&wasm))])
     );
     // The sample's one export, at whichever WIT version it is built for.
-    let exports = seen["config"]["component"]["exports"].as_array().cloned().unwrap_or_default();
+    let exports = seen["config"]["component"]["exports"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(exports.len(), 1, "{seen}");
     assert!(
-        exports[0].as_str().is_some_and(|e| e.starts_with("warden:plugin/intercept@0.")),
+        exports[0]
+            .as_str()
+            .is_some_and(|e| e.starts_with("warden:plugin/intercept@0.")),
         "{seen}"
     );
     assert!(seen["config"]["created"].is_string(), "{seen}");
