@@ -157,7 +157,17 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
     std::fs::copy(fixtures::event_counter(), &file).unwrap();
     let out = env.run(&["run", "how do I deploy this?"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("sha256 mismatch"), "{}", stderr(&out));
+    // The fix named is fetching it again, not re-pinning what the registry served.
+    let err = stderr(&out);
+    assert!(
+        err.contains("was changed since it was fetched from oci://"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`warden plugin update kw` fetches it again"),
+        "{err}"
+    );
+    assert!(!err.contains("plugin pin"), "{err}");
 
     // No cache file: one clear error, and nothing is fetched.
     std::fs::remove_file(cached(&env, &sha256_of(&wasm))).unwrap();

@@ -221,9 +221,34 @@ fn load_in_order<'a, T: Send>(
             }
             .into());
         };
-        out.push(result?);
+        out.push(result.map_err(|err| cached_mismatch(entry, err))?);
     }
     Ok(out)
+}
+
+/// A registry plugin's pin mismatch names the cache and `plugin update`, not `plugin pin`: the
+/// file in the cache was changed, and the pin is what the registry served.
+fn cached_mismatch(entry: &PluginEntry, err: PluginError) -> PluginError {
+    match (&entry.source, err) {
+        (
+            Some(source),
+            PluginError::DigestMismatch {
+                plugin,
+                expected,
+                found,
+            },
+        ) => PluginError::Load {
+            plugin,
+            stage: "cache check",
+            message: format!(
+                "{} was changed since it was fetched from {source}: sha256 {found}, its pin \
+                     {expected}; `warden plugin update {}` fetches it again",
+                entry.path.display(),
+                entry.name
+            ),
+        },
+        (_, err) => err,
+    }
 }
 
 /// Interceptors (chain order) and hooks from `config.plugins` (tool plugins are loaded by
