@@ -175,6 +175,20 @@ fn managed_policy_requires_a_trusted_signature_at_load() {
         ],
     );
 
+    // `doctor` does not call the unsigned plugin loadable.
+    let out = env.run(&["doctor"]);
+    let report = stdout(&out);
+    assert!(
+        !report.contains("plugin kw (interceptor, user layer) loads"),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.contains("plugin kw (user layer)") && l.contains("unsigned")),
+        "{report}"
+    );
+
     // Signed by the trusted key: loads and acts in the turn.
     sign(&env, &file, &secret);
     let out = env.run(&["run", "x marks the spot"]);

@@ -247,7 +247,9 @@ fn check_plugins(
             "resolver {resolver} not loaded: the project's resolver settings are not trusted"
         ));
     } else {
-        match setup::resolver(&engine, config, root) {
+        // Under the signing policy where it holds, so a custom resolver's signature is checked.
+        let signing = setup::engine_for(home.as_ref(), config).ok();
+        match setup::resolver(signing.as_ref().unwrap_or(&engine), config, root) {
             Ok(_) => report.ok(&format!("resolver {resolver} loads")),
             Err(err) => report.fail(&format!("resolver {resolver}: {err}")),
         }
@@ -261,9 +263,22 @@ fn check_plugins(
             ));
             continue;
         }
-        let alone = Config {
+        let mut alone = Config {
             plugins: vec![entry.clone()],
             ..config.clone()
+        };
+        // The plugin alone, under the signing policy and `allowed_sources` as a start loads it
+        // (the resolver has its own line above).
+        alone.fileref.resolver = None;
+        let engine = match setup::engine_for(home.as_ref(), &alone) {
+            Ok(engine) => engine,
+            Err(err) => {
+                report.fail(&format!(
+                    "plugin {} ({} layer): {err}",
+                    entry.name, entry.origin
+                ));
+                continue;
+            }
         };
         let pin = if entry.sha256.is_some() {
             "pin matches"
