@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use super::index::Index;
 
@@ -46,6 +47,20 @@ impl BackgroundIndex {
         }
     }
 
+    /// The index if it is ready or becomes ready within `limit` (`None` otherwise, or if it
+    /// failed): a Tab pressed just after start waits this long rather than offering no file.
+    pub fn get_within(&self, limit: Duration) -> Option<Arc<Index>> {
+        let (slot, ready) = &*self.shared;
+        let guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let (guard, _) = ready
+            .wait_timeout_while(guard, limit, |slot| slot.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        match &*guard {
+            Some(Ok(index)) => Some(Arc::clone(index)),
+            _ => None,
+        }
+    }
+
     /// Wait for the index; the error says why it could not be built.
     pub fn wait(&self) -> Result<Arc<Index>, String> {
         let (slot, ready) = &*self.shared;
@@ -71,6 +86,18 @@ mod tests {
         let index = bg.wait().unwrap();
         assert_eq!(index.len(), 1);
         assert!(bg.get().is_some());
+    }
+
+    #[test]
+    fn a_bounded_wait_returns_the_index_once_built_and_nothing_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "").unwrap();
+        let bg = BackgroundIndex::spawn(dir.path().to_owned(), Vec::new());
+        // Generous: the bound only matters while the index is being built.
+        let index = bg.get_within(Duration::from_secs(60)).unwrap();
+        assert_eq!(index.len(), 1);
+        let failed = BackgroundIndex::spawn(dir.path().join("nope"), Vec::new());
+        assert!(failed.get_within(Duration::from_secs(60)).is_none());
     }
 
     #[test]

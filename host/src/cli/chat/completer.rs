@@ -1,7 +1,9 @@
 //! `@` completion in the editor: the mention under the cursor, ranked against the workspace
 //! index as it is typed, and the MCP servers' resources (`@server:uri`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use reedline::{Completer, CompletionResult, Span, Suggestion};
 
@@ -11,7 +13,13 @@ use crate::complete::{BackgroundIndex, Kind, Ranker};
 /// Suggestions shown at once.
 const MENU_SIZE: usize = 12;
 
-/// Completes `@` mentions from a [`BackgroundIndex`] (no file is offered until it is built)
+/// How long the first completion asked for while the index is still being built waits for it,
+/// rather than offering no file (an `@` typed just after start). Only the first one waits: the
+/// listing of a large tree takes longer, and keystrokes must not stall while it runs.
+const INDEX_WAIT: Duration = Duration::from_millis(300);
+
+/// Completes `@` mentions from a [`BackgroundIndex`] (no file is offered until it is built;
+/// the first completion asked for meanwhile waits up to [`INDEX_WAIT`] for it)
 /// and from the started MCP servers' resources.
 pub(crate) struct MentionCompleter {
     index: BackgroundIndex,
@@ -19,6 +27,8 @@ pub(crate) struct MentionCompleter {
     ranker: Mutex<Ranker>,
     /// `server:uri` of every resource the started servers listed.
     resources: Vec<String>,
+    /// Whether a completion has already waited for the index.
+    waited: AtomicBool,
 }
 
 impl MentionCompleter {
@@ -28,6 +38,7 @@ impl MentionCompleter {
             index,
             ranker: Mutex::default(),
             resources,
+            waited: AtomicBool::new(false),
         }
     }
 
@@ -72,7 +83,12 @@ impl MentionCompleter {
                 ..Suggestion::default()
             })
             .collect();
-        if let Some(index) = self.index.get() {
+        let index = if self.waited.swap(true, Ordering::Relaxed) {
+            self.index.get()
+        } else {
+            self.index.get_within(INDEX_WAIT)
+        };
+        if let Some(index) = index {
             let room = MENU_SIZE.saturating_sub(out.len());
             let mut ranker = self.ranker.lock().unwrap_or_else(PoisonError::into_inner);
             let ranked = ranker.rank(&index, &partial.query, room);
