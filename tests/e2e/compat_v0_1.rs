@@ -4,52 +4,27 @@
 //! tool-call points 0.1.0 lacks get their defaults (allow, nothing) and 0.1.0 hooks are not
 //! sent tool decisions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use warden::domain::{
-    Event, Hook, Interceptor, Item, PromptDecision, SubmittedPrompt, ToolCall, ToolDecision,
-    ToolOutput,
+    Event, Hook, Interceptor, Item, PromptDecision, ToolCall, ToolDecision, ToolOutput,
 };
 use warden::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, WitVersion,
 };
-use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::compat_common::{self, prompt};
+use crate::support::{TestEnv, stderr, stdout};
+
+const VERSION: &str = "v0.1.0";
 
 fn frozen(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join("v0.1.0")
-        .join(file)
-}
-
-fn config(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
-}
-
-fn prompt(text: &str) -> SubmittedPrompt {
-    SubmittedPrompt {
-        session: "s".into(),
-        text: text.into(),
-        items: vec![Item::user(text)],
-    }
+    compat_common::frozen(VERSION, file)
 }
 
 fn interceptor(engine: &PluginEngine, file: &str, pairs: &[(&str, &str)]) -> InterceptorPlugin {
-    InterceptorPlugin::load(
-        engine,
-        file,
-        &frozen(file),
-        None,
-        Limits::default(),
-        config(pairs),
-    )
-    .unwrap()
+    compat_common::interceptor(engine, VERSION, file, pairs)
 }
 
 #[test]
@@ -142,63 +117,8 @@ fn a_frozen_hook_is_not_sent_tool_decisions() {
     Hook::on_event(&mut hook, &Event::TurnEnded("done".into())).unwrap();
 }
 
-/// The frozen resolver, hook and todo-reminder in one run through the binary: an `@` ref, the
-/// model's `read_file` and `list_files`, a reminder item, and the hook's count at turn end.
+/// The frozen resolver, hook and todo-reminder in one run through the binary.
 #[test]
 fn frozen_resolver_hook_and_reminder_serve_a_whole_turn() {
-    let env = TestEnv::new();
-    env.write("notes/todo.md", "1. write tests\n2. ship\n");
-    env.write("a.txt", "alpha\n");
-    env.project_config(&format!(
-        "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\n\n\
-         [fileref]\nresolver = {:?}\n\n\
-         [[plugins]]\nname = \"counter\"\nkind = \"hook\"\npath = {:?}\n\n\
-         [[plugins]]\nname = \"todo\"\nkind = \"interceptor\"\npath = {:?}\n[plugins.config]\ntasks = \"ship it\"\n",
-        frozen("file_ref.wasm"),
-        frozen("event_counter.wasm"),
-        frozen("todo_reminder.wasm"),
-    ));
-    let server = MockServer::start().unwrap();
-    server.push(Reply::tool_calls(
-        "Let me look.",
-        &[
-            ("call_1", "read_file", json!({"path": "notes/todo.md"})),
-            ("call_2", "list_files", json!({"path": "notes"})),
-        ],
-    ));
-    server.push(Reply::text("Done."));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .env("WARDEN_LOG", "info")
-        .args(["run", "--json", "look at @a.txt"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert_eq!(value["answer"], "Done.");
-
-    let first = &server.requests()[0].body["messages"];
-    assert!(
-        first.to_string().contains("[File: a.txt]\\nalpha\\n"),
-        "{first}"
-    );
-    assert!(first.to_string().contains("ship it"), "{first}");
-    let second = server.requests()[1].body["messages"].clone();
-    let tools: Vec<&Value> = second
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .collect();
-    assert_eq!(tools.len(), 2, "{second}");
-    assert!(
-        tools[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("1. write tests")
-    );
-    assert!(tools[1]["content"].as_str().unwrap().contains("todo.md"));
-    assert!(err.contains("event counts:"), "{err}");
-    assert!(err.contains("turn-ended=1"), "{err}");
+    compat_common::frozen_resolver_hook_and_reminder_serve_a_whole_turn(VERSION);
 }
