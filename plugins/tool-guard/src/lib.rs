@@ -1,4 +1,4 @@
-//! Sample interceptor (WIT 0.2.0): guards tool calls as an operator would.
+//! Sample interceptor: guards tool calls as an operator would.
 //!
 //! Config:
 //! - `deny`: comma-separated rules `TOOL:GLOB` (or just `TOOL`): a call of `TOOL` (`*` for
