@@ -164,8 +164,9 @@ fn env_value(value: &str) -> Option<(String, String)> {
     Some((prefix, var.to_owned()))
 }
 
-/// Does `glob` (`*` matches anything) match `text`?
-fn glob_match(glob: &str, text: &str) -> bool {
+/// Does `glob` (`*` matches any run of characters, `/` included) match `text`? Used for
+/// `policy.allowed_mcp` and `policy.allowed_sources`.
+pub fn glob_match(glob: &str, text: &str) -> bool {
     let parts: Vec<&str> = glob.split('*').collect();
     let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
         return false;

@@ -47,7 +47,7 @@ pub use load::{
 pub use locks::{LOCKABLE_KEYS, LockedKey};
 pub use managed::{MANAGED_CONFIG_VAR, ManagedSource, SYSTEM_MANAGED_PATH};
 pub use mcp::{
-    EnvHeader, MCP_START_TIMEOUT_S, MCP_TIMEOUT_S, McpEntry, McpSpec, McpTransport,
+    EnvHeader, MCP_START_TIMEOUT_S, MCP_TIMEOUT_S, McpEntry, McpSpec, McpTransport, glob_match,
     valid_server_name,
 };
 pub use plugin_source::{OCI_SCHEME, OciReference, cached_component, oci_cache_dir};

@@ -90,27 +90,9 @@ fn check_source(
     })
 }
 
-/// Does `glob` (`*` matches any run of characters, `/` included) match `text`?
-pub fn glob_match(glob: &str, text: &str) -> bool {
-    let parts: Vec<&str> = glob.split('*').collect();
-    let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
-        return false;
-    };
-    if parts.len() == 1 {
-        return glob == text;
-    }
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(at) => rest = &rest[at + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
+/// The config layer's glob (`*` matches any run of characters, `/` included), as `[[mcp]]`
+/// commands are matched against `policy.allowed_mcp`.
+pub use crate::config::glob_match;
 
 #[cfg(test)]
 mod tests {
