@@ -82,7 +82,7 @@ fn json_error(err: &str) -> serde_json::Value {
 
 /// The tools a tool plugin describes, loaded with no grants and an empty config (the current
 /// directory as its root), or why it could not be asked.
-fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, String> {
+pub(super) fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, String> {
     let root = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .map_err(|e| e.to_string())?;

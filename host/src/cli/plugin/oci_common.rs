@@ -9,9 +9,9 @@ use toml_edit::{DocumentMut, Item};
 use crate::cli::common::env;
 use crate::cli::exit::CliError;
 use crate::cli::workspace::Workspace;
-use crate::config::{LayerKind, OciReference, PluginKind, Sources, ToolGrants};
+use crate::config::{LayerKind, OciReference, PluginKind, Sources};
 use crate::oci::{Cache, OciError, Registry, Resolved, Transport, lookup_credentials};
-use crate::plugin::{EngineOptions, Limits, PluginEngine, ToolLoad, ToolPlugin, World, inspect};
+use crate::plugin::{EngineOptions, PluginEngine, World, inspect};
 
 /// A download at least this large announces itself on stderr.
 const ANNOUNCE_BYTES: u64 = 1 << 20;
@@ -180,32 +180,15 @@ pub(super) fn offer(
     })
 }
 
-/// The tools a tool plugin describes, asked with no grants and an empty config.
+/// The tools a tool plugin describes (`plugin check`'s question), as a usage error when it
+/// cannot say.
 fn tool_names(engine: &PluginEngine, file: &Path) -> Result<Vec<String>, CliError> {
-    let root = std::env::current_dir()
-        .and_then(std::fs::canonicalize)
-        .map_err(|err| CliError::failure(format!("current directory: {err}")))?;
-    let plugin = ToolPlugin::load(
-        engine,
-        "inspect",
-        ToolLoad {
-            path: file,
-            pin: None,
-            limits: Limits::default(),
-            grants: &ToolGrants::default(),
-            roots: &[root],
-            deny: &[],
-        },
-        Vec::new(),
-        &|_| None,
-    )
-    .map_err(|err| {
+    super::check::tool_names(engine, file).map_err(|err| {
         CliError::usage(format!(
             "{}: its tools cannot be listed: {err}",
             file.display()
         ))
-    })?;
-    Ok(plugin.specs().iter().map(|s| s.name.clone()).collect())
+    })
 }
 
 /// The workspace root for `-C DIR` (or the current directory).
