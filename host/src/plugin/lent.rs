@@ -9,12 +9,17 @@ use crate::domain::{Item, SubmittedPrompt};
 /// A prompt larger than this (text and items) is not held on to after its call.
 const KEEP_BYTES: usize = 64 << 10;
 
+/// A needle longer than this is searched for without keeping its searcher.
+const KEEP_NEEDLE_BYTES: usize = 256;
+
 /// The prompt lent for the current call, or the buffers of the last one.
 #[derive(Debug, Default)]
 pub struct LentPrompt {
     session: String,
     text: String,
     items: Vec<Item>,
+    /// The searcher of the last needle: a plugin looks for the same words call after call.
+    finder: Option<memchr::memmem::Finder<'static>>,
 }
 
 fn refill(s: &mut String, from: &str) {
@@ -42,7 +47,11 @@ impl LentPrompt {
     pub(crate) fn end(&mut self) {
         let held = self.text.len() + self.items.iter().map(Item::byte_len).sum::<usize>();
         if held > KEEP_BYTES {
-            *self = Self::default();
+            let finder = self.finder.take();
+            *self = Self {
+                finder,
+                ..Self::default()
+            };
         }
     }
 
@@ -68,8 +77,19 @@ impl LentPrompt {
 
     /// Byte offset of the first `needle` in the text (a vectorised search: a plugin that only
     /// looks for a word pays for no copy and no slow scan).
-    pub(crate) fn find(&self, needle: &str) -> Option<u32> {
-        memchr::memmem::find(self.text.as_bytes(), needle.as_bytes())
+    pub(crate) fn find(&mut self, needle: &str) -> Option<u32> {
+        if needle.len() > KEEP_NEEDLE_BYTES {
+            return memchr::memmem::find(self.text.as_bytes(), needle.as_bytes())
+                .and_then(|at| u32::try_from(at).ok());
+        }
+        let finder = match &self.finder {
+            Some(finder) if finder.needle() == needle.as_bytes() => finder,
+            _ => self
+                .finder
+                .insert(memchr::memmem::Finder::new(needle.as_bytes()).into_owned()),
+        };
+        finder
+            .find(self.text.as_bytes())
             .and_then(|at| u32::try_from(at).ok())
     }
 }
@@ -123,5 +143,18 @@ mod tests {
         assert_eq!(lent.find("deploy"), Some(7));
         assert_eq!(lent.find(""), Some(0));
         assert_eq!(lent.find("Deploy"), None);
+        // The searcher kept for the last needle follows each new needle and each new prompt.
+        assert_eq!(lent.find("now"), Some(14));
+        assert_eq!(lent.find("deploy"), Some(7));
+        lent.lend(&prompt("deploy", Vec::new()));
+        assert_eq!(lent.find("deploy"), Some(0));
+        lent.lend(&prompt(&"x".repeat(100 << 10), Vec::new()));
+        lent.end();
+        lent.lend(&prompt("no", Vec::new()));
+        assert_eq!(lent.find("deploy"), None);
+        assert_eq!(lent.find("no"), Some(0));
+        let long = "n".repeat(KEEP_NEEDLE_BYTES + 1);
+        assert_eq!(lent.find(&long), None);
+        assert_eq!(lent.find("no"), Some(0));
     }
 }

@@ -22,7 +22,8 @@ mod generated {
         wasmtime::component::bindgen!({
             path: "../wit/released/0.3.0",
             world: "warden:plugin/interceptor",
-            imports: { default: tracing },
+            // No span per import call: the lent prompt's methods are the hot path of
+            // `on-prompt-submit`, and `host.log` records its own line.
             with: {
                 "warden:plugin/prompts.prompt": crate::plugin::lent::LentPrompt,
             },
