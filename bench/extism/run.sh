@@ -52,7 +52,10 @@ if (($# == 0)); then
 fi
 echo "== machine: nproc $(nproc), kernel $(uname -r)"
 echo "== load before: $(uptime)"
-(cd "$here" && WARDEN_BENCH_EXTISM_GUEST=$guest_wasm cargo bench --locked --bench extism -- "$@") ||
+# Without backtraces: Extism builds an error on every call (it asks wasmtime for the fuel left,
+# which is not metered), and with RUST_BACKTRACE=1 each one captures a backtrace.
+(cd "$here" && RUST_BACKTRACE=0 RUST_LIB_BACKTRACE=0 WARDEN_BENCH_EXTISM_GUEST=$guest_wasm \
+    cargo bench --locked --bench extism -- "$@") ||
     die "the bench failed (see above)"
 echo "== load after: $(uptime)"
 
