@@ -1,0 +1,1 @@
+//! Nothing to build: the comparison is the bench `benches/extism.rs`.
