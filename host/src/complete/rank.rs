@@ -24,8 +24,10 @@ use std::ops::Range;
 
 use memchr::memmem::Finder;
 
+use super::arena_scan;
 use super::index::{Entry, Index, lowercase};
-use super::score::{Scored, score};
+use super::keep::{Chunk, Keep};
+use super::score::score;
 use super::walk;
 
 /// Score of a match on the whole path.
@@ -43,8 +45,9 @@ pub const PATH_CONTAINS: u32 = 600;
 /// Highest score of a fuzzy (in-order characters) match.
 pub const FUZZY_MAX: u32 = 500;
 
-/// Below this many entries one thread ranks them all (starting threads costs more).
-const PARALLEL_FROM: usize = 32 * 1024;
+/// Below this many entries one thread ranks them all (starting threads costs more; tests
+/// split small indexes too, to exercise it).
+const PARALLEL_FROM: usize = if cfg!(test) { 16 } else { 32 * 1024 };
 
 /// One ranked candidate.
 #[derive(Debug, Clone, Copy)]
@@ -55,7 +58,7 @@ pub struct Match<'a> {
     pub score: u32,
 }
 
-type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
+pub(super) type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
 
 /// What one query asks of every entry.
 struct Plan<'a, 'q> {
@@ -177,9 +180,6 @@ impl Among<'_> {
     }
 }
 
-/// Candidates of one chunk, and (when recording) every entry it could not rule out.
-type Chunk<'a> = (Vec<Match<'a>>, Vec<u32>);
-
 impl<'a> Plan<'a, '_> {
     /// The best of `among` (cut to about `limit`), one chunk per core when there are many;
     /// with `record`, also the entries not ruled out.
@@ -224,50 +224,32 @@ impl<'a> Plan<'a, '_> {
     /// The best `limit` (or a few more) of the entries at positions `range` of `among`, in no
     /// order; with `record`, the entries not ruled out.
     fn best(&self, among: Among<'_>, range: Range<usize>, record: bool) -> Chunk<'a> {
-        let cap = self.limit.saturating_mul(2).max(256);
-        let mut kept: Vec<Match<'a>> = Vec::with_capacity(cap.min(4096));
-        let mut ids = Vec::new();
-        // The lowest score kept once `kept` was cut to the best `limit`.
-        let mut floor: Option<u32> = None;
-        // The worst of those `limit`: whatever orders after it cannot be among the best.
-        let mut worst: Option<Match<'a>> = None;
-        for at in range {
-            let id = among.id(at);
-            let Some(entry) = self.index.entry(id) else {
-                continue;
-            };
-            if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
-                continue;
+        let mut keep = Keep::new(self.limit, self.order, record);
+        match among {
+            // Every entry, no scope: one search over the chunk's part of the arena.
+            Among::All(_) if self.scope.is_none() && !self.rest.is_empty() => {
+                arena_scan::scan(self.index, range, self.rest, &self.finder, &mut keep);
             }
-            let score = if self.rest.is_empty() {
-                0
-            } else {
-                // A fuzzy match scores at most FUZZY_MAX: below every kept one, it cannot
-                // be among the best.
-                let fuzzy_too = floor.is_none_or(|f| f <= FUZZY_MAX);
-                let scored = score(&entry, self.skip, self.rest, &self.finder, fuzzy_too);
-                if record && scored != Scored::Miss {
-                    // Fits: ids come from an index of at most u32::MAX bytes of paths.
-                    ids.push(id as u32);
+            _ => {
+                for at in range {
+                    let id = among.id(at);
+                    let Some(entry) = self.index.entry(id) else {
+                        continue;
+                    };
+                    if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
+                        continue;
+                    }
+                    if self.rest.is_empty() {
+                        keep.consider(Match { entry, score: 0 });
+                    } else {
+                        let wanted = keep.wanted();
+                        let scored = score(&entry, self.skip, self.rest, &self.finder, wanted);
+                        keep.offer(id, entry, scored);
+                    }
                 }
-                match scored {
-                    Scored::Hit(score) => score,
-                    Scored::Miss | Scored::NotTried => continue,
-                }
-            };
-            let candidate = Match { entry, score };
-            if worst.is_some_and(|w| (self.order)(&candidate, &w) != Ordering::Less) {
-                continue;
-            }
-            kept.push(candidate);
-            if kept.len() >= cap {
-                kept.select_nth_unstable_by(self.limit - 1, self.order);
-                kept.truncate(self.limit);
-                floor = kept.iter().map(|m| m.score).min();
-                worst = kept.iter().copied().max_by(self.order);
             }
         }
-        (kept, ids)
+        keep.finish()
     }
 }
 

@@ -20,28 +20,62 @@ pub(super) enum Scored {
 }
 
 /// Score of `entry` for the lower-case `query` (whose byte search is `finder`), matched
-/// against the path from byte `skip` on; fuzzy matches only with `fuzzy_too`.
+/// against the path from byte `skip` on. Only scores of at least `wanted` matter: the tiers
+/// below it are not searched (the entry is then [`Scored::NotTried`] unless a higher tier
+/// matched), and the fuzzy one only when `wanted` is at most [`FUZZY_MAX`].
 pub(super) fn score(
     entry: &Entry<'_>,
     skip: usize,
     query: &str,
     finder: &Finder<'_>,
-    fuzzy_too: bool,
+    wanted: u32,
 ) -> Scored {
-    match tiers(entry, skip, query, finder, fuzzy_too) {
+    scored(tiers(entry, skip, query, finder, wanted, None))
+}
+
+/// [`score`] from byte 0, for an entry whose lower-case path holds `query` first at byte
+/// `first` (a search over the arena found it).
+pub(super) fn score_found(
+    entry: &Entry<'_>,
+    query: &str,
+    finder: &Finder<'_>,
+    first: usize,
+    wanted: u32,
+) -> Scored {
+    scored(tiers(entry, 0, query, finder, wanted, Some(first)))
+}
+
+fn scored(tiers: Option<Option<u32>>) -> Scored {
+    match tiers {
         Some(Some(score)) => Scored::Hit(score),
         Some(None) => Scored::NotTried,
         None => Scored::Miss,
     }
 }
 
-/// [`score`]: `None` no match, `Some(None)` fuzzy not tried.
+/// The fuzzy tier alone, for an entry whose path (from byte `skip` on) is known not to
+/// contain the lower-case `query`: no substring tier can match it.
+pub(super) fn score_fuzzy(entry: &Entry<'_>, skip: usize, query: &str) -> Scored {
+    let Some(path) = entry.lower.get(skip..) else {
+        return Scored::Miss;
+    };
+    let found = if query.is_ascii() {
+        fuzzy_ascii(path.as_bytes(), query.as_bytes())
+    } else {
+        fuzzy(path, query)
+    };
+    found.map_or(Scored::Miss, Scored::Hit)
+}
+
+/// [`score`]: `None` no match, `Some(None)` not tried far enough to know; `known` is where
+/// the query first occurs in the path, when the caller found it already.
 fn tiers(
     entry: &Entry<'_>,
     skip: usize,
     query: &str,
     finder: &Finder<'_>,
-    fuzzy_too: bool,
+    wanted: u32,
+    known: Option<usize>,
 ) -> Option<Option<u32>> {
     let path = entry.lower.get(skip..)?;
     let name = entry.lower.get(entry.name_at.max(skip)..)?;
@@ -54,8 +88,23 @@ fn tiers(
     if name.starts_with(query) {
         return Some(Some(NAME_PREFIX));
     }
+    if wanted > NAME_CONTAINS {
+        return Some(None);
+    }
     // Both are valid UTF-8, so a byte match is a match of whole characters.
-    match finder.find(path.as_bytes()) {
+    if wanted > PATH_CONTAINS {
+        // Only a name containing the query, or (above PATH_CONTAINS) a path starting with it,
+        // could still be kept: the path's other occurrences are not looked for.
+        let name_from = path.len() - name.len();
+        if known.is_some_and(|f| f >= name_from) || finder.find(name.as_bytes()).is_some() {
+            return Some(Some(NAME_CONTAINS));
+        }
+        if wanted <= PATH_PREFIX && path.starts_with(query) {
+            return Some(Some(PATH_PREFIX));
+        }
+        return Some(None);
+    }
+    match known.or_else(|| finder.find(path.as_bytes())) {
         Some(first) => {
             // `name` is the end of `path`.
             let name_from = path.len() - name.len();
@@ -69,7 +118,7 @@ fn tiers(
                 },
             ))
         }
-        None if !fuzzy_too => Some(None),
+        None if wanted > FUZZY_MAX => Some(None),
         None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()).map(Some),
         None => fuzzy(path, query).map(Some),
     }
