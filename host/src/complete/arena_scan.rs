@@ -14,68 +14,149 @@ use std::ops::Range;
 
 use memchr::memmem::Finder;
 
-use super::index::Index;
+use super::index::{Entry, Index};
 use super::keep::Keep;
 use super::rank::FUZZY_MAX;
-use super::score::{Scored, score_fuzzy, score_found};
+use super::score::{Scored, score_found, score_fuzzy};
 
-/// Rank the entries `ids` (a run of the index, none skipped: no directory scope) for the
-/// non-empty lower-case `query`, whose byte search is `finder`, into `keep`.
+/// The entries a scan goes through, in increasing order.
+#[derive(Clone, Copy)]
+pub(super) enum Run<'c> {
+    /// The entries `from..to`, every one.
+    Every {
+        /// The first.
+        from: usize,
+        /// Past the last.
+        to: usize,
+    },
+    /// These (sorted) entries.
+    Listed(&'c [u32]),
+}
+
+impl Run<'_> {
+    fn len(self) -> usize {
+        match self {
+            Self::Every { from, to } => to - from,
+            Self::Listed(ids) => ids.len(),
+        }
+    }
+
+    /// The entry at position `at` (`0..len()`).
+    fn id(self, at: usize) -> usize {
+        match self {
+            Self::Every { from, .. } => from + at,
+            Self::Listed(ids) => ids.get(at).map_or(usize::MAX, |&id| id as usize),
+        }
+    }
+}
+
+/// Rank the entries of `run` (no directory scope: whole paths) for the non-empty lower-case
+/// `query`, whose byte search is `finder`, into `keep`.
 pub(super) fn scan<'a>(
     index: &'a Index,
-    ids: Range<usize>,
+    run: Run<'_>,
     query: &str,
     finder: &Finder<'_>,
-    keep: &mut Keep<'a>,
+    keep: &mut Keep<'a, '_>,
 ) {
     let Some(&first_byte) = query.as_bytes().first() else {
         return;
     };
     let arena = index.lower_arena();
-    let Some((mut from, _)) = index.lower_bounds(ids.start) else {
-        return;
-    };
-    // The first entry not yet settled.
-    let mut next = ids.start;
-    while next < ids.end {
-        let Some(at) = arena.get(from..).and_then(|rest| finder.find(rest)) else {
+    let n = run.len();
+    // The position in `run` of the first entry not yet settled.
+    let mut at = 0;
+    while at < n {
+        let next = run.id(at);
+        let Some((from, _)) = index.lower_bounds(next) else {
             break;
         };
-        let at = from + at;
-        // The entry holding `at`; the ones before it hold no occurrence.
+        let Some(found) = arena.get(from..).and_then(|rest| finder.find(rest)) else {
+            break;
+        };
+        let found = from + found;
+        // The entry holding `found`; the ones before it hold no occurrence.
         let mut holder = next;
         let mut bounds = index.lower_bounds(holder);
         while let Some((_, end)) = bounds
-            && end <= at
-            && holder < ids.end
+            && end <= found
         {
             holder += 1;
             bounds = index.lower_bounds(holder);
         }
-        let Some((start, end)) = bounds.filter(|_| holder < ids.end) else {
+        let Some((start, end)) = bounds else {
             break;
         };
-        absent(index, next..holder, query, first_byte, keep);
-        if at + query.len() <= end {
-            if let Some(entry) = index.entry(holder) {
-                let scored = score_found(&entry, query, finder, at - start, keep.wanted());
-                keep.offer(holder, entry, scored);
+        let gap_end = (at..n).find(|&p| run.id(p) >= holder).unwrap_or(n);
+        absent(index, run, at..gap_end, query, first_byte, keep);
+        at = gap_end;
+        if at < n && run.id(at) == holder {
+            if found + query.len() <= end {
+                if let Some(entry) = index.entry(holder) {
+                    let scored = score_found(&entry, query, finder, found - start, keep.wanted());
+                    keep.offer(holder, entry, scored);
+                }
+            } else {
+                absent(index, run, at..at + 1, query, first_byte, keep);
             }
-        } else {
-            absent(index, holder..holder + 1, query, first_byte, keep);
+            at += 1;
         }
-        next = holder + 1;
-        from = end;
     }
-    absent(index, next..ids.end, query, first_byte, keep);
+    absent(index, run, at..n, query, first_byte, keep);
 }
 
-/// Settle the entries `gap`, none of which holds `query`: only a fuzzy match is left, and only
-/// for an entry holding the query's first byte.
-fn absent<'a>(index: &'a Index, gap: Range<usize>, query: &str, first_byte: u8, keep: &mut Keep<'a>) {
+/// Settle the entries at positions `gap` of `run`, none of which holds `query`: only a fuzzy
+/// match is left, and only for an entry holding the query's first byte.
+fn absent<'a>(
+    index: &'a Index,
+    run: Run<'_>,
+    gap: Range<usize>,
+    query: &str,
+    first_byte: u8,
+    keep: &mut Keep<'a, '_>,
+) {
     if gap.is_empty() || (!keep.records() && keep.wanted() > FUZZY_MAX) {
         return;
     }
+    match run {
+        Run::Every { .. } => absent_run(
+            index,
+            run.id(gap.start)..run.id(gap.end - 1) + 1,
+            query,
+            first_byte,
+            keep,
+        ),
+        Run::Listed(_) => {
+            for at in gap {
+                let id = run.id(at);
+                if let Some(entry) = index.entry(id)
+                    && memchr::memchr(first_byte, entry.lower.as_bytes()).is_some()
+                {
+                    keep.offer(id, entry, fuzzy_or_not(&entry, query, keep));
+                }
+            }
+        }
+    }
+}
+
+/// The fuzzy tier of `entry`, if it may still be among the best.
+fn fuzzy_or_not(entry: &Entry<'_>, query: &str, keep: &Keep<'_, '_>) -> Scored {
+    if keep.wanted() <= FUZZY_MAX {
+        score_fuzzy(entry, 0, query)
+    } else {
+        // Not searched: it may still match a longer query.
+        Scored::NotTried
+    }
+}
+
+/// [`absent`] for the entries `gap`, every one: one `memchr` pass over them.
+fn absent_run<'a>(
+    index: &'a Index,
+    gap: Range<usize>,
+    query: &str,
+    first_byte: u8,
+    keep: &mut Keep<'a, '_>,
+) {
     let (Some((from, _)), Some((_, to))) = (
         index.lower_bounds(gap.start),
         index.lower_bounds(gap.end - 1),
@@ -104,13 +185,7 @@ fn absent<'a>(index: &'a Index, gap: Range<usize>, query: &str, first_byte: u8, 
             return;
         };
         if let Some(entry) = index.entry(id) {
-            let scored = if keep.wanted() <= FUZZY_MAX {
-                score_fuzzy(&entry, 0, query)
-            } else {
-                // Not searched: it may still match a longer query.
-                Scored::NotTried
-            };
-            keep.offer(id, entry, scored);
+            keep.offer(id, entry, fuzzy_or_not(&entry, query, keep));
         }
         settled_to = end;
         id += 1;

@@ -21,10 +21,11 @@
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::atomic::AtomicU32;
 
 use memchr::memmem::Finder;
 
-use super::arena_scan;
+use super::arena_scan::{self, Run};
 use super::index::{Entry, Index, lowercase};
 use super::keep::{Chunk, Keep};
 use super::score::score;
@@ -190,8 +191,11 @@ impl<'a> Plan<'a, '_> {
         } else {
             1
         };
+        // The lowest score still worth finding, raised by every chunk as it finds matches.
+        let wanted = AtomicU32::new(0);
+        let wanted = &wanted;
         if threads <= 1 {
-            return self.best(among, 0..n, record);
+            return self.best(among, 0..n, record, wanted);
         }
         let chunk = n.div_ceil(threads);
         let range = |t: usize| (t * chunk).min(n)..((t + 1) * chunk).min(n);
@@ -200,11 +204,11 @@ impl<'a> Plan<'a, '_> {
                 .map(|t| {
                     let spawned = std::thread::Builder::new()
                         .name("warden-complete-rank".into())
-                        .spawn_scoped(scope, move || self.best(among, range(t), record));
+                        .spawn_scoped(scope, move || self.best(among, range(t), record, wanted));
                     (t, spawned.ok())
                 })
                 .collect();
-            let (mut found, mut ids) = self.best(among, range(0), record);
+            let (mut found, mut ids) = self.best(among, range(0), record, wanted);
             for (t, handle) in started {
                 let (theirs, their_ids) = match handle {
                     Some(handle) => match handle.join() {
@@ -212,7 +216,7 @@ impl<'a> Plan<'a, '_> {
                         Err(panic) => std::panic::resume_unwind(panic),
                     },
                     // A thread that could not start: its chunk is ranked here.
-                    None => self.best(among, range(t), record),
+                    None => self.best(among, range(t), record, wanted),
                 };
                 found.extend(theirs);
                 ids.extend(their_ids);
@@ -223,14 +227,32 @@ impl<'a> Plan<'a, '_> {
 
     /// The best `limit` (or a few more) of the entries at positions `range` of `among`, in no
     /// order; with `record`, the entries not ruled out.
-    fn best(&self, among: Among<'_>, range: Range<usize>, record: bool) -> Chunk<'a> {
-        let mut keep = Keep::new(self.limit, self.order, record);
-        match among {
-            // Every entry, no scope: one search over the chunk's part of the arena.
-            Among::All(_) if self.scope.is_none() && !self.rest.is_empty() => {
-                arena_scan::scan(self.index, range, self.rest, &self.finder, &mut keep);
-            }
-            _ => {
+    fn best(
+        &self,
+        among: Among<'_>,
+        range: Range<usize>,
+        record: bool,
+        wanted: &AtomicU32,
+    ) -> Chunk<'a> {
+        let mut keep = Keep::new(self.limit, self.order, record, wanted);
+        // Every entry or most of a run of them, no scope: one search over the arena.
+        let run = match among {
+            _ if self.scope.is_some() || self.rest.is_empty() => None,
+            Among::All(_) => Some(Run::Every {
+                from: range.start,
+                to: range.end,
+            }),
+            Among::Some(ids) => ids
+                .get(range.clone())
+                .filter(|ids| match (ids.first(), ids.last()) {
+                    (Some(&first), Some(&last)) => ids.len() * 4 >= (last - first) as usize,
+                    _ => false,
+                })
+                .map(Run::Listed),
+        };
+        match run {
+            Some(run) => arena_scan::scan(self.index, run, self.rest, &self.finder, &mut keep),
+            None => {
                 for at in range {
                     let id = among.id(at);
                     let Some(entry) = self.index.entry(id) else {
