@@ -50,6 +50,14 @@ impl Run<'_> {
     }
 }
 
+/// The query as the fuzzy tier of an entry without an occurrence needs it.
+#[derive(Clone, Copy)]
+struct Needle<'q> {
+    text: &'q str,
+    first: u8,
+    ascii: bool,
+}
+
 /// Rank the entries of `run` (no directory scope: whole paths) for the non-empty lower-case
 /// `query`, whose byte search is `finder`, into `keep`.
 pub(super) fn scan<'a>(
@@ -59,8 +67,24 @@ pub(super) fn scan<'a>(
     finder: &Finder<'_>,
     keep: &mut Keep<'a, '_>,
 ) {
-    let Some(&first_byte) = query.as_bytes().first() else {
+    let Some(&first) = query.as_bytes().first() else {
         return;
+    };
+    let needle = Needle {
+        text: query,
+        first,
+        ascii: query.is_ascii(),
+    };
+    let run = match run {
+        // A list without holes is a run of every entry.
+        Run::Listed(ids) => match (ids.first(), ids.last()) {
+            (Some(&from), Some(&last)) if (last - from) as usize + 1 == ids.len() => Run::Every {
+                from: from as usize,
+                to: last as usize + 1,
+            },
+            _ => run,
+        },
+        Run::Every { .. } => run,
     };
     let arena = index.lower_arena();
     let n = run.len();
@@ -88,7 +112,7 @@ pub(super) fn scan<'a>(
             break;
         };
         let gap_end = (at..n).find(|&p| run.id(p) >= holder).unwrap_or(n);
-        absent(index, run, at..gap_end, query, first_byte, keep);
+        absent(index, run, at..gap_end, needle, keep);
         at = gap_end;
         if at < n && run.id(at) == holder {
             if found + query.len() <= end {
@@ -97,12 +121,12 @@ pub(super) fn scan<'a>(
                     keep.offer(holder, entry, scored);
                 }
             } else {
-                absent(index, run, at..at + 1, query, first_byte, keep);
+                absent(index, run, at..at + 1, needle, keep);
             }
             at += 1;
         }
     }
-    absent(index, run, at..n, query, first_byte, keep);
+    absent(index, run, at..n, needle, keep);
 }
 
 /// Settle the entries at positions `gap` of `run`, none of which holds `query`: only a fuzzy
@@ -111,8 +135,7 @@ fn absent<'a>(
     index: &'a Index,
     run: Run<'_>,
     gap: Range<usize>,
-    query: &str,
-    first_byte: u8,
+    needle: Needle<'_>,
     keep: &mut Keep<'a, '_>,
 ) {
     if gap.is_empty() || (!keep.records() && keep.wanted() > FUZZY_MAX) {
@@ -122,27 +145,32 @@ fn absent<'a>(
         Run::Every { .. } => absent_run(
             index,
             run.id(gap.start)..run.id(gap.end - 1) + 1,
-            query,
-            first_byte,
+            needle,
             keep,
         ),
         Run::Listed(_) => {
             for at in gap {
                 let id = run.id(at);
                 if let Some(entry) = index.entry(id)
-                    && memchr::memchr(first_byte, entry.lower.as_bytes()).is_some()
+                    && let Some(first_at) = memchr::memchr(needle.first, entry.lower.as_bytes())
                 {
-                    keep.offer(id, entry, fuzzy_or_not(&entry, query, keep));
+                    keep.offer(id, entry, fuzzy_or_not(&entry, needle, first_at, keep));
                 }
             }
         }
     }
 }
 
-/// The fuzzy tier of `entry`, if it may still be among the best.
-fn fuzzy_or_not(entry: &Entry<'_>, query: &str, keep: &Keep<'_, '_>) -> Scored {
+/// The fuzzy tier of `entry` (holding the query's first byte first at `first_at`), if it
+/// may still be among the best.
+fn fuzzy_or_not(
+    entry: &Entry<'_>,
+    needle: Needle<'_>,
+    first_at: usize,
+    keep: &Keep<'_, '_>,
+) -> Scored {
     if keep.wanted() <= FUZZY_MAX {
-        score_fuzzy(entry, 0, query)
+        score_fuzzy(entry, needle.text, needle.ascii, first_at)
     } else {
         // Not searched: it may still match a longer query.
         Scored::NotTried
@@ -153,8 +181,7 @@ fn fuzzy_or_not(entry: &Entry<'_>, query: &str, keep: &Keep<'_, '_>) -> Scored {
 fn absent_run<'a>(
     index: &'a Index,
     gap: Range<usize>,
-    query: &str,
-    first_byte: u8,
+    needle: Needle<'_>,
     keep: &mut Keep<'a, '_>,
 ) {
     let (Some((from, _)), Some((_, to))) = (
@@ -169,7 +196,7 @@ fn absent_run<'a>(
     let mut id = gap.start;
     // Bytes before this belong to entries already settled.
     let mut settled_to = from;
-    for found in memchr::memchr_iter(first_byte, bytes) {
+    for found in memchr::memchr_iter(needle.first, bytes) {
         let at = from + found;
         if at < settled_to {
             continue;
@@ -181,11 +208,11 @@ fn absent_run<'a>(
             id += 1;
             bounds = index.lower_bounds(id);
         }
-        let Some((_, end)) = bounds.filter(|_| id < gap.end) else {
+        let Some((start, end)) = bounds.filter(|_| id < gap.end) else {
             return;
         };
         if let Some(entry) = index.entry(id) {
-            keep.offer(id, entry, fuzzy_or_not(&entry, query, keep));
+            keep.offer(id, entry, fuzzy_or_not(&entry, needle, at - start, keep));
         }
         settled_to = end;
         id += 1;

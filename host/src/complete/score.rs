@@ -53,16 +53,14 @@ fn scored(tiers: Option<Option<u32>>) -> Scored {
     }
 }
 
-/// The fuzzy tier alone, for an entry whose path (from byte `skip` on) is known not to
-/// contain the lower-case `query`: no substring tier can match it.
-pub(super) fn score_fuzzy(entry: &Entry<'_>, skip: usize, query: &str) -> Scored {
-    let Some(path) = entry.lower.get(skip..) else {
-        return Scored::Miss;
-    };
-    let found = if query.is_ascii() {
-        fuzzy_ascii(path.as_bytes(), query.as_bytes())
+/// The fuzzy tier alone (from byte 0), for an entry whose lower-case path is known not to
+/// contain the lower-case `query` (no substring tier can match it) and to hold the query's
+/// first byte first at byte `first_at`; `ascii` says whether the query is ASCII.
+pub(super) fn score_fuzzy(entry: &Entry<'_>, query: &str, ascii: bool, first_at: usize) -> Scored {
+    let found = if ascii {
+        fuzzy_ascii_from(entry.lower.as_bytes(), query.as_bytes(), first_at)
     } else {
-        fuzzy(path, query)
+        fuzzy(entry.lower, query)
     };
     found.map_or(Scored::Miss, Scored::Hit)
 }
@@ -85,7 +83,7 @@ fn tiers(
     if name == query {
         return Some(Some(EXACT_NAME));
     }
-    if name.starts_with(query) {
+    if begins_with(name, query) {
         return Some(Some(NAME_PREFIX));
     }
     if wanted > NAME_CONTAINS {
@@ -99,7 +97,7 @@ fn tiers(
         if known.is_some_and(|f| f >= name_from) || finder.find(name.as_bytes()).is_some() {
             return Some(Some(NAME_CONTAINS));
         }
-        if wanted <= PATH_PREFIX && path.starts_with(query) {
+        if wanted <= PATH_PREFIX && begins_with(path, query) {
             return Some(Some(PATH_PREFIX));
         }
         return Some(None);
@@ -121,6 +119,15 @@ fn tiers(
         None if wanted > FUZZY_MAX => Some(None),
         None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()).map(Some),
         None => fuzzy(path, query).map(Some),
+    }
+}
+
+/// `s.starts_with(prefix)`, the first bytes compared inline: most entries differ there, and
+/// a call to compare one byte would cost more than the comparison.
+fn begins_with(s: &str, prefix: &str) -> bool {
+    match (s.as_bytes().first(), prefix.as_bytes().first()) {
+        (Some(a), Some(b)) if a != b => false,
+        _ => s.starts_with(prefix),
     }
 }
 
@@ -156,34 +163,34 @@ fn fuzzy(path: &str, query: &str) -> Option<u32> {
 /// character, a hit is one byte long (so a run is the next byte), and the byte before a hit
 /// that is part of a longer character is never a word separator, as that character is not.
 fn fuzzy_ascii(path: &[u8], query: &[u8]) -> Option<u32> {
-    let mut wanted = query.iter();
-    let Some(&first) = wanted.next() else {
+    let Some(&first) = query.first() else {
         return Some(100);
     };
-    let mut next = first;
-    let mut last_hit: Option<usize> = None;
-    let mut points = 0u32;
     // Most paths that do not match lack the first character: one vectorised search says so.
-    let start = memchr::memchr(first, path)?;
-    for (at, &c) in path.iter().enumerate().skip(start) {
-        if c != next {
-            continue;
-        }
-        if last_hit.is_some_and(|l| at == l + 1) {
+    fuzzy_ascii_from(path, query, memchr::memchr(first, path)?)
+}
+
+/// [`fuzzy_ascii`] for a non-empty query whose first byte is first in `path` at `start`: each
+/// next query byte is the next occurrence after the previous hit.
+fn fuzzy_ascii_from(path: &[u8], query: &[u8], start: usize) -> Option<u32> {
+    let word_start = |at: usize| {
+        at.checked_sub(1)
+            .and_then(|p| path.get(p))
+            .is_none_or(|p| matches!(p, b'/' | b'_' | b'-' | b'.' | b' '))
+    };
+    let mut points = if word_start(start) { 12 } else { 0 };
+    let mut last = start;
+    for &wanted in query.get(1..).unwrap_or_default() {
+        let from = last + 1;
+        let run = path.get(from..)?.iter().position(|&c| c == wanted)?;
+        let at = from + run;
+        if run == 0 {
             points += 8;
         }
-        let word_start = at
-            .checked_sub(1)
-            .and_then(|p| path.get(p))
-            .is_none_or(|p| matches!(p, b'/' | b'_' | b'-' | b'.' | b' '));
-        if word_start {
+        if word_start(at) {
             points += 12;
         }
-        last_hit = Some(at);
-        match wanted.next() {
-            Some(&w) => next = w,
-            None => return Some((100 + points).min(FUZZY_MAX)),
-        }
+        last = at;
     }
-    None
+    Some((100 + points).min(FUZZY_MAX))
 }
