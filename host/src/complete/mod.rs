@@ -19,6 +19,7 @@ mod arena_scan;
 mod background;
 mod index;
 mod keep;
+mod order;
 pub mod rank;
 #[cfg(test)]
 mod rank_tests;

@@ -28,6 +28,7 @@ use memchr::memmem::Finder;
 use super::arena_scan::{self, Run};
 use super::index::{Entry, Index, lowercase};
 use super::keep::{Chunk, Keep};
+use super::order::{by_depth, by_score};
 use super::score::score;
 use super::walk;
 
@@ -289,24 +290,6 @@ fn in_dir(entry: &Entry<'_>, dir: &str) -> bool {
         .lower
         .strip_prefix(dir)
         .is_some_and(|r| r.starts_with('/'))
-}
-
-fn by_depth(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    a.entry
-        .depth
-        .cmp(&b.entry.depth)
-        .then_with(|| tie(&a.entry, &b.entry))
-}
-
-fn by_score(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    b.score.cmp(&a.score).then_with(|| tie(&a.entry, &b.entry))
-}
-
-fn tie(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
-    a.path
-        .len()
-        .cmp(&b.path.len())
-        .then_with(|| a.path.cmp(b.path))
 }
 
 #[cfg(test)]
