@@ -90,11 +90,31 @@ pub(super) fn scan<'a>(
     let n = run.len();
     // The position in `run` of the first entry not yet settled.
     let mut at = 0;
+    // Whether the last search found the query in the first entry it went through: the next
+    // entry is then searched on its own first, as a search over the rest of the arena costs
+    // more to start than it saves when nearly every entry holds the query.
+    let mut dense = false;
     while at < n {
         let next = run.id(at);
-        let Some((from, _)) = index.lower_bounds(next) else {
+        let Some((from, to)) = index.lower_bounds(next) else {
             break;
         };
+        if dense {
+            let own = arena.get(from..to).and_then(|own| finder.find(own));
+            match (own, index.entry(next)) {
+                (Some(first), Some(entry)) => {
+                    let scored = score_found(&entry, query, finder, first, keep.wanted());
+                    keep.offer(next, entry, scored);
+                }
+                (None, _) => {
+                    absent(index, run, at..at + 1, needle, keep);
+                    dense = false;
+                }
+                (Some(_), None) => {}
+            }
+            at += 1;
+            continue;
+        }
         let Some(found) = arena.get(from..).and_then(|rest| finder.find(rest)) else {
             break;
         };
@@ -112,6 +132,7 @@ pub(super) fn scan<'a>(
             break;
         };
         let gap_end = (at..n).find(|&p| run.id(p) >= holder).unwrap_or(n);
+        dense = gap_end == at;
         absent(index, run, at..gap_end, needle, keep);
         at = gap_end;
         if at < n && run.id(at) == holder {

@@ -122,13 +122,10 @@ fn tiers(
     }
 }
 
-/// `s.starts_with(prefix)`, the first bytes compared inline: most entries differ there, and
-/// a call to compare one byte would cost more than the comparison.
+/// `s.starts_with(prefix)`, compared inline: a query is short and most entries differ in its
+/// first bytes, where a call to `memcmp` would cost more than the comparison.
 fn begins_with(s: &str, prefix: &str) -> bool {
-    match (s.as_bytes().first(), prefix.as_bytes().first()) {
-        (Some(a), Some(b)) if a != b => false,
-        _ => s.starts_with(prefix),
-    }
+    s.len() >= prefix.len() && s.bytes().zip(prefix.bytes()).all(|(a, b)| a == b)
 }
 
 /// The query's characters in order in `path` (leftmost match): 100, plus points for each
