@@ -5,7 +5,7 @@
 //!
 //! Measured without criterion, each figure over several timed runs: the index build (the tree
 //! is in the page cache), every keystroke of a few queries typed letter by letter (median,
-//! p99, max), `warden complete` end to end beside `find . -type f` (both as processes,
+//! p99, max, and the slowest keystrokes by name), `warden complete` end to end beside `find . -type f` (both as processes,
 //! alternating in the same run) with the peak RSS of `warden complete`, and the bench
 //! process's own peak RSS after building the index.
 

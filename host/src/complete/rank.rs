@@ -11,13 +11,14 @@
 //!
 //! How it stays within a frame on a million paths: the index is split in one chunk per core,
 //! each scanned on its own thread into its best `limit` candidates (pruned as it goes), and
-//! the chunks' bests are merged; substring tiers are found with a vectorised byte search
-//! (`memchr::memmem`) over the lower-cased arena, and the fuzzy tier (the costliest, and at most
-//! [`FUZZY_MAX`]) is skipped for a chunk once it holds `limit` candidates of a substring tier,
-//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise,
-//! which gives the same points as matching characters. [`Ranker`] narrows keystroke by
-//! keystroke: a query that extends the previous one is matched only against the entries the
-//! previous one could match.
+//! the chunks' bests are merged. Without a directory scope, a chunk is ranked with one
+//! vectorised search (`memchr::memmem`) over its part of the lower-cased arena rather than one
+//! per entry (`arena_scan`): an entry without an occurrence can only be a fuzzy match. Once
+//! `limit` matches of some tier are seen (in any chunk: the floor is shared), the searches that
+//! could only give a lower tier are skipped, the fuzzy one (the costliest, and at most
+//! [`FUZZY_MAX`]) first (`keep`). An ASCII query is matched byte-wise, which gives the same
+//! points as matching characters. [`Ranker`] narrows keystroke by keystroke: a query that
+//! extends the previous one is matched only against the entries the previous one could match.
 
 use std::cmp::Ordering;
 use std::ops::Range;
