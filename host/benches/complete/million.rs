@@ -187,7 +187,7 @@ pub fn run() {
     }
     keystroke_summary("per keystroke, Ranker (as typed)", times);
     let mut by_time: Vec<(&String, Duration)> = queries.iter().zip(slowest).collect();
-    by_time.sort_by(|a, b| b.1.cmp(&a.1));
+    by_time.sort_by_key(|b| std::cmp::Reverse(b.1));
     let shown: Vec<String> = by_time
         .iter()
         .take(6)

@@ -136,9 +136,10 @@ pub(super) fn scan<'a>(
         absent(index, run, at..gap_end, needle, keep);
         at = gap_end;
         if at < n && run.id(at) == holder {
-            if found + query.len() <= end {
+            if found >= start && found + query.len() <= end {
                 if let Some(entry) = index.entry(holder) {
-                    let scored = score_found(&entry, query, finder, found - start, keep.wanted());
+                    let first = found - start;
+                    let scored = score_found(&entry, query, finder, first, keep.wanted());
                     keep.offer(holder, entry, scored);
                 }
             } else {

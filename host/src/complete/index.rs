@@ -394,6 +394,12 @@ mod tests {
                 ("x/one".to_owned(), "x/one")
             ]
         );
+        // The ranker's arena scan relies on the lower-case paths lying back to back.
+        let bounds: Vec<(usize, usize)> = (0..index.len())
+            .filter_map(|i| index.lower_bounds(i))
+            .collect();
+        assert!(bounds.windows(2).all(|w| w[0].1 == w[1].0), "{bounds:?}");
+        assert_eq!(bounds.last().map(|b| b.1), Some(index.lower_arena().len()));
     }
 
     #[test]
