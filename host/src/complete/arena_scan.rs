@@ -17,7 +17,7 @@ use memchr::memmem::Finder;
 use super::index::{Entry, Index};
 use super::keep::Keep;
 use super::rank::FUZZY_MAX;
-use super::score::{Scored, score_found, score_fuzzy};
+use super::score::{Scored, name_begins, score_found, score_fuzzy};
 
 /// The entries a scan goes through, in increasing order.
 #[derive(Clone, Copy)]
@@ -100,8 +100,13 @@ pub(super) fn scan<'a>(
             break;
         };
         if dense {
-            let own = arena.get(from..to).and_then(|own| finder.find(own));
-            match (own, index.entry(next)) {
+            let entry = index.entry(next);
+            // A name starting with the query needs no search: its tiers are decided first.
+            let own = match &entry {
+                Some(entry) if name_begins(entry, query) => Some(entry.name_at),
+                _ => arena.get(from..to).and_then(|own| finder.find(own)),
+            };
+            match (own, entry) {
                 (Some(first), Some(entry)) => {
                     let scored = score_found(&entry, query, finder, first, keep.wanted());
                     keep.offer(next, entry, scored);

@@ -34,7 +34,8 @@ pub(super) fn score(
 }
 
 /// [`score`] from byte 0, for an entry whose lower-case path holds `query` first at byte
-/// `first` (a search over the arena found it).
+/// `first` (a search over the arena found it), or whose name starts with it ([`name_begins`]:
+/// `first` is then not read).
 pub(super) fn score_found(
     entry: &Entry<'_>,
     query: &str,
@@ -120,6 +121,15 @@ fn tiers(
         None if query.is_ascii() => fuzzy_ascii(path.as_bytes(), query.as_bytes()).map(Some),
         None => fuzzy(path, query).map(Some),
     }
+}
+
+/// Whether the lower-case name of `entry` starts with the lower-case `query` (then the path
+/// holds it, and [`score_found`] decides its tier before looking where).
+pub(super) fn name_begins(entry: &Entry<'_>, query: &str) -> bool {
+    entry
+        .lower
+        .get(entry.name_at..)
+        .is_some_and(|name| begins_with(name, query))
 }
 
 /// `s.starts_with(prefix)`, compared inline: a query is short and most entries differ in its
