@@ -17,7 +17,7 @@ use memchr::memmem::Finder;
 use super::index::{Entry, Index};
 use super::keep::Keep;
 use super::rank::FUZZY_MAX;
-use super::score::{Scored, name_begins, score_found, score_fuzzy};
+use super::score::{Scored, begins_with, name_begins, score_found, score_fuzzy};
 
 /// The entries a scan goes through, in increasing order.
 #[derive(Clone, Copy)]
@@ -101,9 +101,16 @@ pub(super) fn scan<'a>(
         };
         if dense {
             let entry = index.entry(next);
-            // A name starting with the query needs no search: its tiers are decided first.
+            // A name or a path starting with the query needs no search (a name's tiers are
+            // decided first; a path's first occurrence is at its start).
             let own = match &entry {
                 Some(entry) if name_begins(entry, query) => Some(entry.name_at),
+                _ if arena
+                    .get(from..to)
+                    .is_some_and(|own| begins_with(own, query.as_bytes())) =>
+                {
+                    Some(0)
+                }
                 _ => arena.get(from..to).and_then(|own| finder.find(own)),
             };
             match (own, entry) {

@@ -84,7 +84,7 @@ fn tiers(
     if name == query {
         return Some(Some(EXACT_NAME));
     }
-    if begins_with(name, query) {
+    if begins_with(name.as_bytes(), query.as_bytes()) {
         return Some(Some(NAME_PREFIX));
     }
     if wanted > NAME_CONTAINS {
@@ -98,7 +98,7 @@ fn tiers(
         if known.is_some_and(|f| f >= name_from) || finder.find(name.as_bytes()).is_some() {
             return Some(Some(NAME_CONTAINS));
         }
-        if wanted <= PATH_PREFIX && begins_with(path, query) {
+        if wanted <= PATH_PREFIX && begins_with(path.as_bytes(), query.as_bytes()) {
             return Some(Some(PATH_PREFIX));
         }
         return Some(None);
@@ -129,13 +129,13 @@ pub(super) fn name_begins(entry: &Entry<'_>, query: &str) -> bool {
     entry
         .lower
         .get(entry.name_at..)
-        .is_some_and(|name| begins_with(name, query))
+        .is_some_and(|name| begins_with(name.as_bytes(), query.as_bytes()))
 }
 
 /// `s.starts_with(prefix)`, compared inline: a query is short and most entries differ in its
 /// first bytes, where a call to `memcmp` would cost more than the comparison.
-fn begins_with(s: &str, prefix: &str) -> bool {
-    s.len() >= prefix.len() && s.bytes().zip(prefix.bytes()).all(|(a, b)| a == b)
+pub(super) fn begins_with(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s.iter().zip(prefix).all(|(a, b)| a == b)
 }
 
 /// The query's characters in order in `path` (leftmost match): 100, plus points for each
