@@ -5,7 +5,7 @@
 //!
 //! Measured without criterion, each figure over several timed runs: the index build (the tree
 //! is in the page cache), every keystroke of a few queries typed letter by letter (median,
-//! p99, max), `warden complete` end to end beside `find . -type f` (both as processes,
+//! p99, max, and the slowest keystrokes by name), `warden complete` end to end beside `find . -type f` (both as processes,
 //! alternating in the same run) with the peak RSS of `warden complete`, and the bench
 //! process's own peak RSS after building the index.
 
@@ -174,15 +174,29 @@ pub fn run() {
     keystroke_summary("per keystroke, rank (no state)", times);
     // As the chat ranks: one Ranker for the whole session, each keystroke narrowing the last.
     let mut times = Vec::new();
+    let mut slowest = vec![Duration::ZERO; queries.len()];
     let mut ranker = Ranker::default();
     for _ in 0..3 {
-        for q in &queries {
+        for (q, worst) in queries.iter().zip(&mut slowest) {
             let start = Instant::now();
             black_box(ranker.rank(&index, q, 12).len());
-            times.push(start.elapsed());
+            let took = start.elapsed();
+            times.push(took);
+            *worst = (*worst).max(took);
         }
     }
     keystroke_summary("per keystroke, Ranker (as typed)", times);
+    let mut by_time: Vec<(&String, Duration)> = queries.iter().zip(slowest).collect();
+    by_time.sort_by_key(|b| std::cmp::Reverse(b.1));
+    let shown: Vec<String> = by_time
+        .iter()
+        .take(6)
+        .map(|(q, t)| format!("{q:?} {:.1} ms", t.as_secs_f64() * 1e3))
+        .collect();
+    eprintln!(
+        "1m: slowest keystrokes with Ranker (worst of 3): {}",
+        shown.join(", ")
+    );
     drop(index);
 
     let home = tempfile::tempdir().unwrap();

@@ -269,6 +269,19 @@ impl Index {
         })
     }
 
+    /// The lower-case arena: every entry's lower-case path back to back, in entry order
+    /// (entry `i + 1` starts where entry `i` ends; [`Index::merge`] keeps it so).
+    pub(super) fn lower_arena(&self) -> &[u8] {
+        self.lower.as_bytes()
+    }
+
+    /// Where entry `i`'s lower-case path starts and ends in [`Index::lower_arena`].
+    pub(super) fn lower_bounds(&self, i: usize) -> Option<(usize, usize)> {
+        let slot = self.slots.get(i)?;
+        let start = slot.lower_start as usize;
+        Some((start, start + slot.lower_len as usize))
+    }
+
     /// The entries.
     pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
         (0..self.slots.len()).filter_map(|i| self.entry(i))
@@ -381,6 +394,12 @@ mod tests {
                 ("x/one".to_owned(), "x/one")
             ]
         );
+        // The ranker's arena scan relies on the lower-case paths lying back to back.
+        let bounds: Vec<(usize, usize)> = (0..index.len())
+            .filter_map(|i| index.lower_bounds(i))
+            .collect();
+        assert!(bounds.windows(2).all(|w| w[0].1 == w[1].0), "{bounds:?}");
+        assert_eq!(bounds.last().map(|b| b.1), Some(index.lower_arena().len()));
     }
 
     #[test]

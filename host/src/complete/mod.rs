@@ -15,8 +15,11 @@
 //! This folder builds on configuration only; front ends (the chat editor, the `complete`
 //! command) sit above it.
 
+mod arena_scan;
 mod background;
 mod index;
+mod keep;
+mod order;
 pub mod rank;
 #[cfg(test)]
 mod rank_tests;

@@ -11,21 +11,26 @@
 //!
 //! How it stays within a frame on a million paths: the index is split in one chunk per core,
 //! each scanned on its own thread into its best `limit` candidates (pruned as it goes), and
-//! the chunks' bests are merged; substring tiers are found with a vectorised byte search
-//! (`memchr::memmem`) over the lower-cased arena, and the fuzzy tier (the costliest, and at most
-//! [`FUZZY_MAX`]) is skipped for a chunk once it holds `limit` candidates of a substring tier,
-//! since no fuzzy match could then be among the best. An ASCII query is matched byte-wise,
-//! which gives the same points as matching characters. [`Ranker`] narrows keystroke by
-//! keystroke: a query that extends the previous one is matched only against the entries the
-//! previous one could match.
+//! the chunks' bests are merged. Without a directory scope, a chunk is ranked with one
+//! vectorised search (`memchr::memmem`) over its part of the lower-cased arena rather than one
+//! per entry (`arena_scan`): an entry without an occurrence can only be a fuzzy match. Once
+//! `limit` matches of some tier are seen (in any chunk: the floor is shared), the searches that
+//! could only give a lower tier are skipped, the fuzzy one (the costliest, and at most
+//! [`FUZZY_MAX`]) first (`keep`). An ASCII query is matched byte-wise, which gives the same
+//! points as matching characters. [`Ranker`] narrows keystroke by keystroke: a query that
+//! extends the previous one is matched only against the entries the previous one could match.
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::atomic::AtomicU32;
 
 use memchr::memmem::Finder;
 
+use super::arena_scan::{self, Run};
 use super::index::{Entry, Index, lowercase};
-use super::score::{Scored, score};
+use super::keep::{Chunk, Keep};
+use super::order::{by_depth, by_score};
+use super::score::score;
 use super::walk;
 
 /// Score of a match on the whole path.
@@ -43,8 +48,9 @@ pub const PATH_CONTAINS: u32 = 600;
 /// Highest score of a fuzzy (in-order characters) match.
 pub const FUZZY_MAX: u32 = 500;
 
-/// Below this many entries one thread ranks them all (starting threads costs more).
-const PARALLEL_FROM: usize = 32 * 1024;
+/// Below this many entries one thread ranks them all (starting threads costs more; tests
+/// split small indexes too, to exercise it).
+const PARALLEL_FROM: usize = if cfg!(test) { 16 } else { 32 * 1024 };
 
 /// One ranked candidate.
 #[derive(Debug, Clone, Copy)]
@@ -55,7 +61,7 @@ pub struct Match<'a> {
     pub score: u32,
 }
 
-type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
+pub(super) type Order = fn(&Match<'_>, &Match<'_>) -> Ordering;
 
 /// What one query asks of every entry.
 struct Plan<'a, 'q> {
@@ -177,9 +183,6 @@ impl Among<'_> {
     }
 }
 
-/// Candidates of one chunk, and (when recording) every entry it could not rule out.
-type Chunk<'a> = (Vec<Match<'a>>, Vec<u32>);
-
 impl<'a> Plan<'a, '_> {
     /// The best of `among` (cut to about `limit`), one chunk per core when there are many;
     /// with `record`, also the entries not ruled out.
@@ -190,8 +193,11 @@ impl<'a> Plan<'a, '_> {
         } else {
             1
         };
+        // The lowest score still worth finding, raised by every chunk as it finds matches.
+        let wanted = AtomicU32::new(0);
+        let wanted = &wanted;
         if threads <= 1 {
-            return self.best(among, 0..n, record);
+            return self.best(among, 0..n, record, wanted);
         }
         let chunk = n.div_ceil(threads);
         let range = |t: usize| (t * chunk).min(n)..((t + 1) * chunk).min(n);
@@ -200,11 +206,11 @@ impl<'a> Plan<'a, '_> {
                 .map(|t| {
                     let spawned = std::thread::Builder::new()
                         .name("warden-complete-rank".into())
-                        .spawn_scoped(scope, move || self.best(among, range(t), record));
+                        .spawn_scoped(scope, move || self.best(among, range(t), record, wanted));
                     (t, spawned.ok())
                 })
                 .collect();
-            let (mut found, mut ids) = self.best(among, range(0), record);
+            let (mut found, mut ids) = self.best(among, range(0), record, wanted);
             for (t, handle) in started {
                 let (theirs, their_ids) = match handle {
                     Some(handle) => match handle.join() {
@@ -212,7 +218,7 @@ impl<'a> Plan<'a, '_> {
                         Err(panic) => std::panic::resume_unwind(panic),
                     },
                     // A thread that could not start: its chunk is ranked here.
-                    None => self.best(among, range(t), record),
+                    None => self.best(among, range(t), record, wanted),
                 };
                 found.extend(theirs);
                 ids.extend(their_ids);
@@ -223,51 +229,51 @@ impl<'a> Plan<'a, '_> {
 
     /// The best `limit` (or a few more) of the entries at positions `range` of `among`, in no
     /// order; with `record`, the entries not ruled out.
-    fn best(&self, among: Among<'_>, range: Range<usize>, record: bool) -> Chunk<'a> {
-        let cap = self.limit.saturating_mul(2).max(256);
-        let mut kept: Vec<Match<'a>> = Vec::with_capacity(cap.min(4096));
-        let mut ids = Vec::new();
-        // The lowest score kept once `kept` was cut to the best `limit`.
-        let mut floor: Option<u32> = None;
-        // The worst of those `limit`: whatever orders after it cannot be among the best.
-        let mut worst: Option<Match<'a>> = None;
-        for at in range {
-            let id = among.id(at);
-            let Some(entry) = self.index.entry(id) else {
-                continue;
-            };
-            if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
-                continue;
-            }
-            let score = if self.rest.is_empty() {
-                0
-            } else {
-                // A fuzzy match scores at most FUZZY_MAX: below every kept one, it cannot
-                // be among the best.
-                let fuzzy_too = floor.is_none_or(|f| f <= FUZZY_MAX);
-                let scored = score(&entry, self.skip, self.rest, &self.finder, fuzzy_too);
-                if record && scored != Scored::Miss {
-                    // Fits: ids come from an index of at most u32::MAX bytes of paths.
-                    ids.push(id as u32);
+    fn best(
+        &self,
+        among: Among<'_>,
+        range: Range<usize>,
+        record: bool,
+        wanted: &AtomicU32,
+    ) -> Chunk<'a> {
+        let mut keep = Keep::new(self.limit, self.order, record, wanted);
+        // Every entry or most of a run of them, no scope: one search over the arena.
+        let run = match among {
+            _ if self.scope.is_some() || self.rest.is_empty() => None,
+            Among::All(_) => Some(Run::Every {
+                from: range.start,
+                to: range.end,
+            }),
+            Among::Some(ids) => ids
+                .get(range.clone())
+                .filter(|ids| match (ids.first(), ids.last()) {
+                    (Some(&first), Some(&last)) => ids.len() * 4 >= (last - first) as usize,
+                    _ => false,
+                })
+                .map(Run::Listed),
+        };
+        match run {
+            Some(run) => arena_scan::scan(self.index, run, self.rest, &self.finder, &mut keep),
+            None => {
+                for at in range {
+                    let id = among.id(at);
+                    let Some(entry) = self.index.entry(id) else {
+                        continue;
+                    };
+                    if self.scope.is_some_and(|dir| !in_dir(&entry, dir)) {
+                        continue;
+                    }
+                    if self.rest.is_empty() {
+                        keep.consider(Match { entry, score: 0 });
+                    } else {
+                        let wanted = keep.wanted();
+                        let scored = score(&entry, self.skip, self.rest, &self.finder, wanted);
+                        keep.offer(id, entry, scored);
+                    }
                 }
-                match scored {
-                    Scored::Hit(score) => score,
-                    Scored::Miss | Scored::NotTried => continue,
-                }
-            };
-            let candidate = Match { entry, score };
-            if worst.is_some_and(|w| (self.order)(&candidate, &w) != Ordering::Less) {
-                continue;
-            }
-            kept.push(candidate);
-            if kept.len() >= cap {
-                kept.select_nth_unstable_by(self.limit - 1, self.order);
-                kept.truncate(self.limit);
-                floor = kept.iter().map(|m| m.score).min();
-                worst = kept.iter().copied().max_by(self.order);
             }
         }
-        (kept, ids)
+        keep.finish()
     }
 }
 
@@ -285,24 +291,6 @@ fn in_dir(entry: &Entry<'_>, dir: &str) -> bool {
         .lower
         .strip_prefix(dir)
         .is_some_and(|r| r.starts_with('/'))
-}
-
-fn by_depth(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    a.entry
-        .depth
-        .cmp(&b.entry.depth)
-        .then_with(|| tie(&a.entry, &b.entry))
-}
-
-fn by_score(a: &Match<'_>, b: &Match<'_>) -> Ordering {
-    b.score.cmp(&a.score).then_with(|| tie(&a.entry, &b.entry))
-}
-
-fn tie(a: &Entry<'_>, b: &Entry<'_>) -> Ordering {
-    a.path
-        .len()
-        .cmp(&b.path.len())
-        .then_with(|| a.path.cmp(b.path))
 }
 
 #[cfg(test)]
