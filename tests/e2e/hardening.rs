@@ -91,7 +91,7 @@ fn a_deadline_cannot_be_disabled() {
         i64::MAX,
         i64::MAX
     ));
-    env.managed_config("[policy]\nmax_plugin_timeout_ms = 300\n");
+    let managed = env.managed_config("[policy]\nmax_plugin_timeout_ms = 300\n");
     let started = Instant::now();
     let out = env.run(&["run", "hello"]);
     let err = stderr(&out);
@@ -99,6 +99,14 @@ fn a_deadline_cannot_be_disabled() {
     assert_ne!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains(&format!("timeout_ms = {} clamped to 300", i64::MAX)),
+        "{err}"
+    );
+    // The clamp names the managed key and file that lowered the ceiling.
+    assert!(
+        err.contains(&format!(
+            "clamped to 300 (the ceiling `policy.max_plugin_timeout_ms` in {})",
+            managed.display()
+        )),
         "{err}"
     );
     assert!(

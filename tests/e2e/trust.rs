@@ -422,8 +422,10 @@ fn a_tool_output_over_the_built_in_ceiling_is_a_plugin_failure() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_eq!(
-        err.matches("plugin `probe`: max_output_bytes = 10000000 clamped to 1048576 (the ceiling)")
-            .count(),
+        err.matches(
+            "plugin `probe`: max_output_bytes = 10000000 clamped to 1048576 (the built-in ceiling)"
+        )
+        .count(),
         1,
         "{err}"
     );

@@ -4,6 +4,16 @@
 
 use super::schema::{FileRefConfig, PluginEntry, PolicyConfig, plugin_defaults};
 
+/// Where the ceiling a value was clamped to comes from, for its warning: policy's `key` and the
+/// file that set it when it lowered the built-in one, else the built-in one.
+pub(crate) fn ceiling_source(lowered: bool, key: &str, policy: &PolicyConfig) -> String {
+    match (lowered, policy.ceilings_from.get(key)) {
+        (false, _) => "the built-in ceiling".to_owned(),
+        (true, Some(file)) => format!("the ceiling `policy.{key}` in {}", file.display()),
+        (true, None) => format!("the ceiling `policy.{key}`"),
+    }
+}
+
 /// The deadline ceiling for `policy`: the built-in one, or managed policy's if lower.
 pub fn timeout_ceiling_ms(policy: &PolicyConfig) -> u64 {
     policy
@@ -32,7 +42,8 @@ pub fn output_ceiling_bytes(policy: &PolicyConfig) -> u64 {
 }
 
 /// Clamps every entry's `timeout_ms`, `memory_mb` and `max_output_bytes` to the ceilings of
-/// `policy`, and a zero deadline to 1 ms; pushes one warning per clamped value.
+/// `policy`, and a zero deadline to 1 ms; pushes one warning per clamped value, naming the
+/// ceiling's key and file.
 pub fn clamp_plugins(
     entries: &mut [PluginEntry],
     policy: &PolicyConfig,
@@ -41,20 +52,18 @@ pub fn clamp_plugins(
     let max_ms = timeout_ceiling_ms(policy);
     let max_mb = memory_ceiling_mb(policy);
     let max_bytes = output_ceiling_bytes(policy);
-    let source = |builtin: u64, max: u64| {
-        if max < builtin {
-            "managed policy's ceiling"
-        } else {
-            "the ceiling"
-        }
-    };
+    let source = |builtin: u64, max: u64, key: &str| ceiling_source(max < builtin, key, policy);
     for entry in entries {
         if entry.timeout_ms > max_ms {
             warnings.push(format!(
                 "plugin `{}`: timeout_ms = {} clamped to {max_ms} ({})",
                 entry.name,
                 entry.timeout_ms,
-                source(plugin_defaults::MAX_TIMEOUT_MS, max_ms)
+                source(
+                    plugin_defaults::MAX_TIMEOUT_MS,
+                    max_ms,
+                    "max_plugin_timeout_ms"
+                )
             ));
             entry.timeout_ms = max_ms;
         } else if entry.timeout_ms == 0 {
@@ -65,7 +74,11 @@ pub fn clamp_plugins(
                 "plugin `{}`: memory_mb = {} clamped to {max_mb} ({})",
                 entry.name,
                 entry.memory_mb,
-                source(plugin_defaults::MAX_MEMORY_MB, max_mb)
+                source(
+                    plugin_defaults::MAX_MEMORY_MB,
+                    max_mb,
+                    "max_plugin_memory_mb"
+                )
             ));
             entry.memory_mb = max_mb;
         }
@@ -74,7 +87,11 @@ pub fn clamp_plugins(
                 "plugin `{}`: max_output_bytes = {} clamped to {max_bytes} ({})",
                 entry.name,
                 entry.max_output_bytes,
-                source(plugin_defaults::MAX_OUTPUT_BYTES_CEILING, max_bytes)
+                source(
+                    plugin_defaults::MAX_OUTPUT_BYTES_CEILING,
+                    max_bytes,
+                    "max_plugin_output_bytes"
+                )
             ));
             entry.max_output_bytes = max_bytes;
         }
@@ -89,11 +106,11 @@ pub fn clamp_resolver(
 ) {
     let max_ms = timeout_ceiling_ms(policy);
     if fileref.resolver_timeout_ms > max_ms {
-        let source = if max_ms < plugin_defaults::MAX_TIMEOUT_MS {
-            "managed policy's ceiling"
-        } else {
-            "the ceiling"
-        };
+        let source = ceiling_source(
+            max_ms < plugin_defaults::MAX_TIMEOUT_MS,
+            "max_plugin_timeout_ms",
+            policy,
+        );
         warnings.push(format!(
             "fileref.resolver_timeout_ms = {} clamped to {max_ms} ({source})",
             fileref.resolver_timeout_ms
@@ -147,13 +164,24 @@ mod tests {
         let lower = PolicyConfig {
             max_plugin_timeout_ms: Some(200),
             max_plugin_memory_mb: Some(32),
+            ceilings_from: [(
+                "max_plugin_timeout_ms".to_owned(),
+                "/etc/warden/managed.toml".into(),
+            )]
+            .into(),
             ..PolicyConfig::default()
         };
         let mut entries = vec![entry(1000, 64)];
         let mut warnings = Vec::new();
         clamp_plugins(&mut entries, &lower, &mut warnings);
         assert_eq!((entries[0].timeout_ms, entries[0].memory_mb), (200, 32));
-        assert!(warnings[0].contains("managed policy"), "{warnings:?}");
+        assert_eq!(
+            warnings,
+            [
+                "plugin `p`: timeout_ms = 1000 clamped to 200 (the ceiling `policy.max_plugin_timeout_ms` in /etc/warden/managed.toml)",
+                "plugin `p`: memory_mb = 64 clamped to 32 (the ceiling `policy.max_plugin_memory_mb`)",
+            ]
+        );
 
         let higher = PolicyConfig {
             max_plugin_timeout_ms: Some(u64::MAX),
@@ -176,7 +204,8 @@ mod tests {
         );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
-            warnings[0].contains("max_output_bytes = 10485760 clamped to 1048576 (the ceiling)"),
+            warnings[0]
+                .contains("max_output_bytes = 10485760 clamped to 1048576 (the built-in ceiling)"),
             "{warnings:?}"
         );
 
@@ -188,7 +217,10 @@ mod tests {
         let mut warnings = Vec::new();
         clamp_plugins(&mut entries, &lower, &mut warnings);
         assert_eq!(entries[0].max_output_bytes, 1000);
-        assert!(warnings[0].contains("managed policy"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("(the ceiling `policy.max_plugin_output_bytes`)"),
+            "{warnings:?}"
+        );
         let higher = PolicyConfig {
             max_plugin_output_bytes: Some(u64::MAX),
             ..PolicyConfig::default()

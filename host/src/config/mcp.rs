@@ -492,19 +492,30 @@ pub(crate) fn resolve(
 
 /// Clamp deadlines and output caps to the plugin ceilings of `policy` (a warning each).
 pub(crate) fn clamp(entries: &mut [McpEntry], policy: &PolicyConfig, warnings: &mut Vec<String>) {
-    let max_s = (super::timeout_ceiling_ms(policy) / 1000).max(1);
+    let timeout_ms = super::timeout_ceiling_ms(policy);
+    let max_s = (timeout_ms / 1000).max(1);
     let max_out = super::output_ceiling_bytes(policy);
+    let timeout_source = super::ceilings::ceiling_source(
+        timeout_ms < super::schema::plugin_defaults::MAX_TIMEOUT_MS,
+        "max_plugin_timeout_ms",
+        policy,
+    );
+    let output_source = super::ceilings::ceiling_source(
+        max_out < super::schema::plugin_defaults::MAX_OUTPUT_BYTES_CEILING,
+        "max_plugin_output_bytes",
+        policy,
+    );
     for entry in entries {
         if entry.timeout_s > max_s {
             warnings.push(format!(
-                "MCP server `{}`: timeout_s {} lowered to the ceiling {max_s}",
+                "MCP server `{}`: timeout_s {} lowered to {max_s} ({timeout_source})",
                 entry.name, entry.timeout_s
             ));
             entry.timeout_s = max_s;
         }
         if entry.max_output_bytes > max_out {
             warnings.push(format!(
-                "MCP server `{}`: max_output_bytes {} lowered to the ceiling {max_out}",
+                "MCP server `{}`: max_output_bytes {} lowered to {max_out} ({output_source})",
                 entry.name, entry.max_output_bytes
             ));
             entry.max_output_bytes = max_out;

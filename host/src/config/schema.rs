@@ -411,6 +411,10 @@ pub struct PolicyConfig {
     /// whether it is the managed file: what messages about the ceiling name.
     #[serde(skip)]
     pub max_tool_grants_from: Vec<(PathBuf, bool, super::ToolGrantCeiling)>,
+    /// The file that set each lowered plugin and shell ceiling (`max_plugin_timeout_ms`, …),
+    /// by key: what the warnings of clamped values name.
+    #[serde(skip)]
+    pub ceilings_from: std::collections::BTreeMap<String, PathBuf>,
     /// Lowers the ceiling on plugin output caps (bytes) below the built-in 1 MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_plugin_output_bytes: Option<u64>,
@@ -475,6 +479,7 @@ impl Default for PolicyConfig {
             managed_tools_only: false,
             max_tool_grants: None,
             max_tool_grants_from: Vec::new(),
+            ceilings_from: std::collections::BTreeMap::new(),
             max_plugin_output_bytes: None,
             trusted_paths: Vec::new(),
             allow_trust: true,

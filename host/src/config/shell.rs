@@ -227,11 +227,11 @@ impl ShellLayers {
             warnings.push(format!(
                 "tools.shell.timeout_s = {} clamped to {ceiling} ({})",
                 shell.timeout_s,
-                if ceiling < MAX_SHELL_TIMEOUT_S {
-                    "managed policy's ceiling"
-                } else {
-                    "the ceiling"
-                }
+                super::ceilings::ceiling_source(
+                    ceiling < MAX_SHELL_TIMEOUT_S,
+                    "max_shell_timeout_s",
+                    policy
+                )
             ));
             shell.timeout_s = ceiling;
         }

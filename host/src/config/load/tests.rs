@@ -774,3 +774,56 @@ fn the_mode_is_checked_per_file_capped_by_managed_policy_and_a_project_raise_is_
         loaded.warnings
     );
 }
+
+/// A value clamped to a lowered ceiling names the key and the file that set the lowest ceiling,
+/// whichever layer it is; a value over the built-in ceiling says so.
+#[test]
+fn clamp_warnings_name_the_ceiling_and_the_file_that_set_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[policy]\nmax_plugin_timeout_ms = 900\nmax_shell_timeout_s = 30\n",
+    );
+    let project = write(
+        dir.path(),
+        "project.toml",
+        &format!(
+            "[policy]\nmax_plugin_timeout_ms = 400\n[tools.shell]\ntimeout_s = 60\n{}",
+            tool("big", "timeout_ms = 5000\nmemory_mb = 999999\n")
+        ),
+    );
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nmax_plugin_timeout_ms = 2000\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    let said = |needle: &str| loaded.warnings.iter().any(|w| w.contains(needle));
+    assert!(
+        said(&format!(
+            "plugin `big`: timeout_ms = 5000 clamped to 400 (the ceiling `policy.max_plugin_timeout_ms` in {})",
+            project.display()
+        )),
+        "{:?}",
+        loaded.warnings
+    );
+    assert!(
+        said("memory_mb = 999999 clamped to 4096 (the built-in ceiling)"),
+        "{:?}",
+        loaded.warnings
+    );
+    assert!(
+        said(&format!(
+            "tools.shell.timeout_s = 60 clamped to 30 (the ceiling `policy.max_shell_timeout_s` in {})",
+            user.display()
+        )),
+        "{:?}",
+        loaded.warnings
+    );
+}
