@@ -151,9 +151,13 @@ impl Terminal {
         }
     }
 
-    /// Wait for the process to exit and return its status.
+    /// Wait for the process to exit and return its status. A Ctrl-D sent while the last
+    /// answer was still being drawn reaches the terminal before the line editor reads keys
+    /// again, and the terminal driver takes it as an end-of-file nobody reads: while the chat
+    /// shows an empty prompt and has not exited, Ctrl-D is pressed again every 3 s.
     pub(crate) fn exit_code(&self) -> i32 {
         let start = Instant::now();
+        let mut pressed = Instant::now();
         loop {
             if let Ok(text) = std::fs::read_to_string(&self.exit_file)
                 && let Ok(code) = text.trim().parse()
@@ -162,6 +166,17 @@ impl Terminal {
             }
             if start.elapsed() > WAIT {
                 panic!("warden chat did not exit:\n{}", self.screen());
+            }
+            if pressed.elapsed() > Duration::from_secs(3)
+                && self
+                    .screen()
+                    .trim_end()
+                    .lines()
+                    .last()
+                    .is_some_and(|line| line.trim_end() == "warden ›")
+            {
+                self.press("C-d");
+                pressed = Instant::now();
             }
             std::thread::sleep(Duration::from_millis(100));
         }
