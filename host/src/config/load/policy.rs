@@ -64,39 +64,34 @@ pub(super) fn merge(
     );
     // Lower ceilings on plugin limits only tighten, from whichever layer they come; the file
     // that set the lowest is kept for the warnings of clamped values.
-    let mut lower = |key: &str, a: Option<u64>, b: Option<u64>| {
-        if b.is_some_and(|b| a.is_none_or(|a| b < a)) {
+    let mut lower = |key: &str, ceiling: &mut Option<u64>, set: Option<u64>| {
+        if let Some(set) = set
+            && ceiling.is_none_or(|now| set < now)
+        {
+            *ceiling = Some(set);
             policy.ceilings_from.insert(key.to_owned(), path.to_owned());
         }
-        match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
     };
-    let timeout_ms = lower(
+    lower(
         "max_plugin_timeout_ms",
-        policy.max_plugin_timeout_ms,
+        &mut policy.max_plugin_timeout_ms,
         layer.max_plugin_timeout_ms,
     );
-    let memory_mb = lower(
+    lower(
         "max_plugin_memory_mb",
-        policy.max_plugin_memory_mb,
+        &mut policy.max_plugin_memory_mb,
         layer.max_plugin_memory_mb,
     );
-    let output_bytes = lower(
+    lower(
         "max_plugin_output_bytes",
-        policy.max_plugin_output_bytes,
+        &mut policy.max_plugin_output_bytes,
         layer.max_plugin_output_bytes,
     );
-    let shell_timeout_s = lower(
+    lower(
         "max_shell_timeout_s",
-        policy.max_shell_timeout_s,
+        &mut policy.max_shell_timeout_s,
         layer.max_shell_timeout_s,
     );
-    policy.max_plugin_timeout_ms = timeout_ms;
-    policy.max_plugin_memory_mb = memory_mb;
-    policy.max_plugin_output_bytes = output_bytes;
-    policy.max_shell_timeout_s = shell_timeout_s;
     policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
     policy.managed_mcp_only |= layer.managed_mcp_only;
     policy.allow_unsandboxed_mcp &= layer.allow_unsandboxed_mcp;
