@@ -12,7 +12,7 @@ use warden_tests::fixtures;
 
 use crate::support::{TestEnv, stderr, stdout};
 
-mod registry;
+pub(crate) mod registry;
 
 use registry::{Registry, have, have_oras, have_registry, oras};
 
@@ -221,6 +221,9 @@ fn update_refuses_a_wider_version_unless_accepted() {
     let added = std::fs::read_to_string(&project).unwrap();
     assert!(added.contains("name = \"helper\""), "{added}");
     assert!(!user_config_path(&env).exists());
+    // A project's registry is contacted only once the project is trusted.
+    let out = env.trust();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     let out = env.run(&["plugin", "update", "helper"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

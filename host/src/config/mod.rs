@@ -13,6 +13,8 @@
 //! - `mcp`: `[[mcp]]` servers ([`McpEntry`]), checked against policy like tool plugins.
 //! - `shell`: `[tools.shell]` and how the layers may set it; [`HostPattern`]: the host patterns
 //!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
+//! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
+//!   and the limits on a registry request; user and managed layers only.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
 //!   and the managed keys that pre-trust or forbid trusting a workspace.
 //!
@@ -29,6 +31,7 @@ mod managed;
 mod mcp;
 mod plugin_source;
 mod project_grants;
+mod registries;
 mod schema;
 mod shell;
 mod shell_hosts;
@@ -53,6 +56,10 @@ pub use mcp::{
 pub use plugin_source::{OCI_SCHEME, OciReference, cached_component, oci_cache_dir};
 pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
+};
+pub use registries::{
+    REGISTRY_DEADLINE_S, REGISTRY_IDLE_TIMEOUT_S, REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV,
+    RegistriesConfig, RegistryHost,
 };
 pub use schema::*;
 pub use shell::{

@@ -28,6 +28,8 @@ pub struct Config {
     pub policy: PolicyConfig,
     /// MCP servers (`[[mcp]]`), in order.
     pub mcp: Vec<super::McpEntry>,
+    /// The registries credentials go to, and the limits on registry requests.
+    pub registries: super::RegistriesConfig,
 }
 
 /// Which model answers, and how requests are made.

@@ -1,13 +1,19 @@
-//! Registry credentials: `WARDEN_REGISTRY_USER` and `WARDEN_REGISTRY_PASSWORD` when both are
-//! set, else the `auths` entry for the registry in the Docker config
-//! (`$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`), else anonymous. Never from
-//! warden's own config files, which may sit in a repository.
+//! Registry credentials, only ever for a registry someone named for them: for a registry under
+//! `[registries.hosts]` (user or managed config), the variables its entry names
+//! (`WARDEN_REGISTRY_USER` and `WARDEN_REGISTRY_PASSWORD` by default) when both are set; else
+//! the `auths` entry for the registry in the Docker config (`$DOCKER_CONFIG/config.json`, else
+//! `~/.docker/config.json`), which is per host already; else anonymous. The secrets themselves
+//! never come from warden's config files, which may sit in a repository.
+//!
+//! The `WARDEN_REGISTRY_*` pair is never sent to a registry that is not configured for it: the
+//! lookup says so ([`Lookup::note`]), naming the entry that would send it.
 
 use std::path::PathBuf;
 
 use base64::Engine as _;
 
 use super::error::OciError;
+use crate::config::{REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV, RegistriesConfig};
 
 /// What is sent to the registry.
 #[derive(Clone, PartialEq, Eq)]
@@ -41,21 +47,57 @@ impl Credentials {
     }
 }
 
-/// The credentials for `registry` (`HOST[:PORT]`).
+/// The credentials found for a registry, and what the person should be told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    /// What is sent.
+    pub credentials: Credentials,
+    /// Set when the `WARDEN_REGISTRY_*` pair was left unsent because the registry is not
+    /// configured for it: the warning, with the fix.
+    pub note: Option<String>,
+}
+
+/// The credentials for `registry` (`HOST[:PORT]`) under `registries`.
 pub fn lookup_credentials(
     registry: &str,
+    registries: &RegistriesConfig,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Credentials, OciError> {
+) -> Result<Lookup, OciError> {
     let set = |key: &str| env(key).filter(|v| !v.is_empty());
-    if let (Some(user), Some(password)) =
-        (set("WARDEN_REGISTRY_USER"), set("WARDEN_REGISTRY_PASSWORD"))
+    let found = |credentials| Lookup {
+        credentials,
+        note: None,
+    };
+    if let Some(host) = registries.host(registry)
+        && let (Some(user), Some(password)) = (set(host.user_var()), set(host.password_var()))
     {
-        return Ok(Credentials::Basic {
+        return Ok(found(Credentials::Basic {
             user,
             password,
-            from: "WARDEN_REGISTRY_USER".into(),
-        });
+            from: format!("{} ([registries.hosts.\"{registry}\"])", host.user_var()),
+        }));
     }
+    let docker = docker_config(registry, &set)?;
+    let bare_pair = set(REGISTRY_USER_ENV).is_some() && set(REGISTRY_PASSWORD_ENV).is_some();
+    let note = (bare_pair
+        && registries.host(registry).is_none()
+        && docker == Credentials::Anonymous)
+        .then(|| {
+            format!(
+                "{REGISTRY_USER_ENV} and {REGISTRY_PASSWORD_ENV} are not sent to {registry}: no registry is configured for them there; to send them, add `[registries.hosts.\"{registry}\"]` to your user config"
+            )
+        });
+    Ok(Lookup {
+        credentials: docker,
+        note,
+    })
+}
+
+/// The Docker config's credentials for `registry`, or anonymous.
+fn docker_config(
+    registry: &str,
+    set: &dyn Fn(&str) -> Option<String>,
+) -> Result<Credentials, OciError> {
     let file = match set("DOCKER_CONFIG") {
         Some(dir) => PathBuf::from(dir).join("config.json"),
         None => match set("HOME") {
@@ -149,6 +191,13 @@ mod tests {
 
     use super::*;
 
+    fn lookup(
+        registry: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Credentials, OciError> {
+        lookup_credentials(registry, &RegistriesConfig::default(), env).map(|l| l.credentials)
+    }
+
     fn basic(c: &Credentials) -> (String, String) {
         match c {
             Credentials::Basic { user, password, .. } => (user.clone(), password.clone()),
@@ -170,17 +219,17 @@ mod tests {
         .unwrap();
         let docker_dir = docker.to_string_lossy().into_owned();
         let env = |k: &str| (k == "DOCKER_CONFIG").then(|| docker_dir.clone());
-        let c = lookup_credentials("127.0.0.1:5000", &env).unwrap();
+        let c = lookup("127.0.0.1:5000", &env).unwrap();
         assert_eq!(basic(&c), ("alice".into(), "s3cr:et".into()));
         assert!(!c.describe().contains("s3cr"), "{}", c.describe());
         assert!(format!("{c:?}").contains("alice"));
         assert!(!format!("{c:?}").contains("s3cr"));
         assert_eq!(
-            basic(&lookup_credentials("other.example", &env).unwrap()),
+            basic(&lookup("other.example", &env).unwrap()),
             ("bob".into(), "pw".into())
         );
         assert_eq!(
-            lookup_credentials("127.0.0.1:5001", &env).unwrap(),
+            lookup("127.0.0.1:5001", &env).unwrap(),
             Credentials::Anonymous
         );
         let both = |k: &str| match k {
@@ -189,9 +238,25 @@ mod tests {
             "DOCKER_CONFIG" => Some(docker_dir.clone()),
             _ => None,
         };
+        // The pair goes only where it is configured; elsewhere the Docker config answers.
         assert_eq!(
-            basic(&lookup_credentials("127.0.0.1:5000", &both).unwrap()),
-            ("u".into(), "p".into())
+            basic(&lookup("127.0.0.1:5000", &both).unwrap()),
+            ("alice".into(), "s3cr:et".into())
+        );
+        let mut registries = RegistriesConfig::default();
+        registries.hosts.insert(
+            "127.0.0.1:5000".into(),
+            crate::config::RegistryHost::default(),
+        );
+        let found = lookup_credentials("127.0.0.1:5000", &registries, &both).unwrap();
+        assert_eq!(basic(&found.credentials), ("u".into(), "p".into()));
+        assert_eq!(found.note, None);
+        let elsewhere = lookup_credentials("evil.example", &registries, &both).unwrap();
+        assert_eq!(elsewhere.credentials, Credentials::Anonymous);
+        let note = elsewhere.note.unwrap();
+        assert!(
+            note.contains("[registries.hosts.\"evil.example\"]"),
+            "{note}"
         );
     }
 
@@ -200,21 +265,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().to_string_lossy().into_owned();
         let env = |k: &str| (k == "HOME").then(|| home.clone());
-        assert_eq!(
-            lookup_credentials("r.example", &env).unwrap(),
-            Credentials::Anonymous
-        );
+        assert_eq!(lookup("r.example", &env).unwrap(), Credentials::Anonymous);
         std::fs::create_dir_all(dir.path().join(".docker")).unwrap();
         let file = dir.path().join(".docker").join("config.json");
         std::fs::write(&file, r#"{"auths":{"r.example":{"auth":"bm9jb2xvbg=="}}}"#).unwrap();
-        let err = lookup_credentials("r.example", &env)
-            .unwrap_err()
-            .to_string();
+        let err = lookup("r.example", &env).unwrap_err().to_string();
         assert!(err.contains("user:password"), "{err}");
         assert!(err.contains("config.json"), "{err}");
         std::fs::write(&file, "{").unwrap();
         assert!(
-            lookup_credentials("r.example", &env)
+            lookup("r.example", &env)
                 .unwrap_err()
                 .to_string()
                 .contains("not JSON")
@@ -225,7 +285,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            lookup_credentials("r.example", &env)
+            lookup("r.example", &env)
                 .unwrap_err()
                 .to_string()
                 .contains("credential helpers")

@@ -23,7 +23,7 @@ pub enum OciError {
     },
     /// 401 or 403.
     #[error(
-        "registry {registry} refused access ({status}) to {reference}: {credentials}; set WARDEN_REGISTRY_USER and WARDEN_REGISTRY_PASSWORD, or log in with `docker login {registry}`"
+        "registry {registry} refused access ({status}) to {reference}: {credentials}; set WARDEN_REGISTRY_USER and WARDEN_REGISTRY_PASSWORD and add `[registries.hosts.\"{registry}\"]` to your user config, or log in with `docker login {registry}`"
     )]
     Denied {
         /// `HOST[:PORT]`.
@@ -71,6 +71,42 @@ pub enum OciError {
         /// The cap.
         max: u64,
     },
+    /// A response body past its cap (a manifest, a token, …); nothing more was read.
+    #[error(
+        "registry {registry}: {what} is larger than {}, the cap on it; nothing more was read", mib(*max)
+    )]
+    ResponseTooLarge {
+        /// `HOST[:PORT]`.
+        registry: String,
+        /// What was being fetched.
+        what: String,
+        /// The cap, in bytes.
+        max: u64,
+    },
+    /// A request that did not finish within the deadline.
+    #[error(
+        "registry {registry}: {what} did not finish within {seconds} s (registries.deadline_s = {seconds}); nothing was changed"
+    )]
+    Deadline {
+        /// `HOST[:PORT]`.
+        registry: String,
+        /// What was being fetched.
+        what: String,
+        /// The deadline.
+        seconds: u64,
+    },
+    /// A request during which nothing arrived for the idle timeout.
+    #[error(
+        "registry {registry}: {what}: nothing arrived for {seconds} s (registries.idle_timeout_s = {seconds}); nothing was changed"
+    )]
+    Idle {
+        /// `HOST[:PORT]`.
+        registry: String,
+        /// What was being fetched.
+        what: String,
+        /// The idle timeout.
+        seconds: u64,
+    },
     /// Credentials could not be read.
     #[error("{}: {message}", path.display())]
     Credentials {
@@ -109,9 +145,21 @@ impl OciError {
             | Self::TooLarge { .. }
             | Self::Credentials { .. } => true,
             Self::Unreachable { .. }
+            | Self::ResponseTooLarge { .. }
+            | Self::Deadline { .. }
+            | Self::Idle { .. }
             | Self::DigestMismatch { .. }
             | Self::Cache { .. }
             | Self::Registry { .. } => false,
         }
+    }
+}
+
+/// `bytes` as `4 MiB` when a whole number of MiB, else `N bytes`.
+fn mib(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
     }
 }

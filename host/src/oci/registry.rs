@@ -1,14 +1,13 @@
-//! Talking to a registry through `oci-client`: push a component artifact, resolve a tag or
-//! digest to its manifest, fetch its layer under a size cap. HTTPS, except to a registry on
-//! this machine (plain HTTP); every failure is mapped to an [`OciError`] naming the registry
-//! or reference.
+//! Talking to a registry: push a component artifact (through `oci-client`), resolve a tag or
+//! digest to its manifest and fetch its layer (through `fetch`, which holds every response to
+//! a size cap, an idle timeout and a deadline). HTTPS, except to a registry on this machine
+//! (plain HTTP); every failure is mapped to an [`OciError`] naming the registry or
+//! reference.
 
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::errors::{DigestError, OciDistributionError};
-use oci_client::manifest::OciDescriptor;
+use oci_client::errors::OciDistributionError;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
@@ -17,6 +16,7 @@ use super::artifact::{
 };
 use super::auth::Credentials;
 use super::error::OciError;
+use super::fetch::{Limits, MANIFEST_MAX_BYTES, Puller, Refusal};
 use crate::config::OciReference;
 
 /// How the registry is reached.
@@ -58,13 +58,20 @@ pub struct Resolved {
 /// A client for one registry.
 pub struct Registry {
     client: Client,
+    puller: Puller,
     credentials: Credentials,
     registry: String,
 }
 
 impl Registry {
-    /// A client for the registry of `reference`, over `transport`, sending `credentials`.
-    pub fn new(reference: &OciReference, transport: Transport, credentials: Credentials) -> Self {
+    /// A client for the registry of `reference`, over `transport`, sending `credentials`,
+    /// each request held to `limits`.
+    pub fn new(
+        reference: &OciReference,
+        transport: Transport,
+        credentials: Credentials,
+        limits: Limits,
+    ) -> Result<Self, OciError> {
         // reqwest is built without a TLS provider of its own: the process uses ring.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = Client::new(ClientConfig {
@@ -72,15 +79,27 @@ impl Registry {
                 Transport::Https => ClientProtocol::Https,
                 Transport::Http => ClientProtocol::Http,
             },
-            connect_timeout: Some(Duration::from_secs(15)),
-            read_timeout: Some(Duration::from_secs(60)),
+            connect_timeout: Some(limits.idle.min(Duration::from_secs(15))),
+            read_timeout: Some(limits.idle),
             ..ClientConfig::default()
         });
-        Self {
+        let scheme = match transport {
+            Transport::Https => "https",
+            Transport::Http => "http",
+        };
+        let puller = Puller::new(
+            &reference.registry,
+            format!("{scheme}://{}", reference.registry),
+            reference.is_loopback(),
+            credentials.clone(),
+            limits,
+        )?;
+        Ok(Self {
             client,
+            puller,
             credentials,
             registry: reference.registry.clone(),
-        }
+        })
     }
 
     fn auth(&self) -> RegistryAuth {
@@ -104,6 +123,26 @@ impl Registry {
     /// Push `component` with `config` and `manifest` under `reference`'s tag; returns the
     /// manifest's digest.
     pub async fn push(
+        &self,
+        reference: &OciReference,
+        component: &[u8],
+        config: &[u8],
+        manifest: &Manifest,
+    ) -> Result<String, OciError> {
+        let deadline = self.puller.limits().deadline;
+        tokio::time::timeout(
+            deadline,
+            self.push_within(reference, component, config, manifest),
+        )
+        .await
+        .map_err(|_| OciError::Deadline {
+            registry: self.registry.clone(),
+            what: format!("pushing {reference}"),
+            seconds: deadline.as_secs(),
+        })?
+    }
+
+    async fn push_within(
         &self,
         reference: &OciReference,
         component: &[u8],
@@ -137,18 +176,25 @@ impl Registry {
     /// to be a wasm component artifact and, for a digest, to hash to it.
     pub async fn resolve(&self, reference: &OciReference) -> Result<Resolved, OciError> {
         let name = reference.to_string();
-        self.client
-            .store_auth_if_needed(&self.registry, &self.auth())
-            .await;
-        let (bytes, _) = self
-            .client
-            .pull_manifest_raw(
-                &self.client_reference(reference),
-                &self.auth(),
-                ACCEPTED_MANIFESTS,
+        let at = match (&reference.digest, &reference.tag) {
+            (Some(digest), _) => digest.clone(),
+            (None, Some(tag)) => tag.clone(),
+            (None, None) => "latest".to_owned(),
+        };
+        let what = format!("the manifest of {name}");
+        let answer = self
+            .puller
+            .get(
+                &format!("{}/manifests/{at}", reference.repository),
+                &ACCEPTED_MANIFESTS.join(", "),
+                &what,
+                &self.scope(reference),
+                MANIFEST_MAX_BYTES,
+                &mut |_| {},
             )
-            .await
-            .map_err(|err| self.classify(&name, "fetching the manifest", err))?;
+            .await?
+            .map_err(|refusal| self.refused(&name, "fetching the manifest", &refusal))?;
+        let bytes = answer.body;
         let manifest_digest = digest_of(&bytes);
         if let Some(expected) = &reference.digest
             && *expected != manifest_digest
@@ -185,49 +231,24 @@ impl Registry {
         if layer.size > max {
             return Err(too_large(layer.size));
         }
-        let descriptor = OciDescriptor {
-            media_type: layer.media_type.clone(),
-            digest: layer.digest.clone(),
-            size: i64::try_from(layer.size).unwrap_or(i64::MAX),
-            ..OciDescriptor::default()
-        };
-        let mut stream = self
-            .client
-            .pull_blob_stream(&self.client_reference(reference), &descriptor)
+        let what = format!("the component layer of {name}");
+        let answer = self
+            .puller
+            .get(
+                &format!("{}/blobs/{}", reference.repository, layer.digest),
+                "*/*",
+                &what,
+                &self.scope(reference),
+                max,
+                started,
+            )
             .await
-            .map_err(|err| self.classify(&name, "fetching the component layer", err))?;
-        let announced = stream.content_length.unwrap_or(layer.size);
-        if announced > max {
-            return Err(too_large(announced));
-        }
-        started(announced);
-        let mut bytes = Vec::with_capacity(usize::try_from(layer.size.min(max)).unwrap_or(0));
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|err| {
-                // The client checks the digest as the bytes stream in and fails the stream.
-                match err.get_ref().and_then(|e| e.downcast_ref::<DigestError>()) {
-                    Some(DigestError::VerificationError { expected, actual }) => {
-                        OciError::DigestMismatch {
-                            what: format!("{name}: component layer"),
-                            expected: expected.clone(),
-                            actual: actual.clone(),
-                        }
-                    }
-                    Some(other) => OciError::Registry {
-                        reference: name.clone(),
-                        message: format!("fetching the component layer: {other}"),
-                    },
-                    None => OciError::Unreachable {
-                        registry: self.registry.clone(),
-                        message: format!("{name}: the download broke off: {err}"),
-                    },
-                }
-            })?;
-            bytes.extend_from_slice(&chunk);
-            if bytes.len() as u64 > max {
-                return Err(too_large(bytes.len() as u64));
-            }
-        }
+            .map_err(|err| match err {
+                OciError::ResponseTooLarge { .. } => too_large(max.saturating_add(1)),
+                other => other,
+            })?
+            .map_err(|refusal| self.refused(&name, "fetching the component layer", &refusal))?;
+        let bytes = answer.body;
         let actual = digest_of(&bytes);
         if actual != layer.digest {
             return Err(OciError::DigestMismatch {
@@ -237,6 +258,49 @@ impl Registry {
             });
         }
         Ok(bytes)
+    }
+
+    /// The token scope for pulling `reference`.
+    fn scope(&self, reference: &OciReference) -> String {
+        format!("repository:{}:pull", reference.repository)
+    }
+
+    /// A status other than 2xx from `doing` for `reference`, as the error the person can act
+    /// on.
+    fn refused(&self, reference: &str, doing: &str, refusal: &Refusal) -> OciError {
+        let denied = |status: &str| OciError::Denied {
+            registry: self.registry.clone(),
+            reference: reference.to_owned(),
+            status: status.to_owned(),
+            credentials: self.credentials.describe(),
+        };
+        let has = |code: &str| refusal.codes.iter().any(|c| c == code);
+        match refusal.status.as_u16() {
+            401 => denied("401 Unauthorized"),
+            403 => denied("403 Forbidden"),
+            404 => OciError::NotFound {
+                reference: reference.to_owned(),
+            },
+            _ if has("UNAUTHORIZED") => denied("401 Unauthorized"),
+            _ if has("DENIED") => denied("403 Forbidden"),
+            _ if has("MANIFEST_UNKNOWN") || has("NAME_UNKNOWN") || has("BLOB_UNKNOWN") => {
+                OciError::NotFound {
+                    reference: reference.to_owned(),
+                }
+            }
+            _ => OciError::Registry {
+                reference: reference.to_owned(),
+                message: format!(
+                    "{doing}: the registry answered {}{}",
+                    refusal.status,
+                    if refusal.codes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", refusal.codes.join(", "))
+                    }
+                ),
+            },
+        }
     }
 
     /// `err` from `doing` for `reference`, as the error the person can act on.
@@ -308,7 +372,7 @@ impl Registry {
 }
 
 /// An error and its causes, joined (`error sending request: … Connection refused`).
-fn chain(err: &dyn std::error::Error) -> String {
+pub(super) fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

@@ -9,7 +9,7 @@ use toml_edit::{ArrayOfTables, Item, Table, value};
 
 use super::oci_common::{
     editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry,
-    workspace, write_doc,
+    settings, workspace, write_doc,
 };
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
@@ -66,8 +66,9 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
             )));
         }
     }
-    let max = max_component_bytes(&root)?;
-    let registry = registry(&reference, request.plain_http)?;
+    let settings = settings(&root)?;
+    let max = settings.max;
+    let registry = registry(&reference, request.plain_http, &settings)?;
     let pulled = pull(&registry, &reference, max)?;
     let what = reference.to_string();
     let offer = offer(&engine(max)?, &what, &pulled.bytes, &pulled.file)?;
@@ -135,13 +136,6 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
         outln!("  the project's plugins load once trusted: run `warden trust`");
     }
     Ok(EXIT_OK)
-}
-
-/// The component size cap in force for `root` (`policy.max_component_mb`).
-pub(super) fn max_component_bytes(root: &Path) -> Result<u64, CliError> {
-    let loaded = crate::config::load(&crate::cli::common::sources(root))
-        .map_err(|err| CliError::usage(err.to_string()))?;
-    Ok(loaded.config.policy.max_component_bytes())
 }
 
 /// The rule the config loader holds names to.

@@ -9,8 +9,8 @@ use toml_edit::{DocumentMut, Item};
 use crate::cli::common::env;
 use crate::cli::exit::CliError;
 use crate::cli::workspace::Workspace;
-use crate::config::{LayerKind, OciReference, PluginKind, Sources};
-use crate::oci::{Cache, OciError, Registry, Resolved, Transport, lookup_credentials};
+use crate::config::{LayerKind, Loaded, OciReference, PluginKind, RegistriesConfig, Sources};
+use crate::oci::{Cache, Limits, OciError, Registry, Resolved, Transport, lookup_credentials};
 use crate::plugin::{EngineOptions, PluginEngine, World, inspect};
 
 /// A download at least this large announces itself on stderr.
@@ -30,12 +30,44 @@ pub(super) fn oci_error(err: OciError) -> CliError {
     }
 }
 
-/// A client for the registry of `reference`, with the credentials the environment gives; the
+/// What the registry commands take from the configuration of a workspace.
+pub(super) struct Settings {
+    /// The component size cap (`policy.max_component_mb`), in bytes.
+    pub max: u64,
+    /// `[registries]`: where credentials go, and the limits on a request.
+    pub registries: RegistriesConfig,
+    /// The whole configuration, for what else a command needs (trust).
+    pub loaded: Loaded,
+}
+
+/// The configuration of `root` as the registry commands use it; its warnings (a project's
+/// `[registries]` ignored, …) are printed.
+pub(super) fn settings(root: &Path) -> Result<Settings, CliError> {
+    let loaded = crate::config::load(&crate::cli::common::sources(root))
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    crate::cli::common::print_config_warnings(&loaded.warnings);
+    Ok(Settings {
+        max: loaded.config.policy.max_component_bytes(),
+        registries: loaded.config.registries.clone(),
+        loaded,
+    })
+}
+
+/// A client for the registry of `reference`, with the credentials configured for it; the
 /// transport is checked before anything connects.
-pub(super) fn registry(reference: &OciReference, plain_http: bool) -> Result<Registry, CliError> {
+pub(super) fn registry(
+    reference: &OciReference,
+    plain_http: bool,
+    settings: &Settings,
+) -> Result<Registry, CliError> {
     let transport = Transport::for_reference(reference, plain_http).map_err(oci_error)?;
-    let credentials = lookup_credentials(&reference.registry, &env).map_err(oci_error)?;
-    Ok(Registry::new(reference, transport, credentials))
+    let found =
+        lookup_credentials(&reference.registry, &settings.registries, &env).map_err(oci_error)?;
+    if let Some(note) = &found.note {
+        eprintln!("warden: {note}");
+    }
+    let limits = Limits::from_config(&settings.registries, settings.max);
+    Registry::new(reference, transport, found.credentials, limits).map_err(oci_error)
 }
 
 /// Run `future` to completion on a runtime of its own.

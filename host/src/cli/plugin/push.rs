@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use super::oci_common::{block_on, engine, oci_error, offer, parse_reference, registry};
+use super::oci_common::{
+    block_on, engine, oci_error, offer, parse_reference, registry, settings, workspace,
+};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::oci::{ComponentSummary, Manifest, WasmConfig};
@@ -23,7 +25,8 @@ pub(crate) fn push(
             "{target}: push to a tag (oci://HOST/REPO:TAG); the digest is what push prints"
         )));
     }
-    let registry = registry(&reference, plain_http)?;
+    let settings = settings(&workspace(None)?)?;
+    let registry = registry(&reference, plain_http, &settings)?;
     let bytes = read_component(file, MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;
     let offer = offer(

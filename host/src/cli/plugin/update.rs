@@ -2,20 +2,23 @@
 //! from, pull the new version, show what changes (version, world, tools, imported
 //! capabilities) and write its new digest and sha256 into the same config file, comments
 //! kept. A version whose world changes or that imports a capability the old one did not is
-//! refused unless `--accept`.
+//! refused unless `--accept`. An untrusted project's entries are skipped before anything is
+//! contacted: the registry a cloned repository names is reached only once it is trusted.
 
 use std::path::Path;
 
 use toml_edit::{DocumentMut, Item, value};
 
 use super::oci_common::{
-    Offer, Pulled, editable_layers, engine, offer, pull, read_doc, registry, workspace, write_doc,
+    Offer, Pulled, Settings, editable_layers, engine, offer, pull, read_doc, registry, settings,
+    workspace, write_doc,
 };
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::config::{OCI_SCHEME, OciReference};
+use crate::config::{LayerKind, Loaded, OCI_SCHEME, OciReference};
 use crate::oci::Cache;
+use crate::setup::trust::TrustState;
 
 /// What came of one plugin.
 enum Outcome {
@@ -35,16 +38,29 @@ pub(crate) fn update(
     plain_http: bool,
 ) -> Result<u8, CliError> {
     let root = workspace(dir)?;
-    let max = super::add::max_component_bytes(&root)?;
-    let engine = engine(max)?;
+    let settings = settings(&root)?;
+    let untrusted = project_untrusted(&root, &settings.loaded)?;
+    let engine = engine(settings.max)?;
     let mut seen = 0;
     let mut refused = Vec::new();
-    for (_, file) in editable_layers(&root) {
+    for (kind, file) in editable_layers(&root) {
         let mut doc = read_doc(&file)?;
         let mut changed = false;
         for index in oci_entries(&doc, name) {
             seen += 1;
-            match update_entry(&mut doc, index, &file, &engine, max, accept, plain_http)? {
+            if kind == LayerKind::Project
+                && let Some(why) = &untrusted
+            {
+                let entry = entry_name(&doc, index);
+                refused.push(format!(
+                    "{}: plugin {entry}: skipped, its registry was not contacted: {why}",
+                    file.display()
+                ));
+                continue;
+            }
+            match update_entry(
+                &mut doc, index, &file, &engine, &settings, accept, plain_http,
+            )? {
                 Outcome::UpToDate => {}
                 Outcome::Updated => changed = true,
                 Outcome::Refused(why) => refused.push(why),
@@ -72,6 +88,35 @@ pub(crate) fn update(
     }
 }
 
+/// Why the project layer's entries may not be acted on (it is not trusted), if so.
+fn project_untrusted(root: &Path, loaded: &Loaded) -> Result<Option<String>, CliError> {
+    let home = crate::cli::common::home()?;
+    let state = crate::setup::trust::check(loaded, root, &home)
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    Ok(match state {
+        TrustState::NotNeeded | TrustState::Trusted(_) | TrustState::TrustedByPolicy { .. } => None,
+        TrustState::Forbidden { file } => Some(format!(
+            "managed policy forbids trusting projects (`policy.allow_trust = false` in {})",
+            file.display()
+        )),
+        TrustState::Waiting(_) => Some(format!(
+            "the project is not trusted; review its config and run `warden trust -C {}`",
+            root.display()
+        )),
+    })
+}
+
+/// The `name` of entry `index` (for messages).
+fn entry_name(doc: &DocumentMut, index: usize) -> String {
+    doc.get("plugins")
+        .and_then(Item::as_array_of_tables)
+        .and_then(|list| list.get(index))
+        .and_then(|t| t.get("name"))
+        .and_then(Item::as_str)
+        .unwrap_or("?")
+        .to_owned()
+}
+
 /// Indexes of the entries with an `oci://` source (named `name`, when given).
 fn oci_entries(doc: &DocumentMut, name: Option<&str>) -> Vec<usize> {
     let Some(list) = doc.get("plugins").and_then(Item::as_array_of_tables) else {
@@ -94,10 +139,11 @@ fn update_entry(
     index: usize,
     file: &Path,
     engine: &crate::plugin::PluginEngine,
-    max: u64,
+    settings: &Settings,
     accept: bool,
     plain_http: bool,
 ) -> Result<Outcome, CliError> {
+    let max = settings.max;
     let Some(entry) = doc
         .get_mut("plugins")
         .and_then(Item::as_array_of_tables_mut)
@@ -119,7 +165,7 @@ fn update_entry(
     let at = format!("{}: plugin {name}", file.display());
     let old =
         OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
-    let registry = registry(&old, plain_http)?;
+    let registry = registry(&old, plain_http, settings)?;
     let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let Some(tag) = old.tag.clone() else {
         if cache.read(&old_sha).is_none() {

@@ -37,6 +37,7 @@ struct FileConfig {
     plugins: Vec<PluginSpec>,
     policy: PolicyConfig,
     mcp: Vec<super::McpSpec>,
+    registries: super::RegistriesConfig,
 }
 
 /// Which layer a file is.
@@ -374,6 +375,7 @@ fn merge_layers(
             }
         }
         shell.take(&mut table, kind, &path, &mut warnings)?;
+        super::registries::take(&mut table, kind, &path, &mut warnings)?;
         deep_merge(&mut merged, table);
     }
 
@@ -523,6 +525,7 @@ fn merge_layers(
             plugins: entries,
             policy,
             mcp: servers,
+            registries: file.registries,
         },
         warnings,
         files,

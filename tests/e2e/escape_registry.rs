@@ -1,0 +1,323 @@
+//! Escapes through a plugin registry, through the real binary: credentials sent where nobody
+//! configured them, an untrusted project's registry contacted, a registry that answers without
+//! end or at a trickle, a tag moved back to an older version. Each test names the promise it
+//! tests; the hostile registry is `escape_registry/hostile.rs`, the real one the
+//! `docker-registry` of the `plugin_oci` tests.
+
+#![allow(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use warden_tests::fixtures;
+
+use crate::plugin_oci::registry::{Registry, have_registry};
+use crate::support::{HANG_LIMIT, TestEnv, stderr, stdout};
+
+mod hostile;
+
+use hostile::{Behaviour, Hostile};
+
+/// `WARDEN_REGISTRY_USER` and `WARDEN_REGISTRY_PASSWORD` as a person exports them for their own
+/// registry.
+const PAIR: [(&str, &str); 2] = [
+    ("WARDEN_REGISTRY_USER", "me"),
+    ("WARDEN_REGISTRY_PASSWORD", "hunter2"),
+];
+
+/// `Basic base64("me:hunter2")`.
+const PAIR_BASIC: &str = "Basic bWU6aHVudGVyMg==";
+
+/// What a finished `warden` process left: exit code, output, and its peak resident memory.
+struct Measured {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    peak_rss_kib: i64,
+}
+
+/// Run `warden ARGS` with `vars` added to the test environment, to completion (killed, and the
+/// test failed, past the hang limit), measuring the process's own peak RSS (`wait4`).
+fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured {
+    let dir = tempfile::tempdir().unwrap();
+    let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
+    let mut cmd = env.command();
+    cmd.args(args)
+        .stdout(Stdio::from(std::fs::File::create(&out_path).unwrap()))
+        .stderr(Stdio::from(std::fs::File::create(&err_path).unwrap()));
+    for (key, value) in vars {
+        cmd.env(key, value);
+    }
+    let child = cmd.spawn().unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let started = Instant::now();
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data the kernel fills; zeroed is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own child, not yet reaped; `status` and `usage` are valid.
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            break;
+        }
+        if started.elapsed() > HANG_LIMIT {
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("warden {args:?} hung past {HANG_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Measured {
+        code,
+        stdout: std::fs::read_to_string(out_path).unwrap(),
+        stderr: std::fs::read_to_string(err_path).unwrap(),
+        peak_rss_kib: usage.ru_maxrss,
+    }
+}
+
+/// Put `wasm` in the plugin cache as the registry would have, so that an entry pinning it
+/// loads (and can be trusted) without any registry.
+fn cache_component(env: &TestEnv, wasm: &Path) -> String {
+    let bytes = std::fs::read(wasm).unwrap();
+    let sha = warden::plugin::sha256_hex(&bytes);
+    let dir = env.state_home().join("plugins").join("oci").join("sha256");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{sha}.wasm")), bytes).unwrap();
+    sha
+}
+
+/// A project config declaring the plugin `guard` from `source` pinned to component `sha`.
+fn guard_entry(source: &str, sha: &str) -> String {
+    format!(
+        "[[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\nsource = \"{source}@sha256:{}\"\nsha256 = \"{sha}\"\n",
+        "a".repeat(64)
+    )
+}
+
+fn with_credentials(seen: &[hostile::Seen]) -> Vec<String> {
+    seen.iter()
+        .filter_map(|s| s.authorization.clone())
+        .collect()
+}
+
+// ---- Credentials and trust -----------------------------------------------------------------
+
+/// Promise: `warden plugin update` never contacts the registry an untrusted project names.
+#[test]
+fn untrusted_project_registry_is_never_contacted() {
+    let registry = Hostile::start(Behaviour::Challenge);
+    let env = TestEnv::new();
+    let sha = cache_component(&env, &fixtures::keyword_context());
+    env.untrusted_project_config(&guard_entry(&registry.oci("evil/guard:1"), &sha));
+    let out = run_measured(&env, &PAIR, &["plugin", "update"]);
+    assert!(
+        registry.seen().is_empty(),
+        "contacted: {:?}\n{}",
+        registry.seen(),
+        out.stderr
+    );
+    assert!(out.stderr.contains("warden trust"), "{}", out.stderr);
+    assert!(out.stderr.contains("guard"), "{}", out.stderr);
+    assert_ne!(out.code, Some(0), "{}", out.stdout);
+}
+
+/// Promise: the `WARDEN_REGISTRY_*` pair is never sent to a registry nobody configured it for,
+/// even one a trusted project names, and a project cannot configure it itself; the person is
+/// told how to send it there.
+#[test]
+fn unconfigured_registry_gets_no_credentials() {
+    let registry = Hostile::start(Behaviour::Challenge);
+    let env = TestEnv::new();
+    let sha = cache_component(&env, &fixtures::keyword_context());
+    let project = format!(
+        "{}\n[registries.hosts.\"{}\"]\n",
+        guard_entry(&registry.oci("evil/guard:1"), &sha),
+        registry.addr()
+    );
+    env.untrusted_project_config(&project);
+    let trusted = env.trust();
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    let out = run_measured(&env, &PAIR, &["plugin", "update"]);
+    assert!(!registry.seen().is_empty(), "{}", out.stderr);
+    assert_eq!(
+        with_credentials(&registry.seen()),
+        Vec::<String>::new(),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("[registries.hosts.\"{}\"]", registry.addr())),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("cannot be set by a project"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Promise: a registry the user configured gets the credentials named for it.
+#[test]
+fn configured_registry_gets_its_credentials() {
+    let registry = Hostile::start(Behaviour::Challenge);
+    let env = TestEnv::new();
+    env.user_config(&format!("[registries.hosts.\"{}\"]\n", registry.addr()));
+    let out = run_measured(
+        &env,
+        &PAIR,
+        &["plugin", "add", &registry.oci("team/guard:1")],
+    );
+    assert!(
+        with_credentials(&registry.seen()).contains(&PAIR_BASIC.to_owned()),
+        "{:?}\n{}",
+        registry.seen(),
+        out.stderr
+    );
+
+    // Variables of the person's choosing, for that host only.
+    let registry = Hostile::start(Behaviour::Challenge);
+    env.user_config(&format!(
+        "[registries.hosts.\"{}\"]\nusername_env = \"TEAM_USER\"\npassword_env = \"TEAM_TOKEN\"\n",
+        registry.addr()
+    ));
+    let out = run_measured(
+        &env,
+        &[("TEAM_USER", "me"), ("TEAM_TOKEN", "hunter2")],
+        &["plugin", "add", &registry.oci("team/guard:1")],
+    );
+    assert!(
+        with_credentials(&registry.seen()).contains(&PAIR_BASIC.to_owned()),
+        "{:?}\n{}",
+        registry.seen(),
+        out.stderr
+    );
+}
+
+// ---- Hostile responses ---------------------------------------------------------------------
+
+/// Promise: a registry that streams a manifest without end cannot grow warden's memory: the
+/// response is cut at the manifest cap with an error naming the registry and the cap.
+#[test]
+fn endless_manifest_is_cut_at_its_cap() {
+    // The registry stops by itself after 512 MiB, so that a warden without a cap fails this
+    // test without exhausting the machine.
+    let registry = Hostile::start(Behaviour::EndlessManifest { limit: 512 << 20 });
+    let env = TestEnv::new();
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/big:1")]);
+    eprintln!(
+        "endless manifest: peak RSS {} KiB, registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(out.stderr.contains("manifest"), "{}", out.stderr);
+    assert!(out.stderr.contains("4 MiB"), "{}", out.stderr);
+    assert!(
+        out.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB after the registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+}
+
+/// Promise: a registry that trickles its answer cannot hold warden past the deadline of one
+/// request (`registries.deadline_s`); the error names the registry, what was fetched and the
+/// limit.
+#[test]
+fn trickling_manifest_ends_at_the_deadline() {
+    let registry = Hostile::start(Behaviour::TrickleManifest);
+    let env = TestEnv::new();
+    env.user_config("[registries]\ndeadline_s = 3\n");
+    let started = Instant::now();
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/slow:1")]);
+    let took = started.elapsed();
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(out.stderr.contains("manifest"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("registries.deadline_s = 3"),
+        "{}",
+        out.stderr
+    );
+    eprintln!(
+        "trickling manifest: ended after {took:?}, {} bytes received",
+        registry.sent()
+    );
+}
+
+// ---- Downgrades ----------------------------------------------------------------------------
+
+/// `wasm` with `version` in its metadata, written beside the environment.
+fn versioned(env: &TestEnv, wasm: &Path, version: &str) -> PathBuf {
+    let out_file = env.root().join(format!("kw-{version}.wasm"));
+    let out = env.run(&[
+        "plugin",
+        "package",
+        wasm.to_str().unwrap(),
+        "--version",
+        version,
+        "--output",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    out_file
+}
+
+fn push(env: &TestEnv, file: &Path, reference: &str) {
+    let out = env.run(&["plugin", "push", file.to_str().unwrap(), reference]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Promise: `warden plugin update` does not follow a tag moved back to a lower version unless
+/// `--allow-downgrade`; the change of version shows as a downgrade.
+#[test]
+fn update_refuses_a_downgrade_unless_allowed() {
+    let test = "update_refuses_a_downgrade_unless_allowed";
+    if !have_registry(test) {
+        return;
+    }
+    let registry = Registry::start(None);
+    let env = TestEnv::new();
+    let wasm = fixtures::keyword_context();
+    let (newer, older) = (
+        versioned(&env, &wasm, "2.0.0"),
+        versioned(&env, &wasm, "1.4.0"),
+    );
+    let tag = registry.oci("team/kw:stable");
+    push(&env, &newer, &tag);
+    let config = env.user_config("[model]\nprovider = \"echo\"\n");
+    let out = env.run(&["plugin", "add", &tag, "--config", "word=x"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let added = std::fs::read_to_string(&config).unwrap();
+
+    push(&env, &older, &tag);
+    let out = env.run(&["plugin", "update", "kw"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stdout(&out).contains("2.0.0 -> 1.4.0"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("downgrade"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--allow-downgrade"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), added);
+
+    let out = env.run(&["plugin", "update", "kw", "--allow-downgrade"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2.0.0 -> 1.4.0"), "{}", stdout(&out));
+    let sha = warden::plugin::sha256_hex(&std::fs::read(&older).unwrap());
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains(&format!("sha256 = \"{sha}\"")), "{text}");
+
+    // A higher version is taken without the flag.
+    push(&env, &newer, &tag);
+    let out = env.run(&["plugin", "update", "kw"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1.4.0 -> 2.0.0"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("downgrade"), "{}", stdout(&out));
+}
