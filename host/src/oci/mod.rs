@@ -12,6 +12,7 @@
 //!   HTTPS (plain HTTP only to a registry on this machine).
 //! - `fetch`: the pull requests themselves, each response held to a size cap, an idle
 //!   timeout and a deadline ([`Limits`]).
+//! - `version`: how two plugin versions order ([`compare_versions`]), to tell a downgrade.
 //! - `cache`: the content-addressed cache under `$WARDEN_HOME/plugins/oci`, written atomically
 //!   and verified.
 //! - `error`: [`OciError`], one variant per way it fails.
@@ -22,6 +23,7 @@ mod cache;
 mod error;
 mod fetch;
 mod registry;
+mod version;
 
 pub use artifact::{
     ComponentSummary, Manifest, OCI_MANIFEST_MEDIA_TYPE, WASM_CONFIG_MEDIA_TYPE,
@@ -32,3 +34,4 @@ pub use cache::Cache;
 pub use error::OciError;
 pub use fetch::{ERROR_MAX_BYTES, Limits, MANIFEST_MAX_BYTES, TOKEN_MAX_BYTES};
 pub use registry::{Registry, Resolved, Transport};
+pub use version::compare_versions;

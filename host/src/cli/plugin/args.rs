@@ -186,13 +186,17 @@ pub(crate) enum PluginCommand {
         plain_http: bool,
     },
     /// Fetch the newest version under the tag each `oci://` plugin was added from and pin it;
-    /// a version that changes world or imports more is refused without `--accept`.
+    /// a version that changes world or imports more is refused without `--accept`, a lower
+    /// version without `--allow-downgrade`.
     Update {
         /// Only this plugin (default: every plugin with an `oci://` source).
         name: Option<String>,
         /// Take a version that asks for more (another world, new imports).
         #[arg(long)]
         accept: bool,
+        /// Take a version lower than the one pinned (the tag was moved back).
+        #[arg(long)]
+        allow_downgrade: bool,
         /// Workspace directory (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -292,9 +296,18 @@ impl PluginCommand {
             Self::Update {
                 name,
                 accept,
+                allow_downgrade,
                 dir,
                 plain_http,
-            } => super::update::update(name.as_deref(), accept, dir.as_deref(), plain_http),
+            } => super::update::update(
+                name.as_deref(),
+                super::update::UpdateFlags {
+                    accept,
+                    allow_downgrade,
+                    plain_http,
+                },
+                dir.as_deref(),
+            ),
             Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
             Self::ClearCache => super::clear_cache::clear_cache(),
         }

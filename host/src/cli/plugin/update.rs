@@ -1,8 +1,9 @@
-//! `warden plugin update [NAME] [--accept]`: re-resolve the tag each `oci://` plugin was added
-//! from, pull the new version, show what changes (version, world, tools, imported
-//! capabilities) and write its new digest and sha256 into the same config file, comments
-//! kept. A version whose world changes or that imports a capability the old one did not is
-//! refused unless `--accept`. An untrusted project's entries are skipped before anything is
+//! `warden plugin update [NAME] [--accept] [--allow-downgrade]`: re-resolve the tag each
+//! `oci://` plugin was added from, pull the new version, show what changes (version, world,
+//! tools, imported capabilities) and write its new digest and sha256 into the same config file,
+//! comments kept. A version whose world changes or that imports a capability the old one did
+//! not is refused unless `--accept`; a lower version (the tag moved back) unless
+//! `--allow-downgrade`. An untrusted project's entries are skipped before anything is
 //! contacted: the registry a cloned repository names is reached only once it is trusted.
 
 use std::path::Path;
@@ -10,14 +11,14 @@ use std::path::Path;
 use toml_edit::{DocumentMut, Item, value};
 
 use super::oci_common::{
-    Offer, Pulled, Settings, editable_layers, engine, offer, pull, read_doc, registry, settings,
-    workspace, write_doc,
+    Offer, Pulled, Settings, block_on, editable_layers, engine, offer, pull, read_doc, registry,
+    settings, workspace, write_doc,
 };
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::config::{LayerKind, Loaded, OCI_SCHEME, OciReference};
-use crate::oci::Cache;
+use crate::oci::{Cache, compare_versions};
 use crate::setup::trust::TrustState;
 
 /// What came of one plugin.
@@ -30,12 +31,22 @@ enum Outcome {
     Refused(String),
 }
 
+/// What `plugin update` was allowed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct UpdateFlags {
+    /// `--accept`: a version that asks for more.
+    pub accept: bool,
+    /// `--allow-downgrade`: a lower version.
+    pub allow_downgrade: bool,
+    /// `--plain-http`.
+    pub plain_http: bool,
+}
+
 /// Update `name` (every plugin with an `oci://` source when `None`).
 pub(crate) fn update(
     name: Option<&str>,
-    accept: bool,
+    flags: UpdateFlags,
     dir: Option<&Path>,
-    plain_http: bool,
 ) -> Result<u8, CliError> {
     let root = workspace(dir)?;
     let settings = settings(&root)?;
@@ -58,9 +69,7 @@ pub(crate) fn update(
                 ));
                 continue;
             }
-            match update_entry(
-                &mut doc, index, &file, &engine, &settings, accept, plain_http,
-            )? {
+            match update_entry(&mut doc, index, &file, &engine, &settings, flags)? {
                 Outcome::UpToDate => {}
                 Outcome::Updated => changed = true,
                 Outcome::Refused(why) => refused.push(why),
@@ -140,8 +149,7 @@ fn update_entry(
     file: &Path,
     engine: &crate::plugin::PluginEngine,
     settings: &Settings,
-    accept: bool,
-    plain_http: bool,
+    flags: UpdateFlags,
 ) -> Result<Outcome, CliError> {
     let max = settings.max;
     let Some(entry) = doc
@@ -165,7 +173,7 @@ fn update_entry(
     let at = format!("{}: plugin {name}", file.display());
     let old =
         OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
-    let registry = registry(&old, plain_http, settings)?;
+    let registry = registry(&old, flags.plain_http, settings)?;
     let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let Some(tag) = old.tag.clone() else {
         if cache.read(&old_sha).is_none() {
@@ -187,33 +195,75 @@ fn update_entry(
         &new.bytes,
         &new.file,
     )?;
-    let old_pulled = match cache.read(&old_sha) {
-        Some(bytes) => Pulled {
-            file: cache.component(&old_sha),
-            resolved: new.resolved.clone(),
-            sha256: old_sha.clone(),
-            bytes,
-        },
-        None => pull(&registry, &old.without_tag(), max)?,
+    let (old_pulled, old_manifest) = match cache.read(&old_sha) {
+        Some(bytes) => (
+            Pulled {
+                file: cache.component(&old_sha),
+                resolved: new.resolved.clone(),
+                sha256: old_sha.clone(),
+                bytes,
+            },
+            None,
+        ),
+        None => {
+            let pulled = pull(&registry, &old.without_tag(), max)?;
+            let manifest = pulled.resolved.manifest.clone();
+            (pulled, Some(manifest))
+        }
     };
     let old_offer = offer(engine, &source, &old_pulled.bytes, &old_pulled.file)?;
     let new_source = old.with_digest(&new.resolved.manifest_digest).to_string();
     outln!("{at}: {}:{tag} has a new version", old.repository);
-    let version = new
-        .resolved
-        .manifest
-        .version()
-        .map_or_else(String::new, |v| format!("{v} "));
+    let new_version = component_version(&new.bytes)
+        .or_else(|| new.resolved.manifest.version().map(str::to_owned));
+    let old_version = match component_version(&old_pulled.bytes) {
+        Some(version) => Some(version),
+        None if new_version.is_some() => match old_manifest {
+            Some(manifest) => manifest.version().map(str::to_owned),
+            // The old manifest is asked for only to read its version: failing that, the
+            // version is unknown, not the update.
+            None => block_on(registry.resolve(&old.without_tag()))?
+                .ok()
+                .and_then(|r| r.manifest.version().map(str::to_owned)),
+        },
+        None => None,
+    };
+    let downgrade = match (&old_version, &new_version) {
+        (Some(old_v), Some(new_v)) => {
+            compare_versions(new_v, old_v) == Some(std::cmp::Ordering::Less)
+        }
+        _ => false,
+    };
     outln!(
-        "  version  {} -> {version}({})",
+        "  version  {} -> {}{}",
+        old_version.as_deref().unwrap_or("?"),
+        new_version.as_deref().unwrap_or("?"),
+        if downgrade { " (downgrade)" } else { "" }
+    );
+    outln!(
+        "  digest   {} -> {}",
         old.digest.as_deref().unwrap_or("?"),
         new.resolved.manifest_digest
     );
     let widened = describe_changes(&old_offer, &new_offer);
-    if !widened.is_empty() && !accept {
-        return Ok(Outcome::Refused(format!(
-            "{at}: the new version asks for more ({}); nothing was changed: run `warden plugin update {name} --accept` to take it",
+    let mut refusals = Vec::new();
+    if downgrade && !flags.allow_downgrade {
+        refusals.push(format!(
+            "the new version {} is lower than {} (a downgrade): run `warden plugin update {name} --allow-downgrade` to take it",
+            new_version.as_deref().unwrap_or("?"),
+            old_version.as_deref().unwrap_or("?")
+        ));
+    }
+    if !widened.is_empty() && !flags.accept {
+        refusals.push(format!(
+            "the new version asks for more ({}): run `warden plugin update {name} --accept` to take it",
             widened.join("; ")
+        ));
+    }
+    if !refusals.is_empty() {
+        return Ok(Outcome::Refused(format!(
+            "{at}: nothing was changed: {}",
+            refusals.join("; ")
         )));
     }
     entry.insert("source", value(new_source.as_str()));
@@ -226,6 +276,14 @@ fn update_entry(
     outln!("  source   {new_source}");
     outln!("  sha256   {}", new.sha256);
     Ok(Outcome::Updated)
+}
+
+/// The version a component's own metadata gives, if any.
+fn component_version(bytes: &[u8]) -> Option<String> {
+    crate::plugin::metadata::read(bytes)
+        .ok()
+        .and_then(|meta| meta.version)
+        .filter(|v| !v.trim().is_empty())
 }
 
 /// Print what differs between `old` and `new`; returns how the new one widens what it asks
