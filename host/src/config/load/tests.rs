@@ -827,3 +827,72 @@ fn clamp_warnings_name_the_ceiling_and_the_file_that_set_it() {
         loaded.warnings
     );
 }
+
+#[test]
+fn registries_come_from_the_user_and_managed_layers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[registries]\ndeadline_s = 40\n[registries.hosts.\"ghcr.io\"]\n[registries.hosts.\"r.example:5000\"]\nusername_env = \"TEAM_USER\"\npassword_env = \"TEAM_TOKEN\"\n",
+    );
+    let project = write(
+        dir.path(),
+        "project.toml",
+        "[registries]\nidle_timeout_s = 1\n[registries.hosts.\"evil.example\"]\n",
+    );
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[registries.hosts.\"corp.example\"]\n",
+    );
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &project),
+        (LayerKind::Managed, &managed),
+    ]))
+    .unwrap();
+    let registries = &loaded.config.registries;
+    let hosts: Vec<&str> = registries.hosts.keys().map(String::as_str).collect();
+    assert_eq!(hosts, ["corp.example", "ghcr.io", "r.example:5000"]);
+    assert_eq!(registries.deadline_s, 40);
+    assert_eq!(
+        registries.idle_timeout_s,
+        crate::config::REGISTRY_IDLE_TIMEOUT_S
+    );
+    let team = registries.host("R.EXAMPLE:5000").unwrap();
+    assert_eq!((team.user_var(), team.password_var()), ("TEAM_USER", "TEAM_TOKEN"));
+    let ghcr = registries.host("ghcr.io").unwrap();
+    assert_eq!(
+        (ghcr.user_var(), ghcr.password_var()),
+        ("WARDEN_REGISTRY_USER", "WARDEN_REGISTRY_PASSWORD")
+    );
+    assert!(registries.host("evil.example").is_none());
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("`[registries]` cannot be set by a project")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn registries_entries_are_checked_where_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, key) in [
+        ("[registries.hosts.\"https://x/y\"]\n", "registries.hosts"),
+        (
+            "[registries.hosts.\"x.example\"]\nusername_env = \"1BAD\"\n",
+            "username_env",
+        ),
+        ("[registries]\ndeadline_s = 0\n", "registries.deadline_s"),
+    ] {
+        let user = write(dir.path(), "user.toml", text);
+        let err = load(&sources(&[(LayerKind::User, &user)]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(key) && err.contains("user.toml"), "{text}: {err}");
+    }
+}
