@@ -197,6 +197,67 @@ fn configured_registry_gets_its_credentials() {
     );
 }
 
+/// Promise: where a registry asks for a bearer token, its token service gets the
+/// credentials only when the registry is configured for them, and the token is what is sent
+/// back to the registry.
+#[test]
+fn token_service_gets_credentials_only_for_a_configured_registry() {
+    let registry = Hostile::start(Behaviour::Bearer {
+        endless: false,
+        limit: 0,
+    });
+    let env = TestEnv::new();
+    let out = run_measured(
+        &env,
+        &PAIR,
+        &["plugin", "add", &registry.oci("team/guard:1")],
+    );
+    let seen = registry.seen();
+    assert!(
+        seen.iter().any(|s| s.path.starts_with("/token")),
+        "{seen:?}"
+    );
+    assert!(
+        !with_credentials(&seen).contains(&PAIR_BASIC.to_owned()),
+        "{seen:?}\n{}",
+        out.stderr
+    );
+
+    let registry = Hostile::start(Behaviour::Bearer {
+        endless: false,
+        limit: 0,
+    });
+    env.user_config(&format!("[registries.hosts.\"{}\"]\n", registry.addr()));
+    let out = run_measured(
+        &env,
+        &PAIR,
+        &["plugin", "add", &registry.oci("team/guard:1")],
+    );
+    let seen = registry.seen();
+    let token_request = seen.iter().find(|s| s.path.starts_with("/token"));
+    assert_eq!(
+        token_request
+            .and_then(|s| s.authorization.clone())
+            .as_deref(),
+        Some(PAIR_BASIC),
+        "{seen:?}"
+    );
+    assert!(
+        token_request.is_some_and(|s| s.path.contains("scope=repository%3Ateam%2Fguard%3Apull")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|s| s.path.contains("/manifests/")
+            && s.authorization.as_deref() == Some("Bearer t0k3n")),
+        "{seen:?}"
+    );
+    assert!(
+        out.stderr.contains("not found in the registry"),
+        "{}",
+        out.stderr
+    );
+}
+
 // ---- Hostile responses ---------------------------------------------------------------------
 
 /// Promise: a registry that streams a manifest without end cannot grow warden's memory: the
@@ -225,6 +286,58 @@ fn endless_manifest_is_cut_at_its_cap() {
     );
 }
 
+/// Promise: a token service that answers without end cannot grow warden's memory: the
+/// response is cut at the token cap.
+#[test]
+fn endless_token_response_is_cut_at_its_cap() {
+    let registry = Hostile::start(Behaviour::Bearer {
+        endless: true,
+        limit: 512 << 20,
+    });
+    let env = TestEnv::new();
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/big:1")]);
+    eprintln!(
+        "endless token: peak RSS {} KiB, registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(out.stderr.contains("access token"), "{}", out.stderr);
+    assert!(out.stderr.contains("1 MiB"), "{}", out.stderr);
+    assert!(
+        out.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB",
+        out.peak_rss_kib
+    );
+}
+
+/// Promise: a component layer served without end is cut at the size its manifest declares
+/// (never more than `policy.max_component_mb`), with bounded memory and nothing cached.
+#[test]
+fn endless_layer_is_cut_at_its_declared_size() {
+    let registry = Hostile::start(Behaviour::EndlessLayer { limit: 512 << 20 });
+    let env = TestEnv::new();
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/layer:1")]);
+    eprintln!(
+        "endless layer: peak RSS {} KiB, registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(out.stderr.contains("component layer"), "{}", out.stderr);
+    assert!(out.stderr.contains("1000 bytes"), "{}", out.stderr);
+    assert!(
+        out.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB",
+        out.peak_rss_kib
+    );
+    let cache = env.state_home().join("plugins").join("oci").join("sha256");
+    let cached = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert_eq!(cached, 0, "{}", cache.display());
+}
+
 /// Promise: a registry that trickles its answer cannot hold warden past the deadline of one
 /// request (`registries.deadline_s`); the error names the registry, what was fetched and the
 /// limit.
@@ -247,6 +360,18 @@ fn trickling_manifest_ends_at_the_deadline() {
     eprintln!(
         "trickling manifest: ended after {took:?}, {} bytes received",
         registry.sent()
+    );
+
+    // Silence longer than the idle timeout ends it sooner.
+    let registry = Hostile::start(Behaviour::TrickleManifest);
+    env.user_config("[registries]\ndeadline_s = 60\nidle_timeout_s = 1\n");
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/slow:1")]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("registries.idle_timeout_s = 1"),
+        "{}",
+        out.stderr
     );
 }
 

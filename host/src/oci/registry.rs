@@ -213,7 +213,8 @@ impl Registry {
         })
     }
 
-    /// The bytes of `layer` of `reference`, at most `max`, checked against its digest.
+    /// The bytes of `layer` of `reference`, at most its declared size (itself at most `max`),
+    /// checked against its digest.
     /// `started` is told the size once the download begins.
     pub async fn fetch_layer(
         &self,
@@ -231,7 +232,11 @@ impl Registry {
         if layer.size > max {
             return Err(too_large(layer.size));
         }
-        let what = format!("the component layer of {name}");
+        // No more than the manifest declares: more bytes could only fail the digest.
+        let what = format!(
+            "the component layer of {name} (declared {} bytes)",
+            layer.size
+        );
         let answer = self
             .puller
             .get(
@@ -239,14 +244,10 @@ impl Registry {
                 "*/*",
                 &what,
                 &self.scope(reference),
-                max,
+                layer.size,
                 started,
             )
-            .await
-            .map_err(|err| match err {
-                OciError::ResponseTooLarge { .. } => too_large(max.saturating_add(1)),
-                other => other,
-            })?
+            .await?
             .map_err(|refusal| self.refused(&name, "fetching the component layer", &refusal))?;
         let bytes = answer.body;
         let actual = digest_of(&bytes);

@@ -19,6 +19,12 @@ pub enum Behaviour {
     EndlessManifest { limit: u64 },
     /// A manifest that announces 1 MB and sends one byte every two seconds.
     TrickleManifest,
+    /// A Bearer challenge naming the token service `/token` of this registry, which answers
+    /// `{"token":"t0k3n"}` (or, `endless`, a token response without end up to `limit`); a
+    /// request with the token gets 404 `MANIFEST_UNKNOWN`.
+    Bearer { endless: bool, limit: u64 },
+    /// A valid wasm manifest whose 1000-byte layer is served without end, up to `limit`.
+    EndlessLayer { limit: u64 },
 }
 
 /// One request as received.
@@ -134,7 +140,42 @@ fn serve(
             authorization: authorization.clone(),
         });
         let manifest = path.contains("/manifests/");
+        let port = out.local_addr().map(|a| a.port()).unwrap_or(0);
         let done = match behaviour {
+            Behaviour::Bearer { endless, limit } => {
+                if path.starts_with("/token") {
+                    if endless {
+                        endless_body(
+                            &mut out,
+                            "application/json",
+                            "{\"token\":\"",
+                            limit,
+                            sent,
+                            stop,
+                        );
+                        return;
+                    }
+                    respond(&mut out, "200 OK", "", r#"{"token":"t0k3n"}"#)
+                } else if authorization.as_deref() == Some("Bearer t0k3n") {
+                    challenge(&mut out, true)
+                } else {
+                    respond(
+                        &mut out,
+                        "401 Unauthorized",
+                        &format!(
+                            "WWW-Authenticate: Bearer realm=\"http://127.0.0.1:{port}/token\",service=\"hostile\"\r\n"
+                        ),
+                        r#"{"errors":[{"code":"UNAUTHORIZED"}]}"#,
+                    )
+                }
+            }
+            Behaviour::EndlessLayer { .. } if manifest => {
+                respond(&mut out, "200 OK", "", &wasm_manifest())
+            }
+            Behaviour::EndlessLayer { limit } if path.contains("/blobs/") => {
+                endless_body(&mut out, "application/wasm", "\0asm", limit, sent, stop);
+                return;
+            }
             Behaviour::Challenge => challenge(&mut out, authorization.is_some()),
             Behaviour::EndlessManifest { limit } if manifest => {
                 endless(&mut out, limit, sent, stop);
@@ -179,8 +220,38 @@ fn challenge(out: &mut TcpStream, has_credentials: bool) -> std::io::Result<()> 
     }
 }
 
+/// A wasm component artifact's manifest whose layer claims 1000 bytes.
+fn wasm_manifest() -> String {
+    let digest = format!("sha256:{}", "b".repeat(64));
+    format!(
+        r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.wasm.config.v0+json","digest":"{digest}","size":2}},"layers":[{{"mediaType":"application/wasm","digest":"{digest}","size":1000}}]}}"#
+    )
+}
+
 fn endless(out: &mut TcpStream, limit: u64, sent: &AtomicU64, stop: &AtomicBool) {
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nConnection: close\r\n\r\n{\"schemaVersion\":2,\"x\":\"";
+    endless_body(
+        out,
+        "application/vnd.oci.image.manifest.v1+json",
+        "{\"schemaVersion\":2,\"x\":\"",
+        limit,
+        sent,
+        stop,
+    );
+}
+
+/// 200 OK of `content_type` without a length: `start`, then bytes as fast as the client
+/// reads, until `limit` or the client hangs up.
+fn endless_body(
+    out: &mut TcpStream,
+    content_type: &str,
+    start: &str,
+    limit: u64,
+    sent: &AtomicU64,
+    stop: &AtomicBool,
+) {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n{start}"
+    );
     if out.write_all(head.as_bytes()).is_err() {
         return;
     }

@@ -861,7 +861,10 @@ fn registries_come_from_the_user_and_managed_layers_only() {
         crate::config::REGISTRY_IDLE_TIMEOUT_S
     );
     let team = registries.host("R.EXAMPLE:5000").unwrap();
-    assert_eq!((team.user_var(), team.password_var()), ("TEAM_USER", "TEAM_TOKEN"));
+    assert_eq!(
+        (team.user_var(), team.password_var()),
+        ("TEAM_USER", "TEAM_TOKEN")
+    );
     let ghcr = registries.host("ghcr.io").unwrap();
     assert_eq!(
         (ghcr.user_var(), ghcr.password_var()),
@@ -893,6 +896,9 @@ fn registries_entries_are_checked_where_written() {
         let err = load(&sources(&[(LayerKind::User, &user)]))
             .unwrap_err()
             .to_string();
-        assert!(err.contains(key) && err.contains("user.toml"), "{text}: {err}");
+        assert!(
+            err.contains(key) && err.contains("user.toml"),
+            "{text}: {err}"
+        );
     }
 }
