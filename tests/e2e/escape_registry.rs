@@ -49,6 +49,8 @@ fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured
     for (key, value) in vars {
         cmd.env(key, value);
     }
+    // Reaped by `wait4` below, which also reports its resource use.
+    #[allow(clippy::zombie_processes)]
     let child = cmd.spawn().unwrap();
     let pid = i32::try_from(child.id()).unwrap();
     let started = Instant::now();

@@ -157,7 +157,7 @@ impl OciError {
 
 /// `bytes` as `4 MiB` when a whole number of MiB, else `N bytes`.
 fn mib(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")
