@@ -125,6 +125,41 @@ fn untrusted_project_registry_is_never_contacted() {
     assert_ne!(out.code, Some(0), "{}", out.stdout);
 }
 
+/// Promise: a trusted project whose cached component is gone is still trusted for the
+/// purpose of fetching it again by its pin: `warden plugin update` restores it, and nothing
+/// needs trusting again.
+#[test]
+fn trusted_project_with_its_cache_gone_is_fetched_again() {
+    let test = "trusted_project_with_its_cache_gone_is_fetched_again";
+    if !have_registry(test) {
+        return;
+    }
+    let registry = Registry::start(None);
+    let env = TestEnv::new();
+    let wasm = fixtures::keyword_context();
+    let tag = registry.oci("team/kw:1");
+    push(&env, &wasm, &tag);
+    let out = env.run(&["plugin", "add", &tag, "--project", "--config", "word=x"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = env.trust();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sha = warden::plugin::sha256_hex(&std::fs::read(&wasm).unwrap());
+    let cached = env
+        .state_home()
+        .join("plugins")
+        .join("oci")
+        .join("sha256")
+        .join(format!("{sha}.wasm"));
+    std::fs::remove_file(&cached).unwrap();
+
+    let out = env.run(&["plugin", "update"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(cached.is_file());
+    // Still trusted: a run loads the project's plugin without asking.
+    let out = env.run(&["run", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 /// Promise: the `WARDEN_REGISTRY_*` pair is never sent to a registry nobody configured it for,
 /// even one a trusted project names, and a project cannot configure it itself; the person is
 /// told how to send it there.

@@ -17,9 +17,9 @@ use super::oci_common::{
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::config::{LayerKind, Loaded, OCI_SCHEME, OciReference};
+use crate::config::{LayerKind, Loaded, OCI_SCHEME, OciReference, ProjectCode};
 use crate::oci::{Cache, compare_versions};
-use crate::setup::trust::TrustState;
+use crate::setup::trust::{Pending, TrustState};
 
 /// What came of one plugin.
 enum Outcome {
@@ -108,11 +108,43 @@ fn project_untrusted(root: &Path, loaded: &Loaded) -> Result<Option<String>, Cli
             "managed policy forbids trusting projects (`policy.allow_trust = false` in {})",
             file.display()
         )),
+        TrustState::Waiting(pending) if only_cache_gone(&pending, loaded) => None,
         TrustState::Waiting(_) => Some(format!(
             "the project is not trusted; review its config and run `warden trust -C {}`",
             root.display()
         )),
     })
+}
+
+/// True when what waits for trust differs from what was trusted only in components whose
+/// cache file is gone, each pinned (`sha256`) to the bytes that were trusted: fetching them
+/// again by that pin is what the person trusted.
+fn only_cache_gone(pending: &Pending, loaded: &Loaded) -> bool {
+    let (Some(previous), Some(code)) = (&pending.previous, &loaded.project_code) else {
+        return false;
+    };
+    let mut repaired = pending.declared.clone();
+    for declared in &mut repaired {
+        let Some(entry) = code
+            .entries
+            .iter()
+            .find(|e| declared.id == format!("plugin:{}", e.name))
+        else {
+            continue;
+        };
+        let unreadable = declared.value["component_sha256"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("unreadable"));
+        if unreadable
+            && entry.source.is_some()
+            && !entry.path.exists()
+            && let Some(pin) = &entry.sha256
+        {
+            declared.value["component_sha256"] =
+                serde_json::Value::String(pin.to_ascii_lowercase());
+        }
+    }
+    ProjectCode::digest(&repaired) == ProjectCode::digest(previous)
 }
 
 /// The `name` of entry `index` (for messages).
