@@ -54,6 +54,10 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools.shell.sandbox",
     "tools.shell.hide",
     "tools.shell.env",
+    "registries",
+    "registries.deadline_s",
+    "registries.idle_timeout_s",
+    "registries.hosts",
 ];
 
 /// One locked key and where it was locked: what `warden config show` marks.
