@@ -14,7 +14,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::child::{Captured, End, spawn_reader, wait};
-use super::hidden::hidden_paths;
+use super::hidden::hidden_and_repos;
+use super::own::{cover_around_roots, own_paths};
+use super::placeholder::Placeholders;
 use super::proxy::HostProxy;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use crate::config::{Config, ShellConfig, ShellSandbox};
@@ -131,6 +133,8 @@ impl ShellTool {
         let mut cmd;
         let mut spec_input = None;
         let mut proxy = None;
+        // Kept until the command has ended, then removed (when still empty).
+        let mut _placeholders = None;
         if self.config.sandbox == ShellSandbox::None {
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
@@ -140,13 +144,23 @@ impl ShellTool {
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::null());
         } else {
-            let hide = match hidden_paths(
+            _placeholders = match Placeholders::make(&self.roots) {
+                Ok(made) => Some(made),
+                Err(err) => return ToolOutput::error(format!("shell: {err}")),
+            };
+            let found = match hidden_and_repos(
                 &self.config.hide,
                 self.home().as_deref(),
                 &self.roots,
                 &self.deny,
-            ) {
-                Ok(hide) => hide,
+            )
+            .and_then(|mut found| {
+                found
+                    .hide
+                    .extend(cover_around_roots(&own_paths(&self.vars), &self.roots)?);
+                Ok(found)
+            }) {
+                Ok(found) => found,
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             };
             let spec = SandboxSpec {
@@ -154,12 +168,8 @@ impl ShellTool {
                 cwd: cwd.to_owned(),
                 roots: self.roots.clone(),
                 tmp: tmp.to_owned(),
-                hide,
-                read_only: self
-                    .roots
-                    .iter()
-                    .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
-                    .collect(),
+                hide: found.hide,
+                read_only: read_only(&self.roots, found.repos),
                 network: self.config.network,
                 allowed_hosts: self.config.allowed_hosts.clone(),
                 env,
@@ -281,6 +291,21 @@ fn report(
     } else {
         ToolOutput::ok(out)
     }
+}
+
+/// What stays read-only in the sandbox: each root's `.warden` and `.git` (a placeholder where
+/// missing), then every repository the walk found under the roots.
+pub fn read_only(roots: &[PathBuf], repos: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = roots
+        .iter()
+        .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
+        .collect();
+    for repo in repos {
+        if !out.contains(&repo) {
+            out.push(repo);
+        }
+    }
+    out
 }
 
 /// A fresh private directory under the system temporary directory (mode 0700).
