@@ -511,3 +511,51 @@ fn make_device(path: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+// ---- tool plugins' preopens ----
+
+/// Promise: a tool plugin is never granted files on a workspace root that holds warden's
+/// state root: the grant is refused, naming both, and nothing of the state is served.
+#[test]
+fn a_tool_plugins_grant_on_a_root_holding_the_state_root_is_refused() {
+    let env = TestEnv::new();
+    let state = env.workspace().join("state");
+    put(&state.join("sessions/older/history.jsonl"), "STATE-MARK\n");
+    env.user_config(&format!(
+        "{MODEL}{}",
+        crate::support::plugin_entry(
+            "tool",
+            "grep",
+            &warden_tests::fixtures::grep_tool(),
+            "fs = \"read\"",
+            &[]
+        )
+    ));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[(
+            "c1",
+            "search_text",
+            json!({"pattern": "STATE-MARK", "literal": true}),
+        )],
+    ));
+    server.push(Reply::text("done"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .env("WARDEN_HOME", &state)
+        .args(["run", "--json", "--mode", "full-auto", "go"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    let seen: String = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(!seen.contains("history.jsonl"), "{seen}");
+    assert!(
+        all.contains("`fs`") && all.contains(&state.display().to_string()),
+        "{all}"
+    );
+}

@@ -1,49 +1,21 @@
-//! warden's own paths, hidden from every sandboxed process: the state root (`$WARDEN_HOME`,
-//! default `~/.local/state/warden`: sessions, histories, checkpoint copies, the OCI and
-//! compiled-code caches under it), the OCI cache wherever the environment puts it, the user
-//! configuration directory (`$XDG_CONFIG_HOME/warden`, default `~/.config/warden`), the system
-//! managed directory (`/etc/warden`) and the managed file `$WARDEN_MANAGED_CONFIG` names.
+//! warden's own paths ([`crate::config::own_paths`]: the state root, caches, user and managed
+//! configuration), hidden from every sandboxed process.
 //!
 //! A workspace root inside one of them (a project kept under the state root) stays visible:
 //! instead of the whole directory, every entry beside the path down to the root is hidden.
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{MANAGED_CONFIG_VAR, SYSTEM_MANAGED_PATH, oci_cache_dir};
-
 /// Most entries listed to hide a directory around a workspace root inside it.
 const MAX_AROUND_ENTRIES: usize = 10_000;
 
-/// warden's own paths under the environment `vars` (absolute; existing or not).
+/// warden's own paths under the environment `vars` (see [`crate::config::own_paths`]).
 pub fn own_paths(vars: &[(String, String)]) -> Vec<PathBuf> {
-    let get = |key: &str| {
+    crate::config::own_paths(&|key| {
         vars.iter()
-            .find(|(k, v)| k == key && !v.is_empty())
+            .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
-    };
-    let home = get("HOME").map(PathBuf::from);
-    let mut out = Vec::new();
-    let state = get("WARDEN_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".local/state/warden")));
-    out.extend(state);
-    out.extend(oci_cache_dir(&|key| get(key)));
-    let config_home = get("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    out.extend(config_home.map(|c| c.join("warden")));
-    out.extend(Path::new(SYSTEM_MANAGED_PATH).parent().map(Path::to_path_buf));
-    out.extend(get(MANAGED_CONFIG_VAR).map(PathBuf::from));
-    let mut absolute: Vec<PathBuf> = Vec::new();
-    for path in out {
-        let path = std::path::absolute(&path).unwrap_or(path);
-        // Canonical where it exists, so that it compares with the (canonical) roots.
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        if !absolute.contains(&path) {
-            absolute.push(path);
-        }
-    }
-    absolute
+    })
 }
 
 /// What to cover so that `paths` are hidden while every root stays visible: a path holding no
@@ -89,36 +61,6 @@ fn around(path: &Path, roots: &[PathBuf], out: &mut Vec<PathBuf>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn vars(pairs: &[(&str, &Path)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.display().to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn the_state_root_and_config_follow_the_environment() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let paths = own_paths(&vars(&[("HOME", &home)]));
-        assert!(paths.contains(&home.join(".local/state/warden")));
-        assert!(paths.contains(&home.join(".local/state/warden/plugins/oci")));
-        assert!(paths.contains(&home.join(".config/warden")));
-        assert!(paths.contains(&PathBuf::from("/etc/warden")));
-        let state = dir.path().join("state");
-        let managed = dir.path().join("managed.toml");
-        let paths = own_paths(&vars(&[
-            ("HOME", &home),
-            ("WARDEN_HOME", &state),
-            ("XDG_CONFIG_HOME", &dir.path().join("cfg")),
-            (MANAGED_CONFIG_VAR, &managed),
-        ]));
-        assert!(paths.contains(&state));
-        assert!(paths.contains(&dir.path().join("cfg/warden")));
-        assert!(paths.contains(&managed));
-        assert!(!paths.contains(&home.join(".local/state/warden")));
-    }
 
     #[test]
     fn a_root_inside_a_hidden_directory_stays_visible() {
