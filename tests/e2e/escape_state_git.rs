@@ -428,6 +428,58 @@ fn a_gitfiles_target_is_read_only() {
     );
 }
 
+/// Promise: a repository a command creates under the roots is not left for git to use: it is
+/// moved aside, the result says so, and `warden undo` removes what the command wrote there.
+#[test]
+fn a_repository_created_by_a_command_is_moved_aside_and_undone() {
+    let test = "a_repository_created_by_a_command_is_moved_aside_and_undone";
+    if !sandbox(test) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.user_config(MODEL);
+    let ws = env.workspace();
+    let ran = run_tools(
+        &env,
+        &[shell(
+            "c1",
+            "git init -q vendor/new; mkdir -p sub/.git/hooks; printf '#!/bin/sh\\necho planted\\n' > sub/.git/hooks/pre-commit; echo end",
+        )],
+        &[],
+    );
+    let out = ran.get("c1");
+    assert!(out.contains("end"), "{out}");
+    assert!(!ws.join("vendor/new/.git").exists(), "{out}");
+    assert!(!ws.join("sub/.git").exists(), "{out}");
+    assert!(
+        out.contains("vendor/new/.git") && out.contains("sub/.git") && out.contains("moved aside"),
+        "{out}"
+    );
+    let mut cmd = env.command();
+    cmd.arg("undo");
+    let undo = output_within(cmd, HANG_LIMIT);
+    assert_eq!(undo.status.code(), Some(0), "{}", stderr(&undo));
+    let left = files_under(&ws.join("sub"));
+    assert!(left.is_empty(), "{left:?} {}", stdout(&undo));
+}
+
+/// Every regular file below `dir`.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 // ---- files that are not regular ----
 
 /// Promise: a FIFO, a socket and a device in the workspace never block the checkpoint scan

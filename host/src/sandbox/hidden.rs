@@ -25,6 +25,8 @@ pub struct Found {
     pub hide: Vec<PathBuf>,
     /// Every `.git` under the roots and the repositories gitfiles point to under them.
     pub repos: Vec<PathBuf>,
+    /// Every entry named `.git` under the roots (directory, gitfile or symbolic link).
+    pub names: Vec<PathBuf>,
 }
 
 /// The existing paths to hide, absolute.
@@ -66,7 +68,7 @@ pub fn hidden_and_repos(
         roots,
         found: Found {
             hide: out,
-            repos: Vec::new(),
+            ..Found::default()
         },
         scanned: 0,
     };
@@ -86,6 +88,7 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// A `.git` found at `path`: itself, and what it points to under a root.
     fn repo(&mut self, path: PathBuf, kind: std::fs::FileType) {
+        self.found.names.push(path.clone());
         let target = if kind.is_file() {
             gitfile_target(&path)
         } else if kind.is_symlink() {

@@ -9,6 +9,7 @@
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
 //!   [`own`]: warden's own state and configuration, hidden from every sandboxed process;
 //!   [`placeholder`]: the empty `.warden`/`.git` bound read-only where a root has none;
+//!   [`planted`]: repositories a command created, moved aside after it;
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
@@ -21,6 +22,7 @@ pub mod launch;
 mod namespaces;
 pub mod own;
 pub mod placeholder;
+pub mod planted;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;

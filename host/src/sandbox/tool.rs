@@ -17,6 +17,7 @@ use super::child::{Captured, End, spawn_reader, wait};
 use super::hidden::hidden_and_repos;
 use super::own::{cover_around_roots, own_paths};
 use super::placeholder::Placeholders;
+use super::planted::move_aside;
 use super::proxy::HostProxy;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use crate::config::{Config, ShellConfig, ShellSandbox};
@@ -135,6 +136,8 @@ impl ShellTool {
         let mut proxy = None;
         // Kept until the command has ended, then removed (when still empty).
         let mut _placeholders = None;
+        // Every `.git` under the roots before the command (for the sandbox only).
+        let mut repos_before = None;
         if self.config.sandbox == ShellSandbox::None {
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
@@ -163,6 +166,7 @@ impl ShellTool {
                 Ok(found) => found,
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             };
+            repos_before = Some(found.names.clone());
             let spec = SandboxSpec {
                 command: command.to_owned(),
                 cwd: cwd.to_owned(),
@@ -211,15 +215,18 @@ impl ShellTool {
         let output = spawn_reader(reader, self.max_output);
         let end = wait(&mut child, timeout, cancelled);
         let captured = output.recv_timeout(DRAIN_GRACE).ok();
-        let refused = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
+        let mut notes = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
         drop(proxy);
+        if let Some(before) = repos_before {
+            notes.extend(move_aside(&before, &self.roots));
+        }
         report(
             command,
             end,
             captured,
             timeout,
             self.config.sandbox,
-            &refused,
+            &notes,
         )
     }
 }
@@ -230,7 +237,7 @@ fn report(
     captured: Option<Captured>,
     timeout: Duration,
     sandbox: ShellSandbox,
-    refused: &[String],
+    notes: &[String],
 ) -> ToolOutput {
     let (text, note) = match &captured {
         Some(c) => {
@@ -264,7 +271,7 @@ fn report(
     if let Some(note) = note {
         out.push_str(&note);
     }
-    for line in refused {
+    for line in notes {
         out.push_str(&format!("[{line}]\n"));
     }
     let (status, is_error) = match end {
