@@ -32,9 +32,10 @@ struct Ran {
 
 impl Ran {
     fn get(&self, id: &str) -> &str {
-        self.results
-            .get(id)
-            .map_or_else(|| panic!("no result for {id}: {:?}", self.results), String::as_str)
+        self.results.get(id).map_or_else(
+            || panic!("no result for {id}: {:?}", self.results),
+            String::as_str,
+        )
     }
 }
 
@@ -110,9 +111,18 @@ fn plant_state(env: &TestEnv) {
         &state.join("sessions/older/checkpoints/blobs/ab/cdef"),
         "STATE-MARK blob\n",
     );
-    put(&state.join("sessions/older/history.jsonl"), "{\"STATE-MARK\":1}\n");
-    put(&state.join("plugins/oci/sha256/00.wasm"), "STATE-MARK oci\n");
-    put(&state.join("cache/compiled/00.bin"), "STATE-MARK compiled\n");
+    put(
+        &state.join("sessions/older/history.jsonl"),
+        "{\"STATE-MARK\":1}\n",
+    );
+    put(
+        &state.join("plugins/oci/sha256/00.wasm"),
+        "STATE-MARK oci\n",
+    );
+    put(
+        &state.join("cache/compiled/00.bin"),
+        "STATE-MARK compiled\n",
+    );
     env.user_config(&format!("# STATE-MARK user\n{MODEL}"));
     env.managed_config("# STATE-MARK managed\n");
 }
@@ -136,11 +146,15 @@ fn a_command_finds_nothing_of_wardens_state_configuration_or_caches() {
         &[
             shell(
                 "c1",
-                &format!("find {root} -name '*.jsonl' -o -name blobs; ls -A {state}/sessions; echo end"),
+                &format!(
+                    "find {root} -name '*.jsonl' -o -name blobs; ls -A {state}/sessions; echo end"
+                ),
             ),
             shell(
                 "c2",
-                &format!("grep -r STATE-MARK {root} 2>/dev/null; cat {root}/managed.toml; echo end"),
+                &format!(
+                    "grep -r STATE-MARK {root} 2>/dev/null; cat {root}/managed.toml; echo end"
+                ),
             ),
         ],
         &[],
@@ -179,7 +193,10 @@ fn a_workspace_inside_the_state_root_keeps_the_rest_of_it_hidden() {
     );
     let out = ran.get("c1");
     assert!(out.contains("inside\n") && out.contains("end"), "{out}");
-    assert!(!out.contains(".jsonl") && !out.contains("STATE-MARK"), "{out}");
+    assert!(
+        !out.contains(".jsonl") && !out.contains("STATE-MARK"),
+        "{out}"
+    );
     assert_eq!(
         std::fs::read_to_string(env.workspace().join("inside.txt")).unwrap(),
         "inside\n"
@@ -206,7 +223,10 @@ fn a_state_root_inside_the_workspace_is_hidden() {
         &[("WARDEN_HOME", state.display().to_string())],
     );
     let out = ran.get("c1");
-    assert!(!out.contains(".jsonl") && !out.contains("STATE-MARK"), "{out}");
+    assert!(
+        !out.contains(".jsonl") && !out.contains("STATE-MARK"),
+        "{out}"
+    );
     assert!(out.contains("x\n"), "{out}");
 }
 
@@ -303,7 +323,10 @@ fn a_command_cannot_create_warden_or_git_at_a_root() {
                 "c2",
                 "git init -q . && echo INIT-OK; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; echo end",
             ),
-            shell("c3", "rmdir .warden .git; mv .git moved; mv .warden moved2; echo end"),
+            shell(
+                "c3",
+                "rmdir .warden .git; mv .git moved; mv .warden moved2; echo end",
+            ),
             shell("c4", "echo ok > plain.txt; cat plain.txt"),
         ],
         &[],
@@ -369,7 +392,10 @@ fn a_nested_repositorys_hooks_and_config_are_read_only() {
                 "c2",
                 "git -C vendor/lib config core.fsmonitor 'cat ~/.ssh/id_rsa'; echo end",
             ),
-            shell("c3", "echo changed > vendor/lib/file.txt; cat vendor/lib/file.txt"),
+            shell(
+                "c3",
+                "echo changed > vendor/lib/file.txt; cat vendor/lib/file.txt",
+            ),
         ],
         &[],
     );
@@ -417,7 +443,11 @@ fn a_gitfiles_target_is_read_only() {
         ],
         &[],
     );
-    assert!(!store.join("hooks/pre-commit").exists(), "{}", ran.get("c1"));
+    assert!(
+        !store.join("hooks/pre-commit").exists(),
+        "{}",
+        ran.get("c1")
+    );
     let config = std::fs::read_to_string(store.join("config")).unwrap();
     assert!(!config.contains("fsmonitor"), "{config} {}", ran.get("c1"));
     assert_eq!(
@@ -554,10 +584,18 @@ fn reading_and_searching_tools_skip_fifos_sockets_and_devices() {
         &[],
     );
     for id in ["r1", "r2"] {
-        assert!(ran.get(id).contains("not a regular file"), "{id}: {}", ran.get(id));
+        assert!(
+            ran.get(id).contains("not a regular file"),
+            "{id}: {}",
+            ran.get(id)
+        );
     }
     if device {
-        assert!(ran.get("r3").contains("not a regular file"), "{}", ran.get("r3"));
+        assert!(
+            ran.get("r3").contains("not a regular file"),
+            "{}",
+            ran.get("r3")
+        );
     } else {
         eprintln!("SKIP the device case of {test}: mknod refused here");
     }

@@ -11,12 +11,7 @@ use super::managed::{MANAGED_CONFIG_VAR, SYSTEM_MANAGED_PATH};
 use super::plugin_source::oci_cache_dir;
 
 /// The variables [`own_paths`] reads.
-pub const OWN_PATH_VARS: &[&str] = &[
-    "HOME",
-    "WARDEN_HOME",
-    "XDG_CONFIG_HOME",
-    MANAGED_CONFIG_VAR,
-];
+pub const OWN_PATH_VARS: &[&str] = &["HOME", "WARDEN_HOME", "XDG_CONFIG_HOME", MANAGED_CONFIG_VAR];
 
 /// warden's own paths under the environment `env` (absolute, canonical where they exist;
 /// existing or not).
@@ -33,7 +28,11 @@ pub fn own_paths(env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| home.as_ref().map(|h| h.join(".config")));
     out.extend(config_home.map(|c| c.join("warden")));
-    out.extend(Path::new(SYSTEM_MANAGED_PATH).parent().map(Path::to_path_buf));
+    out.extend(
+        Path::new(SYSTEM_MANAGED_PATH)
+            .parent()
+            .map(Path::to_path_buf),
+    );
     out.extend(get(MANAGED_CONFIG_VAR).map(PathBuf::from));
     let mut absolute: Vec<PathBuf> = Vec::new();
     for path in out {

@@ -158,7 +158,9 @@ fn gitfile_target(path: &Path) -> Option<PathBuf> {
         return None;
     }
     let mut text = String::new();
-    file.take(MAX_GITFILE_BYTES).read_to_string(&mut text).ok()?;
+    file.take(MAX_GITFILE_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
     let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
     let target = path.parent()?.join(named);
     std::fs::canonicalize(target).ok().filter(|t| t.is_dir())

@@ -11,11 +11,7 @@ const MAX_AROUND_ENTRIES: usize = 10_000;
 
 /// warden's own paths under the environment `vars` (see [`crate::config::own_paths`]).
 pub fn own_paths(vars: &[(String, String)]) -> Vec<PathBuf> {
-    crate::config::own_paths(&|key| {
-        vars.iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    })
+    crate::config::own_paths(&|key| vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
 }
 
 /// What to cover so that `paths` are hidden while every root stays visible: a path holding no
@@ -42,8 +38,12 @@ fn around(path: &Path, roots: &[PathBuf], out: &mut Vec<PathBuf>) -> Result<(), 
         }
         return Ok(());
     }
-    let entries = std::fs::read_dir(path)
-        .map_err(|e| format!("listing {} to hide it around a workspace root: {e}", path.display()))?;
+    let entries = std::fs::read_dir(path).map_err(|e| {
+        format!(
+            "listing {} to hide it around a workspace root: {e}",
+            path.display()
+        )
+    })?;
     for (n, entry) in entries.enumerate() {
         if n >= MAX_AROUND_ENTRIES {
             return Err(format!(
@@ -51,8 +51,7 @@ fn around(path: &Path, roots: &[PathBuf], out: &mut Vec<PathBuf>) -> Result<(), 
                 path.display()
             ));
         }
-        let entry =
-            entry.map_err(|e| format!("listing {} to hide it: {e}", path.display()))?;
+        let entry = entry.map_err(|e| format!("listing {} to hide it: {e}", path.display()))?;
         around(&entry.path(), roots, out)?;
     }
     Ok(())

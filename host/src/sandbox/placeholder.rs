@@ -82,7 +82,10 @@ mod tests {
         let made = Placeholders::make(&[a.clone(), b.clone()]).unwrap();
         let mut paths = made.paths().to_vec();
         paths.sort();
-        assert_eq!(paths, vec![a.join(".warden"), b.join(".git"), b.join(".warden")]);
+        assert_eq!(
+            paths,
+            vec![a.join(".warden"), b.join(".git"), b.join(".warden")]
+        );
         std::fs::write(b.join(".warden/kept"), "x").unwrap();
         drop(made);
         assert!(!a.join(".warden").exists() && !b.join(".git").exists());

@@ -220,14 +220,7 @@ impl ShellTool {
         if let Some(before) = repos_before {
             notes.extend(move_aside(&before, &self.roots));
         }
-        report(
-            command,
-            end,
-            captured,
-            timeout,
-            self.config.sandbox,
-            &notes,
-        )
+        report(command, end, captured, timeout, self.config.sandbox, &notes)
     }
 }
 

@@ -87,7 +87,11 @@ pub fn snapshot(ws: &Workspace, path: &str, limit: u64) -> Result<Snapshot, Tool
         .dir
         .open_with(&parent.name, &options)
         .map_err(|e| ToolError::io(path, e))?;
-    if !file.metadata().map_err(|e| ToolError::io(path, e))?.is_file() {
+    if !file
+        .metadata()
+        .map_err(|e| ToolError::io(path, e))?
+        .is_file()
+    {
         return Err(ToolError::Other(format!("`{path}` is not a regular file")));
     }
     let mut bytes = Vec::new();
