@@ -4,9 +4,12 @@
 //! (`read-write`, `.warden` and `.git` still read-only); the network only with
 //! `network = true` (every host) or, with `allowed_hosts`, only the hosts listed, through
 //! warden's filtering HTTP proxy ([`HostProxy`], started here and owned with the process, so
-//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell] hide`), the deny globs' files
-//! and warden's own state and configuration ([`own_paths`]) hidden; the sandbox's harmless environment plus the entry's `env` names. With
-//! `sandbox = "none"` the argv runs unconfined, with the same reduced environment.
+//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell]
+//! hide`), the deny globs' files and warden's own state and configuration ([`own_paths`])
+//! hidden; the sandbox's harmless environment plus the entry's `env` names. A read-write
+//! server gets the `shell` tool's protections of `.warden` and `.git` (placeholders where a
+//! root has none, every repository below the roots read-only). With `sandbox = "none"` the
+//! argv runs unconfined, with the same reduced environment.
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,9 @@
 //! launcher (`warden __sandbox-exec`), its standard output and error interleaved in one pipe
 //! and capped, with a deadline; the command's whole process group is killed at the deadline,
 //! when the turn is cancelled, and when the command's shell exits (background processes do not
-//! outlive the call). The private temporary directory is removed after every call.
+//! outlive the call). The private temporary directory is removed after every call, and so are
+//! the placeholders made for a missing `.warden`/`.git` at a root; a repository the command
+//! created below a root is moved aside after it ([`planted`](super::planted)).
 
 use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
