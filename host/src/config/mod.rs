@@ -29,6 +29,7 @@ mod load;
 mod locks;
 mod managed;
 mod mcp;
+mod own_paths;
 mod plugin_source;
 mod project_grants;
 mod registries;
@@ -53,6 +54,7 @@ pub use mcp::{
     EnvHeader, MCP_START_TIMEOUT_S, MCP_TIMEOUT_S, McpEntry, McpSpec, McpTransport, glob_match,
     valid_server_name,
 };
+pub use own_paths::{OWN_PATH_VARS, own_paths};
 pub use plugin_source::{OCI_SCHEME, OciReference, cached_component, oci_cache_dir};
 pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,

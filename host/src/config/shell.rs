@@ -38,6 +38,15 @@ pub const DEFAULT_HIDE: &[&str] = &[
     "~/.config/gcloud",
     "~/.netrc",
     "~/.docker",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.git-credentials",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.kube",
+    "~/.cargo/credentials.toml",
+    "~/.cargo/credentials",
+    "~/.terraform.d/credentials.tfrc.json",
 ];
 
 /// Whether `shell` runs in the sandbox.

@@ -4,18 +4,23 @@
 //! (`read-write`, `.warden` and `.git` still read-only); the network only with
 //! `network = true` (every host) or, with `allowed_hosts`, only the hosts listed, through
 //! warden's filtering HTTP proxy ([`HostProxy`], started here and owned with the process, so
-//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell] hide`) and the deny globs' files
-//! hidden; the sandbox's harmless environment plus the entry's `env` names. With
-//! `sandbox = "none"` the argv runs unconfined, with the same reduced environment.
+//! that it lives exactly as long as the server); the user's secret paths (`[tools.shell]
+//! hide`), the deny globs' files and warden's own state and configuration ([`own_paths`])
+//! hidden; the sandbox's harmless environment plus the entry's `env` names. A read-write
+//! server gets the `shell` tool's protections of `.warden` and `.git` (placeholders where a
+//! root has none, every repository below the roots read-only). With `sandbox = "none"` the
+//! argv runs unconfined, with the same reduced environment.
 
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::config::{FsGrant, McpEntry, ShellSandbox};
-use crate::domain::defaults::PROTECTED_DIRS;
 use crate::sandbox::env::command_env;
-use crate::sandbox::hidden::hidden_paths;
+use crate::sandbox::hidden::hidden_and_repos;
+use crate::sandbox::own::{cover_around_roots, own_paths};
+use crate::sandbox::placeholder::Placeholders;
+use crate::sandbox::tool::read_only;
 use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND, SandboxSpec};
 
 /// What a stdio server is started with.
@@ -39,6 +44,9 @@ pub(super) struct Prepared {
     pub(super) command: tokio::process::Command,
     pub(super) spec_line: Option<Vec<u8>>,
     pub(super) proxy: Option<HostProxy>,
+    /// The empty `.warden`/`.git` made at the roots for a read-write server (to be kept until
+    /// the process has ended, then removed).
+    pub(super) placeholders: Placeholders,
 }
 
 impl LaunchContext {
@@ -68,6 +76,7 @@ pub(super) fn prepare(
     };
     let mut spec_line = None;
     let mut proxy = None;
+    let mut placeholders = Placeholders::default();
     let mut command = if entry.sandbox == ShellSandbox::None {
         let mut command = tokio::process::Command::new(program);
         command.args(args);
@@ -78,12 +87,18 @@ pub(super) fn prepare(
         } else {
             &context.roots
         };
-        let mut hide = hidden_paths(
+        let found = hidden_and_repos(
             &context.hide,
             context.home().as_deref(),
             hidden_roots,
             &context.deny,
         )?;
+        let mut hide = found.hide;
+        // warden's own state and configuration, for every server whatever its grant.
+        hide.extend(cover_around_roots(
+            &own_paths(&context.vars),
+            &context.roots,
+        )?);
         if entry.fs == FsGrant::None {
             // Last, so that nothing is mounted inside a root once it is covered.
             hide.extend(context.roots.iter().cloned());
@@ -99,11 +114,8 @@ pub(super) fn prepare(
             tmp: tmp.clone(),
             hide,
             read_only: if entry.fs == FsGrant::ReadWrite {
-                context
-                    .roots
-                    .iter()
-                    .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
-                    .collect()
+                placeholders = Placeholders::make(&context.roots)?;
+                read_only(&context.roots, found.repos)
             } else {
                 Vec::new()
             },
@@ -138,6 +150,7 @@ pub(super) fn prepare(
         command,
         spec_line,
         proxy,
+        placeholders,
     })
 }
 

@@ -19,6 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::launch::{self, LaunchContext};
 use crate::config::{McpEntry, McpTransport};
 use crate::sandbox::HostProxy;
+use crate::sandbox::placeholder::Placeholders;
 
 /// Bytes of a server's standard error kept for failure messages.
 const STDERR_TAIL: usize = 2048;
@@ -61,6 +62,8 @@ struct Connected {
     /// The filtering proxy of the server's `allowed_hosts`: it serves as long as the process
     /// runs and stops (its socket removed) when the connection goes.
     _proxy: Option<HostProxy>,
+    /// The placeholders made for the process: removed once it is gone.
+    _placeholders: Placeholders,
 }
 
 /// One configured server and its connection.
@@ -347,11 +350,12 @@ async fn connect(
     pgid: Arc<Mutex<Option<u32>>>,
     tmp: Option<PathBuf>,
 ) -> Result<Listed, String> {
-    let (service, child, proxy) = match &entry.transport {
+    let (service, child, proxy, placeholders) = match &entry.transport {
         McpTransport::Stdio { command } => {
             let tmp = tmp.unwrap_or_else(std::env::temp_dir);
             let prepared = launch::prepare(&entry, command, &context, &tmp)?;
             let proxy = prepared.proxy;
+            let placeholders = prepared.placeholders;
             let mut cmd = prepared.command;
             let mut child = cmd.spawn().map_err(|e| {
                 format!(
@@ -373,7 +377,7 @@ async fn connect(
                     .map_err(|e| format!("writing the sandbox spec: {e}"))?;
             }
             match ().serve((stdout, stdin)).await {
-                Ok(service) => (service, Some(child), proxy),
+                Ok(service) => (service, Some(child), proxy, placeholders),
                 Err(err) => return Err(exited(err.to_string(), &mut child, tail).await),
             }
         }
@@ -408,7 +412,7 @@ async fn connect(
                 ().serve(transport)
                     .await
                     .map_err(|e| format!("connecting to {url}: {e}"))?;
-            (service, None, None)
+            (service, None, None, Placeholders::default())
         }
     };
     let tools = service
@@ -444,6 +448,7 @@ async fn connect(
             service,
             _child: child,
             _proxy: proxy,
+            _placeholders: placeholders,
         },
         tools,
         resources,

@@ -85,6 +85,31 @@ pub fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// An error when a workspace root would preopen warden's own state or configuration (a state
+/// root kept inside the workspace): the `fs` grant is refused rather than served with them.
+fn refuse_roots_holding_own_paths(
+    name: &str,
+    roots: &[std::path::PathBuf],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), PluginError> {
+    let own = crate::config::own_paths(env);
+    for root in roots {
+        let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        if let Some(inside) = own.iter().find(|p| p.starts_with(&real) && p.exists()) {
+            return Err(PluginError::Load {
+                plugin: name.to_owned(),
+                stage: "grants",
+                message: format!(
+                    "the `fs` grant is refused: workspace root {} holds warden's own {} (state, caches or configuration), which no plugin may see; keep it outside the workspace (`WARDEN_HOME`, `XDG_CONFIG_HOME`)",
+                    root.display(),
+                    inside.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl ToolPlugin {
     /// Load the tool plugin `name`, give it its grants, call `init` with `config` and
     /// `describe` once. `env` reads the host's environment (only the granted names are
@@ -102,6 +127,9 @@ impl ToolPlugin {
             FsGrant::Read => Some(FsPerms::ReadOnly),
             FsGrant::ReadWrite => Some(FsPerms::ReadWrite),
         };
+        if perms.is_some() {
+            refuse_roots_holding_own_paths(name, load.roots, env)?;
+        }
         let preopens = Preopens::new(name, load.roots, perms)?.guarded(load.deny)?;
         let vars: Vec<(String, String)> = load
             .grants

@@ -7,6 +7,9 @@
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
+//!   [`own`]: warden's own state and configuration, hidden from every sandboxed process;
+//!   [`placeholder`]: the empty `.warden`/`.git` bound read-only where a root has none;
+//!   [`planted`]: repositories a command created, moved aside after it;
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
@@ -17,6 +20,9 @@ pub mod hidden;
 mod landlock;
 pub mod launch;
 mod namespaces;
+pub mod own;
+pub mod placeholder;
+pub mod planted;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;

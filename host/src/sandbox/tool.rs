@@ -2,7 +2,9 @@
 //! launcher (`warden __sandbox-exec`), its standard output and error interleaved in one pipe
 //! and capped, with a deadline; the command's whole process group is killed at the deadline,
 //! when the turn is cancelled, and when the command's shell exits (background processes do not
-//! outlive the call). The private temporary directory is removed after every call.
+//! outlive the call). The private temporary directory is removed after every call, and so are
+//! the placeholders made for a missing `.warden`/`.git` at a root; a repository the command
+//! created below a root is moved aside after it ([`planted`](super::planted)).
 
 use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
@@ -14,7 +16,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::child::{Captured, End, spawn_reader, wait};
-use super::hidden::hidden_paths;
+use super::hidden::hidden_and_repos;
+use super::own::{cover_around_roots, own_paths};
+use super::placeholder::Placeholders;
+use super::planted::move_aside;
 use super::proxy::HostProxy;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use crate::config::{Config, ShellConfig, ShellSandbox};
@@ -131,6 +136,10 @@ impl ShellTool {
         let mut cmd;
         let mut spec_input = None;
         let mut proxy = None;
+        // Kept until the command has ended, then removed (when still empty).
+        let mut _placeholders = None;
+        // Every `.git` under the roots before the command (for the sandbox only).
+        let mut repos_before = None;
         if self.config.sandbox == ShellSandbox::None {
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
@@ -140,26 +149,33 @@ impl ShellTool {
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::null());
         } else {
-            let hide = match hidden_paths(
+            _placeholders = match Placeholders::make(&self.roots) {
+                Ok(made) => Some(made),
+                Err(err) => return ToolOutput::error(format!("shell: {err}")),
+            };
+            let found = match hidden_and_repos(
                 &self.config.hide,
                 self.home().as_deref(),
                 &self.roots,
                 &self.deny,
-            ) {
-                Ok(hide) => hide,
+            )
+            .and_then(|mut found| {
+                found
+                    .hide
+                    .extend(cover_around_roots(&own_paths(&self.vars), &self.roots)?);
+                Ok(found)
+            }) {
+                Ok(found) => found,
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             };
+            repos_before = Some(found.names.clone());
             let spec = SandboxSpec {
                 command: command.to_owned(),
                 cwd: cwd.to_owned(),
                 roots: self.roots.clone(),
                 tmp: tmp.to_owned(),
-                hide,
-                read_only: self
-                    .roots
-                    .iter()
-                    .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
-                    .collect(),
+                hide: found.hide,
+                read_only: read_only(&self.roots, found.repos),
                 network: self.config.network,
                 allowed_hosts: self.config.allowed_hosts.clone(),
                 env,
@@ -201,16 +217,12 @@ impl ShellTool {
         let output = spawn_reader(reader, self.max_output);
         let end = wait(&mut child, timeout, cancelled);
         let captured = output.recv_timeout(DRAIN_GRACE).ok();
-        let refused = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
+        let mut notes = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
         drop(proxy);
-        report(
-            command,
-            end,
-            captured,
-            timeout,
-            self.config.sandbox,
-            &refused,
-        )
+        if let Some(before) = repos_before {
+            notes.extend(move_aside(&before, &self.roots));
+        }
+        report(command, end, captured, timeout, self.config.sandbox, &notes)
     }
 }
 
@@ -220,7 +232,7 @@ fn report(
     captured: Option<Captured>,
     timeout: Duration,
     sandbox: ShellSandbox,
-    refused: &[String],
+    notes: &[String],
 ) -> ToolOutput {
     let (text, note) = match &captured {
         Some(c) => {
@@ -254,7 +266,7 @@ fn report(
     if let Some(note) = note {
         out.push_str(&note);
     }
-    for line in refused {
+    for line in notes {
         out.push_str(&format!("[{line}]\n"));
     }
     let (status, is_error) = match end {
@@ -281,6 +293,21 @@ fn report(
     } else {
         ToolOutput::ok(out)
     }
+}
+
+/// What stays read-only in the sandbox: each root's `.warden` and `.git` (a placeholder where
+/// missing), then every repository the walk found under the roots.
+pub fn read_only(roots: &[PathBuf], repos: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = roots
+        .iter()
+        .flat_map(|root| PROTECTED_DIRS.iter().map(move |d| root.join(d)))
+        .collect();
+    for repo in repos {
+        if !out.contains(&repo) {
+            out.push(repo);
+        }
+    }
+    out
 }
 
 /// A fresh private directory under the system temporary directory (mode 0700).

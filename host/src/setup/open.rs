@@ -314,11 +314,13 @@ pub fn tool_plugins(
         .iter()
         .filter(|e| e.kind == PluginKind::Tool)
         .collect();
-    // The granted variables, read here: `env` need not be shared between threads.
+    // The granted variables, read here: `env` need not be shared between threads. Those that
+    // name warden's own paths too (a plugin is given only its granted ones).
     let vars: HashMap<&str, String> = entries
         .iter()
-        .flat_map(|entry| &entry.grants.env)
-        .filter_map(|key| env(key).map(|value| (key.as_str(), value)))
+        .flat_map(|entry| entry.grants.env.iter().map(String::as_str))
+        .chain(crate::config::OWN_PATH_VARS.iter().copied())
+        .filter_map(|key| env(key).map(|value| (key, value)))
         .collect();
     let plugins = load_in_order(&entries, |entry| {
         ToolPlugin::load(

@@ -4,6 +4,7 @@
 
 use std::io::{ErrorKind, Read};
 
+use cap_std::fs::{OpenOptions, OpenOptionsExt};
 use sha2::{Digest, Sha256};
 
 use super::atomic::replace_file;
@@ -76,10 +77,23 @@ pub fn snapshot(ws: &Workspace, path: &str, limit: u64) -> Result<Snapshot, Tool
             content: Content::Missing,
         });
     }
+    // Checked again on the open file: what a command swapped in since (a FIFO, a device) is
+    // never read, and opening never blocks.
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     let mut file = parent
         .dir
-        .open(&parent.name)
+        .open_with(&parent.name, &options)
         .map_err(|e| ToolError::io(path, e))?;
+    if !file
+        .metadata()
+        .map_err(|e| ToolError::io(path, e))?
+        .is_file()
+    {
+        return Err(ToolError::Other(format!("`{path}` is not a regular file")));
+    }
     let mut bytes = Vec::new();
     (&mut file)
         .take(limit.saturating_add(1))

@@ -1,7 +1,8 @@
 //! A bounded scan of the workspace around a `shell` command: every regular file the resolver's
 //! listing rules show (`warden_rules::listing`: gitignored and denied entries skipped, `.git`
-//! skipped, symlinks never followed), opened without following a symlink and checked on its
-//! real path under the write rules, hashed, and its bytes handed to a keeper (the checkpoint
+//! skipped, symlinks never followed), opened without following a symlink and without
+//! blocking (a FIFO a command left never stalls the scan), skipped unless it is a regular file,
+//! checked on its real path under the write rules, hashed, and its bytes handed to a keeper (the checkpoint
 //! store). [`diff`] turns a before and an after scan into the files created, changed, deleted.
 
 use std::collections::BTreeMap;
@@ -69,22 +70,24 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
     entries.sort();
     let mut read = 0u64;
     let mut options = OpenOptions::new();
-    options.read(true).custom_flags(libc::O_NOFOLLOW);
+    options
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     for rel in entries.iter().filter(|e| !e.ends_with('/')) {
         let Ok(file) = root.dir.open_with(rel, &options) else {
             continue;
         };
         let file = file.into_std();
-        let Ok(real) = real_path(&file) else {
-            continue;
-        };
-        if ws.policy.check_write(&real).is_err() {
-            continue;
-        }
         let Ok(meta) = file.metadata() else {
             continue;
         };
         if !meta.is_file() {
+            continue;
+        }
+        let Ok(real) = real_path(&file) else {
+            continue;
+        };
+        if ws.policy.check_write(&real).is_err() {
             continue;
         }
         if meta.len() > bounds.file_bytes {

@@ -55,9 +55,12 @@ pub(crate) fn start<'a>(ws: &'a Workspace, path: &str) -> Result<Start<'a>, Tool
                 .map_err(|e| escape_or_io(e, path, path))?;
             (dir.into_std_file(), true)
         } else {
+            // Without blocking: the path may name a FIFO.
+            let mut options = OpenOptions::new();
+            options.read(true).custom_flags(libc::O_NONBLOCK);
             let file = root
                 .dir
-                .open(&rel)
+                .open_with(&rel, &options)
                 .map_err(|e| escape_or_io(e, path, path))?;
             (file.into_std(), false)
         }
@@ -119,15 +122,18 @@ pub(crate) fn files(ws: &Workspace, start: &Start<'_>) -> Result<Walked, ToolErr
 /// (never followed), refused on its real path, over [`MAX_FILE_BYTES`], or binary.
 pub(crate) fn read_text(ws: &Workspace, root: &Root, relative: &str) -> Option<String> {
     let mut options = OpenOptions::new();
-    options.read(true).custom_flags(libc::O_NOFOLLOW);
+    // Never blocks on a FIFO; anything but a regular file is skipped before it is read.
+    options
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     let file = root.dir.open_with(relative, &options).ok()?.into_std();
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
     let real = real_path(&file).ok()?;
     if let Err(why) = ws.policy.check_read(&real) {
         tracing::debug!(path = relative, "search skipped: {}", why.reason());
-        return None;
-    }
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
         return None;
     }
     let mut bytes = Vec::new();
