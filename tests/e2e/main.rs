@@ -10,6 +10,7 @@ mod cli_prompt;
 mod cli_root;
 mod cli_session;
 mod compaction;
+mod escape_trust;
 mod compat_common;
 mod compat_v0_1;
 mod compat_v0_2;
