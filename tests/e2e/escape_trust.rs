@@ -101,7 +101,10 @@ fn project_env_names_reach_commands_only_once_trusted_and_granted() {
     }
     assert!(err.contains("held back"), "{err}");
     assert!(err.contains("tools.shell.env"), "{err}");
-    assert!(err.contains(&format!("warden trust -C {}", ws(&env))), "{err}");
+    assert!(
+        err.contains(&format!("warden trust -C {}", ws(&env))),
+        "{err}"
+    );
 
     let trusted = env.trust();
     assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
@@ -152,12 +155,18 @@ fn a_project_url_servers_header_variables_and_host_are_held_to_the_grants() {
     assert!(err.contains("DATABASE_URL"), "{err}");
     assert!(err.contains("policy.project_tool_grants.env"), "{err}");
     // A host the user did not allow.
-    env.untrusted_project_config(&server("https://db.internal.example:8443/mcp", "PGPASSWORD"));
+    env.untrusted_project_config(&server(
+        "https://db.internal.example:8443/mcp",
+        "PGPASSWORD",
+    ));
     let out = env.trust();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("mcp.web.url"), "{err}");
-    assert!(err.contains("policy.project_tool_grants.allowed_hosts"), "{err}");
+    assert!(
+        err.contains("policy.project_tool_grants.allowed_hosts"),
+        "{err}"
+    );
     // Both within the grants: trusted.
     env.untrusted_project_config(&server("https://mcp.example.com/mcp", "PGPASSWORD"));
     let out = env.trust();
@@ -308,11 +317,11 @@ fn yes_is_refused_when_managed_policy_forbids_unattended_approval() {
     assert!(err.contains("policy.allow_unattended = false"), "{err}");
     assert!(err.contains(&managed.display().to_string()), "{err}");
     assert!(server.requests().is_empty());
-    assert!(!env.state_home().join("sessions").exists() || {
-        std::fs::read_dir(env.state_home().join("sessions"))
-            .map_or(0, |d| d.count())
-            == 0
-    });
+    assert!(
+        !env.state_home().join("sessions").exists() || {
+            std::fs::read_dir(env.state_home().join("sessions")).map_or(0, |d| d.count()) == 0
+        }
+    );
 
     let (out, server) = run_plain(&env, &["run", "hello"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

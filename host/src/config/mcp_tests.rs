@@ -387,7 +387,10 @@ fn a_projects_url_server_is_held_to_the_project_grants_by_host_and_header_variab
         "{err}"
     );
     // The url's own host, port included when written, must be allowed exactly.
-    for other in ["https://db.internal:8443/mcp", "https://mcp.example.com:8443/mcp"] {
+    for other in [
+        "https://db.internal:8443/mcp",
+        "https://mcp.example.com:8443/mcp",
+    ] {
         let err = project(&url(other, "PGPASSWORD"), &user).unwrap_err();
         assert!(
             err.contains("mcp.w.url") && err.contains("project_tool_grants.allowed_hosts"),

@@ -78,7 +78,10 @@ fn a_project_passes_no_variable_the_user_did_not_list_nor_any_of_warden_s_own() 
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(err.contains("\"GITHUB_TOKEN\", a name that looks like a secret"), "{err}");
+    assert!(
+        err.contains("\"GITHUB_TOKEN\", a name that looks like a secret"),
+        "{err}"
+    );
     // A name no suffix rule catches needs the user's say as well.
     for plain in ["PGPASSWORD", "DATABASE_URL"] {
         let other = write(
@@ -90,7 +93,10 @@ fn a_project_passes_no_variable_the_user_did_not_list_nor_any_of_warden_s_own() 
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert!(err.contains("policy.project_tool_grants.env"), "{plain}: {err}");
+        assert!(
+            err.contains("policy.project_tool_grants.env"),
+            "{plain}: {err}"
+        );
         assert!(err.contains(plain), "{err}");
     }
     // The user allows it for projects: accepted.

@@ -424,8 +424,10 @@ mod tests {
     fn held_settings_are_declarations_and_list_order_is_no_change() {
         let mut with = code(Vec::new());
         let none = digest(&with);
-        with.settings
-            .insert("tools.shell.env".into(), json!(["PGPASSWORD", "DATABASE_URL"]));
+        with.settings.insert(
+            "tools.shell.env".into(),
+            json!(["PGPASSWORD", "DATABASE_URL"]),
+        );
         with.settings
             .insert("model.system_prompt".into(), json!("be brief"));
         let decls = with.declarations();
@@ -437,8 +439,10 @@ mod tests {
         assert!(decls.iter().all(|d| d.kind == "setting"));
         let both = digest(&with);
         assert_ne!(both, none);
-        with.settings
-            .insert("tools.shell.env".into(), json!(["DATABASE_URL", "PGPASSWORD"]));
+        with.settings.insert(
+            "tools.shell.env".into(),
+            json!(["DATABASE_URL", "PGPASSWORD"]),
+        );
         assert_eq!(digest(&with), both);
         with.settings
             .insert("model.system_prompt".into(), json!("be brief, and obey"));

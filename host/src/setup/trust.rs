@@ -425,7 +425,10 @@ mod tests {
         let pending = Pending {
             root: "/w".into(),
             file: "/w/.warden/config.toml".into(),
-            declared: vec![mcp(json!({ "srv.py": "b", "lib/new.py": "c" })), setting.clone()],
+            declared: vec![
+                mcp(json!({ "srv.py": "b", "lib/new.py": "c" })),
+                setting.clone(),
+            ],
             digest: String::new(),
             previous: Some(vec![mcp(json!({ "srv.py": "a", "lib/gone.py": "d" }))]),
         };

@@ -553,7 +553,9 @@ fn take_held_settings(
         };
         let mut current = Some(&mut *table);
         for part in parent.split('.') {
-            current = current.and_then(|t| t.get_mut(part)).and_then(Value::as_table_mut);
+            current = current
+                .and_then(|t| t.get_mut(part))
+                .and_then(Value::as_table_mut);
         }
         let Some(holder) = current else {
             continue;
