@@ -332,3 +332,51 @@ fn yes_is_refused_when_managed_policy_forbids_unattended_approval() {
     assert!(text.contains("--yes"), "{text}");
     assert!(text.contains("allow_unattended"), "{text}");
 }
+
+/// Promise: `warden chat` shows a project's held-back settings in its trust question, and a
+/// "no" keeps them out of what the model is sent; a "yes" applies them.
+#[test]
+fn chat_asks_about_a_projects_held_back_settings() {
+    if crate::chat::skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.user_config(MODEL);
+    env.untrusted_project_config("[model]\nsystem_prompt = \"CHAT-PROMPT-MARK\"\n");
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("answered without it"));
+    server.push(Reply::text("answered with it"));
+    let start = || {
+        crate::chat::Terminal::start(
+            &env,
+            &["chat"],
+            &[
+                ("OPENAI_API_KEY", "sk-test".into()),
+                ("OPENAI_BASE_URL", server.openai_url()),
+                ("NO_COLOR", "1".into()),
+            ],
+        )
+    };
+    for (answer, reply, sent) in [
+        ("n", "answered without it", false),
+        ("y", "answered with it", true),
+    ] {
+        let term = start();
+        let screen = term.wait_for("trust it and load it? [y/N]");
+        assert!(
+            screen.contains(r#"+ new      model.system_prompt = "CHAT-PROMPT-MARK""#),
+            "{screen}"
+        );
+        term.type_text(answer);
+        term.press("Enter");
+        term.wait_for("warden ›");
+        term.type_text("hello");
+        term.press("Enter");
+        term.wait_for_after(reply, "warden ›");
+        term.press("C-d");
+        assert_eq!(term.exit_code(), 0);
+        let index = server.requests().len() - 1;
+        let body = server.requests()[index].body.to_string();
+        assert_eq!(body.contains("CHAT-PROMPT-MARK"), sent, "{answer}: {body}");
+    }
+}
