@@ -73,6 +73,7 @@ fn entry(python: &str, sandbox: ShellSandbox) -> McpEntry {
         network: false,
         allowed_hosts: Vec::new(),
         sandbox,
+        trust_files: Vec::new(),
         origin: "user".into(),
         declared_in: None,
     }

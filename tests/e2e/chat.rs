@@ -549,6 +549,7 @@ fn a_projects_plugins_are_shown_and_asked_for_before_they_load() {
             warden_tests::fixtures::hostile_tool().display().to_string()
         )
     };
+    env.user_config("[policy.project_tool_grants]\nenv = [\"LANG\"]\n");
     env.untrusted_project_config(&project("env = [\"LANG\"]"));
     let server = MockServer::start().unwrap();
     server.push(Reply::text("answered without it"));

@@ -16,6 +16,7 @@ mod compat_v0_2;
 mod complete;
 mod escape_registry;
 mod escape_state_git;
+mod escape_trust;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;

@@ -531,6 +531,10 @@ fn a_streamable_http_server_with_an_env_header() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let env = TestEnv::new();
+    // A project's server gets a header variable and a host only where the user allows them.
+    env.user_config(&format!(
+        "[policy.project_tool_grants]\nenv = [\"MCP_TEST_HEADER\"]\nallowed_hosts = [\"127.0.0.1:{port}\"]\n"
+    ));
     env.project_config(&format!(
         "{MODEL}{FULL_AUTO}[[mcp]]\nname = \"web\"\nurl = \"http://127.0.0.1:{port}/mcp\"\napprove = \"never\"\nheaders = {{ X-Test = \"env:MCP_TEST_HEADER\" }}\n"
     ));

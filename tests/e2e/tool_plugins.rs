@@ -214,6 +214,7 @@ fn a_tool_holds_only_its_grants() {
     let ws = env.workspace();
     let file = ws.join("a.txt");
     let probe = fixtures::hostile_tool();
+    env.user_config("[policy.project_tool_grants]\nenv = [\"GRANTED_VAR\"]\n");
     env.project_config(&format!(
         "{MODEL}{}",
         tool_entry("probe", &probe, "env = [\"GRANTED_VAR\"]")

@@ -65,6 +65,8 @@ fn ws(env: &TestEnv) -> String {
 #[test]
 fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_change() {
     let env = TestEnv::new();
+    // A project's tool is given only the variables the user lists for projects.
+    env.user_config("[policy.project_tool_grants]\nenv = [\"LANG\"]\n");
     env.untrusted_project_config(&cloned_project(&env, "env = [\"LANG\"]"));
     let server = MockServer::start().unwrap();
     let root = ws(&env);

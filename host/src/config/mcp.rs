@@ -8,9 +8,11 @@
 //! gets besides the sandbox's harmless allowlist.
 //!
 //! The grant keys are held to the same rules as a tool plugin's: `policy.max_tool_grants`,
-//! a project's secret-looking variables only if the user allows them, `policy.managed_mcp_only`,
+//! a project's variables (`env`, header variables) and hosts (`allowed_hosts`, a `url`'s host)
+//! only if the user lists them in `policy.project_tool_grants`, `policy.managed_mcp_only`,
 //! `policy.allowed_mcp` (an allowlist of commands and URLs) and `sandbox = "none"` only where
-//! `policy.allow_unsandboxed_mcp` is true.
+//! `policy.allow_unsandboxed_mcp` is true. `trust_files` globs name further workspace files a
+//! stdio server runs: a project's trust hashes them with the files its command names.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,6 +65,11 @@ pub struct McpSpec {
     pub allowed_hosts: Option<Vec<String>>,
     /// Stdio: `required` (default) or `none` (no confinement, if policy allows it).
     pub sandbox: Option<ShellSandbox>,
+    /// Stdio: globs (relative to the workspace root; `*` stays within one path component,
+    /// `**` crosses them) of further workspace files the server runs, hashed into a project's
+    /// trust like the files its command names.
+    #[serde(default)]
+    pub trust_files: Vec<String>,
 }
 
 /// How a server is reached.
@@ -122,6 +129,9 @@ pub struct McpEntry {
     pub allowed_hosts: Vec<String>,
     /// Confinement of a stdio server.
     pub sandbox: ShellSandbox,
+    /// Globs of further workspace files the server runs (a project's trust hashes them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust_files: Vec<String>,
     /// `user`, `project` or `managed`.
     pub origin: String,
     /// The file that declared it.
@@ -320,6 +330,7 @@ pub(crate) fn resolve(
             ("network", spec.network.is_some()),
             ("allowed_hosts", spec.allowed_hosts.is_some()),
             ("sandbox", spec.sandbox.is_some()),
+            ("trust_files", !spec.trust_files.is_empty()),
         ] {
             if set {
                 return Err(invalid(
@@ -357,6 +368,9 @@ pub(crate) fn resolve(
                 format!("{var:?}: warden's own variables are never passed to a server"),
             ));
         }
+    }
+    for glob in &spec.trust_files {
+        check_trust_glob(glob).map_err(|why| invalid("trust_files", why))?;
     }
     let allowed_hosts = spec.allowed_hosts.clone().unwrap_or_default();
     super::parse_host_patterns(&allowed_hosts).map_err(|why| invalid("allowed_hosts", why))?;
@@ -415,8 +429,9 @@ pub(crate) fn resolve(
     .map_err(as_mcp_error)
     .map_err(|err| url_key(err, &spec))?;
     if let Some((allowed, user_file)) = project {
-        // A project's `url` is reviewed under project trust; its host is not a grant to a tool.
-        let project_tool = as_tool_spec(&spec, &header_vars, false);
+        // A project's server gets no variable (`env`, header variables) and reaches no host
+        // (`allowed_hosts`, a `url`'s own host) the user has not allowed a project.
+        let project_tool = as_tool_spec(&spec, &header_vars, true);
         super::project_grants::check_project_tool(&project_tool, path, allowed, user_file)
             .map_err(as_mcp_error)
             .map_err(|err| url_key(err, &spec))?;
@@ -471,6 +486,7 @@ pub(crate) fn resolve(
         network: spec.network.unwrap_or(false),
         allowed_hosts,
         sandbox,
+        trust_files: spec.trust_files,
         origin: layer.to_owned(),
         declared_in: Some(path.to_owned()),
     };
@@ -488,6 +504,23 @@ pub(crate) fn resolve(
         }
     }
     Ok(entry)
+}
+
+/// A `trust_files` glob: relative, inside the workspace, and compilable.
+fn check_trust_glob(glob: &str) -> Result<(), String> {
+    if glob.trim().is_empty() {
+        return Err("an empty glob".into());
+    }
+    if glob.starts_with('/') || glob.split('/').any(|part| part == "..") {
+        return Err(format!(
+            "{glob:?}: write a glob relative to the workspace root, without `..` (`srv/*.py`)"
+        ));
+    }
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map(|_| ())
+        .map_err(|err| format!("{glob:?}: {err}"))
 }
 
 /// Clamp deadlines and output caps to the plugin ceilings of `policy` (a warning each).

@@ -239,10 +239,8 @@ fn a_projects_servers_are_in_the_trust_digest() {
         .unwrap();
         crate::config::ProjectCode {
             file: PathBuf::from("/w/.warden/config.toml"),
-            entries: Vec::new(),
             mcp: vec![entry],
-            resolver: None,
-            mode: None,
+            ..crate::config::ProjectCode::default()
         }
     };
     let one = code("server-a").declarations();
@@ -260,10 +258,8 @@ fn a_projects_servers_are_in_the_trust_digest() {
         .unwrap();
         crate::config::ProjectCode {
             file: PathBuf::from("/w/.warden/config.toml"),
-            entries: Vec::new(),
             mcp: vec![entry],
-            resolver: None,
-            mode: None,
+            ..crate::config::ProjectCode::default()
         }
         .declarations()
     };
@@ -362,4 +358,63 @@ fn a_urls_host_is_its_authority_without_credentials() {
     assert_eq!(url_host("http://[::1]:9/mcp").as_deref(), Some("[::1]:9"));
     assert_eq!(url_host("no-scheme"), None);
     assert_eq!(url_host("http:///x"), None);
+}
+
+#[test]
+fn a_projects_url_server_is_held_to_the_project_grants_by_host_and_header_variable() {
+    let project = |text: &str, allowed: &crate::config::ProjectToolGrants| {
+        resolve(
+            spec(text),
+            "project",
+            Path::new("/w/.warden/config.toml"),
+            &PolicyConfig::default(),
+            Some((Some(allowed), Path::new("/u/config.toml"))),
+        )
+        .map_err(|e| e.to_string())
+    };
+    let user = crate::config::ProjectToolGrants {
+        env: vec!["PGPASSWORD".into()],
+        allowed_hosts: vec!["mcp.example.com".into()],
+    };
+    let url = |url: &str, var: &str| {
+        format!("name = \"w\"\nurl = \"{url}\"\nheaders = {{ x-db = \"env:{var}\" }}")
+    };
+    assert!(project(&url("https://mcp.example.com/mcp", "PGPASSWORD"), &user).is_ok());
+    // A header variable no suffix rule catches is still the user's to allow.
+    let err = project(&url("https://mcp.example.com/mcp", "DATABASE_URL"), &user).unwrap_err();
+    assert!(
+        err.contains("mcp.w.env") && err.contains("DATABASE_URL"),
+        "{err}"
+    );
+    // The url's own host, port included when written, must be allowed exactly.
+    for other in [
+        "https://db.internal:8443/mcp",
+        "https://mcp.example.com:8443/mcp",
+    ] {
+        let err = project(&url(other, "PGPASSWORD"), &user).unwrap_err();
+        assert!(
+            err.contains("mcp.w.url") && err.contains("project_tool_grants.allowed_hosts"),
+            "{other}: {err}"
+        );
+    }
+    // A stdio server's variables too.
+    let err = project("name = \"s\"\ncommand = [\"x\"]\nenv = [\"LANG\"]", &user).unwrap_err();
+    assert!(err.contains("mcp.s.env"), "{err}");
+    // `trust_files` globs stay inside the workspace, on a stdio server.
+    for bad in ["\"/etc/*\"", "\"../x/*.py\"", "\"\""] {
+        let err = check(
+            &format!("name = \"s\"\ncommand = [\"x\"]\ntrust_files = [{bad}]"),
+            "user",
+            &PolicyConfig::default(),
+        )
+        .unwrap_err();
+        assert!(err.contains("mcp.s.trust_files"), "{bad}: {err}");
+    }
+    let err = check(
+        "name = \"w\"\nurl = \"https://a/mcp\"\ntrust_files = [\"a.py\"]",
+        "user",
+        &PolicyConfig::default(),
+    )
+    .unwrap_err();
+    assert!(err.contains("mcp.w.trust_files"), "{err}");
 }

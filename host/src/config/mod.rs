@@ -15,8 +15,10 @@
 //!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
 //! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
 //!   and the limits on a registry request; user and managed layers only.
-//! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]), its digest,
-//!   and the managed keys that pre-trust or forbid trusting a workspace.
+//! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]) and the
+//!   settings held back until it is trusted ([`HELD_SETTINGS`]), its digest, and the managed
+//!   keys that pre-trust or forbid trusting a workspace; `trust_files`: the workspace files a
+//!   project's MCP server runs, hashed into that digest.
 //!
 //! For `warden config show` and `warden doctor`: [`Loaded::managed`] says which managed file is
 //! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
@@ -39,6 +41,7 @@ mod shell_hosts;
 mod signing_policy;
 mod tool_policy;
 mod trust;
+mod trust_files;
 
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
@@ -70,4 +73,4 @@ pub use shell::{
 };
 pub use shell_hosts::{HostPattern, host_allowed, parse_host_patterns};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
-pub use trust::{Declared, ProjectCode, ProjectResolver, TrustPaths};
+pub use trust::{Declared, HELD_SETTINGS, ProjectCode, ProjectResolver, TrustPaths};

@@ -1,10 +1,11 @@
-//! What a tool plugin declared by the project layer may be granted without anyone's say: no
-//! variable whose name looks like a secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
-//! `*_CREDENTIALS`, any case) and no host. The user (or the operator, in the managed layer)
-//! allows more with `[policy.project_tool_grants]`; that key is ignored, with a warning, when a
-//! project sets it. A grant above this ceiling is refused, never narrowed, like one above
-//! `policy.max_tool_grants`. No layer may grant a variable the host sets in every plugin
-//! itself ([`HOST_SET_ENV`]).
+//! What a tool plugin, an MCP server or a shell command declared by the project layer may be
+//! given without anyone's say: no environment variable and no host. The user (or the
+//! operator, in the managed layer) allows more with `[policy.project_tool_grants]` (exact
+//! variable names, exact hosts); that key is ignored, with a warning, when a project sets it.
+//! A grant above this ceiling is refused, never narrowed, like one above
+//! `policy.max_tool_grants`; a name that looks like a secret (`*_KEY`, `*_TOKEN`, `*_SECRET`,
+//! `*_PASSWORD`, `*_CREDENTIALS`, any case) is said to be one in the refusal. No layer may
+//! grant a variable the host sets in every plugin itself ([`HOST_SET_ENV`]).
 
 use std::path::Path;
 
@@ -20,8 +21,8 @@ pub const GUEST_LOG_LEVEL_ENV: &str = "WARDEN_LOG_LEVEL";
 /// values.
 pub const HOST_SET_ENV: &[&str] = &[GUEST_LOG_LEVEL_ENV];
 
-/// Name endings (compared without regard to case) of variables a project's tool may not be
-/// granted unless `policy.project_tool_grants.env` lists them.
+/// Name endings (compared without regard to case) of variables that look like secrets: a
+/// refusal of one says so.
 pub const SECRET_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS"];
 
 /// `[policy.project_tool_grants]`, honoured from the user and managed layers: what a project's
@@ -30,7 +31,7 @@ pub const SECRET_SUFFIXES: &[&str] = &["_KEY", "_TOKEN", "_SECRET", "_PASSWORD",
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProjectToolGrants {
-    /// Secret-looking variables a project's tool may be granted (exact names).
+    /// Variables a project's tools, MCP servers and shell commands may be given (exact names).
     pub env: Vec<String>,
     /// Hosts (`name` or `name:port`, exact) a project's tool may be allowed to reach.
     pub allowed_hosts: Vec<String>,
@@ -79,7 +80,19 @@ pub(crate) fn check_host_set(spec: &PluginSpec, path: &Path) -> Result<(), Confi
     }
 }
 
-/// Refuse a project tool entry granted a secret-looking variable or a host that `allowed`
+/// `env "NAME"`, said to look like a secret where it does.
+pub(crate) fn env_grant(name: &str) -> String {
+    if looks_secret(name) {
+        format!(
+            "env {name:?}, a name that looks like a secret (*{})",
+            SECRET_SUFFIXES.join(", *")
+        )
+    } else {
+        format!("env {name:?}")
+    }
+}
+
+/// Refuse a project tool entry granted a variable or a host that `allowed`
 /// (the user's or operator's `policy.project_tool_grants`) does not list. `user_file` is where
 /// the person would allow it.
 pub(crate) fn check_project_tool(
@@ -105,16 +118,9 @@ pub(crate) fn check_project_tool(
         .env
         .iter()
         .flatten()
-        .find(|name| looks_secret(name) && !allowed.env.contains(name))
+        .find(|name| !allowed.env.contains(name))
     {
-        return Err(refused(
-            "env",
-            format!(
-                "env {name:?}, a name that looks like a secret (*{})",
-                SECRET_SUFFIXES.join(", *")
-            ),
-            "env",
-        ));
+        return Err(refused("env", env_grant(name), "env"));
     }
     if let Some(host) = spec
         .allowed_hosts
@@ -164,10 +170,15 @@ mod tests {
     }
 
     #[test]
-    fn a_project_tool_gets_no_secret_and_no_host_unless_allowed() {
+    fn a_project_tool_gets_no_variable_and_no_host_unless_allowed() {
         let path = PathBuf::from("/w/.warden/config.toml");
         let user = PathBuf::from("/h/.config/warden/config.toml");
-        assert!(check_project_tool(&tool(&["LANG"], &[]), &path, None, &user).is_ok());
+        assert!(check_project_tool(&tool(&[], &[]), &path, None, &user).is_ok());
+        // Any variable, secret-looking or not, needs the user's say.
+        let err = check_project_tool(&tool(&["DATABASE_URL"], &[]), &path, None, &user)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("env \"DATABASE_URL\";"), "{err}");
         let err = check_project_tool(&tool(&["GH_TOKEN"], &[]), &path, None, &user)
             .unwrap_err()
             .to_string();

@@ -453,6 +453,9 @@ pub struct PolicyConfig {
     pub allowed_mcp: Option<Vec<String>>,
     /// `false` forbids `[[mcp]] sandbox = "none"` (a configuration error).
     pub allow_unsandboxed_mcp: bool,
+    /// Managed layer only: `false` refuses `--yes` (`warden run`, `warden mcp serve`), which
+    /// approves every call that would ask with nobody asked.
+    pub allow_unattended: bool,
     /// Managed layer only: the public keys plugins may be signed with, each `ed25519:BASE64`
     /// inline or the path of a key file (relative to the managed file).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -493,6 +496,7 @@ impl Default for PolicyConfig {
             managed_mcp_only: false,
             allowed_mcp: None,
             allow_unsandboxed_mcp: true,
+            allow_unattended: true,
             trusted_keys: Vec::new(),
             require_signed: false,
             allowed_sources: None,

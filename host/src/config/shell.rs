@@ -8,9 +8,9 @@
 //! - `allowed_hosts` patterns are checked where written ([`HostPattern`]); under the managed
 //!   ceiling `policy.shell_allowed_hosts`, a user-layer host outside it, or `network = true`, is
 //!   refused (never narrowed);
-//! - `env` names from the project layer are held to the secret-name ceiling of
-//!   `config/project_grants.rs` (`policy.project_tool_grants.env` allows more); `WARDEN_*`
-//!   names are refused from every layer;
+//! - `env` names from the project layer must be listed in `policy.project_tool_grants.env`
+//!   (`config/project_grants.rs`), and wait for trust like the project's code (the loader
+//!   holds them back until then); `WARDEN_*` names are refused from every layer;
 //! - `timeout_s` is clamped to [`MAX_SHELL_TIMEOUT_S`] (or `policy.max_shell_timeout_s`, if
 //!   lower) with a warning; `sandbox = "none"` is an error when managed policy sets
 //!   `allow_unsandboxed_shell = false`. Managed policy may lock any key
@@ -195,7 +195,7 @@ impl ShellLayers {
     }
 
     /// The merged `[tools.shell]` under `policy`: `hide` added up, project `env` names held to
-    /// the secret-name ceiling, the deadline clamped, `sandbox = "none"` refused where policy
+    /// `policy.project_tool_grants.env`, the deadline clamped, `sandbox = "none"` refused where policy
     /// forbids it.
     pub(crate) fn finish(
         self,
@@ -214,12 +214,13 @@ impl ShellLayers {
             .map(|g| g.env.as_slice())
             .unwrap_or_default();
         for (name, path) in self.project_env {
-            if super::looks_secret(&name) && !allowed.contains(&name) {
+            if !allowed.contains(&name) {
                 return Err(ConfigError::Invalid {
                     path,
                     key: "tools.shell.env".into(),
                     message: format!(
-                        "`{name}` looks like a secret; a project may not pass it to shell commands unless `policy.project_tool_grants.env` (user or managed config) lists it"
+                        "the project layer passes {} to shell commands; a project may pass a variable only if `policy.project_tool_grants.env` (user or managed config) lists it (refused; grants are never narrowed silently)",
+                        super::project_grants::env_grant(&name)
                     ),
                 });
             }

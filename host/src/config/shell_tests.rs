@@ -34,7 +34,7 @@ fn a_project_cannot_loosen_the_sandbox_and_hide_lists_add_up() {
     let user = write(
         dir.path(),
         "user.toml",
-        "[tools.shell]\nhide = [\"~/.kube\"]\ntimeout_s = 30\n",
+        "[tools.shell]\nhide = [\"~/.kube\"]\ntimeout_s = 30\n[policy.project_tool_grants]\nenv = [\"CARGO_HOME\"]\n",
     );
     let project = write(
         dir.path(),
@@ -67,7 +67,7 @@ fn a_project_cannot_loosen_the_sandbox_and_hide_lists_add_up() {
 }
 
 #[test]
-fn a_project_may_not_pass_a_secret_looking_variable_nor_anyone_warden_s_own() {
+fn a_project_passes_no_variable_the_user_did_not_list_nor_any_of_warden_s_own() {
     let dir = tempfile::tempdir().unwrap();
     let project = write(
         dir.path(),
@@ -78,7 +78,27 @@ fn a_project_may_not_pass_a_secret_looking_variable_nor_anyone_warden_s_own() {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(err.contains("`GITHUB_TOKEN` looks like a secret"), "{err}");
+    assert!(
+        err.contains("\"GITHUB_TOKEN\", a name that looks like a secret"),
+        "{err}"
+    );
+    // A name no suffix rule catches needs the user's say as well.
+    for plain in ["PGPASSWORD", "DATABASE_URL"] {
+        let other = write(
+            dir.path(),
+            "other.toml",
+            &format!("[tools.shell]\nenv = [\"{plain}\"]\n"),
+        );
+        let err = load(&layers(&[(LayerKind::Project, &other)]))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("policy.project_tool_grants.env"),
+            "{plain}: {err}"
+        );
+        assert!(err.contains(plain), "{err}");
+    }
     // The user allows it for projects: accepted.
     let user = write(
         dir.path(),

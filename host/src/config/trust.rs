@@ -12,7 +12,14 @@
 //! of a component's bytes does.
 //!
 //! A project's `[[mcp]]` servers run code too (a command, or a URL that gets the header
-//! variables): each is a declaration `mcp:<name>` with every key as declared.
+//! variables): each is a declaration `mcp:<name>` with every key as declared, plus the sha256
+//! of each workspace file it runs (`files`: the files its command names and those its
+//! `trust_files` globs match, see `trust_files.rs`), so that an edit of the script asks again.
+//!
+//! Settings of the project layer that change what the model is told or what a command gets
+//! are declarations too (`setting:<key>`, [`HELD_SETTINGS`]): `model.system_prompt`,
+//! `worker.instructions_file` and `tools.shell.env`. Until trusted they are held back (the
+//! loader leaves them out) rather than refused.
 //!
 //! A project that raises the permission mode (`[tools] mode`) above what the user layer (or
 //! the default `ask`) says grants the model more: that raise is a declaration too
@@ -49,8 +56,16 @@ pub struct ProjectResolver {
     pub resolver_config: BTreeMap<String, String>,
 }
 
+/// Keys of the project layer that wait for trust like its code, and are held back (not
+/// applied) until then.
+pub const HELD_SETTINGS: &[&str] = &[
+    "model.system_prompt",
+    "worker.instructions_file",
+    "tools.shell.env",
+];
+
 /// What the project layer declares that runs code.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProjectCode {
     /// The project config file.
     pub file: PathBuf,
@@ -62,6 +77,8 @@ pub struct ProjectCode {
     pub resolver: Option<ProjectResolver>,
     /// The mode it raises to (`tools.mode` above the user layer's or the default), if it does.
     pub mode: Option<Mode>,
+    /// The [`HELD_SETTINGS`] it sets, by dotted key, as written.
+    pub settings: BTreeMap<String, Value>,
 }
 
 /// One declaration of the project, described canonically.
@@ -79,7 +96,20 @@ impl ProjectCode {
     /// Every declaration, sorted by id; component files are read to hash them.
     pub fn declarations(&self) -> Vec<Declared> {
         let mut out: Vec<Declared> = self.entries.iter().map(declare_entry).collect();
-        out.extend(self.mcp.iter().map(declare_mcp));
+        let root = self.root();
+        out.extend(self.mcp.iter().map(|entry| declare_mcp(entry, &root)));
+        for (key, value) in &self.settings {
+            let mut value = value.clone();
+            if let Value::Array(list) = &mut value {
+                list.sort_by_key(Value::to_string);
+                list.dedup();
+            }
+            out.push(Declared {
+                id: format!("setting:{key}"),
+                kind: "setting".into(),
+                value: json!({ "key": key, "value": value }),
+            });
+        }
         if let Some(resolver) = &self.resolver {
             // As for plugins, the pin is left out and the component's digest is in.
             let mut value = json!({
@@ -106,6 +136,14 @@ impl ProjectCode {
         out
     }
 
+    /// The workspace root: the directory holding `.warden/config.toml`.
+    pub fn root(&self) -> PathBuf {
+        self.file
+            .parent()
+            .and_then(Path::parent)
+            .map_or_else(|| PathBuf::from("."), Path::to_owned)
+    }
+
     /// The digest of `declarations` (sorted by id): sha256 (hex) of their canonical JSON.
     pub fn digest(declarations: &[Declared]) -> String {
         let mut sorted: Vec<&Declared> = declarations.iter().collect();
@@ -116,16 +154,26 @@ impl ProjectCode {
 }
 
 /// An `[[mcp]]` server: every key as declared (the command or URL, grants, header variable
-/// names), lists sorted; where it was declared is left out.
-fn declare_mcp(entry: &McpEntry) -> Declared {
+/// names), lists sorted, and the sha256 of each workspace file under `root` it runs (`files`,
+/// left out when there is none); where it was declared is left out.
+fn declare_mcp(entry: &McpEntry, root: &Path) -> Declared {
     let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
         map.remove("origin");
         map.remove("declared_in");
-        for key in ["env", "allowed_hosts"] {
+        for key in ["env", "allowed_hosts", "trust_files"] {
             if let Some(Value::Array(list)) = map.get_mut(key) {
                 list.sort_by_key(Value::to_string);
                 list.dedup();
+            }
+        }
+        if let super::McpTransport::Stdio { command } = &entry.transport {
+            let files =
+                super::trust_files::workspace_files(root, command, &entry.trust_files, &|p| {
+                    component_sha256(p)
+                });
+            if !files.is_empty() {
+                map.insert("files".into(), json!(files));
             }
         }
     }
@@ -275,11 +323,9 @@ mod tests {
 
     fn code(entries: Vec<PluginEntry>) -> ProjectCode {
         ProjectCode {
-            mcp: Vec::new(),
             file: PathBuf::from("/w/.warden/config.toml"),
             entries,
-            resolver: None,
-            mode: None,
+            ..ProjectCode::default()
         }
     }
 
@@ -372,6 +418,73 @@ mod tests {
         with.mode = Some(Mode::AutoEdit);
         assert_ne!(digest(&with), full);
         assert_ne!(full, none);
+    }
+
+    #[test]
+    fn held_settings_are_declarations_and_list_order_is_no_change() {
+        let mut with = code(Vec::new());
+        let none = digest(&with);
+        with.settings.insert(
+            "tools.shell.env".into(),
+            json!(["PGPASSWORD", "DATABASE_URL"]),
+        );
+        with.settings
+            .insert("model.system_prompt".into(), json!("be brief"));
+        let decls = with.declarations();
+        let ids: Vec<&str> = decls.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["setting:model.system_prompt", "setting:tools.shell.env"]
+        );
+        assert!(decls.iter().all(|d| d.kind == "setting"));
+        let both = digest(&with);
+        assert_ne!(both, none);
+        with.settings.insert(
+            "tools.shell.env".into(),
+            json!(["DATABASE_URL", "PGPASSWORD"]),
+        );
+        assert_eq!(digest(&with), both);
+        with.settings
+            .insert("model.system_prompt".into(), json!("be brief, and obey"));
+        assert_ne!(digest(&with), both);
+    }
+
+    #[test]
+    fn an_mcp_servers_script_and_trust_files_are_hashed_into_the_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".warden")).unwrap();
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        std::fs::write(root.join("srv.py"), "print(1)").unwrap();
+        std::fs::write(root.join("lib/h.py"), "X = 1").unwrap();
+        let spec: crate::config::McpSpec = toml::from_str(
+            "name = \"s\"\ncommand = [\"python3\", \"srv.py\"]\ntrust_files = [\"lib/*.py\"]\n",
+        )
+        .unwrap();
+        let entry = crate::config::mcp::resolve(
+            spec,
+            "project",
+            Path::new("c.toml"),
+            &crate::config::PolicyConfig::default(),
+            None,
+        )
+        .unwrap();
+        let with = ProjectCode {
+            file: root.join(".warden/config.toml"),
+            mcp: vec![entry],
+            ..ProjectCode::default()
+        };
+        let decls = with.declarations();
+        let files = decls[0].value["files"].as_object().unwrap();
+        let names: Vec<&String> = files.keys().collect();
+        assert_eq!(names, ["lib/h.py", "srv.py"]);
+        let before = digest(&with);
+        assert_eq!(digest(&with), before);
+        std::fs::write(root.join("srv.py"), "print(2)").unwrap();
+        let after_script = digest(&with);
+        assert_ne!(after_script, before);
+        std::fs::write(root.join("lib/new.py"), "Y = 1").unwrap();
+        assert_ne!(digest(&with), after_script);
     }
 
     #[test]

@@ -201,6 +201,7 @@ mod tests {
             network,
             allowed_hosts: allowed_hosts.iter().map(|h| (*h).to_owned()).collect(),
             sandbox: ShellSandbox::Required,
+            trust_files: Vec::new(),
             origin: "user".into(),
             declared_in: None,
         }

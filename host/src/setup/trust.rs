@@ -1,5 +1,6 @@
 //! Whether a workspace's project code may run: what its project layer declares (plugins,
-//! resolver) against what the person trusted (`$WARDEN_HOME/trust.json`) and what managed
+//! MCP servers and the workspace files they run, resolver, a raised mode, held-back settings)
+//! against what the person trusted (`$WARDEN_HOME/trust.json`) and what managed
 //! policy says (`policy.trusted_paths`, `policy.allow_trust`).
 //!
 //! Nothing here asks or prints: [`check`] says where things stand, [`Pending::changes`] what
@@ -98,6 +99,40 @@ impl Pending {
         out
     }
 
+    /// The workspace files (`files` of an MCP server) added, changed or removed since they
+    /// were trusted, by path relative to the root.
+    pub fn changed_files(&self) -> Vec<String> {
+        let files = |d: &Declared| d.value["files"].as_object().cloned().unwrap_or_default();
+        let mut out = Vec::new();
+        for change in self.changes() {
+            if let Change::Changed(now, _) = change {
+                let before = self
+                    .previous
+                    .iter()
+                    .flatten()
+                    .find(|p| p.id == now.id)
+                    .map(files)
+                    .unwrap_or_default();
+                let after = files(&now);
+                for name in before.keys().chain(after.keys()) {
+                    if before.get(name) != after.get(name) && !out.contains(name) {
+                        out.push(name.clone());
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Whether everything new or changed is a held-back setting (no code).
+    pub fn only_settings(&self) -> bool {
+        self.changes().iter().all(|change| match change {
+            Change::New(d) | Change::Changed(d, _) => d.kind == "setting",
+            Change::Removed(_) => true,
+        })
+    }
+
     /// The ids of the declarations that are new or changed (what would start running).
     pub fn waiting_ids(&self) -> Vec<String> {
         self.changes()
@@ -145,6 +180,13 @@ pub fn describe(declared: &Declared) -> String {
             text("mode")
         );
     }
+    if declared.kind == "setting" {
+        return format!(
+            "{} = {} (held back until trusted)",
+            declared.id.trim_start_matches("setting:"),
+            v["value"]
+        );
+    }
     if declared.kind == "mcp" {
         let transport = &v["transport"];
         let target = transport["stdio"]["command"]
@@ -163,8 +205,19 @@ pub fn describe(declared: &Declared) -> String {
             .flatten()
             .filter_map(|h| Some(format!("{}: ${}", h["name"].as_str()?, h["var"].as_str()?)))
             .collect();
+        let files: Vec<&str> = v["files"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let files = if files.is_empty() {
+            String::new()
+        } else {
+            format!("; runs workspace files {}", files.join(", "))
+        };
         return format!(
-            "MCP server {} {target} grants: fs = {}, network = {}, allowed_hosts = {}, env = {}, sandbox = {}, headers = [{}]; approve = {}",
+            "MCP server {} {target} grants: fs = {}, network = {}, allowed_hosts = {}, env = {}, sandbox = {}, headers = [{}]; approve = {}{files}",
             declared.id.trim_start_matches("mcp:"),
             v["fs"],
             v["network"],
@@ -355,6 +408,48 @@ mod tests {
         // The user's own plugin is not the project's: left as written.
         assert_eq!(pins, [("mine", None), ("theirs", Some(digest.as_str()))]);
         assert_eq!(loaded.config.fileref.resolver_sha256, Some(digest));
+    }
+
+    #[test]
+    fn changed_workspace_files_and_settings_are_named() {
+        let mcp = |files: Value| Declared {
+            id: "mcp:s".into(),
+            kind: "mcp".into(),
+            value: json!({ "files": files }),
+        };
+        let setting = Declared {
+            id: "setting:model.system_prompt".into(),
+            kind: "setting".into(),
+            value: json!({ "key": "model.system_prompt", "value": "be brief" }),
+        };
+        let pending = Pending {
+            root: "/w".into(),
+            file: "/w/.warden/config.toml".into(),
+            declared: vec![
+                mcp(json!({ "srv.py": "b", "lib/new.py": "c" })),
+                setting.clone(),
+            ],
+            digest: String::new(),
+            previous: Some(vec![mcp(json!({ "srv.py": "a", "lib/gone.py": "d" }))]),
+        };
+        assert_eq!(
+            pending.changed_files(),
+            ["lib/gone.py", "lib/new.py", "srv.py"]
+        );
+        assert!(!pending.only_settings());
+        let only = Pending {
+            declared: vec![setting.clone()],
+            previous: None,
+            ..pending
+        };
+        assert!(only.only_settings());
+        assert_eq!(
+            describe(&setting),
+            r#"model.system_prompt = "be brief" (held back until trusted)"#
+        );
+        assert!(
+            describe(&mcp(json!({ "srv.py": "a" }))).ends_with("; runs workspace files srv.py")
+        );
     }
 
     #[test]

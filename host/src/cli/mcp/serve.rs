@@ -50,6 +50,7 @@ pub(crate) fn serve(args: ServeArgs) -> Result<u8, CliError> {
     let home = home()?;
     let workspace = Workspace::find(args.dir.as_deref())?;
     let mut loaded = load_config_trusted(&workspace.root, &home, WhenWaiting::LeaveOut)?;
+    crate::cli::run::check_unattended(args.yes, &loaded)?;
     args.mode.apply(&mut loaded)?;
     let options = ServeOptions {
         config: loaded.config,

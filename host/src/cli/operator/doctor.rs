@@ -104,6 +104,31 @@ fn check_mode(report: &mut Report, loaded: &config::Loaded, sources: &Sources, u
         )),
         _ => report.info(&format!("permission mode {mode} (from {from}){cap}")),
     }
+    check_unattended(report, loaded);
+}
+
+/// What `--yes` means under managed policy: refused, or every call that would ask approved
+/// with nobody asked (within the mode cap, if any).
+fn check_unattended(report: &mut Report, loaded: &config::Loaded) {
+    let Some(managed) = &loaded.managed else {
+        return;
+    };
+    let policy = &loaded.config.policy;
+    if !policy.allow_unattended {
+        report.info(&format!(
+            "--yes refused: managed policy forbids unattended approval (`policy.allow_unattended = false` in {}); `warden run` denies calls that would ask",
+            managed.path.display()
+        ));
+        return;
+    }
+    let within = policy
+        .max_mode
+        .map(|max| format!(" up to the cap {max}"))
+        .unwrap_or_default();
+    report.info(&format!(
+        "--yes approves every call that would ask{within}, with nobody asked; managed `policy.allow_unattended = false` in {} would refuse it",
+        managed.path.display()
+    ));
 }
 
 fn check_layers(report: &mut Report, sources: &Sources) {

@@ -6,14 +6,17 @@
 //! - `preview`: `preview`, what a prompt would commit, without a model call or a write.
 //! - `prompt`: where a prompt comes from (words, stdin or a file) and its size check.
 //! - `progress`: the spinner shown while waiting for the model.
+//! - `unattended`: `--yes` refused where managed policy forbids unattended approval.
 
 mod args;
 mod preview;
 mod progress;
 mod prompt;
 mod turn;
+mod unattended;
 
 pub(super) use args::{ModelFlags, RunArgs};
 pub(super) use preview::{preview, shown_item};
 pub(super) use progress::Countdown;
 pub(super) use turn::run;
+pub(crate) use unattended::check_unattended;

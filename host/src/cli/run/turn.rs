@@ -137,6 +137,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         .map(|asked| crate::cli::session::resolve(&home, asked))
         .transpose()?;
     let mut loaded = load_config_trusted(&workspace.root, &home, WhenWaiting::Refuse)?;
+    super::check_unattended(args.yes, &loaded)?;
     for warning in args.model.apply(&mut loaded.config)? {
         print_alert(&Alert::warn("config", warning));
     }

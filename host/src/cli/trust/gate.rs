@@ -1,8 +1,10 @@
-//! The configuration a command that runs plugins uses: the project's plugins and resolver only
-//! when the workspace is trusted. `warden run`, `preview` and `compact` refuse (exit 2) while
-//! trust is waiting; `warden chat` asks on the terminal; `warden mcp serve` runs without the
-//! project's code, with one warning. Where managed policy forbids trusting,
-//! every command runs without the project's code, with one warning.
+//! The configuration a command that runs plugins uses: the project's plugins, MCP servers,
+//! resolver, raised mode and held-back settings only when the workspace is trusted. `warden
+//! run`, `preview` and `compact` refuse (exit 2) while code waits for trust, and run without
+//! the project's code and settings, with one warning naming them, when only settings wait;
+//! `warden chat` asks on the terminal; `warden mcp serve` runs without the project's code,
+//! with one warning. Where managed policy forbids trusting, every command runs without the
+//! project's code, with one warning.
 
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
@@ -54,6 +56,19 @@ pub(crate) fn load_config_trusted(
             what_is_left_out(&loaded)
         ),
         TrustState::Waiting(pending) => match when {
+            // Settings only change what the model is told or a command gets: held back, the
+            // turn goes on.
+            WhenWaiting::Refuse if pending.only_settings() => format!(
+                "{} {}: held back until trusted: {}; review it, then run `warden trust -C {}`",
+                pending.file.display(),
+                if pending.previous.is_some() {
+                    "has changed since it was trusted"
+                } else {
+                    "is not trusted"
+                },
+                what_is_left_out(&loaded),
+                pending.root.display()
+            ),
             WhenWaiting::Refuse => {
                 print_warnings(loaded);
                 return Err(CliError::usage(refusal(&pending)));
@@ -127,6 +142,15 @@ fn what_is_left_out(loaded: &Loaded) -> String {
             out.push_str(&format!(" and its mode `{mode}`"));
         }
     }
+    if !code.settings.is_empty() {
+        let keys: Vec<&str> = code.settings.keys().map(String::as_str).collect();
+        let what = format!("settings {}", keys.join(", "));
+        if out.is_empty() {
+            out = format!("the project's {what}");
+        } else {
+            out.push_str(&format!(" and its {what}"));
+        }
+    }
     out
 }
 
@@ -137,8 +161,14 @@ pub(crate) fn refusal(pending: &Pending) -> String {
     } else {
         "not trusted"
     };
+    let files = pending.changed_files();
+    let files = if files.is_empty() {
+        String::new()
+    } else {
+        format!(" (changed workspace files: {})", files.join(", "))
+    };
     format!(
-        "{} declares code or grants that are {again}: {}; none of it was used. Review it, then run `warden trust -C {}`",
+        "{} declares code or grants that are {again}: {}{files}; none of it was used. Review it, then run `warden trust -C {}`",
         pending.file.display(),
         pending.waiting_ids().join(", "),
         pending.root.display()

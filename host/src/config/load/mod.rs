@@ -161,9 +161,10 @@ pub fn load_for_show(sources: &Sources) -> Result<Loaded, ConfigError> {
 }
 
 /// [`load`], leaving out what the project layer declares that runs code or grants more: its
-/// `[[plugins]]` entries, its `fileref.resolver`, `resolver_sha256` and `resolver_config`, and
-/// a `tools.mode` above the user layer's (for a workspace that is not trusted). Its other
-/// settings (a lower mode included) apply as usual.
+/// `[[plugins]]` and `[[mcp]]` entries, its `fileref.resolver`, `resolver_sha256` and
+/// `resolver_config`, a `tools.mode` above the user layer's, and the settings held back until
+/// trust ([`HELD_SETTINGS`](super::HELD_SETTINGS)), for a workspace that is not trusted. Its
+/// other settings (deny globs, lower ceilings, a lower mode) apply as usual.
 pub fn load_without_project_code(sources: &Sources) -> Result<Loaded, ConfigError> {
     load_with(sources, false, false)
 }
@@ -271,6 +272,7 @@ fn merge_layers(
     let mut refused = Vec::new();
     let mut warnings = Vec::new();
     let mut project_resolver = None;
+    let mut project_settings = std::collections::BTreeMap::new();
     let mut files = Vec::new();
     // Managed-plugins-only may be asked for by any layer (policy only tightens).
     let plugins_only = layers.iter().any(|layer| {
@@ -324,6 +326,9 @@ fn merge_layers(
                     }
                 }
             }
+        }
+        if kind == LayerKind::Project {
+            project_settings = take_held_settings(&mut table, include_project_code);
         }
         if modes.note(kind, &path, &table).is_some()
             && kind == LayerKind::Project
@@ -507,13 +512,15 @@ fn merge_layers(
     let project_code = (!project_entries.is_empty()
         || !project_mcp.is_empty()
         || project_resolver.is_some()
-        || project_mode.is_some())
+        || project_mode.is_some()
+        || !project_settings.is_empty())
     .then(|| ProjectCode {
         file: file_of(LayerKind::Project),
         entries: project_entries,
         mcp: project_mcp,
         resolver: project_resolver,
         mode: project_mode,
+        settings: project_settings,
     });
     Ok(Loaded {
         refused,
@@ -534,6 +541,49 @@ fn merge_layers(
         project_code,
         project_code_loaded: include_project_code,
     })
+}
+
+/// The [`HELD_SETTINGS`](super::HELD_SETTINGS) the project layer's `table` sets, by dotted
+/// key; unless `keep`, they are removed from it (held back until the workspace is trusted).
+fn take_held_settings(
+    table: &mut Table,
+    keep: bool,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut out = std::collections::BTreeMap::new();
+    for key in super::HELD_SETTINGS {
+        let Some((parent, last)) = key.rsplit_once('.') else {
+            continue;
+        };
+        let mut current = Some(&mut *table);
+        for part in parent.split('.') {
+            current = current
+                .and_then(|t| t.get_mut(part))
+                .and_then(Value::as_table_mut);
+        }
+        let Some(holder) = current else {
+            continue;
+        };
+        // An empty list passes nothing: it applies at once.
+        if holder
+            .get(last)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            continue;
+        }
+        let value = if keep {
+            holder.get(last).cloned()
+        } else {
+            holder.remove(last)
+        };
+        if let Some(value) = value {
+            out.insert(
+                (*key).to_owned(),
+                serde_json::to_value(&value).unwrap_or(serde_json::Value::Null),
+            );
+        }
+    }
+    out
 }
 
 /// The project layer's resolver keys (`keys`, already checked with the whole file).

@@ -1,7 +1,9 @@
 //! One layer's `[policy]` merged into the policy in force. Every layer can only tighten it;
 //! some keys are honoured from one layer only, and set elsewhere they are ignored with a
-//! warning: `locked`, `trusted_paths`, `allow_trust`, `max_mode`, `shell_allowed_hosts` and the
-//! signing keys (`trusted_keys`, `require_signed`, `allowed_sources`) from the managed layer, `project_tool_grants` from the user and managed layers.
+//! warning: `locked`, `trusted_paths`, `allow_trust`, `max_mode`, `shell_allowed_hosts`,
+//! `allow_unattended` and the signing keys (`trusted_keys`, `require_signed`,
+//! `allowed_sources`) from the managed layer, `project_tool_grants` from the user and managed
+//! layers.
 
 use std::path::Path;
 
@@ -27,6 +29,7 @@ pub(super) fn merge(
         sets("max_mode"),
     );
     let sets_shell_hosts = sets("shell_allowed_hosts");
+    let sets_unattended = sets("allow_unattended");
     let signing_keys = ["trusted_keys", "require_signed", "allowed_sources"].map(|k| (k, sets(k)));
     let layer: PolicyConfig =
         value
@@ -107,6 +110,7 @@ pub(super) fn merge(
         policy.trusted_paths = layer.trusted_paths;
         policy.allow_trust = layer.allow_trust;
         policy.max_mode = layer.max_mode;
+        policy.allow_unattended = layer.allow_unattended;
         if let Some(hosts) = &layer.shell_allowed_hosts {
             crate::config::parse_host_patterns(hosts).map_err(|why| ConfigError::Invalid {
                 path: path.to_owned(),
@@ -146,6 +150,9 @@ pub(super) fn merge(
         }
         if sets_shell_hosts {
             warnings.push(ignored("shell_allowed_hosts", "managed layer"));
+        }
+        if sets_unattended {
+            warnings.push(ignored("allow_unattended", "managed layer"));
         }
         for (key, set) in signing_keys {
             if set {

@@ -444,7 +444,7 @@ fn tool_grants_within_the_ceiling_load_with_their_values() {
         dir.path(),
         "managed.toml",
         "[policy]\nmax_tool_grants = { fs = \"read\", allowed_hosts = [\"api.example.com:443\"], env = [\"LANG\"] }\n\
-         project_tool_grants = { allowed_hosts = [\"api.example.com:443\"] }\n",
+         project_tool_grants = { allowed_hosts = [\"api.example.com:443\"], env = [\"LANG\"] }\n",
     );
     let loaded = load(&sources(&[
         (LayerKind::Project, &project),
