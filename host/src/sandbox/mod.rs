@@ -3,7 +3,8 @@
 //! (`warden __sandbox-exec`) before it runs `sh -c` (see `docs/shell.md`).
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
-//! - [`launch`]: the launcher; `namespaces`, `landlock`: its pieces;
+//! - [`launch`]: the launcher; `namespaces`, `landlock`, `seccomp`: its pieces; `notify`: the
+//!   supervisor answering the command's `connect` calls, `watch`: the parent half's loop;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
@@ -17,11 +18,14 @@ pub mod hidden;
 mod landlock;
 pub mod launch;
 mod namespaces;
+mod notify;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
+mod seccomp;
 pub mod spec;
 pub mod tool;
+mod watch;
 
 pub use child::kill_group;
 pub use launch::launcher_main;

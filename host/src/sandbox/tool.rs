@@ -140,6 +140,13 @@ impl ShellTool {
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::null());
         } else {
+            if let Some(path) = crate::config::inside_roots(&self.config.unix_sockets, &self.roots)
+            {
+                return ToolOutput::error(format!(
+                    "shell: `[tools.shell] unix_sockets` grants {}, inside a workspace root (a command could put its own socket there); refused",
+                    path.display()
+                ));
+            }
             let hide = match hidden_paths(
                 &self.config.hide,
                 self.home().as_deref(),
@@ -162,6 +169,7 @@ impl ShellTool {
                     .collect(),
                 network: self.config.network,
                 allowed_hosts: self.config.allowed_hosts.clone(),
+                unix_sockets: self.config.unix_sockets.clone(),
                 env,
                 probe: false,
                 argv: None,
