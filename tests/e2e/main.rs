@@ -14,6 +14,7 @@ mod compat_common;
 mod compat_v0_1;
 mod compat_v0_2;
 mod complete;
+mod escape_sockets_tty;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;
