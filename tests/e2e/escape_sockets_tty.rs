@@ -259,6 +259,32 @@ fn a_host_abstract_socket_is_refused() {
     assert_eq!(host.received(), "", "the host listener got data");
 }
 
+/// Promise: `warden doctor` reports the seccomp piece the socket supervisor needs and the Unix
+/// sockets commands may reach.
+#[test]
+fn doctor_reports_the_seccomp_piece_and_the_granted_sockets() {
+    let test = "doctor_reports_the_seccomp_piece_and_the_granted_sockets";
+    if !sandbox(test) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let text = crate::support::stdout(&env.run(&["doctor"]));
+    assert!(text.contains("ok    shell sandbox: seccomp"), "{text}");
+    assert!(
+        text.contains("shell: Unix sockets reachable: none besides the sandbox's own"),
+        "{text}"
+    );
+    env.user_config("[tools.shell]\nunix_sockets = [\"/run/user/0/agent.sock\"]\n");
+    let text = crate::support::stdout(&env.run(&["doctor"]));
+    assert!(
+        text.contains(
+            "shell: Unix sockets reachable: /run/user/0/agent.sock and the sandbox's own"
+        ),
+        "{text}"
+    );
+}
+
 /// The `[[mcp]]` entry of the escape fixture, with `extra` keys.
 fn escape_entry(name: &str, python: &Path, extra: &str) -> String {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mcp/escape.py");
