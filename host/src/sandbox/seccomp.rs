@@ -37,11 +37,16 @@ const fn arg_low(index: u32) -> u32 {
     16 + 8 * index
 }
 
-// Classic BPF opcodes (linux/filter.h).
-const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
-const JMP_JEQ_K: u16 = 0x05 | 0x10;
-const JMP_JGE_K: u16 = 0x05 | 0x30;
-const ALU_AND_K: u16 = 0x04 | 0x50;
+// Classic BPF opcodes (linux/filter.h): class | size or operation | source.
+/// `BPF_LD | BPF_W | BPF_ABS`: load a 32-bit word of the call's data.
+const LD_W_ABS: u16 = 0x20;
+/// `BPF_JMP | BPF_JEQ | BPF_K`.
+const JMP_JEQ_K: u16 = 0x15;
+/// `BPF_JMP | BPF_JGE | BPF_K`.
+const JMP_JGE_K: u16 = 0x35;
+/// `BPF_ALU | BPF_AND | BPF_K`.
+const ALU_AND_K: u16 = 0x54;
+/// `BPF_RET | BPF_K`.
 const RET_K: u16 = 0x06;
 
 /// The mask of a socket type without its `SOCK_NONBLOCK`/`SOCK_CLOEXEC` flags.
