@@ -5,7 +5,11 @@
 //! with the spec's `argv` (an MCP server; with `stdio`, its standard input and output are the
 //! launcher's, the spec's line having been read off the input first). The
 //! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
-//! exits with its status), with a `/proc` of its own where the kernel allows one.
+//! exits with its status), with a `/proc` of its own where the kernel allows one, in a session
+//! of its own (no controlling terminal), under a [`seccomp`](super::seccomp) filter whose
+//! notification listener PID 1 hands to the launcher's parent half: that half answers every
+//! `connect` of the command ([`notify`](super::notify)) while it waits
+//! ([`watch`](super::watch)).
 //!
 //! With `allowed_hosts` (and no full network) the launcher also brings the namespace's
 //! loopback up and listens on `127.0.0.1:<port>`; its parent half relays those connections to
@@ -22,6 +26,7 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
+use super::fd_pass;
 use super::forward::{self, Forwarder};
 use super::notify::{self, Policy, Supervisor};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
@@ -55,7 +60,7 @@ pub fn launcher_main() -> i32 {
     // Made before the fork: PID 1 covers `/proc` with its own, and hands its seccomp listener
     // over the channel.
     let (proc_dir, (parent_end, child_end)) = match notify::open_proc()
-        .and_then(|proc_dir| notify::channel().map(|channel| (proc_dir, channel)))
+        .and_then(|proc_dir| fd_pass::channel().map(|channel| (proc_dir, channel)))
     {
         Ok(pair) => pair,
         Err(err) => return setup_error(&err),
@@ -66,7 +71,7 @@ pub fn launcher_main() -> i32 {
         Err(err) => return setup_error(&err),
         Ok(Some(child)) => {
             drop(child_end);
-            let listener = match notify::recv_fd(&parent_end) {
+            let listener = match fd_pass::recv_fd(&parent_end) {
                 Ok(Some(listener)) => listener,
                 // PID 1 failed before its filter was in place (it said why) and runs nothing.
                 Ok(None) => return namespaces::wait_for(child),
@@ -171,7 +176,7 @@ fn confine(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
 /// before the `exec`: from here on, every `connect` waits for the parent's answer).
 fn filter(channel: &std::os::fd::OwnedFd) -> Result<(), String> {
     let listener = seccomp::install()?;
-    notify::send_fd(channel, &listener)
+    fd_pass::send_fd(channel, &listener)
 }
 
 fn setup_error(message: &str) -> i32 {

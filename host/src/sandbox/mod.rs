@@ -4,7 +4,8 @@
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
 //! - [`launch`]: the launcher; `namespaces`, `landlock`, `seccomp`: its pieces; `notify`: the
-//!   supervisor answering the command's `connect` calls, `watch`: the parent half's loop;
+//!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`),
+//!   `watch`: the parent half's loop;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
@@ -13,6 +14,7 @@
 
 mod child;
 pub mod env;
+mod fd_pass;
 mod forward;
 pub mod hidden;
 mod landlock;
