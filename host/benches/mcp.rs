@@ -72,6 +72,7 @@ fn entry(python: &str, sandbox: ShellSandbox) -> McpEntry {
         fs: FsGrant::Read,
         network: false,
         allowed_hosts: Vec::new(),
+        unix_sockets: Vec::new(),
         sandbox,
         trust_files: Vec::new(),
         origin: "user".into(),

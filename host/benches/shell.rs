@@ -9,6 +9,9 @@
 //!   the output read.
 //!
 //! `cargo bench --profile dev -p warden --bench shell -- --warm-up-time 1 --measurement-time 3`
+//!
+//! `WARDEN_BENCH_LAUNCHER=/path/to/warden` runs the launcher and tool cases with another build
+//! of the binary (to compare two builds in one sitting).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -21,7 +24,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use warden::config::Config;
 use warden::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec, ShellTool};
 
-const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
+/// The binary the launcher runs: the one built with the bench, or `$WARDEN_BENCH_LAUNCHER`.
+fn warden() -> PathBuf {
+    std::env::var_os("WARDEN_BENCH_LAUNCHER").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_warden")),
+        PathBuf::from,
+    )
+}
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -51,6 +60,7 @@ fn bench(c: &mut Criterion) {
         read_only: vec![root.join(".git"), root.join(".warden")],
         network: false,
         allowed_hosts: Vec::new(),
+        unix_sockets: Vec::new(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         probe: false,
         argv: None,
@@ -60,10 +70,11 @@ fn bench(c: &mut Criterion) {
     let tool = ShellTool::new(
         &Config::default(),
         std::slice::from_ref(&root),
-        PathBuf::from(WARDEN),
+        warden(),
         std::env::vars().collect(),
     );
 
+    let launcher = warden();
     let mut group = c.benchmark_group("shell_start");
     group.bench_function("plain sh -c true", |b| {
         b.iter(|| {
@@ -76,7 +87,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("launcher (namespaces + Landlock) sh -c true", |b| {
         b.iter(|| {
-            let mut child = Command::new(WARDEN)
+            let mut child = Command::new(&launcher)
                 .arg(LAUNCHER_SUBCOMMAND)
                 .stdin(Stdio::piped())
                 .spawn()

@@ -51,6 +51,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools.shell.timeout_s",
     "tools.shell.network",
     "tools.shell.allowed_hosts",
+    "tools.shell.unix_sockets",
     "tools.shell.sandbox",
     "tools.shell.hide",
     "tools.shell.env",

@@ -63,6 +63,9 @@ pub struct McpSpec {
     /// Stdio: host patterns reachable through warden's filtering HTTP proxy (`name`,
     /// `name:port`, `*.domain`), with the network otherwise off.
     pub allowed_hosts: Option<Vec<String>>,
+    /// Stdio: Unix socket paths the server may connect to although no process of its sandbox
+    /// listens there.
+    pub unix_sockets: Option<Vec<PathBuf>>,
     /// Stdio: `required` (default) or `none` (no confinement, if policy allows it).
     pub sandbox: Option<ShellSandbox>,
     /// Stdio: globs (relative to the workspace root; `*` stays within one path component,
@@ -127,6 +130,8 @@ pub struct McpEntry {
     /// Host patterns a stdio server reaches through the filtering proxy (`network` is then
     /// false).
     pub allowed_hosts: Vec<String>,
+    /// Unix socket paths a stdio server may connect to.
+    pub unix_sockets: Vec<PathBuf>,
     /// Confinement of a stdio server.
     pub sandbox: ShellSandbox,
     /// Globs of further workspace files the server runs (a project's trust hashes them).
@@ -329,6 +334,7 @@ pub(crate) fn resolve(
             ("fs", spec.fs.is_some()),
             ("network", spec.network.is_some()),
             ("allowed_hosts", spec.allowed_hosts.is_some()),
+            ("unix_sockets", spec.unix_sockets.is_some()),
             ("sandbox", spec.sandbox.is_some()),
             ("trust_files", !spec.trust_files.is_empty()),
         ] {
@@ -378,6 +384,20 @@ pub(crate) fn resolve(
         return Err(invalid(
             "allowed_hosts",
             "`network = true` (every host) and `allowed_hosts` (only these, through the proxy) contradict each other: keep one".into(),
+        ));
+    }
+    let unix_sockets = spec.unix_sockets.clone().unwrap_or_default();
+    super::check_socket_paths(&unix_sockets).map_err(|why| invalid("unix_sockets", why))?;
+    if layer != "managed"
+        && let Some(socket) = super::outside_ceiling(&unix_sockets, policy.unix_sockets.as_deref())
+    {
+        return Err(invalid(
+            "unix_sockets",
+            format!(
+                "{} is outside the ceiling `policy.unix_sockets = {:?}` of managed policy; refused (grants are never narrowed silently)",
+                socket.display(),
+                policy.unix_sockets.as_deref().unwrap_or_default()
+            ),
         ));
     }
     let sandbox = spec.sandbox.unwrap_or_default();
@@ -485,6 +505,7 @@ pub(crate) fn resolve(
         fs: spec.fs.unwrap_or_default(),
         network: spec.network.unwrap_or(false),
         allowed_hosts,
+        unix_sockets,
         sandbox,
         trust_files: spec.trust_files,
         origin: layer.to_owned(),

@@ -42,6 +42,7 @@ mod signing_policy;
 mod tool_policy;
 mod trust;
 mod trust_files;
+mod unix_sockets;
 
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
@@ -74,3 +75,4 @@ pub use shell::{
 pub use shell_hosts::{HostPattern, host_allowed, parse_host_patterns};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, HELD_SETTINGS, ProjectCode, ProjectResolver, TrustPaths};
+pub use unix_sockets::{check_socket_paths, inside_roots, outside_ceiling};

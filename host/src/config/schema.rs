@@ -444,6 +444,10 @@ pub struct PolicyConfig {
     /// outside is refused, never narrowed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shell_allowed_hosts: Option<Vec<String>>,
+    /// Managed layer only: the Unix socket paths a user `tools.shell.unix_sockets` or `[[mcp]]`
+    /// `unix_sockets` grant may name; another path is refused, never narrowed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unix_sockets: Option<Vec<std::path::PathBuf>>,
     /// Only `[[mcp]]` entries of the managed layer are allowed; another layer's is a
     /// configuration error.
     pub managed_mcp_only: bool,
@@ -493,6 +497,7 @@ impl Default for PolicyConfig {
             max_shell_timeout_s: None,
             allow_unsandboxed_shell: true,
             shell_allowed_hosts: None,
+            unix_sockets: None,
             managed_mcp_only: false,
             allowed_mcp: None,
             allow_unsandboxed_mcp: true,

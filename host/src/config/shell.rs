@@ -3,8 +3,9 @@
 //!
 //! Layering rules (a cloned repository must not loosen its own confinement):
 //! - `hide` lists add up over every layer (the built-in list first); no layer removes a path;
-//! - the project layer may not set `sandbox`, `network` or `allowed_hosts` (ignored with a
-//!   warning);
+//! - the project layer may not set `sandbox`, `network`, `allowed_hosts` or `unix_sockets`
+//!   (ignored with a warning); a user-layer `unix_sockets` path outside managed policy's
+//!   `policy.unix_sockets` is refused;
 //! - `allowed_hosts` patterns are checked where written ([`HostPattern`]); under the managed
 //!   ceiling `policy.shell_allowed_hosts`, a user-layer host outside it, or `network = true`, is
 //!   refused (never narrowed);
@@ -71,6 +72,9 @@ pub struct ShellConfig {
     /// Hosts commands may reach through warden's filtering HTTP proxy when `network` is false
     /// (`name`, `name:port`, `*.domain`; see [`HostPattern`]); empty: none.
     pub allowed_hosts: Vec<String>,
+    /// Unix socket paths commands may connect to although no process of their sandbox
+    /// listens there (absolute; none inside a workspace root); empty: none.
+    pub unix_sockets: Vec<std::path::PathBuf>,
     /// `required` (default) or `none`.
     pub sandbox: ShellSandbox,
     /// Paths hidden from commands (`~/` is the home directory; relative paths are under each
@@ -86,6 +90,7 @@ impl Default for ShellConfig {
             timeout_s: SHELL_TIMEOUT_S,
             network: false,
             allowed_hosts: Vec::new(),
+            unix_sockets: Vec::new(),
             sandbox: ShellSandbox::Required,
             hide: DEFAULT_HIDE.iter().map(|s| (*s).to_owned()).collect(),
             env: Vec::new(),
@@ -101,6 +106,8 @@ pub(crate) struct ShellLayers {
     /// The last non-managed layer file that set `allowed_hosts`, and the one that set `network`.
     hosts_from: Option<std::path::PathBuf>,
     network_from: Option<std::path::PathBuf>,
+    /// The last non-managed layer file that set `unix_sockets`.
+    sockets_from: Option<std::path::PathBuf>,
 }
 
 impl ShellLayers {
@@ -166,8 +173,19 @@ impl ShellLayers {
             })?;
             parse_host_patterns(&list).map_err(|why| invalid("allowed_hosts", why))?;
         }
+        if let Some(paths) = shell.get("unix_sockets") {
+            let list: Option<Vec<std::path::PathBuf>> = paths.as_array().and_then(|list| {
+                list.iter()
+                    .map(|v| v.as_str().map(std::path::PathBuf::from))
+                    .collect()
+            });
+            let list = list.ok_or_else(|| {
+                invalid("unix_sockets", "expected an array of socket paths".into())
+            })?;
+            super::check_socket_paths(&list).map_err(|why| invalid("unix_sockets", why))?;
+        }
         if project {
-            for key in ["sandbox", "network", "allowed_hosts"] {
+            for key in ["sandbox", "network", "allowed_hosts", "unix_sockets"] {
                 if shell.remove(key).is_some() {
                     warnings.push(format!(
                         "{}: `tools.shell.{key}` cannot be set by a project (it would loosen the shell sandbox); the setting was ignored",
@@ -182,6 +200,9 @@ impl ShellLayers {
             if shell.contains_key("network") {
                 self.network_from = Some(path.to_owned());
             }
+            if shell.contains_key("unix_sockets") {
+                self.sockets_from = Some(path.to_owned());
+            }
         } else {
             // The operator's own grants are not held to the operator's ceiling.
             if shell.contains_key("allowed_hosts") {
@@ -189,6 +210,9 @@ impl ShellLayers {
             }
             if shell.contains_key("network") {
                 self.network_from = None;
+            }
+            if shell.contains_key("unix_sockets") {
+                self.sockets_from = None;
             }
         }
         Ok(())
@@ -246,6 +270,20 @@ impl ShellLayers {
             shell.timeout_s = ceiling;
         }
         check_host_ceiling(&shell, policy, self.hosts_from, self.network_from)?;
+        if let Some(path) = self.sockets_from
+            && let Some(socket) =
+                super::outside_ceiling(&shell.unix_sockets, policy.unix_sockets.as_deref())
+        {
+            return Err(ConfigError::Invalid {
+                path,
+                key: "tools.shell.unix_sockets".into(),
+                message: format!(
+                    "the user layer grants {}, outside the ceiling `policy.unix_sockets = {:?}` of managed policy; refused (grants are never narrowed silently)",
+                    socket.display(),
+                    policy.unix_sockets.as_deref().unwrap_or_default()
+                ),
+            });
+        }
         if shell.sandbox == ShellSandbox::None && !policy.allow_unsandboxed_shell {
             return Err(ConfigError::Invalid {
                 path: "(merged configuration)".into(),

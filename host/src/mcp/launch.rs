@@ -82,6 +82,12 @@ pub(super) fn prepare(
         command.args(args);
         command
     } else {
+        if let Some(path) = crate::config::inside_roots(&entry.unix_sockets, &context.roots) {
+            return Err(format!(
+                "`unix_sockets` grants {}, inside a workspace root (the server could put its own socket there); refused",
+                path.display()
+            ));
+        }
         let hidden_roots: &[PathBuf] = if entry.fs == FsGrant::None {
             &[]
         } else {
@@ -121,6 +127,7 @@ pub(super) fn prepare(
             },
             network: entry.network,
             allowed_hosts: entry.allowed_hosts.clone(),
+            unix_sockets: entry.unix_sockets.clone(),
             env: env.clone(),
             probe: false,
             argv: Some(argv.to_vec()),
@@ -199,6 +206,7 @@ mod tests {
             failure: FailurePolicy::Open,
             fs: FsGrant::None,
             network,
+            unix_sockets: Vec::new(),
             allowed_hosts: allowed_hosts.iter().map(|h| (*h).to_owned()).collect(),
             sandbox: ShellSandbox::Required,
             trust_files: Vec::new(),

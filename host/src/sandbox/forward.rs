@@ -6,8 +6,8 @@
 //!
 //! The relay runs in the launcher's parent process after the fork (the PID 1 child runs the
 //! command), with no thread: after `unshare(CLONE_NEWPID)` the kernel refuses new threads, so
-//! it is one `poll(2)` loop over the listener, the connections and a pidfd of the child, and it
-//! returns the child's exit status when the child ends.
+//! it is part of one `poll(2)` loop ([`watch`](super::watch)) over the listener, the
+//! connections, the seccomp listener and a pidfd of the child.
 
 #![allow(unsafe_code)]
 
@@ -90,6 +90,7 @@ pub(crate) struct Forwarder {
     listener: TcpListener,
     port: u16,
     socket: PathBuf,
+    conns: Vec<Conn>,
 }
 
 impl Forwarder {
@@ -110,6 +111,7 @@ impl Forwarder {
             listener,
             port,
             socket: socket.to_owned(),
+            conns: Vec::new(),
         })
     }
 
@@ -118,64 +120,30 @@ impl Forwarder {
         self.port
     }
 
-    /// Relay connections until `child` ends; its exit status (as
-    /// [`wait_for`](super::namespaces::wait_for) gives it).
-    pub(crate) fn run(self, child: libc::pid_t) -> i32 {
-        // SAFETY: pidfd_open(2) returns a new descriptor or -1.
-        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, child, 0) };
-        let pidfd = RawFd::try_from(raw)
-            .ok()
-            .filter(|fd| *fd >= 0)
-            // SAFETY: a fresh descriptor nothing else owns.
-            .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
-        let mut conns: Vec<Conn> = Vec::new();
-        loop {
-            if let Some(status) = try_wait(child) {
-                return status;
-            }
-            let mut fds = vec![
-                poll_fd(pidfd.as_ref().map(AsRawFd::as_raw_fd), libc::POLLIN),
-                poll_fd(Some(self.listener.as_raw_fd()), libc::POLLIN),
-            ];
-            for conn in &conns {
-                conn.interest(&mut fds);
-            }
-            // Without a pidfd (kernels before 5.3) the child's end is looked for every 50 ms.
-            let timeout = if pidfd.is_some() { -1 } else { 50 };
-            // SAFETY: `fds` is a live array of `pollfd` of the given length.
-            let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
-            if rc < 0 && io::Error::last_os_error().kind() != ErrorKind::Interrupted {
-                return super::namespaces::wait_for(child);
-            }
-            while let Ok((tcp, _)) = self.listener.accept() {
-                if let Some(conn) = Conn::open(tcp, &self.socket) {
-                    conns.push(conn);
-                }
-            }
-            conns.retain_mut(Conn::pump);
+    /// The `pollfd` entries the relay waits on: the listener and every connection.
+    pub(crate) fn interest(&self, fds: &mut Vec<libc::pollfd>) {
+        fds.push(poll_fd(Some(self.listener.as_raw_fd()), libc::POLLIN));
+        for conn in &self.conns {
+            conn.interest(fds);
         }
+    }
+
+    /// Accept what is waiting and move what can be moved, without blocking.
+    pub(crate) fn service(&mut self) {
+        while let Ok((tcp, _)) = self.listener.accept() {
+            if let Some(conn) = Conn::open(tcp, &self.socket) {
+                self.conns.push(conn);
+            }
+        }
+        self.conns.retain_mut(Conn::pump);
     }
 }
 
-fn poll_fd(fd: Option<RawFd>, events: libc::c_short) -> libc::pollfd {
+pub(crate) fn poll_fd(fd: Option<RawFd>, events: libc::c_short) -> libc::pollfd {
     libc::pollfd {
         fd: fd.unwrap_or(-1),
         events,
         revents: 0,
-    }
-}
-
-/// The exit status of `child` if it has ended.
-fn try_wait(child: libc::pid_t) -> Option<i32> {
-    let mut status = 0;
-    // SAFETY: `status` is a plain int the call fills.
-    let rc = unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) };
-    if rc == child {
-        Some(super::namespaces::status_code(status))
-    } else if rc == -1 && io::Error::last_os_error().kind() != ErrorKind::Interrupted {
-        Some(1)
-    } else {
-        None
     }
 }
 

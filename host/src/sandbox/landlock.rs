@@ -1,6 +1,6 @@
 //! The Landlock ruleset of one sandboxed command: everything readable and executable, writes
-//! only under the workspace roots, the call's private temporary directory and four harmless
-//! devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`); no TCP bind or connect unless the
+//! only under the workspace roots, the call's private temporary directory and three harmless
+//! devices (`/dev/null`, `/dev/zero`, `/dev/full`; never `/dev/tty`: the user's terminal); no TCP bind or connect unless the
 //! network is granted, but a connect to the proxy's loopback port under `allowed_hosts`;
 //! no signals to, and no abstract Unix sockets of, processes outside the sandbox (where the
 //! kernel's Landlock has those scopes).
@@ -15,7 +15,7 @@ use landlock::{
 use super::spec::SandboxSpec;
 
 /// Devices a command may write to (and query with ioctl).
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
 /// The newest ABI this ruleset is written for; older kernels enforce what they can.
 const ABI_USED: ABI = ABI::V6;

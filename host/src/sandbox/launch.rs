@@ -5,7 +5,11 @@
 //! with the spec's `argv` (an MCP server; with `stdio`, its standard input and output are the
 //! launcher's, the spec's line having been read off the input first). The
 //! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
-//! exits with its status), with a `/proc` of its own where the kernel allows one.
+//! exits with its status), with a `/proc` of its own where the kernel allows one, in a session
+//! of its own (no controlling terminal), under a [`seccomp`](super::seccomp) filter whose
+//! notification listener PID 1 hands to the launcher's parent half: that half answers every
+//! `connect` of the command ([`notify`](super::notify)) while it waits
+//! ([`watch`](super::watch)).
 //!
 //! With `allowed_hosts` (and no full network) the launcher also brings the namespace's
 //! loopback up and listens on `127.0.0.1:<port>`; its parent half relays those connections to
@@ -22,9 +26,11 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
+use super::fd_pass;
 use super::forward::{self, Forwarder};
+use super::notify::{self, Policy, Supervisor};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
-use super::{landlock, namespaces, probe};
+use super::{landlock, namespaces, probe, seccomp, watch};
 
 /// Run the launcher; returns only on failure (the exit status to use).
 pub fn launcher_main() -> i32 {
@@ -51,24 +57,49 @@ pub fn launcher_main() -> i32 {
         None
     };
     let port = forwarder.as_ref().map(Forwarder::port);
+    // Made before the fork: PID 1 covers `/proc` with its own, and hands its seccomp listener
+    // over the channel.
+    let (proc_dir, (parent_end, child_end)) = match notify::open_proc()
+        .and_then(|proc_dir| fd_pass::channel().map(|channel| (proc_dir, channel)))
+    {
+        Ok(pair) => pair,
+        Err(err) => return setup_error(&err),
+    };
     // The command runs as PID 1 of a new PID namespace: when it ends (or is killed with the
     // launcher's process group) every process it left, even one that left the group, goes too.
     match namespaces::enter_pid().and_then(|()| namespaces::fork()) {
         Err(err) => return setup_error(&err),
         Ok(Some(child)) => {
-            return match forwarder {
-                Some(forwarder) => forwarder.run(child),
-                None => namespaces::wait_for(child),
+            drop(child_end);
+            let listener = match fd_pass::recv_fd(&parent_end) {
+                Ok(Some(listener)) => listener,
+                // PID 1 failed before its filter was in place (it said why) and runs nothing.
+                Ok(None) => return namespaces::wait_for(child),
+                Err(err) => {
+                    let _ = setup_error(&err);
+                    return namespaces::wait_for(child);
+                }
             };
+            drop(parent_end);
+            let policy = Policy {
+                network: spec.network,
+                relay_port: port,
+                grants: spec.unix_sockets.clone(),
+            };
+            let supervisor = Supervisor::new(listener, proc_dir, policy);
+            return watch::watch(child, &supervisor, forwarder);
         }
         Ok(None) => {}
     }
     drop(forwarder);
+    drop(parent_end);
+    drop(proc_dir);
     namespaces::die_with_parent();
     namespaces::mount_proc();
-    if let Err(err) = confine(&spec, port) {
+    if let Err(err) = confine(&spec, port).and_then(|()| filter(&child_end)) {
         return setup_error(&err);
     }
+    drop(child_end);
     let env = match port {
         Some(port) => forward::proxy_env(&spec.env, port),
         None => spec.env.clone(),
@@ -124,17 +155,28 @@ fn build(spec: &SandboxSpec) -> Result<(), String> {
     for path in &spec.hide {
         namespaces::hide(path)?;
     }
+    // The terminals of the user's sessions: nothing of them can be read.
+    namespaces::hide(std::path::Path::new(namespaces::PTY_DIR))?;
     for path in &spec.read_only {
         namespaces::read_only(path)?;
     }
     Ok(())
 }
 
-/// Restrict with Landlock and enter the working directory (in PID 1, before the `exec`).
+/// Restrict with Landlock, enter the working directory and leave the caller's session, so
+/// that no terminal is the command's controlling one (in PID 1, before the `exec`).
 fn confine(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
     landlock::restrict(spec, proxy_port)?;
     std::env::set_current_dir(&spec.cwd)
-        .map_err(|e| format!("working directory {}: {e}", spec.cwd.display()))
+        .map_err(|e| format!("working directory {}: {e}", spec.cwd.display()))?;
+    namespaces::new_session()
+}
+
+/// Install the seccomp filter and hand its listener to the parent half (in PID 1, last
+/// before the `exec`: from here on, every `connect` waits for the parent's answer).
+fn filter(channel: &std::os::fd::OwnedFd) -> Result<(), String> {
+    let listener = seccomp::install()?;
+    fd_pass::send_fd(channel, &listener)
 }
 
 fn setup_error(message: &str) -> i32 {

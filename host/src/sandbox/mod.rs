@@ -3,7 +3,9 @@
 //! (`warden __sandbox-exec`) before it runs `sh -c` (see `docs/shell.md`).
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
-//! - [`launch`]: the launcher; `namespaces`, `landlock`: its pieces;
+//! - [`launch`]: the launcher; `namespaces`, `landlock`, `seccomp`: its pieces; `notify`: the
+//!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`),
+//!   `watch`: the parent half's loop;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
@@ -15,6 +17,7 @@
 
 mod child;
 pub mod env;
+mod fd_pass;
 mod forward;
 pub mod hidden;
 mod landlock;
@@ -23,11 +26,14 @@ mod namespaces;
 pub mod own;
 pub mod placeholder;
 pub mod planted;
+mod notify;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
+mod seccomp;
 pub mod spec;
 pub mod tool;
+mod watch;
 
 pub use child::kill_group;
 pub use launch::launcher_main;

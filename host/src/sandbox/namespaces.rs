@@ -260,3 +260,16 @@ pub(crate) fn die_with_parent() {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
     }
 }
+
+/// Where the kernel keeps the pseudo-terminals (hidden from the command).
+pub(crate) const PTY_DIR: &str = "/dev/pts";
+
+/// Leave the caller's session and process group for a new session: no controlling terminal.
+pub(crate) fn new_session() -> Result<(), String> {
+    // SAFETY: a plain system call on this process (PID 1 of its namespace, never a group
+    // leader in the caller's session).
+    if unsafe { libc::setsid() } < 0 {
+        return Err(os_error("new session (setsid)"));
+    }
+    Ok(())
+}

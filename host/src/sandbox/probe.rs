@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::spec::{LAUNCHER_SUBCOMMAND, SandboxSpec};
-use super::{forward, landlock, namespaces};
+use super::{forward, landlock, namespaces, seccomp};
 
 /// The name of the optional piece per-host network (`allowed_hosts`) needs.
 pub const PER_HOST_NETWORK: &str = "per-host network";
@@ -18,7 +18,7 @@ pub const PER_HOST_NETWORK: &str = "per-host network";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
     /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`, `Landlock`,
-    /// or the optional [`PER_HOST_NETWORK`].
+    /// `seccomp`, or the optional [`PER_HOST_NETWORK`].
     pub name: String,
     /// Whether it can be built.
     pub ok: bool,
@@ -85,6 +85,7 @@ pub(crate) fn launcher_probe() -> i32 {
         "Landlock",
         landlock::abi_version().map(|v| format!("ABI {v}")),
     );
+    push("seccomp", seccomp::check());
     let text = serde_json::to_string(&pieces).unwrap_or_else(|_| "[]".to_owned());
     let _ = writeln!(std::io::stdout().lock(), "{text}");
     0

@@ -31,6 +31,10 @@ pub struct SandboxSpec {
     /// variables.
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Unix socket paths the command may connect to although no process of the sandbox
+    /// listens there (`unix_sockets`; absolute, outside the workspace roots).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unix_sockets: Vec<PathBuf>,
     /// The command's whole environment.
     pub env: Vec<(String, String)>,
     /// Only check which pieces the kernel offers, print them and exit (for `warden doctor`).

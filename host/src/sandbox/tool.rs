@@ -149,6 +149,13 @@ impl ShellTool {
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::null());
         } else {
+            if let Some(path) = crate::config::inside_roots(&self.config.unix_sockets, &self.roots)
+            {
+                return ToolOutput::error(format!(
+                    "shell: `[tools.shell] unix_sockets` grants {}, inside a workspace root (a command could put its own socket there); refused",
+                    path.display()
+                ));
+            }
             _placeholders = match Placeholders::make(&self.roots) {
                 Ok(made) => Some(made),
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
@@ -178,6 +185,7 @@ impl ShellTool {
                 read_only: read_only(&self.roots, found.repos),
                 network: self.config.network,
                 allowed_hosts: self.config.allowed_hosts.clone(),
+                unix_sockets: self.config.unix_sockets.clone(),
                 env,
                 probe: false,
                 argv: None,

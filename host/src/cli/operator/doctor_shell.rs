@@ -1,6 +1,7 @@
 //! `warden doctor`'s lines for the `shell` tool: each piece of its sandbox (user, mount and
-//! network namespaces, Landlock and its ABI), available or not and why, probed by the launcher
-//! itself in a throw-away process; and whether per-host network (`allowed_hosts`) works here.
+//! network namespaces, Landlock and its ABI, seccomp), available or not and why, probed by the
+//! launcher itself in a throw-away process; whether per-host network (`allowed_hosts`) works
+//! here; and the Unix sockets commands may reach (`unix_sockets`).
 
 use super::doctor::Report;
 use crate::config::{ShellConfig, ShellSandbox};
@@ -66,6 +67,17 @@ pub(super) fn check_shell(report: &mut Report, shell: &ShellConfig) {
                 shell.timeout_s,
                 shell.hide.len()
             ));
+            let sockets = if shell.unix_sockets.is_empty() {
+                "none besides the sandbox's own".to_owned()
+            } else {
+                let paths: Vec<String> = shell
+                    .unix_sockets
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                format!("{} and the sandbox's own", paths.join(", "))
+            };
+            report.info(&format!("shell: Unix sockets reachable: {sockets}"));
         }
         Err(err) => report.fail(&format!("shell sandbox: {err}")),
     }

@@ -30,6 +30,7 @@ pub(super) fn merge(
     );
     let sets_shell_hosts = sets("shell_allowed_hosts");
     let sets_unattended = sets("allow_unattended");
+    let sets_unix_sockets = sets("unix_sockets");
     let signing_keys = ["trusted_keys", "require_signed", "allowed_sources"].map(|k| (k, sets(k)));
     let layer: PolicyConfig =
         value
@@ -119,6 +120,14 @@ pub(super) fn merge(
             })?;
         }
         policy.shell_allowed_hosts = layer.shell_allowed_hosts;
+        if let Some(paths) = &layer.unix_sockets {
+            crate::config::check_socket_paths(paths).map_err(|why| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "policy.unix_sockets".into(),
+                message: why,
+            })?;
+        }
+        policy.unix_sockets = layer.unix_sockets;
         policy.allowed_mcp = layer.allowed_mcp;
         super::super::signing_policy::take(
             policy,
@@ -153,6 +162,9 @@ pub(super) fn merge(
         }
         if sets_unattended {
             warnings.push(ignored("allow_unattended", "managed layer"));
+        }
+        if sets_unix_sockets {
+            warnings.push(ignored("unix_sockets", "managed layer"));
         }
         for (key, set) in signing_keys {
             if set {
