@@ -13,6 +13,7 @@ mod compaction;
 mod compat_common;
 mod compat_v0_1;
 mod compat_v0_2;
+mod escape_egress;
 mod complete;
 mod fileref_cases;
 mod fileref_cli;

@@ -162,10 +162,11 @@ impl State {
         let (target, rest) = match parsed {
             Ok(ok) => ok,
             Err(why) => {
+                self.refuse(format!("network: refused a malformed request: {why}"));
                 answer(
                     &mut client,
                     "400 Bad Request",
-                    &format!("warden proxy: {why}"),
+                    &format!("warden proxy: refused: {why}"),
                 );
                 return self.live_set(id, None);
             }

@@ -82,10 +82,16 @@ fn allowed_hosts_are_served_and_others_get_403_and_are_listed() {
     assert!(other_port.starts_with("HTTP/1.1 403"), "{other_port}");
     assert!(ask(&socket, "GET /x HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 400"));
     let lines = proxy.refused();
-    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines.len(), 3, "{lines:?}");
     assert_eq!(
         lines[0],
         "network: refused CONNECT evil.example:443: not in `[tools.shell] allowed_hosts`"
+    );
+    // A malformed request is kept with why.
+    assert!(
+        lines[2].starts_with("network: refused a malformed request: ")
+            && lines[2].contains("only CONNECT and absolute http:// URLs"),
+        "{lines:?}"
     );
     drop(proxy);
     assert!(!socket.exists(), "the socket outlived the proxy");
