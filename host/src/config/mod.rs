@@ -35,6 +35,7 @@ mod shell_hosts;
 mod signing_policy;
 mod tool_policy;
 mod trust;
+mod url_parts;
 
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
