@@ -5,7 +5,8 @@
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
 //! - [`launch`]: the launcher; `namespaces`, `landlock`: its pieces;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
-//!   `forward`: the launcher's relay to it from the namespace's loopback;
+//!   `forward`: the launcher's relay to it from the namespace's loopback, `peer`: who
+//!   connected to it;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
@@ -17,6 +18,7 @@ pub mod hidden;
 mod landlock;
 pub mod launch;
 mod namespaces;
+mod peer;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
