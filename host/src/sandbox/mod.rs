@@ -8,12 +8,14 @@
 //!   `forward`: the launcher's relay to it from the namespace's loopback, `peer`: who
 //!   connected to it;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
+//!   [`tracked`]: the denied files git tracks anyway (read by `git_index`);
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
 mod child;
 pub mod env;
 mod forward;
+mod git_index;
 pub mod hidden;
 mod landlock;
 pub mod launch;
@@ -24,6 +26,7 @@ pub mod proxy;
 mod proxy_request;
 pub mod spec;
 pub mod tool;
+pub mod tracked;
 
 pub use child::kill_group;
 pub use launch::launcher_main;
