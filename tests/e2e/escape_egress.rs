@@ -30,7 +30,10 @@ fn skip(test: &str, why: &str) {
 /// The sandbox with per-host network here, or a SKIP line.
 fn per_host_ready(test: &str) -> bool {
     if let Some(missing) = sandbox_missing() {
-        skip(test, &format!("the sandbox cannot be built here: {missing}"));
+        skip(
+            test,
+            &format!("the sandbox cannot be built here: {missing}"),
+        );
         return false;
     }
     if let Some(missing) = per_host_missing() {
@@ -199,7 +202,10 @@ fn a_smuggled_header_is_refused_by_the_proxy() {
     for why in ["bare LF", "control character", "HTTP/1.2"] {
         assert!(text.contains(why), "{why}: {text}");
     }
-    assert!(text.contains("network: refused a malformed request"), "{text}");
+    assert!(
+        text.contains("network: refused a malformed request"),
+        "{text}"
+    );
     assert_eq!(seen.load(Ordering::SeqCst), 0, "{text}");
 }
 
@@ -241,7 +247,14 @@ fn an_allowed_mcp_host_glob_does_not_admit_another_host() {
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .output()
         .unwrap();

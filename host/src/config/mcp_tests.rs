@@ -347,4 +347,3 @@ fn what_nothing_would_hold_to_the_tool_grant_ceiling_is_refused_below_the_manage
         "{err}"
     );
 }
-

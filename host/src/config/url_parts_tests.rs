@@ -52,10 +52,21 @@ fn url_patterns_match_on_parsed_parts() {
         "https://mcp.corp:*/a/*",
         "https://mcp.corp:8443/a/b"
     ));
-    assert!(!url_pattern_matches("https://mcp.corp/a/*", "https://mcp.corp/b"));
+    assert!(!url_pattern_matches(
+        "https://mcp.corp/a/*",
+        "https://mcp.corp/b"
+    ));
     assert!(url_pattern_matches("https://mcp.corp", "https://mcp.corp/"));
-    assert!(url_pattern_matches("http://[::1]:9/*", "http://[::1]:9/mcp"));
-    for bad_pattern in ["http://u@mcp.corp/*", "http://a\\b/*", "ftp://a/*", "http:///*"] {
+    assert!(url_pattern_matches(
+        "http://[::1]:9/*",
+        "http://[::1]:9/mcp"
+    ));
+    for bad_pattern in [
+        "http://u@mcp.corp/*",
+        "http://a\\b/*",
+        "ftp://a/*",
+        "http:///*",
+    ] {
         assert!(
             !url_pattern_matches(bad_pattern, "http://mcp.corp/x"),
             "{bad_pattern}"

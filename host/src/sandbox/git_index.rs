@@ -18,13 +18,18 @@ const STAT_BYTES: usize = 40;
 /// The paths of `index` (in index order, each once), the object ids `hash_len` bytes long
 /// (20 for SHA-1, 32 for SHA-256); an error naming what is malformed and where.
 pub fn tracked_paths(index: &[u8], hash_len: usize) -> Result<Vec<String>, String> {
-    let mut at = Cursor { bytes: index, pos: 0 };
+    let mut at = Cursor {
+        bytes: index,
+        pos: 0,
+    };
     if at.take(4)? != b"DIRC" {
         return Err("not a git index (no `DIRC` signature)".into());
     }
     let version = at.u32()?;
     if !(2..=4).contains(&version) {
-        return Err(format!("git index version {version} is not read (2 to 4 are)"));
+        return Err(format!(
+            "git index version {version} is not read (2 to 4 are)"
+        ));
     }
     let count = at.u32()?;
     if count > MAX_ENTRIES {

@@ -94,7 +94,12 @@ fn an_index_written_by_git_is_read() {
         return;
     }
     std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
-    for f in [".env", "a/b/long-name-for-prefix-one.txt", "a/b/long-name-for-prefix-two.txt", "z"] {
+    for f in [
+        ".env",
+        "a/b/long-name-for-prefix-one.txt",
+        "a/b/long-name-for-prefix-two.txt",
+        "z",
+    ] {
         std::fs::write(dir.path().join(f), "x").unwrap();
     }
     git(&["add", "-A"]).unwrap();
@@ -114,7 +119,11 @@ fn an_index_written_by_git_is_read() {
     git(&["update-index", "--index-version", "3"]).unwrap();
     git(&["add", "-N", "new.txt"]).unwrap();
     let index = std::fs::read(dir.path().join(".git/index")).unwrap();
-    assert!(tracked_paths(&index, 20).unwrap().contains(&"new.txt".to_owned()));
+    assert!(
+        tracked_paths(&index, 20)
+            .unwrap()
+            .contains(&"new.txt".to_owned())
+    );
 }
 
 proptest! {

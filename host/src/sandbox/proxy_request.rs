@@ -67,10 +67,17 @@ fn check_head(head: &[u8]) -> Result<(), String> {
     let lines = head.strip_suffix(b"\r\n").ok_or_else(bare_lf)?;
     for (i, line) in lines.split_inclusive(|b| *b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r\n").ok_or_else(bare_lf)?;
-        if let Some(bad) = line.iter().find(|b| (**b < 0x20 && **b != b'\t') || **b == 0x7f) {
+        if let Some(bad) = line
+            .iter()
+            .find(|b| (**b < 0x20 && **b != b'\t') || **b == 0x7f)
+        {
             return Err(format!(
                 "a control character (0x{bad:02x}) in {}",
-                if i == 0 { "the request line" } else { "a header" }
+                if i == 0 {
+                    "the request line"
+                } else {
+                    "a header"
+                }
             ));
         }
         if i == 0 {
@@ -268,9 +275,18 @@ mod tests {
                 "control character (0x01) in the request line",
             ),
             (b"GET http://a.com/ HTTP/1.2\r\n\r\n", "HTTP/1.2"),
-            (b"GET http://a.com/ HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n", "folded"),
-            (b"GET http://a.com/ HTTP/1.1\r\nX A: a\r\n\r\n", "not a token"),
-            (b"GET http://a.com/ HTTP/1.1\r\nnocolon\r\n\r\n", "without `:`"),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n",
+                "folded",
+            ),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nX A: a\r\n\r\n",
+                "not a token",
+            ),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nnocolon\r\n\r\n",
+                "without `:`",
+            ),
         ] {
             let err = parse(bad).unwrap_err();
             assert!(err.contains(why), "{why}: {err}");

@@ -99,6 +99,10 @@ mod tests {
         assert!(tracked_denied(dir.path(), &deny).unwrap().is_empty());
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/index"), b"junk").unwrap();
-        assert!(tracked_denied(dir.path(), &deny).unwrap_err().contains("index"));
+        assert!(
+            tracked_denied(dir.path(), &deny)
+                .unwrap_err()
+                .contains("index")
+        );
     }
 }
