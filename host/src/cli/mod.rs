@@ -38,6 +38,7 @@ mod plugin;
 mod run;
 mod session;
 mod signals;
+mod tracked_denied;
 mod transcript;
 mod trust;
 pub(crate) mod undo;

@@ -228,7 +228,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> Pl
             .url
             .as_deref()
             .filter(|_| url_as_host)
-            .and_then(url_host)
+            .and_then(super::url_parts::url_host_port)
         {
             Some(host) => Some(vec![host]),
             None => spec.allowed_hosts.clone().filter(|hosts| !hosts.is_empty()),
@@ -306,12 +306,8 @@ pub(crate) fn resolve(
             }
         }
         (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(invalid(
-                    "url",
-                    format!("{url:?}: write an http:// or https:// URL"),
-                ));
-            }
+            // Read as the HTTP client reads it: the host checked is the host reached.
+            super::url_parts::parse_http_url(url).map_err(|why| invalid("url", why))?;
             McpTransport::Http { url: url.clone() }
         }
         (Some(_), Some(_)) => {
@@ -515,7 +511,14 @@ pub(crate) fn resolve(
         && layer != "managed"
     {
         let target = entry.target();
-        if !allowed.iter().any(|glob| glob_match(glob, &target)) {
+        let admits = |pattern: &String| match &entry.transport {
+            // A URL is matched on its parsed parts by a pattern written as a URL.
+            McpTransport::Http { .. } if super::url_parts::is_url_pattern(pattern) => {
+                super::url_parts::url_pattern_matches(pattern, &target)
+            }
+            _ => glob_match(pattern, &target),
+        };
+        if !allowed.iter().any(admits) {
             return Err(invalid(
                 if stdio { "command" } else { "url" },
                 format!(
@@ -606,12 +609,3 @@ pub(crate) fn check_unique(entries: &[McpEntry]) -> Result<(), ConfigError> {
 #[cfg(test)]
 #[path = "mcp_tests.rs"]
 mod tests;
-
-/// The host of an `http(s)://` URL, with its port when one is written (`host` alone otherwise,
-/// as a grant of a host without a port is written), lower case.
-fn url_host(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    (!host_port.is_empty()).then(|| host_port.to_ascii_lowercase())
-}

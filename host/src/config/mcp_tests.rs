@@ -344,21 +344,6 @@ fn what_nothing_would_hold_to_the_tool_grant_ceiling_is_refused_below_the_manage
     );
 }
 
-#[test]
-fn a_urls_host_is_its_authority_without_credentials() {
-    assert_eq!(
-        url_host("https://A.example/x").as_deref(),
-        Some("a.example")
-    );
-    assert_eq!(url_host("http://a.example?q").as_deref(), Some("a.example"));
-    assert_eq!(
-        url_host("http://u:p@127.0.0.1:8080/mcp").as_deref(),
-        Some("127.0.0.1:8080")
-    );
-    assert_eq!(url_host("http://[::1]:9/mcp").as_deref(), Some("[::1]:9"));
-    assert_eq!(url_host("no-scheme"), None);
-    assert_eq!(url_host("http:///x"), None);
-}
 
 #[test]
 fn a_projects_url_server_is_held_to_the_project_grants_by_host_and_header_variable() {

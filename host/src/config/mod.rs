@@ -43,6 +43,7 @@ mod tool_policy;
 mod trust;
 mod trust_files;
 mod unix_sockets;
+mod url_parts;
 
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,

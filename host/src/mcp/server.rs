@@ -364,6 +364,9 @@ async fn connect(
                 )
             })?;
             *lock(&pgid) = child.id();
+            if let (Some(proxy), Some(pid)) = (&proxy, child.id()) {
+                proxy.admit(pid);
+            }
             let (Some(mut stdin), Some(stdout), Some(err)) =
                 (child.stdin.take(), child.stdout.take(), child.stderr.take())
             else {

@@ -7,11 +7,13 @@
 //!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`),
 //!   `watch`: the parent half's loop;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
-//!   `forward`: the launcher's relay to it from the namespace's loopback;
+//!   `forward`: the launcher's relay to it from the namespace's loopback, `peer`: who
+//!   connected to it;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
 //!   [`own`]: warden's own state and configuration, hidden from every sandboxed process;
 //!   [`placeholder`]: the empty `.warden`/`.git` bound read-only where a root has none;
 //!   [`planted`]: repositories a command created, moved aside after it;
+//!   [`tracked`]: the denied files git tracks anyway (read by `git_index`);
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
@@ -19,6 +21,7 @@ mod child;
 pub mod env;
 mod fd_pass;
 mod forward;
+mod git_index;
 pub mod hidden;
 mod landlock;
 pub mod launch;
@@ -27,6 +30,7 @@ pub mod own;
 pub mod placeholder;
 pub mod planted;
 mod notify;
+mod peer;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
@@ -34,6 +38,7 @@ mod seccomp;
 pub mod spec;
 pub mod tool;
 mod watch;
+pub mod tracked;
 
 pub use child::kill_group;
 pub use launch::launcher_main;

@@ -10,17 +10,26 @@
 //! A caller other than `shell` starts a sandboxed process with per-host network so: build a
 //! [`SandboxSpec`] with `network: false`, `allowed_hosts` and its private `tmp`, call
 //! [`HostProxy::start`] with it, spawn `warden __sandbox-exec` (writing the spec's JSON to its
-//! standard input) and keep the returned proxy alive until the process has ended; then
-//! [`HostProxy::refused`] lists what was refused. Dropping the proxy stops it and closes every
+//! standard input), tell the proxy the launcher's process id ([`HostProxy::admit`]) and keep
+//! the returned proxy alive until the process has ended; then [`HostProxy::refused`] lists
+//! what was refused.
+//!
+//! Each proxy serves only its own launcher: the socket is the owner's alone (mode 0600, in a
+//! directory of mode 0700), and every connection's peer process (`SO_PEERCRED`) must be the
+//! launcher named by [`HostProxy::admit`] — a connection from any other process (another
+//! sandboxed command that found the socket) is refused, logged and listed, so that no call
+//! borrows another's `allowed_hosts`. A connection made before the launcher is named waits
+//! for it ([`ADMIT_WAIT`]). Dropping the proxy stops it and closes every
 //! connection it still holds.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -34,6 +43,8 @@ const MAX_REFUSALS: usize = 20;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long connecting to one address of an allowed host may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection waits for the launcher's process id to be known.
+pub const ADMIT_WAIT: Duration = Duration::from_secs(10);
 
 /// The running proxy of one call (stopped when dropped).
 pub struct HostProxy {
@@ -51,6 +62,9 @@ struct State {
     /// Every open connection's sockets, so that stopping closes them.
     live: Mutex<HashMap<u64, (UnixStream, Option<TcpStream>)>>,
     next: AtomicU64,
+    /// The one process served: the launcher, once spawned.
+    launcher: Mutex<Option<u32>>,
+    admitted: Condvar,
 }
 
 impl HostProxy {
@@ -78,6 +92,8 @@ impl HostProxy {
     fn serve_for(socket: &Path, hosts: Vec<HostPattern>, key: &str) -> Result<Self, String> {
         let listener = UnixListener::bind(socket)
             .map_err(|e| format!("the proxy socket {}: {e}", socket.display()))?;
+        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| format!("the proxy socket {}: {e}", socket.display()))?;
         let state = Arc::new(State {
             hosts,
             key: key.to_owned(),
@@ -85,6 +101,8 @@ impl HostProxy {
             refused: Mutex::new((Vec::new(), 0)),
             live: Mutex::new(HashMap::new()),
             next: AtomicU64::new(0),
+            launcher: Mutex::new(None),
+            admitted: Condvar::new(),
         });
         let accept_state = Arc::clone(&state);
         let accept = std::thread::Builder::new()
@@ -109,6 +127,17 @@ impl HostProxy {
         })
     }
 
+    /// Serve the process `pid` (the launcher just spawned, as this process numbers it), and
+    /// no other.
+    pub fn admit(&self, pid: u32) {
+        *self
+            .state
+            .launcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(pid);
+        self.state.admitted.notify_all();
+    }
+
     /// What was refused (one line each, at most [`MAX_REFUSALS`], then how many more).
     pub fn refused(&self) -> Vec<String> {
         let guard = self
@@ -128,6 +157,7 @@ impl HostProxy {
 impl Drop for HostProxy {
     fn drop(&mut self) {
         self.state.stop.store(true, Ordering::SeqCst);
+        self.state.admitted.notify_all();
         // Wake the accept loop, which then sees the stop.
         let _ = UnixStream::connect(&self.socket);
         if let Some(accept) = self.accept.take() {
@@ -156,16 +186,30 @@ impl State {
         if let Ok(clone) = client.try_clone() {
             self.live_set(id, Some((clone, None)));
         }
+        if let Err(why) = self.check_peer(&client) {
+            tracing::warn!("proxy for `{}`: {why}", self.key);
+            self.refuse(format!("network: {why}"));
+            // Take what was sent first, so that the answer is read rather than reset.
+            let _ = client.set_read_timeout(Some(Duration::from_millis(200)));
+            let _ = proxy_request::read_head(&mut client);
+            answer(
+                &mut client,
+                "403 Forbidden",
+                &format!("warden proxy: {why}"),
+            );
+            return self.live_set(id, None);
+        }
         let _ = client.set_read_timeout(Some(HEAD_TIMEOUT));
         let parsed = proxy_request::read_head(&mut client)
             .and_then(|(head, rest)| proxy_request::parse(&head).map(|t| (t, rest)));
         let (target, rest) = match parsed {
             Ok(ok) => ok,
             Err(why) => {
+                self.refuse(format!("network: refused a malformed request: {why}"));
                 answer(
                     &mut client,
                     "400 Bad Request",
-                    &format!("warden proxy: {why}"),
+                    &format!("warden proxy: refused: {why}"),
                 );
                 return self.live_set(id, None);
             }
@@ -214,6 +258,29 @@ impl State {
             relay(client, upstream);
         }
         self.live_set(id, None);
+    }
+
+    /// Whether `client` was opened by the launcher this proxy serves (waiting, a while, for
+    /// its process id to be known); the error names the process refused.
+    fn check_peer(&self, client: &UnixStream) -> Result<(), String> {
+        let pid = super::peer::peer_pid(client)
+            .map_err(|e| format!("refused a connection whose process is unknown: {e}"))?;
+        let guard = self.launcher.lock().unwrap_or_else(PoisonError::into_inner);
+        let (guard, _) = self
+            .admitted
+            .wait_timeout_while(guard, ADMIT_WAIT, |launcher| {
+                launcher.is_none() && !self.stop.load(Ordering::SeqCst)
+            })
+            .unwrap_or_else(PoisonError::into_inner);
+        match *guard {
+            Some(launcher) if launcher == pid => Ok(()),
+            Some(launcher) => Err(format!(
+                "refused a connection from process {pid}: this proxy serves only its own sandbox (process {launcher})"
+            )),
+            None => Err(format!(
+                "refused a connection from process {pid}: the sandbox this proxy serves has not started"
+            )),
+        }
     }
 
     fn live_set(&self, id: u64, entry: Option<(UnixStream, Option<TcpStream>)>) {

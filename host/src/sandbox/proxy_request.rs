@@ -47,12 +47,71 @@ pub(super) fn read_head(client: &mut impl Read) -> Result<(Vec<u8>, Vec<u8>), St
     }
 }
 
+/// Where the head ends: after the first empty line, whether its line ends are `CRLF` or a bare
+/// `LF` (which [`parse`] then refuses, rather than waiting for a `CRLF` that never comes).
 fn find_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+    let crlf = buf.windows(3).position(|w| w == b"\n\r\n").map(|i| i + 3);
+    let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+    match (crlf, lf) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Refuse what an origin server could read otherwise than the proxy did: a line ended by a
+/// bare `LF` (or a `CR` alone), a control character in the request line or in a header
+/// (horizontal tab aside, in a value), a header name that is not a token, a folded line.
+fn check_head(head: &[u8]) -> Result<(), String> {
+    let bare_lf = || "a line ended by a bare LF (not CRLF)".to_owned();
+    // Every line but the empty last one, each with its line end.
+    let lines = head.strip_suffix(b"\r\n").ok_or_else(bare_lf)?;
+    for (i, line) in lines.split_inclusive(|b| *b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r\n").ok_or_else(bare_lf)?;
+        if let Some(bad) = line
+            .iter()
+            .find(|b| (**b < 0x20 && **b != b'\t') || **b == 0x7f)
+        {
+            return Err(format!(
+                "a control character (0x{bad:02x}) in {}",
+                if i == 0 {
+                    "the request line"
+                } else {
+                    "a header"
+                }
+            ));
+        }
+        if i == 0 {
+            if line.contains(&b'\t') {
+                return Err("a control character (0x09) in the request line".into());
+            }
+            continue;
+        }
+        if line.first().is_some_and(|b| *b == b' ' || *b == b'\t') {
+            return Err("a folded header line".into());
+        }
+        let name = line
+            .iter()
+            .position(|b| *b == b':')
+            .map(|at| &line[..at])
+            .ok_or_else(|| "a header line without `:`".to_owned())?;
+        if name.is_empty() || !name.iter().all(|b| token_byte(*b)) {
+            return Err(format!(
+                "a header name that is not a token: {:?}",
+                String::from_utf8_lossy(name)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A character of an HTTP token (RFC 9110 `tchar`).
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// Parse `head` (as [`read_head`] returns it).
 pub(super) fn parse(head: &[u8]) -> Result<Target, String> {
+    check_head(head)?;
     let text = std::str::from_utf8(head).map_err(|_| "request head is not UTF-8".to_owned())?;
     let mut lines = text.split("\r\n");
     let first = lines.next().unwrap_or_default();
@@ -62,8 +121,10 @@ pub(super) fn parse(head: &[u8]) -> Result<Target, String> {
     else {
         return Err(format!("malformed request line {first:?}"));
     };
-    if !version.starts_with("HTTP/1.") {
-        return Err(format!("unsupported protocol {version:?}"));
+    if version != "HTTP/1.1" && version != "HTTP/1.0" {
+        return Err(format!(
+            "unsupported protocol {version:?} (HTTP/1.0 and HTTP/1.1 are proxied)"
+        ));
     }
     if method.eq_ignore_ascii_case("CONNECT") {
         let (host, port) = split_authority(target)?;
@@ -150,6 +211,8 @@ fn split_authority(text: &str) -> Result<(String, Option<u16>), String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use proptest::strategy::Strategy;
+
     use super::*;
 
     #[test]
@@ -191,6 +254,100 @@ mod tests {
             b"\xff\r\n\r\n",
         ] {
             assert!(parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn a_bare_lf_a_control_character_or_another_version_is_refused_naming_why() {
+        for (bad, why) in [
+            (
+                &b"GET http://a.com/ HTTP/1.1\r\nX-A: a\nHost: evil\r\n\r\n"[..],
+                "bare LF",
+            ),
+            (b"GET http://a.com/ HTTP/1.1\n\n", "bare LF"),
+            (b"GET http://a.com/ HTTP/1.1\r\n\n", "bare LF"),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nX-A: a\rHost: evil\r\n\r\n",
+                "control character (0x0d) in a header",
+            ),
+            (
+                b"GET http://a.com/\x01 HTTP/1.1\r\n\r\n",
+                "control character (0x01) in the request line",
+            ),
+            (b"GET http://a.com/ HTTP/1.2\r\n\r\n", "HTTP/1.2"),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n",
+                "folded",
+            ),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nX A: a\r\n\r\n",
+                "not a token",
+            ),
+            (
+                b"GET http://a.com/ HTTP/1.1\r\nnocolon\r\n\r\n",
+                "without `:`",
+            ),
+        ] {
+            let err = parse(bad).unwrap_err();
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        // A tab inside a header value is allowed.
+        assert!(parse(b"GET http://a.com/ HTTP/1.1\r\nX-A: a\tb\r\n\r\n").is_ok());
+    }
+
+    #[test]
+    fn a_head_ended_by_bare_lfs_is_read_and_then_refused() {
+        let mut input: &[u8] = b"GET http://a.com/ HTTP/1.1\nHost: x\n\nrest";
+        let (head, rest) = read_head(&mut input).unwrap();
+        assert_eq!(rest, b"rest");
+        assert!(parse(&head).unwrap_err().contains("bare LF"));
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes, parsing ends without a panic; a head it takes is rewritten
+        /// into one the origin server reads as the proxy did: CRLF lines, no control
+        /// character but tab, one `Host` naming the target.
+        #[test]
+        fn a_head_taken_is_clean_and_names_one_host(
+            raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            line in "[A-Za-z-]{1,8}: [ -~\t\r\n\x00\x7f]{0,12}",
+        ) {
+            let _ = parse(&raw);
+            let head = format!("GET http://a.com:81/p HTTP/1.1\r\n{line}\r\nHost: b\r\n\r\n");
+            if let Ok(t) = parse(head.as_bytes()) {
+                let out = String::from_utf8(t.head).unwrap();
+                proptest::prop_assert!(out.ends_with("\r\n\r\n"));
+                let body = &out[..out.len() - 4];
+                for l in body.split("\r\n") {
+                    proptest::prop_assert!(!l.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f), "{:?}", l);
+                }
+                let hosts: Vec<&str> = body
+                    .split("\r\n")
+                    .filter(|l| l.to_ascii_lowercase().starts_with("host:"))
+                    .collect();
+                proptest::prop_assert_eq!(hosts, vec!["Host: a.com:81"]);
+                proptest::prop_assert_eq!((t.host.as_str(), t.port), ("a.com", 81));
+            } else {
+                // Refused only for a reason the rules name.
+                proptest::prop_assert!(
+                    line.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f)
+                );
+            }
+        }
+
+        /// A control character (tab aside) anywhere in a header value is refused.
+        #[test]
+        fn a_control_character_in_a_value_is_refused(
+            before in "[ -~]{0,8}",
+            bad in (0u8..0x20).prop_filter("not a tab", |b| *b != b'\t'),
+            after in "[ -~]{0,8}",
+        ) {
+            let mut head = b"GET http://a.com/ HTTP/1.1\r\nX-A: ".to_vec();
+            head.extend_from_slice(before.as_bytes());
+            head.push(bad);
+            head.extend_from_slice(after.as_bytes());
+            head.extend_from_slice(b"\r\n\r\n");
+            proptest::prop_assert!(parse(&head).is_err());
         }
     }
 

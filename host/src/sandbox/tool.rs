@@ -216,6 +216,9 @@ impl ShellTool {
                 ));
             }
         };
+        if let Some(proxy) = &proxy {
+            proxy.admit(child.id());
+        }
         // The parent's copies of the pipe's write end are gone with `cmd`.
         drop(cmd);
         if let (Some(bytes), Some(mut stdin)) = (spec_input, child.stdin.take()) {

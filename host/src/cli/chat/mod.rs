@@ -78,6 +78,7 @@ pub(crate) fn chat(
         resume::Start::New | resume::Start::Child(_) => None,
     };
     let mut loaded = load_config_trusted(&workspace, &home, WhenWaiting::Ask)?;
+    super::tracked_denied::warn_tracked_denied(&workspace, &loaded.config.fileref.deny);
     for warning in model.apply(&mut loaded.config)? {
         super::common::print_alert(&Alert::warn("config", warning));
     }

@@ -55,6 +55,12 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
             }
             check_provider(&mut report, &loaded.config, network);
             super::doctor_shell::check_shell(&mut report, &loaded.config.tools.shell);
+            if let Some(warning) = crate::cli::tracked_denied::tracked_denied_warning(
+                &root,
+                &loaded.config.fileref.deny,
+            ) {
+                report.info(&format!("shell: {warning}"));
+            }
             super::doctor_signing::check_signing(&mut report, &loaded.config);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);

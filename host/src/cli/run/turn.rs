@@ -138,6 +138,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         .transpose()?;
     let mut loaded = load_config_trusted(&workspace.root, &home, WhenWaiting::Refuse)?;
     super::check_unattended(args.yes, &loaded)?;
+    crate::cli::tracked_denied::warn_tracked_denied(&workspace.root, &loaded.config.fileref.deny);
     for warning in args.model.apply(&mut loaded.config)? {
         print_alert(&Alert::warn("config", warning));
     }

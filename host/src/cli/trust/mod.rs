@@ -40,6 +40,7 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         return Ok(EXIT_OK);
     }
     let loaded = load_config(&root)?;
+    super::tracked_denied::warn_tracked_denied(&root, &loaded.config.fileref.deny);
     let state =
         trust::check(&loaded, &root, &home).map_err(|err| CliError::usage(err.to_string()))?;
     if let TrustState::Forbidden { file } = &state {
