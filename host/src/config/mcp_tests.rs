@@ -344,7 +344,6 @@ fn what_nothing_would_hold_to_the_tool_grant_ceiling_is_refused_below_the_manage
     );
 }
 
-
 #[test]
 fn a_projects_url_server_is_held_to_the_project_grants_by_host_and_header_variable() {
     let project = |text: &str, allowed: &crate::config::ProjectToolGrants| {
