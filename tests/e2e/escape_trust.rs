@@ -27,7 +27,7 @@ const SECRETS: &[(&str, &str)] = &[
 fn skip_without_sandbox(test: &str) -> bool {
     match sandbox_missing() {
         Some(why) => {
-            println!("SKIP {test}: {why}");
+            eprintln!("SKIP {test}: {why}");
             true
         }
         None => false,
