@@ -488,6 +488,42 @@ fn a_repository_created_by_a_command_is_moved_aside_and_undone() {
     assert!(left.is_empty(), "{left:?} {}", stdout(&undo));
 }
 
+/// Promise: a repository an MCP server granted the workspace read-write creates below a root
+/// is not left for git to use: it is moved aside after the call that made it, and the result
+/// says so.
+#[test]
+fn a_repository_created_by_an_mcp_server_is_moved_aside() {
+    let test = "a_repository_created_by_an_mcp_server_is_moved_aside";
+    let Some(python) = python(test) else { return };
+    if !sandbox(test) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.user_config(&format!("{MODEL}{}", probe_entry(&python, "read-write")));
+    let ws = env.workspace();
+    let ran = run_tools(
+        &env,
+        &[probe(
+            "c1",
+            "mkdir -p sub/.git/hooks; printf '#!/bin/sh\\necho planted\\n' > sub/.git/hooks/pre-commit; echo end",
+        )],
+        &[],
+    );
+    let out = ran.get("c1");
+    assert!(out.contains("end"), "{out}");
+    assert!(!ws.join("sub/.git").exists(), "{out}");
+    assert!(
+        out.contains("sub/.git") && out.contains("moved aside") && out.contains("the server"),
+        "{out}"
+    );
+    let aside: Vec<_> = std::fs::read_dir(ws.join("sub"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".git-planted-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{out}");
+}
+
 /// Every regular file below `dir`.
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -47,6 +47,9 @@ pub(super) struct Prepared {
     /// The empty `.warden`/`.git` made at the roots for a read-write server (to be kept until
     /// the process has ended, then removed).
     pub(super) placeholders: Placeholders,
+    /// For a read-write server, every `.git` under the roots when it started: one found later
+    /// was created by the server and is moved aside ([`planted`](crate::sandbox::planted)).
+    pub(super) repos_before: Option<Vec<PathBuf>>,
 }
 
 impl LaunchContext {
@@ -77,6 +80,7 @@ pub(super) fn prepare(
     let mut spec_line = None;
     let mut proxy = None;
     let mut placeholders = Placeholders::default();
+    let mut repos_before = None;
     let mut command = if entry.sandbox == ShellSandbox::None {
         let mut command = tokio::process::Command::new(program);
         command.args(args);
@@ -121,6 +125,7 @@ pub(super) fn prepare(
             hide,
             read_only: if entry.fs == FsGrant::ReadWrite {
                 placeholders = Placeholders::make(&context.roots)?;
+                repos_before = Some(found.names);
                 read_only(&context.roots, found.repos)
             } else {
                 Vec::new()
@@ -158,6 +163,7 @@ pub(super) fn prepare(
         spec_line,
         proxy,
         placeholders,
+        repos_before,
     })
 }
 

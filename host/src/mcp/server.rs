@@ -20,6 +20,7 @@ use super::launch::{self, LaunchContext};
 use crate::config::{McpEntry, McpTransport};
 use crate::sandbox::HostProxy;
 use crate::sandbox::placeholder::Placeholders;
+use crate::sandbox::planted::move_aside;
 
 /// Bytes of a server's standard error kept for failure messages.
 const STDERR_TAIL: usize = 2048;
@@ -64,6 +65,8 @@ struct Connected {
     _proxy: Option<HostProxy>,
     /// The placeholders made for the process: removed once it is gone.
     _placeholders: Placeholders,
+    /// For a read-write server, every `.git` under the roots when it started.
+    repos_before: Option<Vec<PathBuf>>,
 }
 
 /// One configured server and its connection.
@@ -78,6 +81,8 @@ pub struct McpServer {
     pgid: Option<u32>,
     tmp: Option<PathBuf>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The workspace roots (where a read-write server's new repositories are looked for).
+    roots: Vec<PathBuf>,
 }
 
 /// Why a call produced no result.
@@ -152,6 +157,7 @@ impl McpServer {
             pgid,
             tmp,
             stderr,
+            roots: context.roots.clone(),
         };
         match result {
             Ok((connected, tools, resources)) => {
@@ -186,6 +192,7 @@ impl McpServer {
             pgid: None,
             tmp: None,
             stderr: Arc::new(Mutex::new(Vec::new())),
+            roots: Vec::new(),
         }
     }
 
@@ -317,12 +324,27 @@ impl McpServer {
         )
     }
 
+    /// Move aside every repository a read-write server created under the roots since it
+    /// started; one line per repository (none for any other server).
+    pub fn move_planted(&self) -> Vec<String> {
+        match &*lock(&self.connected) {
+            Some(Connected {
+                repos_before: Some(before),
+                ..
+            }) => move_aside(before, &self.roots, "the server"),
+            _ => Vec::new(),
+        }
+    }
+
     /// Close the connection and kill the server's processes.
     fn stop(&mut self) {
-        let connected = lock(&self.connected).take();
         if let Some(pgid) = self.pgid.take() {
             launch::kill_group(pgid);
         }
+        for line in self.move_planted() {
+            tracing::warn!("MCP server `{}`: {line}", self.entry.name);
+        }
+        let connected = lock(&self.connected).take();
         if let Some(connected) = connected {
             let _guard = self.runtime.enter();
             drop(connected);
@@ -350,12 +372,13 @@ async fn connect(
     pgid: Arc<Mutex<Option<u32>>>,
     tmp: Option<PathBuf>,
 ) -> Result<Listed, String> {
-    let (service, child, proxy, placeholders) = match &entry.transport {
+    let (service, child, proxy, placeholders, repos_before) = match &entry.transport {
         McpTransport::Stdio { command } => {
             let tmp = tmp.unwrap_or_else(std::env::temp_dir);
             let prepared = launch::prepare(&entry, command, &context, &tmp)?;
             let proxy = prepared.proxy;
             let placeholders = prepared.placeholders;
+            let repos_before = prepared.repos_before;
             let mut cmd = prepared.command;
             let mut child = cmd.spawn().map_err(|e| {
                 format!(
@@ -380,7 +403,7 @@ async fn connect(
                     .map_err(|e| format!("writing the sandbox spec: {e}"))?;
             }
             match ().serve((stdout, stdin)).await {
-                Ok(service) => (service, Some(child), proxy, placeholders),
+                Ok(service) => (service, Some(child), proxy, placeholders, repos_before),
                 Err(err) => return Err(exited(err.to_string(), &mut child, tail).await),
             }
         }
@@ -415,7 +438,7 @@ async fn connect(
                 ().serve(transport)
                     .await
                     .map_err(|e| format!("connecting to {url}: {e}"))?;
-            (service, None, None, Placeholders::default())
+            (service, None, None, Placeholders::default(), None)
         }
     };
     let tools = service
@@ -452,6 +475,7 @@ async fn connect(
             _child: child,
             _proxy: proxy,
             _placeholders: placeholders,
+            repos_before,
         },
         tools,
         resources,

@@ -54,6 +54,13 @@ impl Tool for McpTool {
             Duration::from_secs(entry.timeout_s),
             context.cancelled,
         );
+        // What a read-write server planted is moved aside whatever the call's outcome.
+        let planted: String = self
+            .server
+            .move_planted()
+            .iter()
+            .map(|line| format!("\n[{line}]"))
+            .collect();
         let mut figures = ToolCallAudit {
             mcp: Some(McpCallFigures {
                 server: entry.name.clone(),
@@ -66,7 +73,7 @@ impl Tool for McpTool {
         let failure = match result {
             Ok(result) => {
                 let (text, is_error) = tool_result_text(&result);
-                let text = capped(text, entry.max_output_bytes);
+                let text = capped(text, entry.max_output_bytes) + &planted;
                 let output = if is_error {
                     ToolOutput::error(text)
                 } else {
@@ -89,6 +96,7 @@ impl Tool for McpTool {
                 )
             }
         };
+        let failure = failure + &planted;
         figures.failure = Some(failure.clone());
         ToolOutput::error(failure).with_figures(figures)
     }

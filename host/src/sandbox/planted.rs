@@ -10,24 +10,24 @@ use std::path::{Path, PathBuf};
 use super::hidden::hidden_and_repos;
 
 /// Rename aside every `.git` under `roots` not in `before`; one line per repository for the
-/// command's result.
-pub fn move_aside(before: &[PathBuf], roots: &[PathBuf]) -> Vec<String> {
+/// result of the call, saying that `who` (`the command`, `the server`) created it.
+pub fn move_aside(before: &[PathBuf], roots: &[PathBuf], who: &str) -> Vec<String> {
     let after = match hidden_and_repos(&[], None, roots, &[]) {
         Ok(found) => found.names,
         Err(err) => {
             return vec![format!(
-                "repositories the command may have created were not looked for: {err}"
+                "repositories {who} may have created were not looked for: {err}"
             )];
         }
     };
     after
         .iter()
         .filter(|path| !before.contains(path))
-        .map(|path| aside(path, roots))
+        .map(|path| aside(path, roots, who))
         .collect()
 }
 
-fn aside(path: &Path, roots: &[PathBuf]) -> String {
+fn aside(path: &Path, roots: &[PathBuf], who: &str) -> String {
     let shown = |p: &Path| {
         roots
             .iter()
@@ -40,14 +40,14 @@ fn aside(path: &Path, roots: &[PathBuf]) -> String {
     let to = path.with_file_name(format!(".git-planted-{}", &id[id.len() - 8..]));
     match std::fs::rename(path, &to) {
         Ok(()) => format!(
-            "the command created a repository at {}: moved aside to {} so that git does not use it (its hooks and config never run; `warden undo` removes its files)",
+            "{who} created a repository at {}: moved aside to {} so that git does not use it (its hooks and config never run; `warden undo` removes its files)",
             shown(path),
             shown(&to)
         ),
         Err(err) => {
             tracing::warn!("moving {} aside: {err}", path.display());
             format!(
-                "the command created a repository at {} that could not be moved aside ({err}): check it before running git there",
+                "{who} created a repository at {} that could not be moved aside ({err}): check it before running git there",
                 shown(path)
             )
         }
@@ -68,7 +68,7 @@ mod tests {
             .names;
         std::fs::create_dir_all(root.join("new/.git/hooks")).unwrap();
         std::fs::write(root.join("new/.git/hooks/pre-commit"), "x").unwrap();
-        let lines = move_aside(&before, std::slice::from_ref(&root));
+        let lines = move_aside(&before, std::slice::from_ref(&root), "the command");
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert!(lines[0].contains("new/.git"), "{lines:?}");
         assert!(root.join("old/.git").is_dir());

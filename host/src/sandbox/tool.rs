@@ -231,7 +231,7 @@ impl ShellTool {
         let mut notes = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
         drop(proxy);
         if let Some(before) = repos_before {
-            notes.extend(move_aside(&before, &self.roots));
+            notes.extend(move_aside(&before, &self.roots, "the command"));
         }
         report(command, end, captured, timeout, self.config.sandbox, &notes)
     }
