@@ -295,6 +295,31 @@ fn token_service_gets_credentials_only_for_a_configured_registry() {
     );
 }
 
+/// `warden plugin add REFERENCE` against `registry` fails (exit 1) with an error naming the
+/// registry and each of `words`, its peak memory far below what a registry without end sends;
+/// the environment it ran in, for further checks.
+fn assert_cut(registry: &Hostile, reference: &str, case: &str, words: &[&str]) -> TestEnv {
+    let env = TestEnv::new();
+    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci(reference)]);
+    eprintln!(
+        "{case}: peak RSS {} KiB, registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    for word in words {
+        assert!(out.stderr.contains(word), "{word}: {}", out.stderr);
+    }
+    assert!(
+        out.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB after the registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    env
+}
+
 // ---- Hostile responses ---------------------------------------------------------------------
 
 /// Promise: a registry that streams a manifest without end cannot grow warden's memory: the
@@ -304,22 +329,11 @@ fn endless_manifest_is_cut_at_its_cap() {
     // The registry stops by itself after 512 MiB, so that a warden without a cap fails this
     // test without exhausting the machine.
     let registry = Hostile::start(Behaviour::EndlessManifest { limit: 512 << 20 });
-    let env = TestEnv::new();
-    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/big:1")]);
-    eprintln!(
-        "endless manifest: peak RSS {} KiB, registry sent {} bytes",
-        out.peak_rss_kib,
-        registry.sent()
-    );
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
-    assert!(out.stderr.contains("manifest"), "{}", out.stderr);
-    assert!(out.stderr.contains("4 MiB"), "{}", out.stderr);
-    assert!(
-        out.peak_rss_kib < 128 * 1024,
-        "peak RSS {} KiB after the registry sent {} bytes",
-        out.peak_rss_kib,
-        registry.sent()
+    assert_cut(
+        &registry,
+        "evil/big:1",
+        "endless manifest",
+        &["manifest", "4 MiB"],
     );
 }
 
@@ -331,21 +345,11 @@ fn endless_token_response_is_cut_at_its_cap() {
         endless: true,
         limit: 512 << 20,
     });
-    let env = TestEnv::new();
-    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/big:1")]);
-    eprintln!(
-        "endless token: peak RSS {} KiB, registry sent {} bytes",
-        out.peak_rss_kib,
-        registry.sent()
-    );
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
-    assert!(out.stderr.contains("access token"), "{}", out.stderr);
-    assert!(out.stderr.contains("1 MiB"), "{}", out.stderr);
-    assert!(
-        out.peak_rss_kib < 128 * 1024,
-        "peak RSS {} KiB",
-        out.peak_rss_kib
+    assert_cut(
+        &registry,
+        "evil/big:1",
+        "endless token",
+        &["access token", "1 MiB"],
     );
 }
 
@@ -354,21 +358,11 @@ fn endless_token_response_is_cut_at_its_cap() {
 #[test]
 fn endless_layer_is_cut_at_its_declared_size() {
     let registry = Hostile::start(Behaviour::EndlessLayer { limit: 512 << 20 });
-    let env = TestEnv::new();
-    let out = run_measured(&env, &[], &["plugin", "add", &registry.oci("evil/layer:1")]);
-    eprintln!(
-        "endless layer: peak RSS {} KiB, registry sent {} bytes",
-        out.peak_rss_kib,
-        registry.sent()
-    );
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
-    assert!(out.stderr.contains("component layer"), "{}", out.stderr);
-    assert!(out.stderr.contains("1000 bytes"), "{}", out.stderr);
-    assert!(
-        out.peak_rss_kib < 128 * 1024,
-        "peak RSS {} KiB",
-        out.peak_rss_kib
+    let env = assert_cut(
+        &registry,
+        "evil/layer:1",
+        "endless layer",
+        &["component layer", "1000 bytes"],
     );
     let cache = env.state_home().join("plugins").join("oci").join("sha256");
     let cached = std::fs::read_dir(&cache).map_or(0, |d| d.count());
