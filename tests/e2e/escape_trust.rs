@@ -212,6 +212,35 @@ fn a_project_system_prompt_is_not_sent_before_trust() {
     assert!(err.contains("changed since it was trusted"), "{err}");
 }
 
+/// Promise: when a trusted project's held-back setting changes, its trusted code is not
+/// silently dropped: a project that also declares plugins is refused until trusted again,
+/// as a change of its code is.
+#[test]
+fn a_changed_setting_beside_trusted_code_is_refused_not_run_without_the_code() {
+    let env = TestEnv::new();
+    env.user_config(MODEL);
+    let plugin = "[[plugins]]\nname = \"kw\"\nkind = \"interceptor\"\npath = \"builtin:keyword-context\"\nconfig = { word = \"kwmark\", context = \"KW-CONTEXT-MARK\" }\n";
+    env.untrusted_project_config(&format!(
+        "[model]\nsystem_prompt = \"PROJECT-PROMPT-MARK\"\n\n{plugin}"
+    ));
+    let trusted = env.trust();
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    let (out, server) = run_plain(&env, &["run", "kwmark please"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = server.requests()[0].body.to_string();
+    assert!(sent.contains("KW-CONTEXT-MARK"), "{sent}");
+
+    env.untrusted_project_config(&format!(
+        "[model]\nsystem_prompt = \"PROJECT-PROMPT-OTHER\"\n\n{plugin}"
+    ));
+    let (out, server) = run_plain(&env, &["run", "kwmark please"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(server.requests().is_empty(), "a request was sent: {err}");
+    assert!(err.contains("model.system_prompt"), "{err}");
+    assert!(err.contains("warden trust"), "{err}");
+}
+
 /// Promise: a `.warden/config.toml` that appears between two runs (written by a command of
 /// the first) applies nothing that reaches the model or a command until it is trusted.
 #[test]

@@ -125,6 +125,12 @@ impl Pending {
         out
     }
 
+    /// Whether the project declares any code (plugins, MCP servers, a resolver, a raised
+    /// mode), trusted before or not.
+    pub fn declares_code(&self) -> bool {
+        self.declared.iter().any(|d| d.kind != "setting")
+    }
+
     /// Whether everything new or changed is a held-back setting (no code).
     pub fn only_settings(&self) -> bool {
         self.changes().iter().all(|change| match change {
