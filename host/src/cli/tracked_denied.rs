@@ -34,10 +34,12 @@ pub(crate) fn tracked_denied_warning(root: &Path, deny: &[String]) -> Option<Str
     }
 }
 
-/// Print the warning for `root`, once per process.
+/// Print the warning for `root`, once per process (the index is read once too).
 pub(crate) fn warn_tracked_denied(root: &Path, deny: &[String]) {
     static SAID: std::sync::Once = std::sync::Once::new();
-    if let Some(warning) = tracked_denied_warning(root, deny) {
-        SAID.call_once(|| print_alert(&Alert::warn("sandbox", warning)));
-    }
+    SAID.call_once(|| {
+        if let Some(warning) = tracked_denied_warning(root, deny) {
+            print_alert(&Alert::warn("sandbox", warning));
+        }
+    });
 }

@@ -56,10 +56,10 @@ pub(crate) fn load_config_trusted(
             what_is_left_out(&loaded)
         ),
         TrustState::Waiting(pending) => match when {
-            // Settings only change what the model is told or a command gets: held back, the
-            // turn goes on, unless the project also declares code, which the turn would lose
-            // with them (a project's guard dropped without a word): that is refused.
-            WhenWaiting::Refuse if pending.only_settings() && !pending.declares_code() => format!(
+            // A project without code waits only for settings, which change what the model is
+            // told or a command gets: held back, the turn goes on. One that declares code is
+            // refused below, whatever changed: the turn would lose its trusted code too.
+            WhenWaiting::Refuse if !pending.declares_code() => format!(
                 "{} {}: held back until trusted: {}; review it, then run `warden trust -C {}`",
                 pending.file.display(),
                 if pending.previous.is_some() {
