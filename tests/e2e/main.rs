@@ -15,6 +15,7 @@ mod compat_v0_1;
 mod compat_v0_2;
 mod complete;
 mod escape_egress;
+mod escape_files_later;
 mod escape_registry;
 mod escape_sockets_tty;
 mod escape_state_git;

@@ -20,6 +20,7 @@ use crate::sandbox::env::command_env;
 use crate::sandbox::hidden::hidden_and_repos;
 use crate::sandbox::own::{cover_around_roots, own_paths};
 use crate::sandbox::placeholder::Placeholders;
+use crate::sandbox::spec::FileGuard;
 use crate::sandbox::tool::read_only;
 use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND, SandboxSpec};
 
@@ -137,6 +138,10 @@ pub(super) fn prepare(
             probe: false,
             argv: Some(argv.to_vec()),
             stdio: true,
+            guard: (entry.fs != FsGrant::None).then(|| FileGuard {
+                roots: context.roots.clone(),
+                deny: context.deny.clone(),
+            }),
         };
         proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
             .map_err(|why| format!("per-host network: {why}"))?;

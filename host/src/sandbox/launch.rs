@@ -27,6 +27,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use super::fd_pass;
+use super::files::Files;
 use super::forward::{self, Forwarder};
 use super::notify::{self, Policy, Supervisor};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
@@ -57,6 +58,16 @@ pub fn launcher_main() -> i32 {
         None
     };
     let port = forwarder.as_ref().map(Forwarder::port);
+    let files = match &spec.guard {
+        Some(guard) => {
+            let writable: Vec<_> = spec.roots.iter().chain([&spec.tmp]).cloned().collect();
+            match Files::new(guard, &writable) {
+                Ok(files) => Some(files),
+                Err(err) => return setup_error(&err),
+            }
+        }
+        None => None,
+    };
     // Made before the fork: PID 1 covers `/proc` with its own, and hands its seccomp listener
     // over the channel.
     let (proc_dir, (parent_end, child_end)) = match notify::open_proc()
@@ -86,17 +97,18 @@ pub fn launcher_main() -> i32 {
                 relay_port: port,
                 grants: spec.unix_sockets.clone(),
             };
-            let supervisor = Supervisor::new(listener, proc_dir, policy);
+            let supervisor = Supervisor::new(listener, proc_dir, policy, files);
             return watch::watch(child, &supervisor, forwarder);
         }
         Ok(None) => {}
     }
     drop(forwarder);
+    drop(files);
     drop(parent_end);
     drop(proc_dir);
     namespaces::die_with_parent();
     namespaces::mount_proc();
-    if let Err(err) = confine(&spec, port).and_then(|()| filter(&child_end)) {
+    if let Err(err) = confine(&spec, port).and_then(|()| filter(&child_end, spec.guard.is_some())) {
         return setup_error(&err);
     }
     drop(child_end);
@@ -174,8 +186,8 @@ fn confine(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
 
 /// Install the seccomp filter and hand its listener to the parent half (in PID 1, last
 /// before the `exec`: from here on, every `connect` waits for the parent's answer).
-fn filter(channel: &std::os::fd::OwnedFd) -> Result<(), String> {
-    let listener = seccomp::install()?;
+fn filter(channel: &std::os::fd::OwnedFd, files: bool) -> Result<(), String> {
+    let listener = seccomp::install(files)?;
     fd_pass::send_fd(channel, &listener)
 }
 

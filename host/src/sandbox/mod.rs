@@ -4,7 +4,8 @@
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
 //! - [`launch`]: the launcher; `namespaces`, `landlock`, `seccomp`: its pieces; `notify`: the
-//!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`),
+//!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`)
+//!   and, for a program granted the workspace, its file calls (`files`),
 //!   `watch`: the parent half's loop;
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback, `peer`: who
@@ -20,6 +21,7 @@
 mod child;
 pub mod env;
 mod fd_pass;
+mod files;
 mod forward;
 mod git_index;
 pub mod hidden;

@@ -20,6 +20,9 @@
 //!   port (the rule Landlock keeps for the command itself);
 //! - anything else is connected as asked (the network namespace decides).
 //!
+//! For a program granted the workspace, its file calls wait here too and are answered by
+//! [`files`](super::files).
+//!
 //! The listener reaches the parent half through [`fd_pass`](super::fd_pass).
 
 #![allow(unsafe_code)]
@@ -29,6 +32,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+
+use super::files::{Answer, Caller, Files};
 
 /// `pidfd_open` flag for a thread's pidfd (Linux 6.9; `O_EXCL`).
 const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
@@ -66,6 +71,8 @@ pub(crate) struct Supervisor {
     /// `/proc` as it was before the command's PID 1 mounted its own over it.
     proc_dir: OwnedFd,
     policy: Policy,
+    /// The file calls' rules, for a program granted the workspace.
+    files: Option<Files>,
     notif_size: usize,
     resp_size: usize,
 }
@@ -97,7 +104,12 @@ pub(crate) fn open_proc() -> Result<OwnedFd, String> {
 }
 
 impl Supervisor {
-    pub(crate) fn new(listener: OwnedFd, proc_dir: OwnedFd, policy: Policy) -> Self {
+    pub(crate) fn new(
+        listener: OwnedFd,
+        proc_dir: OwnedFd,
+        policy: Policy,
+        files: Option<Files>,
+    ) -> Self {
         let mut sizes = libc::seccomp_notif_sizes {
             seccomp_notif: 0,
             seccomp_notif_resp: 0,
@@ -116,6 +128,7 @@ impl Supervisor {
             listener,
             proc_dir,
             policy,
+            files,
             notif_size: usize::from(sizes.seccomp_notif).max(size_of::<libc::seccomp_notif>()),
             resp_size: usize::from(sizes.seccomp_notif_resp)
                 .max(size_of::<libc::seccomp_notif_resp>()),
@@ -144,6 +157,24 @@ impl Supervisor {
         }
         // SAFETY: the buffer now starts with a `seccomp_notif`.
         let notif = unsafe { std::ptr::read(buf.as_ptr().cast::<libc::seccomp_notif>()) };
+        if notif.data.nr != libc::SYS_connect as i32
+            && let Some(files) = &self.files
+        {
+            let valid = || self.valid(notif.id);
+            let caller = Caller {
+                pid: notif.pid as libc::pid_t,
+                args: notif.data.args,
+                nr: libc::c_long::from(notif.data.nr),
+                proc_dir: self.proc_dir.as_raw_fd(),
+                valid: &valid,
+            };
+            match files.answer(&caller) {
+                Answer::Errno(errno) => self.respond(notif.id, errno),
+                Answer::Done => self.respond(notif.id, 0),
+                Answer::Fd(fd, cloexec) => self.send_fd(notif.id, &fd, cloexec),
+            }
+            return;
+        }
         match self.decide(&notif) {
             Decision::Refuse(errno) => self.respond(notif.id, errno),
             Decision::Connect(job) => self.spawn(notif.id, job),
@@ -180,21 +211,36 @@ impl Supervisor {
         }
     }
 
+    /// Install `fd` in the caller of notification `id` and answer with its number.
+    fn send_fd(&self, id: u64, fd: &OwnedFd, cloexec: bool) {
+        let add = libc::seccomp_notif_addfd {
+            id,
+            flags: libc::SECCOMP_ADDFD_FLAG_SEND as u32,
+            srcfd: fd.as_raw_fd() as u32,
+            newfd: 0,
+            newfd_flags: if cloexec { libc::O_CLOEXEC as u32 } else { 0 },
+        };
+        // SAFETY: the call reads the live structure.
+        let rc = unsafe {
+            libc::ioctl(
+                self.listener.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_ADDFD,
+                &raw const add,
+            )
+        };
+        if rc < 0 {
+            self.respond(id, errno());
+        }
+    }
+
     /// The decision for one `connect(fd, address, length)` of process `notif.pid`.
     fn decide(&self, notif: &libc::seccomp_notif) -> Decision {
         if notif.data.nr != libc::SYS_connect as i32 {
             return Decision::Refuse(libc::ENOSYS);
         }
         let pid = notif.pid as libc::pid_t;
-        // SAFETY: pidfd_open(2) returns a new descriptor or -1.
-        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, PIDFD_THREAD) };
-        let pidfd = match owned(raw) {
-            Some(fd) => fd,
-            // SAFETY: as above (kernels before 6.9 know no thread pidfds).
-            None => match owned(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) }) {
-                Some(fd) => fd,
-                None => return Decision::Refuse(libc::EACCES),
-            },
+        let Some(pidfd) = pidfd(pid) else {
+            return Decision::Refuse(libc::EACCES);
         };
         if !self.valid(notif.id) {
             return Decision::Refuse(libc::EACCES);
@@ -309,6 +355,15 @@ impl Supervisor {
             _ => drop(job),
         }
     }
+}
+
+/// A pidfd of thread `pid` (of its process on kernels before 6.9, which know no thread
+/// pidfds).
+pub(crate) fn pidfd(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open(2) returns a new descriptor or -1.
+    owned(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, PIDFD_THREAD) })
+        // SAFETY: as above.
+        .or_else(|| owned(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) }))
 }
 
 /// An integer socket option of `socket`.

@@ -9,7 +9,11 @@
 //! - `ioctl` `TIOCSTI` and `TIOCLINUX` fail with `EPERM` (no keystrokes pushed into a
 //!   terminal);
 //! - every `connect` waits for the launcher's parent half ([`notify`](super::notify)), which
-//!   answers it by connecting on the command's behalf, or refuses it.
+//!   answers it by connecting on the command's behalf, or refuses it;
+//! - for a program granted the workspace (`files`), every `open`, `openat`, `creat`, `link`,
+//!   `linkat`, `rename`, `renameat` and `renameat2` waits for the parent half too, which makes
+//!   the call itself and hands over the descriptor ([`files`](super::files)); `openat2` fails
+//!   with `ENOSYS` (callers fall back to `openat`) and `open_by_handle_at` with `EPERM`.
 //!
 //! The program is written by [`program`] with a small assembler ([`Asm`]) whose jumps are
 //! resolved from labels; the tests run it through an interpreter of the few instructions used.
@@ -157,8 +161,26 @@ impl Asm {
     }
 }
 
-/// The filter's program (see the module's documentation).
-pub(crate) fn program() -> Result<Vec<libc::sock_filter>, String> {
+/// The calls that name a file and wait for the parent half when the program is granted the
+/// workspace.
+pub(crate) const FILE_CALLS: &[libc::c_long] = &[
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_open,
+    libc::SYS_openat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_creat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_link,
+    libc::SYS_linkat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_rename,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+];
+
+/// The filter's program (see the module's documentation); `files`: the file calls wait for
+/// the parent half too.
+pub(crate) fn program(files: bool) -> Result<Vec<libc::sock_filter>, String> {
     let mut asm = Asm::default();
     let [
         native,
@@ -170,6 +192,8 @@ pub(crate) fn program() -> Result<Vec<libc::sock_filter>, String> {
         no_ring,
         no_dgram,
         no_tty,
+        no_call,
+        no_perm,
     ] = std::array::from_fn(|_| asm.label());
     let nr = |n: libc::c_long| n as u32;
 
@@ -193,6 +217,18 @@ pub(crate) fn program() -> Result<Vec<libc::sock_filter>, String> {
         let next = asm.label();
         asm.jeq(nr(call), target, next);
         asm.here(next);
+    }
+    if files {
+        let calls = FILE_CALLS.iter().map(|call| (*call, notify));
+        let refused = [
+            (libc::SYS_openat2, no_call),
+            (libc::SYS_open_by_handle_at, no_perm),
+        ];
+        for (call, target) in calls.chain(refused) {
+            let next = asm.label();
+            asm.jeq(nr(call), target, next);
+            asm.here(next);
+        }
     }
     asm.ret(Verdict::Allow);
 
@@ -226,6 +262,10 @@ pub(crate) fn program() -> Result<Vec<libc::sock_filter>, String> {
     asm.ret(Verdict::Errno(libc::EACCES));
     asm.here(no_tty);
     asm.ret(Verdict::Errno(libc::EPERM));
+    asm.here(no_call);
+    asm.ret(Verdict::Errno(libc::ENOSYS));
+    asm.here(no_perm);
+    asm.ret(Verdict::Errno(libc::EPERM));
     asm.finish()
 }
 
@@ -234,11 +274,11 @@ fn seccomp(op: libc::c_uint, flags: libc::c_ulong, arg: *const libc::c_void) -> 
     unsafe { libc::syscall(libc::SYS_seccomp, op, flags, arg) }
 }
 
-/// Install the filter on this process; the listener descriptor of its `connect`
-/// notifications. Once installed, a `connect` by this process waits until the listener
-/// answers.
-pub(crate) fn install() -> Result<OwnedFd, String> {
-    let mut filter = program()?;
+/// Install the filter on this process (`files`: with the file calls); the listener
+/// descriptor of its notifications. Once installed, a `connect` by this process waits until
+/// the listener answers.
+pub(crate) fn install(files: bool) -> Result<OwnedFd, String> {
+    let mut filter = program(files)?;
     let prog = libc::sock_fprog {
         len: u16::try_from(filter.len()).map_err(|_| "seccomp program: too long".to_owned())?,
         filter: filter.as_mut_ptr(),

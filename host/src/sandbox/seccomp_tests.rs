@@ -36,13 +36,41 @@ fn run(program: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 6]) -> u32
 }
 
 fn verdict(arch: u32, nr: libc::c_long, args: [u32; 6]) -> u32 {
-    run(&program().unwrap(), arch, nr as u32, args)
+    run(&program(false).unwrap(), arch, nr as u32, args)
 }
 
 #[test]
 fn every_connect_waits_for_the_supervisor() {
     assert_eq!(
         verdict(NATIVE_ARCH, libc::SYS_connect, [3, 0, 16, 0, 0, 0]),
+        libc::SECCOMP_RET_USER_NOTIF
+    );
+}
+
+#[test]
+fn file_calls_wait_for_the_supervisor_only_when_the_workspace_is_granted() {
+    let guarded = program(true).unwrap();
+    let plain = program(false).unwrap();
+    let ask = |program: &[libc::sock_filter], call: libc::c_long| {
+        run(program, NATIVE_ARCH, call as u32, [0; 6])
+    };
+    for call in FILE_CALLS {
+        assert_eq!(ask(&guarded, *call), libc::SECCOMP_RET_USER_NOTIF, "{call}");
+        assert_eq!(ask(&plain, *call), libc::SECCOMP_RET_ALLOW, "{call}");
+    }
+    assert_eq!(
+        ask(&guarded, libc::SYS_openat2),
+        libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32
+    );
+    assert_eq!(
+        ask(&guarded, libc::SYS_open_by_handle_at),
+        libc::SECCOMP_RET_ERRNO | libc::EPERM as u32
+    );
+    for call in [libc::SYS_read, libc::SYS_unlinkat, libc::SYS_mkdirat] {
+        assert_eq!(ask(&guarded, call), libc::SECCOMP_RET_ALLOW, "{call}");
+    }
+    assert_eq!(
+        ask(&guarded, libc::SYS_connect),
         libc::SECCOMP_RET_USER_NOTIF
     );
 }
@@ -151,7 +179,9 @@ fn the_installed_filter_refuses_in_a_child() {
     assert!(pid >= 0);
     if pid == 0 {
         let code = (|| {
-            let Ok(listener) = install() else { return 10 };
+            let Ok(listener) = install(false) else {
+                return 10;
+            };
             drop(listener);
             // SAFETY: plain calls on this process.
             unsafe {

@@ -47,6 +47,22 @@ pub struct SandboxSpec {
     /// the spec's line) instead of `/dev/null`.
     #[serde(default)]
     pub stdio: bool,
+    /// For a program granted the workspace (an MCP server with `fs = "read"` or
+    /// `"read-write"`): every open, link and rename it makes is answered by the launcher's
+    /// parent half, which refuses a path the deny globs deny below these roots, whenever the
+    /// file appeared (see `files`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<FileGuard>,
+}
+
+/// The roots whose denied paths a guarded program never opens, and the deny globs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileGuard {
+    /// The workspace roots (canonical).
+    pub roots: Vec<PathBuf>,
+    /// The deny globs (root-relative, as configured).
+    pub deny: Vec<String>,
 }
 
 impl SandboxSpec {

@@ -190,6 +190,7 @@ impl ShellTool {
                 probe: false,
                 argv: None,
                 stdio: false,
+                guard: None,
             };
             // Started before the launcher, kept until the command has ended.
             proxy = match HostProxy::start(&spec) {
