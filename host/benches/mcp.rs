@@ -6,7 +6,12 @@
 //!   registry, the MCP tool, the deadline wait on the client's runtime, the result as text);
 //! - **call direct**: the same `tools/call` with the `rmcp` client, awaited on a runtime;
 //! - **start confined / unconfined**: one stdio server started (`initialize`, `tools/list`,
-//!   `resources/list`) and stopped, through the sandbox launcher or unconfined.
+//!   `resources/list`) and stopped, through the sandbox launcher (granted the workspace to
+//!   read, whose file calls the supervisor answers, or not) or unconfined;
+//! - **1000 opens guarded / unguarded**: a Python process run by the sandbox launcher that
+//!   opens and closes one workspace file 1000 times, with the file calls answered by the
+//!   supervisor (as for a server granted the workspace) or not; the difference over 1000 is
+//!   the cost of one answered open.
 //!
 //! `cargo bench --profile dev -p warden --bench mcp -- --warm-up-time 1 --measurement-time 3`
 
@@ -17,6 +22,7 @@
     missing_docs
 )]
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -32,6 +38,8 @@ use warden::domain::{
     FileChunk, Listing, Resolve, ResolveError, ResolveRequest, Resolved, ToolCall,
 };
 use warden::mcp::{McpSet, StartOptions};
+use warden::sandbox::spec::FileGuard;
+use warden::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec};
 use warden::worker::{ToolOwner, ToolRegistry, run_pre_tool};
 
 const WARDEN: &str = env!("CARGO_BIN_EXE_warden");
@@ -56,7 +64,7 @@ fn fixture() -> String {
         .to_string()
 }
 
-fn entry(python: &str, sandbox: ShellSandbox) -> McpEntry {
+fn entry(python: &str, sandbox: ShellSandbox, fs: FsGrant) -> McpEntry {
     McpEntry {
         name: "fx".into(),
         transport: McpTransport::Stdio {
@@ -69,7 +77,7 @@ fn entry(python: &str, sandbox: ShellSandbox) -> McpEntry {
         start_timeout_s: 30,
         max_output_bytes: 256 * 1024,
         failure: FailurePolicy::Open,
-        fs: FsGrant::Read,
+        fs,
         network: false,
         allowed_hosts: Vec::new(),
         unix_sockets: Vec::new(),
@@ -110,9 +118,11 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("mcp");
 
     // Through the chain: the confined server, as a turn calls it.
-    let set = McpSet::start(&[entry(&python, ShellSandbox::Required)], &options, &|_| {
-        None
-    })
+    let set = McpSet::start(
+        &[entry(&python, ShellSandbox::Required, FsGrant::Read)],
+        &options,
+        &|_| None,
+    )
     .unwrap();
     assert!(set.alerts().is_empty(), "{:?}", set.alerts());
     let mut registry = ToolRegistry::new();
@@ -176,15 +186,57 @@ fn bench(c: &mut Criterion) {
 
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
-    for (label, sandbox) in [
-        ("start confined", ShellSandbox::Required),
-        ("start unconfined", ShellSandbox::None),
+    for (label, sandbox, fs) in [
+        ("start confined", ShellSandbox::Required, FsGrant::Read),
+        (
+            "start confined, no files",
+            ShellSandbox::Required,
+            FsGrant::None,
+        ),
+        ("start unconfined", ShellSandbox::None, FsGrant::Read),
     ] {
-        let entries = [entry(&python, sandbox)];
+        let entries = [entry(&python, sandbox, fs)];
         group.bench_function(label, |b| {
             b.iter(|| {
                 let set = McpSet::start(&entries, &options, &|_| None).unwrap();
                 assert!(set.alerts().is_empty(), "{:?}", set.alerts());
+            })
+        });
+    }
+
+    let file = options.roots[0].join("file.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let opens = format!(
+        "for _ in range(1000): open({:?}).close()",
+        file.display().to_string()
+    );
+    for (label, guarded) in [
+        ("1000 opens guarded", true),
+        ("1000 opens unguarded", false),
+    ] {
+        let spec = SandboxSpec {
+            cwd: options.roots[0].clone(),
+            tmp: std::fs::canonicalize(tmp.path()).unwrap(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            argv: Some(vec![python.clone(), "-c".into(), opens.clone()]),
+            guard: guarded.then(|| FileGuard {
+                roots: options.roots.clone(),
+                deny: options.deny.clone(),
+            }),
+            ..SandboxSpec::default()
+        };
+        let line = serde_json::to_vec(&spec).unwrap();
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                let mut child = Command::new(WARDEN)
+                    .arg(LAUNCHER_SUBCOMMAND)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(&line).unwrap();
+                assert!(child.wait().unwrap().success());
             })
         });
     }

@@ -104,7 +104,8 @@ fn a_denied_file_created_after_a_server_started_is_unreadable_by_it() {
 
 /// Promise: a read-write server can neither read a denied file that appeared after it started
 /// by renaming it to an allowed name or hard-linking it under one, nor read an allowed file it
-/// renamed to a denied name; what it writes under allowed names still works.
+/// renamed to a denied name, nor move a directory holding a denied file; what it writes under
+/// allowed names still works.
 #[test]
 fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
     let test = "a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file";
@@ -120,13 +121,13 @@ fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
             probe("c0", "echo started"),
             shell(
                 "c1",
-                "printf SECRET-LINK > .env; printf SECRET-MOVE > .env.prod; printf SECRET-RENAMED > draft.txt; echo made",
+                "printf SECRET-LINK > .env; printf SECRET-MOVE > .env.prod; printf SECRET-RENAMED > draft.txt; mkdir conf; printf SECRET-DIR > conf/.env; echo made",
             ),
             probe(
                 "c2",
                 &format!(
                     "ln .env linked.txt; cat linked.txt; mv .env.prod plain.txt; cat plain.txt; \
-                     mv draft.txt .env.local; cat .env.local; {}; \
+                     mv draft.txt .env.local; cat .env.local; {}; mv conf cfg; cat cfg/.env; \
                      printf OWN > own.txt && mv own.txt kept.txt && cat kept.txt; echo end",
                     py_read(".env.local")
                 ),
@@ -138,4 +139,13 @@ fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
     assert!(read.contains("end"), "{read}");
     assert!(read.contains("OWN"), "{read}");
     assert!(!read.contains("SECRET"), "{read}");
+    let ws = env.workspace();
+    assert!(
+        ws.join("conf/.env").is_file() && !ws.join("cfg").exists(),
+        "{read}"
+    );
+    assert!(
+        ws.join(".env").is_file() && !ws.join("linked.txt").exists(),
+        "{read}"
+    );
 }
