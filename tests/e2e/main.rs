@@ -66,6 +66,7 @@ mod tool_pipeline;
 mod tool_plugins;
 mod tools;
 mod trust;
+mod trust_settings;
 mod undo;
 mod waits;
 mod wit;

@@ -176,8 +176,17 @@ fn diff_values(prefix: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// One line describing a declaration: kind, component, pin and grants.
+/// One line describing a declaration waiting for trust: kind, component, pin and grants.
 pub fn describe(declared: &Declared) -> String {
+    describe_as(declared, false)
+}
+
+/// [`describe`] for a declaration just trusted: a setting says it now applies.
+pub fn describe_trusted(declared: &Declared) -> String {
+    describe_as(declared, true)
+}
+
+fn describe_as(declared: &Declared, trusted: bool) -> String {
     let v = &declared.value;
     let text = |key: &str| v[key].as_str().unwrap_or("").to_owned();
     if declared.kind == "mode" {
@@ -187,8 +196,13 @@ pub fn describe(declared: &Declared) -> String {
         );
     }
     if declared.kind == "setting" {
+        let standing = if trusted {
+            "applies now: the workspace is trusted"
+        } else {
+            "held back until trusted"
+        };
         return format!(
-            "{} = {} (held back until trusted)",
+            "{} = {} ({standing})",
             declared.id.trim_start_matches("setting:"),
             v["value"]
         );
@@ -452,6 +466,10 @@ mod tests {
         assert_eq!(
             describe(&setting),
             r#"model.system_prompt = "be brief" (held back until trusted)"#
+        );
+        assert_eq!(
+            describe_trusted(&setting),
+            r#"model.system_prompt = "be brief" (applies now: the workspace is trusted)"#
         );
         assert!(
             describe(&mcp(json!({ "srv.py": "a" }))).ends_with("; runs workspace files srv.py")

@@ -1,7 +1,9 @@
 //! `warden config show [--json]`: every effective value, the layer it came from (default,
 //! user, project, managed) and the file, which keys managed policy locks, and the plugins with
 //! the layer that declared each. A plugin entry that policy refuses is shown as `refused` with
-//! its reason, after everything else, and the command then exits 2.
+//! its reason, after everything else, and the command then exits 2. A project setting that
+//! waits for trust ([`HELD_SETTINGS`](crate::config::HELD_SETTINGS)) in a workspace not trusted
+//! is marked `held back until trusted` (`"held_back": true`).
 
 use std::path::Path;
 
@@ -59,12 +61,19 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         .into_iter()
         .map(|(key, value)| {
             let origin = origins.of(&key);
+            // A project's setting that waits for trust is shown, but not yet applied.
+            let held_back = !project_trusted
+                && origin.layer == "project"
+                && config::HELD_SETTINGS
+                    .iter()
+                    .any(|held| key == *held || key.starts_with(&format!("{held}.")));
             json!({
                 "key": key,
                 "value": value,
                 "layer": origin.layer,
                 "file": origin.file,
                 "locked": is_locked(&key),
+                "held_back": held_back,
             })
         })
         .collect();
@@ -120,12 +129,20 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         .unwrap_or(0);
     for v in &values {
         let lock = if v["locked"] == true { "  locked" } else { "" };
+        let held = if v["held_back"] == true {
+            format!(
+                "  held back until trusted (`warden trust -C {}`)",
+                root.display()
+            )
+        } else {
+            String::new()
+        };
         let file = v["file"]
             .as_str()
             .map(|f| format!("  ({f})"))
             .unwrap_or_default();
         outln!(
-            "{:<width$}  {}  [{}{lock}]{file}",
+            "{:<width$}  {}  [{}{lock}]{file}{held}",
             v["key"].as_str().unwrap_or(""),
             v["value"],
             v["layer"].as_str().unwrap_or(""),

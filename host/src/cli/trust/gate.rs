@@ -176,22 +176,29 @@ pub(crate) fn refusal(pending: &Pending) -> String {
     )
 }
 
-/// The lines showing what is new or changed since it was trusted.
-pub(crate) fn change_lines(pending: &Pending) -> Vec<String> {
+/// The lines showing what is new or changed since it was trusted (`trusted`: as just trusted).
+pub(crate) fn change_lines(pending: &Pending, trusted: bool) -> Vec<String> {
+    let describe = |d| {
+        if trusted {
+            trust::describe_trusted(d)
+        } else {
+            trust::describe(d)
+        }
+    };
     pending
         .changes()
         .iter()
         .map(|change| match change {
-            Change::New(d) => format!("  + new      {}", escape(&trust::describe(d))),
+            Change::New(d) => format!("  + new      {}", escape(&describe(d))),
             Change::Changed(d, keys) => format!(
                 "  ~ changed  {}\n{}",
-                escape(&trust::describe(d)),
+                escape(&describe(d)),
                 keys.iter()
                     .map(|k| format!("               {}", escape(k)))
                     .collect::<Vec<_>>()
                     .join("\n")
             ),
-            Change::Removed(d) => format!("  - removed  {}", escape(&trust::describe(d))),
+            Change::Removed(d) => format!("  - removed  {}", escape(&describe(d))),
         })
         .collect()
 }
@@ -205,7 +212,7 @@ fn ask(pending: &Pending) -> bool {
         "declares code that runs in this workspace"
     };
     eprintln!("{} {header}:", pending.file.display());
-    for line in change_lines(pending) {
+    for line in change_lines(pending, false) {
         eprintln!("{line}");
     }
     if !std::io::stdin().is_terminal() {

@@ -84,10 +84,10 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         );
     }
     for declared in &pending.declared {
-        outln!("  {}", escape(&trust::describe(declared)));
+        outln!("  {}", escape(&trust::describe_trusted(declared)));
     }
     if pending.previous.is_some() {
-        let changes = gate::change_lines(&pending);
+        let changes = gate::change_lines(&pending, true);
         if !changes.is_empty() {
             outln!("changed since it was last trusted:");
             for line in changes {
