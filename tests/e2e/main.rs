@@ -14,6 +14,7 @@ mod compat_common;
 mod compat_v0_1;
 mod compat_v0_2;
 mod complete;
+mod escape_dev;
 mod escape_egress;
 mod escape_files_later;
 mod escape_registry;

@@ -1,6 +1,6 @@
 //! The launcher: `warden __sandbox-exec`, a fresh single-threaded process that reads a
 //! [`SandboxSpec`] as JSON on its standard input, enters the namespaces, covers the hidden
-//! paths, binds `.warden`/`.git` read-only, restricts itself with Landlock and then replaces
+//! paths and `/dev` ([`dev`](super::dev)), binds `.warden`/`.git` read-only, restricts itself with Landlock and then replaces
 //! itself with `sh -c COMMAND` (standard input `/dev/null`, the spec's environment only), or
 //! with the spec's `argv` (an MCP server; with `stdio`, its standard input and output are the
 //! launcher's, the spec's line having been read off the input first). The
@@ -31,7 +31,7 @@ use super::files::Files;
 use super::forward::{self, Forwarder};
 use super::notify::{self, Policy, Supervisor};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
-use super::{landlock, namespaces, probe, seccomp, watch};
+use super::{dev, landlock, namespaces, probe, seccomp, watch};
 
 /// Run the launcher; returns only on failure (the exit status to use).
 pub fn launcher_main() -> i32 {
@@ -167,8 +167,8 @@ fn build(spec: &SandboxSpec) -> Result<(), String> {
     for path in &spec.hide {
         namespaces::hide(path)?;
     }
-    // The terminals of the user's sessions: nothing of them can be read.
-    namespaces::hide(std::path::Path::new(namespaces::PTY_DIR))?;
+    // Only the harmless devices: no terminal of the user's sessions, console or disk.
+    dev::private_dev()?;
     for path in &spec.read_only {
         namespaces::read_only(path)?;
     }

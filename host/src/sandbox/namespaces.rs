@@ -84,7 +84,7 @@ pub(crate) fn enter_network() -> Result<(), String> {
     Ok(())
 }
 
-fn mount(
+pub(super) fn mount(
     source: Option<&Path>,
     target: &Path,
     fstype: Option<&str>,
@@ -260,9 +260,6 @@ pub(crate) fn die_with_parent() {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
     }
 }
-
-/// Where the kernel keeps the pseudo-terminals (hidden from the command).
-pub(crate) const PTY_DIR: &str = "/dev/pts";
 
 /// Leave the caller's session and process group for a new session: no controlling terminal.
 pub(crate) fn new_session() -> Result<(), String> {
