@@ -82,6 +82,16 @@ fn a_turn_with_a_failing_command_and_two_changes(cols: u16) {
         "{after}"
     );
     assert!(after.contains("+gamma"), "{after}");
+    // The session's net change, from its checkpoints.
+    term.type_text("/diff session");
+    term.press("Enter");
+    let screen = term.wait_for_after("/diff session", "warden ›");
+    let after = &screen[screen.rfind("/diff session").unwrap_or(0)..];
+    assert!(after.contains("created notes.txt (+2 −0)\n"), "{after}");
+    assert!(
+        after.contains("+gamma") && !after.contains("+beta"),
+        "{after}"
+    );
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }

@@ -233,3 +233,67 @@ fn a_run_whose_every_write_and_command_was_denied_exits_4() {
     let out = run(&env, &server, &["--mode", "read-only"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn a_file_a_command_changed_is_shown_with_its_diff() {
+    require_sandbox!("a_file_a_command_changed_is_shown_with_its_diff");
+    let calls = [(
+        "s1",
+        "shell",
+        json!({"command": "printf 'made by a command\\n' > made.txt; rm keep/file.txt"}),
+    )];
+    let (env, server) = setup(&calls);
+    let out = run(&env, &server, &["-v", "--mode", "full-auto"]);
+    let err = stderr(&out);
+    assert!(err.contains("✓ shell printf"), "{err}");
+    assert!(err.contains("shell made.txt (+1 −0)"), "{err}");
+    assert!(err.contains("+made by a command"), "{err}");
+    assert!(err.contains("shell keep/file.txt (+0 −1)"), "{err}");
+    assert!(err.contains("-kept"), "{err}");
+    assert!(err.contains("changed 2 files (+1 −1)"), "{err}");
+    // The same in the stream.
+    let (env, server) = setup(&calls);
+    let out = run(&env, &server, &["--json-stream", "--mode", "full-auto"]);
+    let changed: Vec<Value> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "file_changed")
+        .collect();
+    let kinds: Vec<(&Value, &Value)> = changed.iter().map(|e| (&e["path"], &e["kind"])).collect();
+    assert_eq!(
+        kinds,
+        [
+            (&json!("keep/file.txt"), &json!("deleted")),
+            (&json!("made.txt"), &json!("created"))
+        ]
+    );
+}
+
+#[test]
+fn command_output_and_diffs_cannot_drive_the_terminal() {
+    require_sandbox!("command_output_and_diffs_cannot_drive_the_terminal");
+    let calls = [
+        (
+            "w1",
+            "write_file",
+            json!({"path": "t.txt", "content": "plain\n\u{1b}[2Jcleared\n"}),
+        ),
+        (
+            "s1",
+            "shell",
+            json!({"command": "printf 'a\\033]0;title\\007b\\033[2J\\n'; exit 1"}),
+        ),
+    ];
+    let (env, server) = setup(&calls);
+    let out = run(&env, &server, &["-v", "--mode", "full-auto"]);
+    let err = stderr(&out);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("+\\u{1b}[2Jcleared"), "{err}");
+    assert!(err.contains("│ a\\u{1b}]0;title\\u{7}b\\u{1b}[2J"), "{err}");
+    let (env, server) = setup(&calls);
+    let out = run(&env, &server, &["--json-stream", "--mode", "full-auto"]);
+    assert!(
+        !stdout(&out).contains('\u{1b}'),
+        "raw escapes in the stream"
+    );
+}

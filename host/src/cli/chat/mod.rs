@@ -109,7 +109,6 @@ pub(crate) fn chat(
         cancel: Arc::new(Mutex::new(CancelToken::new())),
         last: None,
         turn_changes: Vec::new(),
-        chat_changes: Vec::new(),
     };
     chat.run(index)
 }
@@ -131,9 +130,8 @@ struct Chat {
     cancel: Arc<Mutex<CancelToken>>,
     /// The last command's output (`/last`).
     last: Option<sink::LastOutput>,
-    /// What the last turn changed, and everything this chat changed (`/diff`).
+    /// What the last turn changed (`/diff`).
     turn_changes: Vec<crate::domain::FileChange>,
-    chat_changes: Vec<crate::domain::FileChange>,
 }
 
 impl Chat {
@@ -228,7 +226,6 @@ impl Chat {
             self.last = sink.last.take();
         }
         self.turn_changes = std::mem::take(&mut sink.changes);
-        self.chat_changes.extend(self.turn_changes.iter().cloned());
         match result {
             Ok(TurnOutcome::Answered { text }) => {
                 if !sink.streamed {
@@ -341,24 +338,23 @@ impl Chat {
                 }
                 None => eprintln!("no command has run in this chat yet"),
             },
-            Slash::Diff(whole) => {
-                let changes = if whole {
-                    &self.chat_changes
-                } else {
-                    &self.turn_changes
-                };
-                if changes.is_empty() {
-                    eprintln!(
-                        "{}",
-                        if whole {
-                            "nothing was changed in this chat yet"
-                        } else {
-                            "the last turn changed no file"
-                        }
-                    );
+            Slash::Diff(false) => {
+                if self.turn_changes.is_empty() {
+                    eprintln!("the last turn changed no file");
                 }
-                sink::print_changes(self.style, changes);
+                sink::print_changes(self.style, &self.turn_changes);
             }
+            Slash::Diff(true) => match self.worker.session_diff() {
+                Ok(changes) if changes.is_empty() => {
+                    eprintln!("no file of this session differs from before its changes");
+                }
+                Ok(changes) => sink::print_changes(self.style, &changes),
+                Err(err) => eprintln!(
+                    "{}",
+                    self.style
+                        .alert(&Alert::error("chat", format!("/diff session: {err}")))
+                ),
+            },
             Slash::Config => self.show_config(),
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}

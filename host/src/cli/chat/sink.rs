@@ -153,18 +153,23 @@ pub(crate) fn diff_line(style: Style, line: &str) -> String {
     }
 }
 
-/// Every change of `changes`, whole: a header per file, then its diff.
+/// Every change of `changes`, whole: a header per file (naming the tool, when one call made
+/// it), then its diff.
 pub(crate) fn print_changes(style: Style, changes: &[FileChange]) {
     for change in changes {
+        let by = if change.tool.is_empty() {
+            String::new()
+        } else {
+            format!(" by {}", escape(&change.tool))
+        };
         eprintln!(
             "{}",
             style.bold(&format!(
-                "{} {} (+{} −{}) by {}",
+                "{} {} (+{} −{}){by}",
                 kind_word(change),
                 escape_capped(&change.path, 200),
                 change.added,
                 change.removed,
-                escape(&change.tool)
             ))
         );
         for line in change.diff.lines() {

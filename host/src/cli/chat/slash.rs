@@ -34,7 +34,8 @@ pub(crate) enum Slash {
     Undo(usize),
     /// The last command's whole output.
     Last,
-    /// The diffs of the last turn's changes, or (`true`) of every change of this chat.
+    /// The diffs of the last turn's changes, or (`true`) of the whole session, from its
+    /// checkpoints.
     Diff(bool),
     /// Leave.
     Quit,
@@ -60,7 +61,7 @@ commands:
                    read-only | ask | auto-edit | full-auto
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
   /last            the last command's whole output
-  /diff [session]  the diffs of what the last turn changed (or everything this chat changed)
+  /diff [session]  the diffs of what the last turn changed (or the whole session changed)
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory;

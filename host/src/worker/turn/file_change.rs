@@ -11,7 +11,7 @@ const MAX_DIFF_LINES: usize = 2000;
 
 /// One side of a change.
 #[derive(Clone)]
-pub(super) enum Side {
+pub(crate) enum Side {
     /// No file.
     Missing,
     /// The file's bytes.
@@ -22,7 +22,7 @@ pub(super) enum Side {
 
 impl Side {
     /// The side a snapshot holds.
-    pub(super) fn of(content: &Content) -> Self {
+    pub(crate) fn of(content: &Content) -> Self {
         match content {
             Content::Missing => Self::Missing,
             Content::Bytes(bytes) => Self::Bytes(bytes.clone()),
@@ -95,6 +95,17 @@ impl TurnChanges {
             })
             .collect()
     }
+}
+
+/// The change to `path` from `before` to `after` over several turns (no one call made it:
+/// `call_id` and `tool` are empty).
+pub(crate) fn net_change(path: &str, before: &Side, after: &Side) -> FileChange {
+    let nobody = ToolCall {
+        id: String::new(),
+        name: String::new(),
+        arguments: serde_json::Value::Null,
+    };
+    file_change(&nobody, path, before, after)
 }
 
 fn file_change(call: &ToolCall, path: &str, before: &Side, after: &Side) -> FileChange {

@@ -14,7 +14,7 @@ mod checkpoint;
 mod child;
 mod compact;
 mod events;
-mod file_change;
+pub(crate) mod file_change;
 mod front;
 mod instructions;
 mod model;
