@@ -114,6 +114,19 @@ impl Terminal {
         self.tmux(&["send-keys", "-t", "chat", key]);
     }
 
+    /// Make the terminal `cols` columns wide.
+    pub(crate) fn resize(&self, cols: u16) {
+        self.tmux(&[
+            "resize-window",
+            "-t",
+            "chat",
+            "-x",
+            &cols.to_string(),
+            "-y",
+            "50",
+        ]);
+    }
+
     pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "chat", "-S", "-500"])
     }

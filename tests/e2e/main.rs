@@ -4,6 +4,7 @@
 
 mod chat;
 mod chat_failures;
+mod chat_transcript;
 mod children;
 mod cli_output;
 mod cli_prompt;
@@ -21,6 +22,7 @@ mod escape_registry;
 mod escape_sockets_tty;
 mod escape_state_git;
 mod escape_trust;
+mod events;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;

@@ -61,7 +61,8 @@ fn read_only_refuses_the_write_and_the_model_sees_the_mode_and_how_to_change_it(
     let env = TestEnv::new();
     user_with_edit_tool(&env, "");
     let (code, err, result) = run(&env, &["--mode", "read-only", "-v"]);
-    assert_eq!(code, Some(0), "{err}");
+    // Every write the model asked for was denied: exit 4.
+    assert_eq!(code, Some(4), "{err}");
     let result = result.unwrap_or_default();
     assert!(
         result.contains("tool call denied by mode: read-only: `put_file` writes files"),
@@ -91,7 +92,8 @@ fn ask_refuses_under_run_without_yes_and_runs_with_it_and_auto_edit_runs_it() {
     user_with_edit_tool(&env, "");
     // `ask` is the default: nobody to ask under `run`.
     let (code, err, result) = run(&env, &[]);
-    assert_eq!(code, Some(0), "{err}");
+    // Every write the model asked for was denied: exit 4.
+    assert_eq!(code, Some(4), "{err}");
     let result = result.unwrap_or_default();
     assert!(
         result.contains("mode `ask` asks before a tool that writes files")
@@ -139,7 +141,8 @@ fn managed_max_mode_refuses_a_higher_flag_or_setting_naming_file_and_key() {
     assert!(err.contains("full-auto"), "{err}");
     // A mode at or below the cap is fine.
     let (code, err, _) = run(&env, &["--mode", "read-only"]);
-    assert_eq!(code, Some(0), "{err}");
+    // Every write the model asked for was denied: exit 4.
+    assert_eq!(code, Some(4), "{err}");
 
     let user = user_with_edit_tool(&env, "[tools]\nmode = \"full-auto\"\n\n");
     let (code, err, result) = run(&env, &[]);
@@ -174,7 +177,8 @@ fn managed_policy_can_lock_the_mode() {
         "{err}"
     );
     let (code, err, result2) = run(&env, &[]);
-    assert_eq!(code, Some(0), "{err}");
+    // Every write the model asked for was denied: exit 4.
+    assert_eq!(code, Some(4), "{err}");
     assert!(result.is_none());
     assert!(
         err.contains("`tools.mode` is locked by managed policy; the setting was ignored"),
@@ -214,7 +218,8 @@ fn a_project_raising_the_mode_waits_for_trust_and_lowering_it_does_not() {
     user_with_edit_tool(&env, "[tools]\nmode = \"full-auto\"\n\n");
     env.untrusted_project_config("[tools]\nmode = \"read-only\"\n");
     let (code, err, result) = run(&env, &[]);
-    assert_eq!(code, Some(0), "{err}");
+    // Every write the model asked for was denied: exit 4.
+    assert_eq!(code, Some(4), "{err}");
     assert!(
         result
             .unwrap_or_default()

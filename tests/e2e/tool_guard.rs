@@ -54,7 +54,8 @@ fn every_spelling_of_a_denied_path_is_denied() {
         .env("OPENAI_BASE_URL", server.openai_url())
         .args(["run", "--json", "go"]);
     let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Its only write was denied: exit 4.
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     let session = value["session"].as_str().unwrap();
 

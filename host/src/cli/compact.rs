@@ -7,18 +7,18 @@ use super::common::{env, home, print_alert, setup_error};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
 use super::trust::{WhenWaiting, load_config_trusted};
-use crate::domain::{Alert, StreamEvent, TurnSink};
+use crate::domain::{TurnEvent, TurnSink};
 use crate::{setup, store};
 
 /// Prints alerts as they come; nothing streams.
 struct AlertSink;
 
 impl TurnSink for AlertSink {
-    fn alert(&mut self, alert: &Alert) {
-        print_alert(alert);
+    fn event(&mut self, event: &TurnEvent) {
+        if let TurnEvent::Alert(alert) = event {
+            print_alert(alert);
+        }
     }
-    fn model_event(&mut self, _event: &StreamEvent) {}
-    fn tool_started(&mut self, _name: &str, _arguments: &serde_json::Value) {}
 }
 
 /// Compact an existing session.

@@ -8,6 +8,8 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// The turn was cancelled by an interceptor.
 pub const EXIT_CANCELLED: u8 = 3;
+/// `warden run` answered, but every write and command the model asked for was denied.
+pub const EXIT_ALL_DENIED: u8 = 4;
 
 /// A command's failure: the message printed and the exit code.
 #[derive(Debug)]
@@ -43,4 +45,5 @@ Exit codes:
   1    runtime failure (model request failed, plugin failed closed after commit, step limit)
   2    usage or configuration error (bad arguments, unknown or ambiguous session, invalid config)
   3    turn cancelled by an interceptor
+  4    `run`: every write and command the model asked for was denied
   130  interrupted (Ctrl-C)";

@@ -1,13 +1,12 @@
-//! Asking the person about a tool call, and what became of a call as a front end shows it.
+//! Asking the person about a tool call.
 //!
 //! A call needs approval when its tool plugin is marked `approve = "ask"` or when the
 //! permission mode asks for its effect ([`AskWhy`]). The front end is asked through
 //! [`TurnSink::approve_tool`](super::TurnSink::approve_tool) and told how each call ended
-//! through [`TurnSink::tool_settled`](super::TurnSink::tool_settled).
+//! through [`TurnEvent`](super::TurnEvent)s.
 
 use super::builtin::ToolEffect;
 use super::mode::{Mode, effect_phrase};
-use super::point::DecidedBy;
 
 /// What the person answered for one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,21 +56,4 @@ impl AskWhy {
             ),
         }
     }
-}
-
-/// How one tool call ended, as the person is shown it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Settled {
-    /// The tool ran; `is_error` when its result is an error.
-    Ran {
-        /// The result is an error.
-        is_error: bool,
-    },
-    /// It was denied, by whom and why.
-    Denied {
-        /// Who denied it.
-        by: DecidedBy,
-        /// Why.
-        reason: String,
-    },
 }

@@ -5,8 +5,9 @@
 //! - [`Segment`], [`LineRange`]: what a person submits.
 //! - [`Item`], [`Source`], [`ToolCall`]: what history holds; [`Entry`] and [`FileShown`]: an
 //!   item with what the host records about it.
-//! - [`Alert`]: what only the person sees. [`StreamEvent`], [`TurnSink`]: what a front end is
-//!   told while a turn runs.
+//! - [`Alert`]: what only the person sees. [`TurnEvent`], [`TurnSink`]: what a front end is
+//!   told while a turn runs (one typed event stream); [`StreamEvent`]: what a provider reports
+//!   while the model answers.
 //! - [`Interceptor`] (with its values), [`Hook`] and [`Event`], [`Resolve`] (with its values),
 //!   [`Tool`]: what the worker asks of plugins and tools; [`PluginFailure`]: how a plugin call
 //!   fails; [`Approval`]: a person's answer on a tool call that needs it.
@@ -24,6 +25,7 @@ pub mod block;
 pub mod builtin;
 mod compaction;
 pub mod defaults;
+pub mod diff;
 mod entry;
 pub mod escape;
 mod failure;
@@ -39,9 +41,10 @@ mod segment;
 mod sink;
 mod stream;
 mod tool;
+mod turn_event;
 
 pub use alert::{Alert, AlertLevel};
-pub use approval::{Approval, AskWhy, Settled};
+pub use approval::{Approval, AskWhy};
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use failure::PluginFailure;
@@ -63,3 +66,4 @@ pub use tool::{
     DENIED_PREFIX, McpCallFigures, NOT_RUN_PREFIX, Tool, ToolCallAudit, ToolContext, ToolOutput,
     ToolSpec, result_shows_run,
 };
+pub use turn_event::{ChangeKind, ChangeSummary, FileChange, TurnEvent};

@@ -28,6 +28,9 @@ pub struct ToolOutput {
     /// What only a tool plugin knows of this call (outgoing HTTP, its own failure); `None`
     /// for built-in tools.
     pub figures: Option<ToolCallAudit>,
+    /// The exit status of the command it ran (`shell`: 128 + the signal when one killed it);
+    /// `None` for a tool that runs no command.
+    pub exit_code: Option<i32>,
 }
 
 /// How the committed result of a call that was denied begins (`tool call denied by
@@ -51,6 +54,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             figures: None,
+            exit_code: None,
         }
     }
 
@@ -60,7 +64,13 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             figures: None,
+            exit_code: None,
         }
+    }
+
+    /// The same output with the exit status of the command it ran.
+    pub fn with_exit_code(self, exit_code: Option<i32>) -> Self {
+        Self { exit_code, ..self }
     }
 
     /// The same output with a tool plugin's figures.

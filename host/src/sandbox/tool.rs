@@ -281,6 +281,11 @@ fn report(
     for line in notes {
         out.push_str(&format!("[{line}]\n"));
     }
+    let exit_code = match end {
+        End::Exited(Some(code), _) => Some(code),
+        End::Exited(None, Some(signal)) => Some(128_i32.saturating_add(signal)),
+        _ => None,
+    };
     let (status, is_error) = match end {
         End::Exited(Some(code), _) => (format!("exit status: {code}"), false),
         End::Exited(None, Some(signal)) => (format!("killed by signal {signal}"), false),
@@ -303,7 +308,7 @@ fn report(
     if is_error {
         ToolOutput::error(out)
     } else {
-        ToolOutput::ok(out)
+        ToolOutput::ok(out).with_exit_code(exit_code)
     }
 }
 

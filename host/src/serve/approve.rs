@@ -7,7 +7,7 @@
 use rmcp::model::{ElicitRequestParams, ElicitationAction};
 use rmcp::service::{Peer, RoleServer};
 
-use crate::domain::{Alert, AlertLevel, Approval, AskWhy, StreamEvent, ToolCall, TurnSink};
+use crate::domain::{AlertLevel, Approval, AskWhy, ToolCall, TurnEvent, TurnSink};
 
 /// Answers for the person, on the worker's thread.
 pub(crate) type Asker = Box<dyn FnMut(&ToolCall, &AskWhy) -> Approval + Send>;
@@ -24,7 +24,10 @@ impl ServeSink {
 }
 
 impl TurnSink for ServeSink {
-    fn alert(&mut self, alert: &Alert) {
+    fn event(&mut self, event: &TurnEvent) {
+        let TurnEvent::Alert(alert) = event else {
+            return;
+        };
         let message = crate::domain::escape::escape(&alert.message);
         match alert.level {
             AlertLevel::Info => tracing::info!("[{}]: {message}", alert.source),
@@ -32,8 +35,6 @@ impl TurnSink for ServeSink {
             AlertLevel::Error => tracing::error!("[{}]: {message}", alert.source),
         }
     }
-
-    fn model_event(&mut self, _: &StreamEvent) {}
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         (self.asker)(call, why)

@@ -23,6 +23,7 @@ mod outcome;
 pub mod preview;
 mod prompt;
 pub mod replay;
+mod session_diff;
 mod tool_chain;
 mod tools;
 mod turn;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::config::FsGrant;
 use crate::domain::builtin::ToolEffect;
 use crate::domain::{
-    DENIED_PREFIX, DecidedBy, Entry, Event, Item, Mode, NOT_RUN_PREFIX, Settled, Source, ToolCall,
+    DENIED_PREFIX, DecidedBy, Entry, Event, Item, Mode, NOT_RUN_PREFIX, Source, ToolCall,
     ToolDecision, ToolOutput,
 };
 use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
@@ -22,6 +22,7 @@ static UNSETTLED: ToolOutput = ToolOutput {
     content: String::new(),
     is_error: true,
     figures: None,
+    exit_code: None,
 };
 
 /// The person's answer when a tool's entry asks for approval.
@@ -214,19 +215,6 @@ impl ToolCallOutcome {
     /// The tool ran: it was settled and nobody denied it.
     pub fn has_run(&self) -> bool {
         self.output.is_some() && self.denied.is_none()
-    }
-
-    /// How the call ended, for the front end.
-    pub fn settled(&self) -> Settled {
-        match &self.denied {
-            Some((by, reason)) => Settled::Denied {
-                by: by.clone(),
-                reason: reason.clone(),
-            },
-            None => Settled::Ran {
-                is_error: self.output().is_error,
-            },
-        }
     }
 
     /// The hooks' events for what the chain decided: each rewrite, then a deny by an

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::diff::{DiffLine, unified};
 use super::style::Style;
 use crate::confine::FsPolicy;
 use crate::confine::real_path::real_path;
+use crate::domain::diff::{DiffLine, unified};
 use crate::domain::escape::escape_capped;
 
 /// Largest current file read for a diff.

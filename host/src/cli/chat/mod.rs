@@ -6,7 +6,7 @@
 //! - [`completer`], [`mention`] and [`menu`]: `@` completion over the workspace index.
 //! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
-//!   with an edit's diff ([`edit_preview`], [`diff`]).
+//!   with an edit's diff ([`edit_preview`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
 //! - [`assemble`]: the worker this chat talks to.
 //! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
@@ -16,7 +16,6 @@ mod approve;
 mod assemble;
 mod completer;
 mod counted;
-mod diff;
 mod edit_preview;
 mod editor;
 mod mention;
@@ -108,6 +107,8 @@ pub(crate) fn chat(
         style,
         recap,
         cancel: Arc::new(Mutex::new(CancelToken::new())),
+        last: None,
+        turn_changes: Vec::new(),
     };
     chat.run(index)
 }
@@ -127,6 +128,10 @@ struct Chat {
     recap: bool,
     /// The running turn's token, cancelled by Ctrl-C.
     cancel: Arc<Mutex<CancelToken>>,
+    /// The last command's output (`/last`).
+    last: Option<sink::LastOutput>,
+    /// What the last turn changed (`/diff`).
+    turn_changes: Vec<crate::domain::FileChange>,
 }
 
 impl Chat {
@@ -217,6 +222,10 @@ impl Chat {
         let mut sink = ChatSink::new(self.style).with_files(self.files.clone());
         let result = self.worker.submit_segments(&segments, &mut sink);
         sink.settle();
+        if sink.last.is_some() {
+            self.last = sink.last.take();
+        }
+        self.turn_changes = std::mem::take(&mut sink.changes);
         match result {
             Ok(TurnOutcome::Answered { text }) => {
                 if !sink.streamed {
@@ -320,6 +329,32 @@ impl Chat {
                     ),
                 }
             }
+            Slash::Last => match &self.last {
+                Some(last) => {
+                    eprintln!("{}", self.style.bold(&last.line));
+                    for line in last.output.lines() {
+                        eprintln!("{}", crate::domain::escape::escape(line));
+                    }
+                }
+                None => eprintln!("no command has run in this chat yet"),
+            },
+            Slash::Diff(false) => {
+                if self.turn_changes.is_empty() {
+                    eprintln!("the last turn changed no file");
+                }
+                sink::print_changes(self.style, &self.turn_changes);
+            }
+            Slash::Diff(true) => match self.worker.session_diff() {
+                Ok(changes) if changes.is_empty() => {
+                    eprintln!("no file of this session differs from before its changes");
+                }
+                Ok(changes) => sink::print_changes(self.style, &changes),
+                Err(err) => eprintln!(
+                    "{}",
+                    self.style
+                        .alert(&Alert::error("chat", format!("/diff session: {err}")))
+                ),
+            },
             Slash::Config => self.show_config(),
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}

@@ -1,7 +1,9 @@
 //! The transcript of one turn: a spinner until the first token, one dim line per attached
 //! file, the answer as it streams, one line per retry and alert, and one line per tool call
-//! with its outcome (`✓ read_file a.txt`, `✗ write_file .env — denied by mode: read-only`),
-//! denials included; while a tool runs the spinner names it.
+//! with its outcome (`✓ read_file a.txt`, `✗ shell cargo test — exit 101`, `✗ write_file .env
+//! — denied by mode: read-only`), denials included; under a command its last output lines
+//! (`/last` shows all of it); under each change its diff, folded (`/diff` shows it whole); at
+//! the end the files the turn changed. While a tool runs the spinner names it.
 
 use std::io::Write;
 use std::rc::Rc;
@@ -10,11 +12,22 @@ use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
 use crate::cli::run::Countdown;
-use crate::domain::StreamEvent;
-use crate::domain::escape::escape_capped;
-use crate::domain::{Alert, Approval, AskWhy, Settled, ToolCall, TurnSink};
+use crate::cli::transcript::{
+    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, ran_line, tail,
+};
+use crate::domain::escape::{escape, escape_capped};
+use crate::domain::{Approval, AskWhy, FileChange, ToolCall, TurnEvent, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
+
+/// The last command's output, whole, for `/last`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LastOutput {
+    /// Its outcome line.
+    pub(crate) line: String,
+    /// Its output.
+    pub(crate) output: String,
+}
 
 /// Prints a turn as it happens.
 pub(crate) struct ChatSink {
@@ -26,6 +39,10 @@ pub(crate) struct ChatSink {
     pub(crate) streamed: bool,
     /// Reads the current file for an edit's diff.
     files: Option<Rc<Files>>,
+    /// The last command's output (`/last`).
+    pub(crate) last: Option<LastOutput>,
+    /// What this turn changed, call by call (`/diff`).
+    pub(crate) changes: Vec<FileChange>,
 }
 
 impl ChatSink {
@@ -37,6 +54,8 @@ impl ChatSink {
             mid_line: false,
             streamed: false,
             files: None,
+            last: None,
+            changes: Vec::new(),
         }
     }
 
@@ -61,17 +80,112 @@ impl ChatSink {
         self.settle();
         eprintln!("{}", self.style.dim(line));
     }
+
+    fn waiting(&mut self) {
+        self.spinner = Some(Spinner::start("waiting for the model"));
+    }
+
+    fn ran(&mut self, call: &ToolCall, is_error: bool, exit_code: Option<i32>, output: &str) {
+        let line = format!("  {}", ran_line(call, is_error, exit_code));
+        self.settle();
+        if TurnEvent::ran_failed(is_error, exit_code) {
+            eprintln!("{}", self.style.removed(&line));
+        } else {
+            eprintln!("{}", self.style.dim(&line));
+        }
+        if exit_code.is_some() {
+            let (hidden, lines) = tail(output, TAIL_LINES);
+            if let Some(fold) = folded(hidden, "above (/last shows them)") {
+                eprintln!("{}", self.style.dim(&format!("    {fold}")));
+            }
+            for text in lines {
+                eprintln!("{}", self.style.dim(&format!("    │ {text}")));
+            }
+            self.last = Some(LastOutput {
+                line,
+                output: output.to_owned(),
+            });
+        }
+    }
+
+    fn changed(&mut self, change: &FileChange) {
+        self.settle();
+        eprintln!(
+            "{}",
+            self.style.dim(&format!(
+                "    {} {} (+{} −{})",
+                kind_word(change),
+                escape_capped(&change.path, 200),
+                change.added,
+                change.removed
+            ))
+        );
+        let (lines, more) = diff_head(&change.diff, DIFF_LINES);
+        for line in &lines {
+            eprintln!("    {}", diff_line(self.style, line));
+        }
+        if let Some(fold) = folded(more, "more (/diff shows them)") {
+            eprintln!("{}", self.style.dim(&format!("    {fold}")));
+        }
+        self.changes.push(change.clone());
+    }
+}
+
+/// `created`, `edited` or `deleted`.
+fn kind_word(change: &FileChange) -> &'static str {
+    match change.kind {
+        crate::domain::ChangeKind::Created => "created",
+        crate::domain::ChangeKind::Modified => "edited",
+        crate::domain::ChangeKind::Deleted => "deleted",
+    }
+}
+
+/// One escaped line of a rendered diff, coloured by its first character.
+pub(crate) fn diff_line(style: Style, line: &str) -> String {
+    if line.starts_with("@@") {
+        style.hunk(line)
+    } else if line.starts_with('+') {
+        style.added(line)
+    } else if line.starts_with('-') {
+        style.removed(line)
+    } else {
+        line.to_owned()
+    }
+}
+
+/// Every change of `changes`, whole: a header per file (naming the tool, when one call made
+/// it), then its diff.
+pub(crate) fn print_changes(style: Style, changes: &[FileChange]) {
+    for change in changes {
+        let by = if change.tool.is_empty() {
+            String::new()
+        } else {
+            format!(" by {}", escape(&change.tool))
+        };
+        eprintln!(
+            "{}",
+            style.bold(&format!(
+                "{} {} (+{} −{}){by}",
+                kind_word(change),
+                escape_capped(&change.path, 200),
+                change.added,
+                change.removed,
+            ))
+        );
+        for line in change.diff.lines() {
+            eprintln!("{}", diff_line(style, &escape(line)));
+        }
+    }
 }
 
 impl TurnSink for ChatSink {
-    fn alert(&mut self, alert: &Alert) {
-        self.settle();
-        eprintln!("{}", self.style.alert(alert));
-    }
-
-    fn model_event(&mut self, event: &StreamEvent) {
+    fn event(&mut self, event: &TurnEvent) {
         match event {
-            StreamEvent::TextDelta(text) => {
+            TurnEvent::Alert(alert) => {
+                self.settle();
+                eprintln!("{}", self.style.alert(alert));
+            }
+            TurnEvent::TextDelta { text } => {
                 if let Some(mut spinner) = self.spinner.take() {
                     spinner.stop();
                 }
@@ -80,64 +194,94 @@ impl TurnSink for ChatSink {
                 self.mid_line = !text.ends_with('\n');
                 self.streamed = true;
             }
-            StreamEvent::Retrying {
+            TurnEvent::Retrying {
                 attempt,
-                delay,
+                delay_ms,
                 reason,
             } => {
                 self.note(&format!(
                     "  retry {attempt} in {:.1}s: {reason}",
-                    delay.as_secs_f64()
+                    *delay_ms as f64 / 1000.0
                 ));
-                self.spinner = Some(Spinner::start("waiting for the model"));
+                self.waiting();
             }
-            StreamEvent::Waiting {
+            TurnEvent::Waiting {
                 provider,
                 attempt,
                 attempts,
-                left,
+                left_ms,
             } if self.spinner.is_some() => {
                 self.settle();
+                let left = std::time::Duration::from_millis(*left_ms);
                 self.spinner = Some(Spinner::counting(Countdown::new(
-                    provider, *left, *attempt, *attempts,
+                    provider, left, *attempt, *attempts,
                 )));
+            }
+            TurnEvent::ToolCallStarted { call } => {
+                // The call's one line comes when it ran; meanwhile the spinner names it.
+                self.settle();
+                self.spinner = Some(Spinner::start(&format!(
+                    "running {}",
+                    tool_line(&call.name, &call.arguments)
+                )));
+            }
+            TurnEvent::ToolCallDecided {
+                call,
+                allowed: false,
+                by,
+                reason,
+                ..
+            } => {
+                self.settle();
+                let line = format!(
+                    "  {}",
+                    denied_line(call, by, reason.as_deref().unwrap_or(""))
+                );
+                eprintln!("{}", self.style.removed(&line));
+                self.waiting();
+            }
+            TurnEvent::ToolCallRan {
+                call,
+                is_error,
+                exit_code,
+                output,
+            } => {
+                self.ran(call, *is_error, *exit_code, output);
+                self.waiting();
+            }
+            TurnEvent::FileChanged(change) => {
+                self.changed(change);
+                self.waiting();
+            }
+            TurnEvent::FilesAttached { refs } => {
+                for report in refs.iter().filter(|r| r.status == RESOLVED) {
+                    self.note(&attached_line(report));
+                }
+            }
+            TurnEvent::TurnEnded { changes, .. } if !changes.is_empty() => {
+                let (added, removed) = changes
+                    .iter()
+                    .fold((0, 0), |(a, r), c| (a + c.added, r + c.removed));
+                let s = if changes.len() == 1 { "" } else { "s" };
+                let names: Vec<String> = changes
+                    .iter()
+                    .map(|c| escape_capped(&c.path, 200))
+                    .collect();
+                self.note(&format!(
+                    "  changed {} file{s} (+{added} −{removed}): {} — /diff shows them",
+                    changes.len(),
+                    names.join(", ")
+                ));
             }
             _ => {}
         }
     }
 
-    fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
-        // The call's one line comes when it is settled; meanwhile the spinner names it.
-        self.settle();
-        self.spinner = Some(Spinner::start(&format!(
-            "running {}",
-            tool_line(name, arguments)
-        )));
-    }
-
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         self.settle();
         let answer = super::approve::ask(self.style, call, why, self.files.as_deref());
-        self.spinner = Some(Spinner::start("waiting for the model"));
+        self.waiting();
         answer
-    }
-
-    fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
-        let line = format!("  {}", crate::cli::transcript::outcome_line(call, settled));
-        match settled {
-            Settled::Denied { .. } => {
-                self.settle();
-                eprintln!("{}", self.style.removed(&line));
-            }
-            Settled::Ran { .. } => self.note(&line),
-        }
-        self.spinner = Some(Spinner::start("waiting for the model"));
-    }
-
-    fn files_attached(&mut self, refs: &[RefReport]) {
-        for report in refs.iter().filter(|r| r.status == RESOLVED) {
-            self.note(&attached_line(report));
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
 //! `/preview [--full] PROMPT`,
-//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/last`, `/diff [session]`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,11 @@ pub(crate) enum Slash {
     Mode(Option<String>),
     /// Put back the files the last N turns (default 1) wrote or edited.
     Undo(usize),
+    /// The last command's whole output.
+    Last,
+    /// The diffs of the last turn's changes, or (`true`) of the whole session, from its
+    /// checkpoints.
+    Diff(bool),
     /// Leave.
     Quit,
     /// Not a command (or missing its argument): the hint to show.
@@ -55,6 +60,8 @@ commands:
   /mode [MODE]     show the permission mode, or change it for this chat:
                    read-only | ask | auto-edit | full-auto
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
+  /last            the last command's whole output
+  /diff [session]  the diffs of what the last turn changed (or the whole session changed)
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory;
@@ -105,6 +112,10 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
             Ok(n) if n > 0 => Slash::Undo(n),
             _ => Slash::Unknown("usage: /undo [N] (N a number of turns, at least 1)".into()),
         },
+        ("last", true) => Slash::Last,
+        ("diff", true) => Slash::Diff(false),
+        ("diff", false) if arg == "session" => Slash::Diff(true),
+        ("diff", false) => Slash::Unknown("usage: /diff [session]".into()),
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
     })
@@ -142,6 +153,10 @@ mod tests {
         assert!(matches!(parse("/undo 0"), Some(Slash::Unknown(_))));
         assert!(matches!(parse("/undo x"), Some(Slash::Unknown(_))));
         assert_eq!(parse("/resume"), Some(Slash::Resume(String::new())));
+        assert_eq!(parse("/last"), Some(Slash::Last));
+        assert_eq!(parse("/diff"), Some(Slash::Diff(false)));
+        assert_eq!(parse("/diff session"), Some(Slash::Diff(true)));
+        assert!(matches!(parse("/diff x"), Some(Slash::Unknown(_))));
         assert!(matches!(parse("/frob"), Some(Slash::Unknown(h)) if h.contains("/help")));
         assert_eq!(
             parse("/etc/passwd is a path"),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-/// `warden run [-C DIR] [--session ID | --new-session NAME | --continue] [--json] [-v] PROMPT… | - | --file F`.
+/// `warden run [-C DIR] [--session ID | --new-session NAME | --continue] [--json | --json-stream] [-v] PROMPT… | - | --file F`.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// Workspace root (default: the nearest ancestor holding `.warden/`, else `.git`, else the
@@ -26,6 +26,9 @@ pub(crate) struct RunArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Print one JSON line per event of the turn as it happens (see `docs/events.md`).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) json_stream: bool,
     /// Approve every call that would ask: tool plugins marked `approve = "ask"`, and writes or
     /// commands the permission mode asks about (without it they are denied, and the model is
     /// told why).

@@ -5,6 +5,7 @@
 //! - `turn`: `run`, one turn; the answer goes to stdout, alerts to stderr.
 //! - `preview`: `preview`, what a prompt would commit, without a model call or a write.
 //! - `prompt`: where a prompt comes from (words, stdin or a file) and its size check.
+//! - `sink`: how `run` shows a turn's events (text, or `--json-stream`) and counts denials.
 //! - `progress`: the spinner shown while waiting for the model.
 //! - `unattended`: `--yes` refused where managed policy forbids unattended approval.
 
@@ -12,6 +13,7 @@ mod args;
 mod preview;
 mod progress;
 mod prompt;
+mod sink;
 mod turn;
 mod unattended;
 

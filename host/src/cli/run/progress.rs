@@ -22,19 +22,19 @@ pub(crate) struct Progress {
 }
 
 /// The wait budget of a model request, counted down on the spinner line.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Countdown {
-    provider: &'static str,
+    provider: String,
     deadline: Instant,
     attempt: u32,
     attempts: u32,
 }
 
 impl Countdown {
-    /// From a [`StreamEvent::Waiting`](crate::domain::StreamEvent::Waiting) just received.
-    pub(crate) fn new(provider: &'static str, left: Duration, attempt: u32, attempts: u32) -> Self {
+    /// From a [`TurnEvent::Waiting`](crate::domain::TurnEvent::Waiting) just received.
+    pub(crate) fn new(provider: &str, left: Duration, attempt: u32, attempts: u32) -> Self {
         Self {
-            provider,
+            provider: provider.to_owned(),
             deadline: Instant::now() + left,
             attempt,
             attempts,
@@ -85,14 +85,14 @@ impl Progress {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let label = self.label.clone();
-        let countdown = self.countdown;
+        let countdown = self.countdown.clone();
         let spawned = std::thread::Builder::new()
             .name("progress".into())
             .spawn(move || {
                 let started = Instant::now();
                 let mut tick = 0usize;
                 while !flag.load(Ordering::Relaxed) {
-                    let line = match countdown {
+                    let line = match &countdown {
                         Some(c) => format!("{} {}", FRAMES[tick % FRAMES.len()], c.label()),
                         None => frame(&label, tick, started.elapsed()),
                     };

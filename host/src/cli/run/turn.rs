@@ -2,126 +2,21 @@
 //! [--yes] PROMPT|-`: one turn.
 
 use crate::cli::out::{out, outln};
-use crate::domain::escape::{escape, terminal};
+use crate::domain::escape::terminal;
 
 use super::args::RunArgs;
-use super::progress::{Countdown, Progress};
+use super::sink::{CliSink, Output};
 use crate::cli::common::{env, home, print_alert, setup_error};
-use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_ALL_DENIED, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::domain::{
-    Alert, AlertLevel, Approval, AskWhy, Settled, StreamEvent, ToolCall, TurnSink,
-};
+use crate::domain::Alert;
 use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;
 
 /// Exit status after Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
-
-/// Prints the answer as it streams (unless JSON output was asked for) and alerts as they come.
-struct CliSink {
-    stream: bool,
-    /// `--yes`: approve every call that would ask (a plugin's `approve = "ask"`, the mode).
-    yes: bool,
-    /// `-v`: one line per tool call's outcome on stderr.
-    verbose: bool,
-    streamed: bool,
-    alerts: Vec<Alert>,
-    progress: Progress,
-}
-
-impl TurnSink for CliSink {
-    fn alert(&mut self, alert: &Alert) {
-        self.progress.stop();
-        // A failed model request is said once, by the final error line.
-        if !(alert.source == "provider" && alert.level == AlertLevel::Error) {
-            print_alert(alert);
-        }
-        self.alerts.push(alert.clone());
-    }
-
-    fn model_event(&mut self, event: &StreamEvent) {
-        self.progress.stop();
-        match event {
-            StreamEvent::TextDelta(text) if self.stream => {
-                self.progress.clear_countdown();
-                out!("{}", terminal(text));
-                self.streamed = true;
-            }
-            StreamEvent::Waiting {
-                provider,
-                attempt,
-                attempts,
-                left,
-            } => {
-                self.progress
-                    .count_down(Countdown::new(provider, *left, *attempt, *attempts));
-            }
-            StreamEvent::Retrying {
-                attempt,
-                delay,
-                reason,
-            } => {
-                eprintln!(
-                    "warden: {reason}; retry {attempt} in {:.1}s",
-                    delay.as_secs_f64()
-                );
-                self.progress.start();
-            }
-            _ => {}
-        }
-    }
-
-    fn tool_started(&mut self, name: &str, arguments: &serde_json::Value) {
-        self.progress.stop();
-        self.progress.clear_countdown();
-        if self.stream {
-            if self.streamed {
-                outln!();
-                self.streamed = false;
-            }
-            eprintln!(
-                "warden: tool {} {}",
-                escape(name),
-                escape(&arguments.to_string())
-            );
-        }
-        self.progress.start();
-    }
-
-    fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
-        if self.yes {
-            return Approval::Yes;
-        }
-        let hint = match why {
-            AskWhy::Plugin(_) => "",
-            AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
-        };
-        let reason = format!(
-            "{}; `warden run` does not ask and denies such calls unless --yes is given{hint}",
-            why.requirement()
-        );
-        // The model is told through the call's result; the person through this warning.
-        self.alert(&Alert::warn(
-            "approval",
-            format!("tool call `{}` denied: {reason}", escape(&call.name)),
-        ));
-        Approval::No(reason)
-    }
-
-    fn tool_settled(&mut self, call: &ToolCall, settled: &Settled) {
-        if self.verbose {
-            self.progress.stop();
-            eprintln!(
-                "warden: {}",
-                crate::cli::transcript::outcome_line(call, settled)
-            );
-            self.progress.start();
-        }
-    }
-}
 
 /// Run one turn and print its answer.
 pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
@@ -178,14 +73,12 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     }
     let mut segments = fileref::parse(&prompt).segments;
     workspace.rebase(&mut segments);
-    let mut sink = CliSink {
-        stream: !json,
-        yes: args.yes,
-        verbose: args.verbose,
-        streamed: false,
-        alerts: Vec::new(),
-        progress: Progress::new("waiting for the model"),
+    let output = match (json, args.json_stream) {
+        (_, true) => Output::Stream,
+        (true, false) => Output::Json,
+        (false, false) => Output::Text,
     };
+    let mut sink = CliSink::new(output, args.yes, args.verbose);
     sink.progress.start();
     let result = worker.submit_segments(&segments, &mut sink);
     sink.progress.stop();
@@ -193,7 +86,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
-            if json {
+            if output == Output::Json {
                 print_json(
                     &root,
                     &session_id,
@@ -207,6 +100,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         }
     };
     let (code, name, answer, reason) = match &outcome {
+        TurnOutcome::Answered { text } if sink.all_acts_denied() => {
+            (EXIT_ALL_DENIED, "answered", Some(text.as_str()), None)
+        }
         TurnOutcome::Answered { text } => (EXIT_OK, "answered", Some(text.as_str()), None),
         TurnOutcome::Cancelled { reason, .. } => {
             (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str()))
@@ -216,7 +112,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
             (EXIT_INTERRUPTED, "interrupted", None, Some(reason.as_str()))
         }
     };
-    if json {
+    if output == Output::Stream {
+        // Everything was said by the events.
+    } else if json {
         print_json(&root, &session_id, name, answer, reason, &sink.alerts);
     } else {
         if let Some(text) = answer

@@ -5,6 +5,7 @@
 //! (`shell_checkpoint.rs`).
 
 use super::Worker;
+use super::file_change::{Changed, Side, changed};
 use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
 use crate::domain::{Alert, ToolCall, TurnSink};
 use crate::store::{Change, Checkpoints, MAX_FILE_BYTES};
@@ -62,10 +63,17 @@ impl Worker {
         self.checkpoints.as_mut()
     }
 
-    /// After the call: when the file changed, keep its previous bytes and record the change.
-    /// A failure to record is a warning; the tool's result stands.
-    pub(super) fn checkpoint_after(&mut self, sink: &mut dyn TurnSink, before: Before) {
-        if let Err(message) = self.record_change(before) {
+    /// After the call: when the file changed, keep its previous bytes and record the change;
+    /// the change, for the front end. A failure to record is a warning; the tool's result
+    /// stands.
+    pub(super) fn checkpoint_after(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        before: Before,
+        call: &ToolCall,
+    ) -> Option<Changed> {
+        let mut shown = None;
+        if let Err(message) = self.record_change(before, call, &mut shown) {
             self.raise(
                 sink,
                 Alert::warn(
@@ -74,9 +82,15 @@ impl Worker {
                 ),
             );
         }
+        shown
     }
 
-    fn record_change(&mut self, before: Before) -> Result<(), String> {
+    fn record_change(
+        &mut self,
+        before: Before,
+        call: &ToolCall,
+        shown: &mut Option<Changed>,
+    ) -> Result<(), String> {
         let Some(state) = self.checkpoints.as_mut() else {
             return Ok(());
         };
@@ -85,6 +99,12 @@ impl Worker {
         if after.content == before.content {
             return Ok(());
         }
+        *shown = Some(changed(
+            call,
+            &before.path,
+            Side::of(&before.content),
+            Side::of(&after.content),
+        ));
         let (previous, saved) = match &before.content {
             Content::Bytes(bytes) => {
                 let (sha, kept) = state.store.save(bytes).map_err(|e| e.to_string())?;

@@ -24,6 +24,21 @@ impl Worker {
         )
     }
 
+    /// Each file this session's turns changed (and undo has not put back), its content before
+    /// the first change against what is there now.
+    pub fn session_diff(&self) -> Result<Vec<crate::domain::FileChange>, String> {
+        let dir = self
+            .writer
+            .path()
+            .parent()
+            .ok_or_else(|| "the session has no directory".to_owned())?;
+        crate::worker::session_diff::session_diff(
+            dir,
+            &self.writer.header().workspace,
+            &self.config.fileref,
+        )
+    }
+
     /// The configuration the worker runs with.
     pub fn config(&self) -> &crate::config::Config {
         &self.config

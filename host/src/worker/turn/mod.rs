@@ -13,6 +13,8 @@
 mod checkpoint;
 mod child;
 mod compact;
+mod events;
+pub(crate) mod file_change;
 mod front;
 mod instructions;
 mod model;
@@ -33,7 +35,7 @@ use std::collections::HashSet;
 use sha2::Digest;
 
 use crate::config::Config;
-use crate::domain::{Alert, Entry, Event, Mode, Resolve, Segment, TurnSink};
+use crate::domain::{Alert, Entry, Event, Mode, Resolve, Segment, TurnEvent, TurnSink};
 use crate::fileref::{self, ShownFiles};
 use crate::llm::{CancelToken, Provider};
 use crate::store::{
@@ -103,6 +105,8 @@ pub struct Worker {
     checkpoints: Option<checkpoint::CheckpointState>,
     /// Alerts of the assembly (an MCP server that failed to start), raised at the next turn.
     pending_alerts: Vec<Alert>,
+    /// The files the running turn changed, call by call (for its `turn_ended` event).
+    changes: file_change::TurnChanges,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -146,6 +150,7 @@ impl Worker {
             deferred_audit: Vec::new(),
             checkpoints: None,
             pending_alerts: Vec::new(),
+            changes: file_change::TurnChanges::default(),
         }
     }
 
@@ -228,16 +233,16 @@ impl Worker {
     }
 
     pub(super) fn raise(&mut self, sink: &mut dyn TurnSink, alert: Alert) {
-        sink.alert(&alert);
+        sink.event(&TurnEvent::Alert(alert.clone()));
         let more = self.hooks.emit(&Event::AlertRaised(alert));
         for alert in more {
-            sink.alert(&alert);
+            sink.event(&TurnEvent::Alert(alert));
         }
     }
 
     pub(super) fn emit(&mut self, sink: &mut dyn TurnSink, event: Event) {
         for alert in self.hooks.emit(&event) {
-            sink.alert(&alert);
+            sink.event(&TurnEvent::Alert(alert));
         }
     }
 
@@ -261,6 +266,14 @@ impl Worker {
             if entry.source == crate::domain::Source::Notify {
                 self.emit(sink, Event::Notification(entry.item.text().to_owned()));
             }
+        }
+        let seqs = self.last_seqs(group.len());
+        for (entry, seq) in group.iter().zip(seqs) {
+            sink.event(&TurnEvent::ItemCommitted {
+                seq,
+                source: entry.source.to_string(),
+                item: entry.item.clone(),
+            });
         }
         self.emit(sink, Event::ItemsCommitted(group));
         Ok(())
@@ -310,6 +323,10 @@ impl Worker {
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
         self.checkpoint_new_turn();
+        self.changes = file_change::TurnChanges::default();
+        sink.event(&TurnEvent::TurnStarted {
+            session: self.writer.id().to_owned(),
+        });
         let mut result = self.run_turn(segments, sink);
         // Records still waiting are written before the turn returns.
         if let Err(err) = self.audit(&[])
@@ -318,6 +335,18 @@ impl Worker {
             result = Err(err);
         }
         self.report_to_parent(sink, &result);
+        let (outcome, reason) = match &result {
+            Ok(TurnOutcome::Answered { .. }) => ("answered", None),
+            Ok(TurnOutcome::Cancelled { reason, .. }) => ("cancelled", Some(reason.clone())),
+            Ok(TurnOutcome::Stopped { reason }) => ("stopped", Some(reason.clone())),
+            Ok(TurnOutcome::Interrupted { reason }) => ("interrupted", Some(reason.clone())),
+            Err(err) => ("failed", Some(err.to_string())),
+        };
+        sink.event(&TurnEvent::TurnEnded {
+            outcome: outcome.to_owned(),
+            reason,
+            changes: std::mem::take(&mut self.changes).summary(),
+        });
         result
     }
 
@@ -403,7 +432,9 @@ impl Worker {
         group.extend(added);
         self.compact_if_due(sink, &group)?;
         self.commit(sink, group)?;
-        sink.files_attached(&resolved.refs);
+        sink.event(&TurnEvent::FilesAttached {
+            refs: resolved.refs.clone(),
+        });
         events.extend(decisions);
         let mut seqs = self.last_seqs(submitted + plugin_items);
         let added = seqs.split_off(submitted);

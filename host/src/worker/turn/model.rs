@@ -254,8 +254,15 @@ impl Worker {
                 items = count
             )
             .entered();
-            self.provider
-                .complete(&request, &mut |event| sink.model_event(event), &cancel)
+            self.provider.complete(
+                &request,
+                &mut |event| {
+                    if let Some(event) = super::events::stream_event(event) {
+                        sink.event(&event);
+                    }
+                },
+                &cancel,
+            )
         };
         // Written with the next batch (or when the turn returns): no write of its own.
         self.defer_audit(model_outcome(&result));

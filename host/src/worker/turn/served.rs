@@ -38,7 +38,6 @@ impl Worker {
         }
         let mut events: Vec<AuditEvent> = Vec::new();
         let outcome = self.settle(sink, call, &mut events);
-        sink.tool_settled(&outcome.call_to_run(), &outcome.settled());
         events.push(outcome.audit_record());
         let mut stopped = self.failed_closed(sink, &outcome).map(|stop| {
             format!(

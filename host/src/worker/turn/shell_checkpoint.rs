@@ -6,10 +6,14 @@
 //! Plugin tools and the other built-ins never pay for a scan.
 
 use super::Worker;
+use super::file_change::{Changed, Side, changed};
 use crate::domain::builtin::SHELL;
 use crate::domain::{Alert, ToolCall, TurnSink};
 use crate::store::{Change, MAX_FILE_BYTES};
-use crate::tools::{Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, scan};
+use crate::tools::{Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, scan, snapshot};
+
+/// Most files of one command whose diffs are shown (the rest are named without one).
+const MAX_SHOWN_DIFFS: usize = 100;
 
 /// The bounds of the scans around one command.
 pub(crate) const SHELL_SCAN: Bounds = Bounds {
@@ -48,10 +52,16 @@ impl Worker {
         Some(ShellBefore { command, scan })
     }
 
-    /// After the command: record what it created, changed or deleted. A failure to record is
-    /// a warning; the tool's result stands.
-    pub(super) fn shell_checkpoint_after(&mut self, sink: &mut dyn TurnSink, before: ShellBefore) {
-        if let Err(message) = self.record_shell_changes(before) {
+    /// After the command: record what it created, changed or deleted; the changes, for the
+    /// front end. A failure to record is a warning; the tool's result stands.
+    pub(super) fn shell_checkpoint_after(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        before: ShellBefore,
+        call: &ToolCall,
+    ) -> Vec<Changed> {
+        let mut shown = Vec::new();
+        if let Err(message) = self.record_shell_changes(before, call, &mut shown) {
             self.raise(
                 sink,
                 Alert::warn(
@@ -60,9 +70,15 @@ impl Worker {
                 ),
             );
         }
+        shown
     }
 
-    fn record_shell_changes(&mut self, before: ShellBefore) -> Result<(), String> {
+    fn record_shell_changes(
+        &mut self,
+        before: ShellBefore,
+        call: &ToolCall,
+        shown: &mut Vec<Changed>,
+    ) -> Result<(), String> {
         let Some(state) = self.checkpoints.as_mut() else {
             return Ok(());
         };
@@ -89,6 +105,23 @@ impl Worker {
             .map_err(|e| e.to_string())?;
         let turn = state.turn()?;
         for file in changes {
+            // Past the first files, only whether each side exists (no reads).
+            let read = shown.len() < MAX_SHOWN_DIFFS;
+            let was = match &file.before {
+                Some(seen) if seen.saved && read => state
+                    .store
+                    .blob(&seen.sha)
+                    .map_or(Side::Unknown, Side::Bytes),
+                Some(_) => Side::Unknown,
+                None => Side::Missing,
+            };
+            let now = match &file.after {
+                Some(_) if read => snapshot(&state.ws, &file.path, MAX_FILE_BYTES)
+                    .map_or(Side::Unknown, |s| Side::of(&s.content)),
+                Some(_) => Side::Unknown,
+                None => Side::Missing,
+            };
+            shown.push(changed(call, &file.path, was, now));
             let (previous, saved) = match file.before {
                 Some(seen) => (Some(seen.sha), seen.saved),
                 None => (None, true),

@@ -32,7 +32,8 @@ use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
 use crate::domain::builtin::ToolEffect;
 use crate::domain::{
-    Alert, Approval, AskWhy, CallPoint, Entry, Event, Interceptor, ModeVerdict, ToolCall, TurnSink,
+    Alert, Approval, AskWhy, CallPoint, Entry, Event, Interceptor, ModeVerdict, ToolCall,
+    TurnEvent, TurnSink,
 };
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord};
 use crate::worker::chain::{PointEnd, Verdict, run_point};
@@ -78,12 +79,16 @@ impl Worker {
         let mut posts: Vec<PostTool> = Vec::new();
         let mut stop: Option<Stop> = None;
         for call in calls {
+            sink.event(&TurnEvent::ToolCallRequested { call: call.clone() });
             let outcome = match &stop {
                 // The turn is over: later calls are answered, not run.
-                Some(stop) => self.not_run(call, stop),
+                Some(stop) => {
+                    let outcome = self.not_run(call, stop);
+                    self.tell_decided(sink, &outcome);
+                    outcome
+                }
                 None => self.settle(sink, call, &mut events),
             };
-            sink.tool_settled(&outcome.call_to_run(), &outcome.settled());
             events.push(outcome.audit_record());
             results.push(outcome.result_entry());
             if stop.is_none() {
@@ -310,6 +315,7 @@ impl Worker {
         if let Some(event) = outcome.final_event() {
             self.emit(sink, event);
         }
+        self.tell_decided(sink, &outcome);
 
         // 3. Run, or deny.
         if outcome.denied().is_some() {
@@ -317,18 +323,21 @@ impl Worker {
             return outcome;
         }
         let to_run = outcome.call_to_run();
-        sink.tool_started(&to_run.name, &to_run.arguments);
+        sink.event(&TurnEvent::ToolCallStarted {
+            call: to_run.clone(),
+        });
         let before = self.checkpoint_before(&to_run);
         let shell_before = self.shell_checkpoint_before(&to_run);
         let cancel = self.cancel.clone();
         let output = self
             .tools
             .output_cancellable(&to_run, self.resolver.as_mut(), &|| cancel.is_cancelled());
+        let mut changed = Vec::new();
         if let Some(before) = before {
-            self.checkpoint_after(sink, before);
+            changed.extend(self.checkpoint_after(sink, before, &to_run));
         }
         if let Some(before) = shell_before {
-            self.shell_checkpoint_after(sink, before);
+            changed.extend(self.shell_checkpoint_after(sink, before, &to_run));
         }
         self.emit(
             sink,
@@ -339,6 +348,11 @@ impl Worker {
             },
         );
         outcome.ran(output);
+        Self::tell_ran(sink, &outcome);
+        for change in changed {
+            sink.event(&TurnEvent::FileChanged(change.change.clone()));
+            self.changes.add(change);
+        }
         outcome
     }
 }

@@ -54,19 +54,20 @@ pub(super) struct Approver {
 }
 
 impl TurnSink for Approver {
-    fn tool_settled(&mut self, call: &ToolCall, settled: &crate::domain::Settled) {
-        self.settled.push(match settled {
-            crate::domain::Settled::Ran { .. } => format!("ran {}", call.name),
-            crate::domain::Settled::Denied { by, .. } => format!("denied {} by {by}", call.name),
-        });
-    }
-
-    fn alert(&mut self, alert: &crate::domain::Alert) {
-        self.inner.alert(alert);
-    }
-
-    fn model_event(&mut self, event: &StreamEvent) {
-        self.inner.model_event(event);
+    fn event(&mut self, event: &crate::domain::TurnEvent) {
+        match event {
+            crate::domain::TurnEvent::ToolCallRan { call, .. } => {
+                self.settled.push(format!("ran {}", call.name));
+            }
+            crate::domain::TurnEvent::ToolCallDecided {
+                call,
+                allowed: false,
+                by,
+                ..
+            } => self.settled.push(format!("denied {} by {by}", call.name)),
+            _ => {}
+        }
+        self.inner.event(event);
     }
 
     fn approve_tool(&mut self, call: &ToolCall, why: &crate::domain::AskWhy) -> Approval {

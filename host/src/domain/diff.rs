@@ -1,10 +1,10 @@
-//! A small unified line diff for an edit's approval: the longest common subsequence of the
+//! A small unified line diff, for an edit's approval and for each change a turn made: the longest common subsequence of the
 //! two texts' lines, shown as hunks with three lines of context. Bounded: past
 //! [`MAX_CELLS`] line pairs it shows every old line removed and every new line added.
 
 /// One line of a diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum DiffLine {
+pub enum DiffLine {
     /// `@@ -a,b +c,d @@`.
     Hunk(String),
     /// An unchanged line.
@@ -66,7 +66,7 @@ fn script(old: &[&str], new: &[&str]) -> Vec<Op> {
 }
 
 /// The hunks turning `old` into `new` (empty when they are equal).
-pub(crate) fn unified(old: &str, new: &str) -> Vec<DiffLine> {
+pub fn unified(old: &str, new: &str) -> Vec<DiffLine> {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
     let ops = script(&old_lines, &new_lines);
@@ -117,6 +117,30 @@ pub(crate) fn unified(old: &str, new: &str) -> Vec<DiffLine> {
     out
 }
 
+/// `diff` as text (`@@` lines, then `+`, `-` or ` ` before each line), with the lines added
+/// and removed.
+pub fn render(diff: &[DiffLine]) -> (String, u64, u64) {
+    let (mut text, mut added, mut removed) = (String::new(), 0, 0);
+    for line in diff {
+        let (mark, body) = match line {
+            DiffLine::Hunk(h) => ("", h),
+            DiffLine::Same(l) => (" ", l),
+            DiffLine::Removed(l) => {
+                removed += 1;
+                ("-", l)
+            }
+            DiffLine::Added(l) => {
+                added += 1;
+                ("+", l)
+            }
+        };
+        text.push_str(mark);
+        text.push_str(body);
+        text.push('\n');
+    }
+    (text, added, removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +164,10 @@ mod tests {
             ]
         );
         assert!(unified(old, old).is_empty());
+        let (text, added, removed) = render(&unified(old, new));
+        assert_eq!((added, removed), (1, 1));
+        assert!(text.starts_with("@@ -2,7 +2,7 @@\n b\n"), "{text}");
+        assert!(text.contains("\n-e\n+E\n"), "{text}");
         assert_eq!(
             unified("", "x\n"),
             vec![
