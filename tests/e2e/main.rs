@@ -66,6 +66,7 @@ mod tool_plugins;
 mod tools;
 mod trust;
 mod undo;
+mod usage;
 mod waits;
 mod wit;
 mod wit_docs;

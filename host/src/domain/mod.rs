@@ -15,6 +15,7 @@
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`]; [`Mode`]: the
 //!   permission mode that judges each effect.
+//! - [`Usage`]: the tokens a model answer took; [`price`]: what models cost and read.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
@@ -32,6 +33,7 @@ mod item;
 pub mod mode;
 mod observe;
 mod point;
+pub mod price;
 mod provider;
 mod report;
 mod resolve;
@@ -39,6 +41,7 @@ mod segment;
 mod sink;
 mod stream;
 mod tool;
+pub mod usage;
 
 pub use alert::{Alert, AlertLevel};
 pub use approval::{Approval, AskWhy, Settled};
@@ -63,3 +66,4 @@ pub use tool::{
     DENIED_PREFIX, McpCallFigures, NOT_RUN_PREFIX, Tool, ToolCallAudit, ToolContext, ToolOutput,
     ToolSpec, result_shows_run,
 };
+pub use usage::Usage;

@@ -236,6 +236,10 @@ impl Chat {
                 );
             }
         }
+        let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+        if let Some(status) = crate::cli::usage::status_line(self.worker.records(), &costing) {
+            eprintln!("{}", self.style.dim(&status));
+        }
     }
 
     fn command(&mut self, command: Slash) {
@@ -321,6 +325,12 @@ impl Chat {
                 }
             }
             Slash::Config => self.show_config(),
+            Slash::Cost => {
+                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                for line in crate::cli::usage::cost_lines(self.worker.records(), &costing) {
+                    eprintln!("{line}");
+                }
+            }
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}
             Slash::Unknown(hint) => eprintln!("{hint}"),

@@ -1,6 +1,6 @@
 //! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
 //! `/preview [--full] PROMPT`,
-//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/cost`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,8 @@ pub(crate) enum Slash {
     Mode(Option<String>),
     /// Put back the files the last N turns (default 1) wrote or edited.
     Undo(usize),
+    /// The session's tokens and what they cost.
+    Cost,
     /// Leave.
     Quit,
     /// Not a command (or missing its argument): the hint to show.
@@ -55,6 +57,7 @@ commands:
   /mode [MODE]     show the permission mode, or change it for this chat:
                    read-only | ask | auto-edit | full-auto
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
+  /cost            this session's input, output and cache tokens, and their price
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory;
@@ -105,6 +108,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
             Ok(n) if n > 0 => Slash::Undo(n),
             _ => Slash::Unknown("usage: /undo [N] (N a number of turns, at least 1)".into()),
         },
+        ("cost", true) => Slash::Cost,
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
     })
@@ -137,6 +141,7 @@ mod tests {
         assert!(matches!(parse("/preview --full"), Some(Slash::Unknown(_))));
         assert_eq!(parse("/quit"), Some(Slash::Quit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
+        assert_eq!(parse("/cost"), Some(Slash::Cost));
         assert_eq!(parse("/undo"), Some(Slash::Undo(1)));
         assert_eq!(parse("/undo 3"), Some(Slash::Undo(3)));
         assert!(matches!(parse("/undo 0"), Some(Slash::Unknown(_))));

@@ -227,6 +227,11 @@ impl Worker {
         self.writer.items()
     }
 
+    /// The session's records, with what the host recorded about each item (its usage …).
+    pub fn records(&self) -> &[crate::store::Record] {
+        self.writer.records()
+    }
+
     pub(super) fn raise(&mut self, sink: &mut dyn TurnSink, alert: Alert) {
         sink.alert(&alert);
         let more = self.hooks.emit(&Event::AlertRaised(alert));

@@ -6,7 +6,7 @@ use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
     Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
 };
-use crate::llm::{LlmError, Request};
+use crate::llm::{LlmError, Request, Response};
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord, as_sent};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict};
@@ -262,12 +262,10 @@ impl Worker {
         match result {
             Ok(response) => {
                 let item = response.to_item();
-                self.commit(sink, vec![Entry::new(Source::Provider, item.clone())])?;
+                let entry = Entry::new(Source::Provider, item.clone()).with_usage(response.usage);
+                self.commit(sink, vec![entry])?;
                 self.usage = response.usage.map(|u| ReportedUsage {
-                    tokens: u.input_tokens
-                        + u.cache_read_tokens
-                        + u.cache_write_tokens
-                        + u.output_tokens,
+                    tokens: u.total(),
                     records: self.writer.records().len(),
                 });
                 self.emit(
@@ -303,14 +301,15 @@ impl Worker {
 }
 
 /// The audit record of how a model request ended: `ok`, `cancelled`, or `failed` with why.
-pub(super) fn model_outcome<T>(result: &Result<T, LlmError>) -> AuditEvent {
-    let (outcome, reason) = match result {
-        Ok(_) => ("ok", None),
-        Err(LlmError::Cancelled { .. }) => ("cancelled", None),
-        Err(err) => ("failed", Some(err.to_string())),
+pub(super) fn model_outcome(result: &Result<Response, LlmError>) -> AuditEvent {
+    let (outcome, reason, usage) = match result {
+        Ok(response) => ("ok", None, response.usage),
+        Err(LlmError::Cancelled { .. }) => ("cancelled", None, None),
+        Err(err) => ("failed", Some(err.to_string()), None),
     };
     AuditEvent::ModelOutcome {
         outcome: outcome.to_owned(),
         reason,
+        usage,
     }
 }
