@@ -34,6 +34,7 @@ mod mcp_serve;
 mod mcp_serve_http;
 mod modes;
 mod operator;
+mod plain_messages;
 mod plugin_author;
 mod plugin_authoring;
 mod plugin_bench;
