@@ -60,6 +60,7 @@ mod shell_hosts;
 mod shell_undo;
 mod store;
 mod support;
+mod system_prompt;
 mod tool_fs_guard;
 mod tool_guard;
 mod tool_pipeline;

@@ -20,6 +20,7 @@ mod points;
 mod referenced;
 mod served;
 mod shell_checkpoint;
+mod system;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
@@ -467,8 +468,8 @@ fn shown_in(writer: &SessionWriter) -> ShownFiles {
     shown
 }
 
-/// System prompt sent when the configuration sets none.
+/// The opening of the system prompt sent when the configuration sets none; a paragraph on the
+/// session's tools, mode and sandbox follows it.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a careful assistant working in the user's workspace. \
-Files the user references appear in the conversation as system messages or tool results. \
-Use the read_file and list_files tools to look at more of the workspace when you need to; \
+Files the user references appear in the conversation as system messages or tool results; \
 when a file was cut, read_file with an offset gives the rest.";
