@@ -1,6 +1,7 @@
 //! Messages a person (or the model) reads when something is off, through the real binary: a
 //! TOML syntax error names the broken line's own key (or none), never the table above it;
-//! `grep` says which files it skipped.
+//! `grep` says which files it skipped; a stream that stalls after its first words is one plain
+//! alert, not a log line.
 
 use serde_json::{Value, json};
 use warden_tests::mock_server::{MockServer, Reply};
@@ -71,4 +72,34 @@ fn a_toml_syntax_error_on_a_key_line_names_that_key_under_its_table() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("key `model.name`"), "{err}");
+}
+
+#[test]
+fn a_stream_that_stalls_after_its_first_words_is_one_plain_alert() {
+    let env = TestEnv::new();
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 2\ntimeout_s = 1\n",
+    );
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::stall("the first words of an answer", 3));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "tell me"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("WARN"), "{err}");
+    assert!(
+        !err.contains("stream failed after content was shown"),
+        "{err}"
+    );
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("within 1s")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].starts_with("warden: "), "{err}");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "a stream cut after content is not retried"
+    );
 }
