@@ -4,7 +4,8 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
+    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo,
+    TurnSink,
 };
 use crate::llm::{LlmError, Request, Response};
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord, as_sent};
@@ -44,6 +45,9 @@ impl Worker {
                 let calls = tool_calls.clone();
                 if let Some(outcome) = self.run_tools(sink, &calls)? {
                     return Ok(outcome);
+                }
+                if self.cancel.is_cancelled() {
+                    return Ok(self.cancelled_in_tools(sink, &calls));
                 }
                 continue;
             }
@@ -297,6 +301,30 @@ impl Worker {
                 Err(WorkerError::Model(err))
             }
         }
+    }
+}
+
+impl Worker {
+    /// Ctrl-C came while the tools of `calls` ran: their results are committed, and the turn
+    /// ends without asking the model again, naming what was running.
+    fn cancelled_in_tools(&mut self, sink: &mut dyn TurnSink, calls: &[ToolCall]) -> TurnOutcome {
+        let mut names: Vec<String> = Vec::new();
+        for call in calls {
+            let name = format!("`{}`", crate::domain::escape::escape_capped(&call.name, 64));
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let running = match names.len() {
+            1 => format!("{} was running", names.join("")),
+            _ => format!("{} were running", names.join(", ")),
+        };
+        let reason = format!(
+            "cancelled while {running}; the results so far were committed and the model was not asked again"
+        );
+        self.raise(sink, Alert::warn(HOST, reason.clone()));
+        self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
+        TurnOutcome::Interrupted { reason }
     }
 }
 
