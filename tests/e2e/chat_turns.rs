@@ -1,11 +1,11 @@
 //! A chat turn as a person sees it, in a terminal (tmux): what Ctrl-C says while a command
-//! runs.
+//! runs; a resumed chat's recap tells denied calls from those that ran.
 
 use serde_json::json;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::chat::{chat_against, skip};
-use crate::support::TestEnv;
+use crate::chat::{Terminal, chat_against, skip};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr};
 
 const FULL_AUTO: &str = "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n[tools]\nmode = \"full-auto\"\n";
 
@@ -42,6 +42,61 @@ fn ctrl_c_while_a_command_runs_names_the_command_and_asks_the_model_nothing_more
     );
     term.wait_for_after("cancelled while", "warden ›");
     assert_eq!(server.requests().len(), 1, "no request after the cancel");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+#[test]
+fn a_resumed_chat_shows_denied_calls_as_denied() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write("notes.txt", "some notes\n");
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\nstream = false\n\n[tools]\nmode = \"read-only\"\n",
+    );
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::tool_calls(
+        "",
+        &[
+            ("r1", "read_file", json!({"path": "notes.txt"})),
+            (
+                "w1",
+                "write_file",
+                json!({"path": "out.txt", "content": "x"}),
+            ),
+        ],
+    ));
+    server.push(Reply::text("I could read but not write."));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--new-session", "denied-1", "copy the notes"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let term = Terminal::start(
+        &env,
+        &["chat", "--resume", "denied-1"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+    );
+    let screen = term.wait_for("warden ›");
+    let ran = screen
+        .lines()
+        .find(|l| l.contains("read_file notes.txt"))
+        .unwrap_or_else(|| panic!("no read_file line:\n{screen}"));
+    assert!(ran.trim_start().starts_with('·'), "{screen}");
+    let denied = screen
+        .lines()
+        .find(|l| l.contains("write_file out.txt"))
+        .unwrap_or_else(|| panic!("no write_file line:\n{screen}"));
+    assert!(denied.trim_start().starts_with('✗'), "{screen}");
+    assert!(denied.contains("denied by mode: read-only"), "{screen}");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
