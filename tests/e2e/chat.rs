@@ -47,6 +47,17 @@ impl Terminal {
         args: &[&str],
         extra: &[(&str, String)],
     ) -> Self {
+        Self::start_sized(env, dir, args, extra, 160)
+    }
+
+    /// [`Terminal::start_at`] in a terminal `columns` wide.
+    pub(crate) fn start_sized(
+        env: &TestEnv,
+        dir: &Path,
+        args: &[&str],
+        extra: &[(&str, String)],
+        columns: u16,
+    ) -> Self {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let n = COUNT.fetch_add(1, Ordering::SeqCst);
         let socket = format!("warden-e2e-{}-{n}", std::process::id());
@@ -84,7 +95,7 @@ impl Terminal {
                 "-s",
                 "chat",
                 "-x",
-                "160",
+                &columns.to_string(),
                 "-y",
                 "50",
                 &command,

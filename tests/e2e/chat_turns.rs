@@ -1,5 +1,6 @@
 //! A chat turn as a person sees it, in a terminal (tmux): what Ctrl-C says while a command
-//! runs; a resumed chat's recap tells denied calls from those that ran.
+//! runs; a resumed chat's recap tells denied calls from those that ran; a long tool line
+//! leaves nothing behind at 80 columns.
 
 use serde_json::json;
 use warden_tests::mock_server::{MockServer, Reply};
@@ -97,6 +98,50 @@ fn a_resumed_chat_shows_denied_calls_as_denied() {
         .unwrap_or_else(|| panic!("no write_file line:\n{screen}"));
     assert!(denied.trim_start().starts_with('✗'), "{screen}");
     assert!(denied.contains("denied by mode: read-only"), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+#[test]
+fn a_long_tool_line_is_cut_to_the_terminal_and_leaves_no_raw_arguments_behind() {
+    if skip() {
+        return;
+    }
+    if let Some(missing) = crate::shell::sandbox_missing() {
+        eprintln!("SKIP a_long_tool_line: the sandbox cannot be built here: {missing}");
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(FULL_AUTO);
+    let server = MockServer::start().expect("mock server");
+    let command = format!("sleep 2; echo done # {}", "padding ".repeat(30));
+    server.push(Reply::tool_calls(
+        "",
+        &[("s1", "shell", json!({"command": command}))],
+    ));
+    server.push(Reply::text("all done"));
+    let term = Terminal::start_sized(
+        &env,
+        &env.workspace(),
+        &["chat"],
+        &[
+            ("OPENAI_API_KEY", "sk-test".into()),
+            ("OPENAI_BASE_URL", server.openai_url()),
+            ("NO_COLOR", "1".into()),
+        ],
+        80,
+    );
+    term.wait_for("warden ›");
+    term.type_text("run it");
+    term.press("Enter");
+    let running = term.wait_for("running shell");
+    let line = running
+        .lines()
+        .find(|l| l.contains("running shell"))
+        .unwrap_or_default();
+    assert!(line.ends_with('…'), "{running}");
+    let screen = term.wait_for_after("run it", "all done");
+    assert!(!screen.contains("{\"command\""), "{screen}");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
