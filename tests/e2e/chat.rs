@@ -442,7 +442,6 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         "{screen}"
     );
     term.type_text("n");
-    term.press("Enter");
     term.wait_for("first done");
 
     term.type_text("search again");
@@ -453,7 +452,6 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         std::thread::sleep(Duration::from_millis(100));
     }
     term.type_text("a");
-    term.press("Enter");
     term.wait_for("second done");
 
     term.type_text("search a third time");
@@ -692,7 +690,6 @@ fn an_edits_approval_shows_its_diff_a_no_is_a_denied_line_and_read_only_refuses(
         "{screen}"
     );
     term.type_text("n");
-    term.press("Enter");
     let screen = term.wait_for("first done");
     assert!(
         screen.contains("  ✗ write_file a.txt — denied by approval: the person declined to run it"),

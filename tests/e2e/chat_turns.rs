@@ -1,6 +1,7 @@
 //! A chat turn as a person sees it, in a terminal (tmux): what Ctrl-C says while a command
 //! runs; a resumed chat's recap tells denied calls from those that ran; a long tool line
-//! leaves nothing behind at 80 columns.
+//! leaves nothing behind at 80 columns; an approval takes one key, and Ctrl-C there denies and
+//! ends the turn.
 
 use serde_json::json;
 use warden_tests::mock_server::{MockServer, Reply};
@@ -142,6 +143,62 @@ fn a_long_tool_line_is_cut_to_the_terminal_and_leaves_no_raw_arguments_behind() 
     assert!(line.ends_with('…'), "{running}");
     let screen = term.wait_for_after("run it", "all done");
     assert!(!screen.contains("{\"command\""), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+const ASK: &str =
+    "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n[tools]\nmode = \"ask\"\n";
+
+#[test]
+fn an_approval_takes_one_key_and_ctrl_c_there_denies_and_ends_the_turn() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(ASK);
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::tool_calls(
+        "",
+        &[(
+            "w1",
+            "write_file",
+            json!({"path": "one.txt", "content": "1"}),
+        )],
+    ));
+    server.push(Reply::text("wrote one"));
+    server.push(Reply::tool_calls(
+        "",
+        &[(
+            "w2",
+            "write_file",
+            json!({"path": "two.txt", "content": "2"}),
+        )],
+    ));
+    server.push(Reply::text("never asked"));
+    let term = chat_against(&env, &server);
+
+    term.type_text("write one");
+    term.press("Enter");
+    let screen = term.wait_for("allow? [y]es / [n]o / [a]lways");
+    assert!(screen.contains("one key"), "{screen}");
+    term.type_text("y");
+    term.wait_for("wrote one");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("one.txt")).unwrap_or_default(),
+        "1"
+    );
+
+    term.wait_for_after("wrote one", "warden ›");
+    term.type_text("write two");
+    term.press("Enter");
+    term.wait_for_after("write two", "allow? [y]es");
+    term.press("C-c");
+    let screen = term.wait_for("cancelled at the approval of `write_file`");
+    assert!(!screen.contains("was running"), "{screen}");
+    term.wait_for_after("cancelled at the approval", "warden ›");
+    assert!(!env.workspace().join("two.txt").exists());
+    assert_eq!(server.requests().len(), 3, "no request after the cancel");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }

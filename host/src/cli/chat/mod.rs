@@ -212,9 +212,11 @@ impl Chat {
     /// One turn; Ctrl-C cancels it and nothing partial is committed.
     fn turn(&mut self, text: &str) {
         let token = self.worker.new_cancel_token();
-        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token;
+        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
         let segments = fileref::parse(text).segments;
-        let mut sink = ChatSink::new(self.style).with_files(self.files.clone());
+        let mut sink = ChatSink::new(self.style)
+            .with_files(self.files.clone())
+            .with_cancel(token);
         let result = self.worker.submit_segments(&segments, &mut sink);
         sink.settle();
         match result {

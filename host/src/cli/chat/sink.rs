@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::rc::Rc;
 
+use super::approve::Asked;
 use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
@@ -15,6 +16,7 @@ use crate::domain::escape::escape_capped;
 use crate::domain::{Alert, Approval, AskWhy, Settled, ToolCall, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
+use crate::llm::CancelToken;
 
 /// Prints a turn as it happens.
 pub(crate) struct ChatSink {
@@ -26,6 +28,8 @@ pub(crate) struct ChatSink {
     pub(crate) streamed: bool,
     /// Reads the current file for an edit's diff.
     files: Option<Rc<Files>>,
+    /// The running turn's token: Ctrl-C at an approval cancels it.
+    cancel: Option<CancelToken>,
 }
 
 impl ChatSink {
@@ -37,7 +41,14 @@ impl ChatSink {
             mid_line: false,
             streamed: false,
             files: None,
+            cancel: None,
         }
+    }
+
+    /// The same, cancelling `cancel` when Ctrl-C is pressed at an approval.
+    pub(crate) fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = Some(cancel);
+        self
     }
 
     /// The same, reading workspace files through `files` for an edit's diff.
@@ -117,7 +128,18 @@ impl TurnSink for ChatSink {
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         self.settle();
-        let answer = super::approve::ask(self.style, call, why, self.files.as_deref());
+        if self.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            return Approval::No("the turn was cancelled (Ctrl-C); not run".into());
+        }
+        let answer = match super::approve::ask(self.style, call, why, self.files.as_deref()) {
+            Asked::Answer(answer) => answer,
+            Asked::Interrupted => {
+                if let Some(cancel) = &self.cancel {
+                    cancel.cancel();
+                }
+                Approval::No("the person pressed Ctrl-C at the approval; not run".into())
+            }
+        };
         self.spinner = Some(Spinner::start("waiting for the model"));
         answer
     }

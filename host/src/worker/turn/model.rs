@@ -308,20 +308,35 @@ impl Worker {
     /// Ctrl-C came while the tools of `calls` ran: their results are committed, and the turn
     /// ends without asking the model again, naming what was running.
     fn cancelled_in_tools(&mut self, sink: &mut dyn TurnSink, calls: &[ToolCall]) -> TurnOutcome {
-        let mut names: Vec<String> = Vec::new();
-        for call in calls {
-            let name = format!("`{}`", crate::domain::escape::escape_capped(&call.name, 64));
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        let running = match names.len() {
-            1 => format!("{} was running", names.join("")),
-            _ => format!("{} were running", names.join(", ")),
+        // A call whose committed result is a denial did not run: Ctrl-C came at its approval.
+        let ran = |call: &ToolCall| {
+            self.writer.records().iter().rev().any(|r| {
+                matches!(&r.item, Item::ToolResult { call_id, content, is_error }
+                    if *call_id == call.id && crate::domain::result_shows_run(content, *is_error))
+            })
         };
-        let reason = format!(
-            "cancelled while {running}; the results so far were committed and the model was not asked again"
-        );
+        let (ran, asked): (Vec<&ToolCall>, Vec<&ToolCall>) = calls.iter().partition(|c| ran(c));
+        let names = |calls: &[&ToolCall]| {
+            let mut names: Vec<String> = Vec::new();
+            for call in calls {
+                let name = format!("`{}`", crate::domain::escape::escape_capped(&call.name, 64));
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            (names.join(", "), names.len())
+        };
+        let reason = match (names(&ran), names(&asked)) {
+            ((ran, 1), _) => format!(
+                "cancelled while {ran} was running; the results so far were committed and the model was not asked again"
+            ),
+            ((ran, n), _) if n > 1 => format!(
+                "cancelled while {ran} were running; the results so far were committed and the model was not asked again"
+            ),
+            (_, (asked, _)) => format!(
+                "cancelled at the approval of {asked}; nothing ran and the model was not asked again"
+            ),
+        };
         self.raise(sink, Alert::warn(HOST, reason.clone()));
         self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
         TurnOutcome::Interrupted { reason }
