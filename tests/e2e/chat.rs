@@ -47,6 +47,17 @@ impl Terminal {
         args: &[&str],
         extra: &[(&str, String)],
     ) -> Self {
+        Self::start_sized(env, dir, args, extra, 160)
+    }
+
+    /// [`Terminal::start_at`] in a terminal `columns` wide.
+    pub(crate) fn start_sized(
+        env: &TestEnv,
+        dir: &Path,
+        args: &[&str],
+        extra: &[(&str, String)],
+        columns: u16,
+    ) -> Self {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
         let n = COUNT.fetch_add(1, Ordering::SeqCst);
         let socket = format!("warden-e2e-{}-{n}", std::process::id());
@@ -84,7 +95,7 @@ impl Terminal {
                 "-s",
                 "chat",
                 "-x",
-                "160",
+                &columns.to_string(),
                 "-y",
                 "50",
                 &command,
@@ -444,7 +455,6 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         "{screen}"
     );
     term.type_text("n");
-    term.press("Enter");
     term.wait_for("first done");
 
     term.type_text("search again");
@@ -455,7 +465,6 @@ fn a_tool_call_is_shown_and_approved_or_denied_in_the_terminal() {
         std::thread::sleep(Duration::from_millis(100));
     }
     term.type_text("a");
-    term.press("Enter");
     term.wait_for("second done");
 
     term.type_text("search a third time");
@@ -694,7 +703,6 @@ fn an_edits_approval_shows_its_diff_a_no_is_a_denied_line_and_read_only_refuses(
         "{screen}"
     );
     term.type_text("n");
-    term.press("Enter");
     let screen = term.wait_for("first done");
     assert!(
         screen.contains("  ✗ write_file a.txt — denied by approval: the person declined to run it"),

@@ -94,7 +94,6 @@ fn a_call_declined_with_n_shows_its_denied_line() {
     term.press("Enter");
     term.wait_for("allow? [y]es / [n]o / [a]lways");
     term.type_text("n");
-    term.press("Enter");
     let screen = term.wait_for("first done");
     assert!(
         screen.contains("✗ search_text needle — denied by approval"),

@@ -42,6 +42,7 @@ mod tracked_denied;
 mod transcript;
 mod trust;
 pub(crate) mod undo;
+mod usage;
 mod workspace;
 
 use std::path::PathBuf;

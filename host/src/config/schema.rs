@@ -63,6 +63,14 @@ pub struct ModelConfig {
     pub stream: bool,
     /// System prompt sent with every request.
     pub system_prompt: Option<String>,
+    /// The model's context window in tokens, for the chat's status line (the built-in table
+    /// knows the default models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// The model's prices in US dollars per million tokens (`input`, `output`, `cache_read`,
+    /// `cache_write`), for `/cost` (the built-in table knows the default models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::domain::price::ModelPrice>,
 }
 
 impl Default for ModelConfig {
@@ -80,6 +88,8 @@ impl Default for ModelConfig {
             retry_max_ms: default_retry_max_ms(),
             stream: true,
             system_prompt: None,
+            context_window: None,
+            price: None,
         }
     }
 }

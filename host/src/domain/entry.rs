@@ -8,6 +8,7 @@ use super::compaction::CompactionMarker;
 use super::item::{Item, Source};
 use super::resolve::EntryKind;
 use super::segment::LineRange;
+use super::usage::Usage;
 
 /// A file (or directory listing) whose content an item shows: recorded with the item so that
 /// dedup and compaction never parse rendered text back.
@@ -43,6 +44,8 @@ pub struct Entry {
     pub origin: Option<String>,
     /// Set on the marker of a compaction group: the range the group replaces.
     pub compaction: Option<CompactionMarker>,
+    /// On a model answer: the tokens its request and answer took, as the provider reported.
+    pub usage: Option<Usage>,
 }
 
 impl Entry {
@@ -54,6 +57,7 @@ impl Entry {
             files: Vec::new(),
             origin: None,
             compaction: None,
+            usage: None,
         }
     }
 
@@ -67,6 +71,12 @@ impl Entry {
             compaction: Some(replaces),
             ..Self::new(Source::Compaction, Item::system(text))
         }
+    }
+
+    /// The same entry, recording the tokens its answer took.
+    pub fn with_usage(mut self, usage: Option<Usage>) -> Self {
+        self.usage = usage;
+        self
     }
 
     /// The same entry, recording that it shows `files`.

@@ -16,6 +16,7 @@
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`]; [`Mode`]: the
 //!   permission mode that judges each effect.
+//! - [`Usage`]: the tokens a model answer took; [`price`]: what models cost and read.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
@@ -34,6 +35,7 @@ mod item;
 pub mod mode;
 mod observe;
 mod point;
+pub mod price;
 mod provider;
 mod report;
 mod resolve;
@@ -42,6 +44,7 @@ mod sink;
 mod stream;
 mod tool;
 mod turn_event;
+pub mod usage;
 
 pub use alert::{Alert, AlertLevel};
 pub use approval::{Approval, AskWhy};
@@ -67,3 +70,4 @@ pub use tool::{
     ToolSpec, result_shows_run,
 };
 pub use turn_event::{ChangeKind, ChangeSummary, FileChange, TurnEvent};
+pub use usage::Usage;

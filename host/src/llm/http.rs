@@ -221,7 +221,8 @@ impl HttpClient {
                 return Err(err);
             }
             if emitted.get() {
-                tracing::warn!(provider, error = %err, "stream failed after content was shown; not retried");
+                // The error itself reaches the person as the turn's alert; this is for the log.
+                tracing::debug!(provider, error = %err, "stream failed after content was shown; not retried");
                 return Err(err);
             }
             // A server that cannot be reached is tried once more, not for the whole budget.

@@ -30,6 +30,7 @@ pub mod sse;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::domain::Usage;
 use crate::domain::{Item, StreamEvent, ToolCall, ToolSpec};
 pub use cancel::CancelToken;
 pub use error::LlmError;
@@ -68,19 +69,6 @@ pub enum StopReason {
     StopSequence,
     /// Anything else the provider said, verbatim.
     Other(String),
-}
-
-/// Token counts reported by the provider.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens (for Anthropic, those not read from or written to the cache).
-    pub input_tokens: u64,
-    /// Answer tokens.
-    pub output_tokens: u64,
-    /// Prompt tokens read from the provider's cache.
-    pub cache_read_tokens: u64,
-    /// Prompt tokens written to the provider's cache.
-    pub cache_write_tokens: u64,
 }
 
 /// A complete answer.

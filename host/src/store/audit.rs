@@ -61,6 +61,9 @@ pub enum AuditEvent {
         /// Why it failed, when it did.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// The tokens it took, when it was answered and the provider reported them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<crate::domain::Usage>,
     },
     /// A compaction began (`/compact`, `warden compact`, or due by size): its summary request
     /// and the files it re-read follow, and belong to it rather than to the turn before.

@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source};
+use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source, Usage};
 
 use super::checksum;
 use super::fsio::{self, format_ts};
@@ -207,7 +207,10 @@ impl SessionWriter {
     /// Appends `group` as one commit group: one write, one fsync. An empty group writes
     /// nothing. On error nothing of the group is in history.
     pub fn commit(&mut self, group: &[(Source, Item)]) -> Result<CommitReceipt, StoreError> {
-        self.commit_parts(group.iter().map(|(s, i)| (s, i, None, &[][..], None)), None)
+        self.commit_parts(
+            group.iter().map(|(s, i)| (s, i, None, &[][..], None, None)),
+            None,
+        )
     }
 
     /// [`SessionWriter::commit`] for entries, which may carry an origin (a notification id)
@@ -222,6 +225,7 @@ impl SessionWriter {
                     e.origin.as_deref(),
                     e.files.as_slice(),
                     e.compaction.as_ref(),
+                    e.usage.as_ref(),
                 )
             }),
             None,
@@ -240,6 +244,7 @@ impl SessionWriter {
                     r.origin.as_deref(),
                     r.files.as_slice(),
                     r.compaction.as_ref(),
+                    r.usage.as_ref(),
                 )
             }),
             ts,
@@ -259,6 +264,7 @@ impl SessionWriter {
                     Option<&'a str>,
                     &'a [FileShown],
                     Option<&'a CompactionMarker>,
+                    Option<&'a Usage>,
                 ),
             > + Clone,
     {
@@ -280,7 +286,7 @@ impl SessionWriter {
         let now = ts.unwrap_or_else(fsio::now);
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
-        for (i, (source, item, origin, files, compaction)) in group.clone().enumerate() {
+        for (i, (source, item, origin, files, compaction, usage)) in group.clone().enumerate() {
             let line = RecordOut {
                 seq: first_seq + i as u64,
                 group: group_id,
@@ -290,6 +296,7 @@ impl SessionWriter {
                 origin,
                 files,
                 compaction,
+                usage,
                 end: i + 1 == n,
             };
             let start = buf.len();
@@ -303,7 +310,7 @@ impl SessionWriter {
         self.append(&buf)?;
 
         self.records.reserve(n);
-        for (i, (source, item, origin, files, compaction)) in group.enumerate() {
+        for (i, (source, item, origin, files, compaction, usage)) in group.enumerate() {
             if let Some(origin) = origin {
                 self.origins.insert(origin.to_owned());
                 // Origins that cannot name an inbox file are not notifications.
@@ -322,6 +329,7 @@ impl SessionWriter {
                 origin: origin.map(str::to_owned),
                 files: files.to_vec(),
                 compaction: compaction.copied(),
+                usage: usage.copied(),
             });
         }
         Ok(CommitReceipt {

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{CompactionMarker, FileShown, Item, Source};
+use crate::domain::{CompactionMarker, FileShown, Item, Source, Usage};
 
 use super::fsio::rfc3339;
 
@@ -73,6 +73,8 @@ pub struct Record {
     pub files: Vec<FileShown>,
     /// On the marker of a compaction group: the range it replaces.
     pub compaction: Option<CompactionMarker>,
+    /// On a model answer: the tokens it took (absent in records written before it existed).
+    pub usage: Option<Usage>,
 }
 
 /// What a model request is built from: the records after the latest compaction marker (all
@@ -98,6 +100,8 @@ pub(crate) struct RecordOut<'a> {
     pub(crate) files: &'a [FileShown],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compaction: Option<&'a CompactionMarker>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) usage: Option<&'a Usage>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) end: bool,
 }
@@ -128,6 +132,8 @@ pub(crate) struct RecordIn {
     #[serde(default)]
     compaction: Option<CompactionMarker>,
     #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
     end: bool,
 }
 
@@ -154,6 +160,7 @@ impl From<RecordIn> for Record {
             origin: r.origin,
             files: r.files,
             compaction: r.compaction,
+            usage: r.usage,
         }
     }
 }
@@ -197,6 +204,7 @@ mod tests {
             origin: Some("n1"),
             files: &[],
             compaction: None,
+            usage: None,
             end: true,
         })?;
         assert_eq!(
@@ -207,6 +215,42 @@ mod tests {
         let back = Record::from(back);
         assert_eq!(back.item, item);
         assert_eq!(back.origin.as_deref(), Some("n1"));
+        assert_eq!(back.usage, None);
+        Ok(())
+    }
+
+    #[test]
+    fn an_answer_record_carries_its_usage_and_old_lines_load_without() -> serde_json::Result<()> {
+        let item = Item::assistant("hi");
+        let usage = Usage {
+            input_tokens: 12,
+            output_tokens: 3,
+            cache_read_tokens: 100,
+            cache_write_tokens: 0,
+        };
+        let line = serde_json::to_string(&RecordOut {
+            seq: 4,
+            group: 3,
+            source: &Source::Provider,
+            ts: "2025-01-02T03:04:05.678Z",
+            item: &item,
+            origin: None,
+            files: &[],
+            compaction: None,
+            usage: Some(&usage),
+            end: true,
+        })?;
+        assert!(
+            line.contains(
+                r#""usage":{"input_tokens":12,"output_tokens":3,"cache_read_tokens":100}"#
+            ),
+            "{line}"
+        );
+        let back = Record::from(serde_json::from_str::<RecordIn>(&line)?);
+        assert_eq!(back.usage, Some(usage));
+        let old = r#"{"seq":4,"group":3,"source":"provider","ts":"2025-01-02T03:04:05.678Z","item":{"role":"assistant","text":"hi"},"end":true}"#;
+        let back = Record::from(serde_json::from_str::<RecordIn>(old)?);
+        assert_eq!((back.item, back.usage), (item, None));
         Ok(())
     }
 }

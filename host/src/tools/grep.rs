@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::args;
 use super::error::ToolError;
 use super::glob::Matcher;
-use super::search::{files, read_text, start};
+use super::search::{Skip, files, read_text_or_skip, start};
 use super::workspace::Workspace;
 use crate::domain::builtin::GREP;
 use crate::domain::{Tool, ToolContext, ToolOutput, ToolSpec};
@@ -63,6 +63,40 @@ impl Tool for Grep {
     }
 }
 
+/// Most skipped paths named.
+const MAX_SKIPPED_NAMED: usize = 5;
+
+/// `skipped 2 files over 1 MiB: a.log, b.log; 3 binary files`, or `None` when nothing was
+/// skipped for its size or content.
+fn skipped_note(too_large: &[&str], binary: usize) -> Option<String> {
+    let mut parts = Vec::new();
+    if !too_large.is_empty() {
+        let mut named: Vec<String> = too_large
+            .iter()
+            .take(MAX_SKIPPED_NAMED)
+            .map(|p| crate::domain::escape::escape(p).into_owned())
+            .collect();
+        if too_large.len() > MAX_SKIPPED_NAMED {
+            named.push(format!("and {} more", too_large.len() - MAX_SKIPPED_NAMED));
+        }
+        let files = if too_large.len() == 1 {
+            "file"
+        } else {
+            "files"
+        };
+        parts.push(format!(
+            "skipped {} {files} over 1 MiB: {}",
+            too_large.len(),
+            named.join(", ")
+        ));
+    }
+    if binary > 0 {
+        let files = if binary == 1 { "file" } else { "files" };
+        parts.push(format!("skipped {binary} binary {files}"));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 pub(super) fn grep(ws: &Workspace, arguments: &Value) -> Result<String, ToolError> {
     let map = args::object(
         GREP,
@@ -92,6 +126,8 @@ pub(super) fn grep(ws: &Workspace, arguments: &Value) -> Result<String, ToolErro
     let mut shown = 0usize;
     let mut searched = 0usize;
     let mut more = false;
+    let mut too_large: Vec<&str> = Vec::new();
+    let mut binary = 0usize;
     'files: for file in &walked.files {
         let below = file
             .strip_prefix(&start.relative)
@@ -102,8 +138,17 @@ pub(super) fn grep(ws: &Workspace, arguments: &Value) -> Result<String, ToolErro
         {
             continue;
         }
-        let Some(text) = read_text(ws, start.root, file) else {
-            continue;
+        let text = match read_text_or_skip(ws, start.root, file) {
+            Ok(text) => text,
+            Err(Skip::TooLarge) => {
+                too_large.push(file.as_str());
+                continue;
+            }
+            Err(Skip::Binary) => {
+                binary += 1;
+                continue;
+            }
+            Err(Skip::Other) => continue,
         };
         searched += 1;
         for (n, line) in text.lines().enumerate() {
@@ -128,8 +173,17 @@ pub(super) fn grep(ws: &Workspace, arguments: &Value) -> Result<String, ToolErro
             shown += 1;
         }
     }
+    let skipped = skipped_note(&too_large, binary);
     if shown == 0 && !more {
-        return Ok(format!("no matches in {searched} files"));
+        return Ok(match skipped {
+            Some(note) => format!("no matches in {searched} files; {note}"),
+            None => format!("no matches in {searched} files"),
+        });
+    }
+    if let Some(note) = &skipped
+        && !more
+    {
+        out.push_str(&format!("[{note}]\n"));
     }
     if more {
         out.push_str(&format!(

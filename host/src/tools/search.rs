@@ -118,30 +118,54 @@ pub(crate) fn files(ws: &Workspace, start: &Start<'_>) -> Result<Walked, ToolErr
     })
 }
 
-/// The text of the root-relative file `relative`, or `None` when it is skipped: a symlink
-/// (never followed), refused on its real path, over [`MAX_FILE_BYTES`], or binary.
-pub(crate) fn read_text(ws: &Workspace, root: &Root, relative: &str) -> Option<String> {
+/// Why [`read_text_or_skip`] did not read a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Skip {
+    /// Over [`MAX_FILE_BYTES`].
+    TooLarge,
+    /// A NUL byte in its first 8 KiB.
+    Binary,
+    /// Not a regular file, a symlink, refused on its real path, or unreadable.
+    Other,
+}
+
+/// The text of the root-relative file `relative`, or why it is skipped: a symlink (never
+/// followed), refused on its real path, over [`MAX_FILE_BYTES`], or binary.
+pub(crate) fn read_text_or_skip(
+    ws: &Workspace,
+    root: &Root,
+    relative: &str,
+) -> Result<String, Skip> {
     let mut options = OpenOptions::new();
     // Never blocks on a FIFO; anything but a regular file is skipped before it is read.
     options
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    let file = root.dir.open_with(relative, &options).ok()?.into_std();
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
+    let file = root
+        .dir
+        .open_with(relative, &options)
+        .map_err(|_| Skip::Other)?
+        .into_std();
+    let meta = file.metadata().map_err(|_| Skip::Other)?;
+    if !meta.is_file() {
+        return Err(Skip::Other);
     }
-    let real = real_path(&file).ok()?;
+    let real = real_path(&file).map_err(|_| Skip::Other)?;
     if let Err(why) = ws.policy.check_read(&real) {
         tracing::debug!(path = relative, "search skipped: {}", why.reason());
-        return None;
+        return Err(Skip::Other);
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Skip::TooLarge);
     }
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+    file.take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|_| Skip::Other)?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
-        return None;
+        return Err(Skip::Binary);
     }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `base/name`, or `name` when `base` is empty.

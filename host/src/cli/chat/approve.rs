@@ -1,14 +1,15 @@
 //! Asking the person about a tool call of a plugin marked `approve = "ask"`, or one the
 //! permission mode asks about: the call is shown (tool, plugin or mode, the target path(s),
 //! the size of each argument, then for an edit its diff, for a shell call its command, else
-//! the arguments, all escaped so that nothing in them can drive the terminal) and one line is
-//! read: `y` runs it, `a` runs it and every later call of that tool in this chat, and anything
-//! else (or end of input) denies it.
+//! the arguments, all escaped so that nothing in them can drive the terminal) and one key is
+//! read (one line when stdin is not a terminal): `y` runs it, `a` runs it and every later call
+//! of that tool in this chat, `n`, Enter or Esc (or anything else on a line, or end of input)
+//! deny it, and Ctrl-C denies it and ends the turn.
 //!
 //! The target and the sizes come before the capped arguments so that a long argument (a file's
 //! `content`) can never push the path it is written to out of what is shown.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 
 use serde_json::Value;
 
@@ -152,7 +153,8 @@ pub(crate) fn question(
         style.bold(&header),
         targets(arguments),
         sizes(arguments),
-        "  allow? [y]es / [n]o / [a]lways for this tool in this chat: "
+        "  allow? [y]es / [n]o / [a]lways for this tool in this chat (one key; Ctrl-C denies and \
+         ends the turn): "
     )
 }
 
@@ -166,10 +168,62 @@ pub(crate) fn answer(line: Option<&str>) -> Approval {
     }
 }
 
-/// Show the question on stderr and read one line from stdin.
-pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Files>) -> Approval {
+/// What the person answered: an approval, or Ctrl-C (deny, and end the turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// An answer.
+    Answer(Approval),
+    /// Ctrl-C: the call is denied and the turn ends.
+    Interrupted,
+}
+
+/// Show the question on stderr and read the answer: one key on a terminal (`y`, `n`, `a`,
+/// Ctrl-C), else one line of stdin.
+pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Files>) -> Asked {
     eprint!("{}", question(style, call, why, files));
-    read_answer(&mut std::io::stdin().lock())
+    if std::io::stdin().is_terminal()
+        && let Some(asked) = read_key()
+    {
+        return asked;
+    }
+    Asked::Answer(read_answer(&mut std::io::stdin().lock()))
+}
+
+/// One key from the terminal, echoed with the line ended; `None` when raw mode cannot be set
+/// (the caller reads a line instead).
+fn read_key() -> Option<Asked> {
+    use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers, read};
+    crossterm::terminal::enable_raw_mode().ok()?;
+    let asked = loop {
+        let Ok(event) = read() else {
+            break Asked::Answer(answer(None));
+        };
+        let Event::Key(key) = event else { continue };
+        if key.kind != KeyEventKind::Press {
+            continue;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c' | 'd') if ctrl => break Asked::Interrupted,
+            KeyCode::Char(c) if !ctrl => match c.to_ascii_lowercase() {
+                'y' => break Asked::Answer(Approval::Yes),
+                'a' => break Asked::Answer(Approval::Always),
+                'n' => break Asked::Answer(answer(Some("n"))),
+                _ => continue,
+            },
+            KeyCode::Enter | KeyCode::Esc => break Asked::Answer(answer(Some(""))),
+            _ => continue,
+        }
+    };
+    let _ = crossterm::terminal::disable_raw_mode();
+    let echo = match &asked {
+        Asked::Answer(Approval::Yes) => "yes",
+        Asked::Answer(Approval::Always) => "always",
+        Asked::Answer(Approval::No(_)) => "no",
+        Asked::Interrupted => "no (Ctrl-C)",
+    };
+    eprintln!("{echo}");
+    Some(asked)
 }
 
 /// One line of `input` as an answer (end of input or a read error: no).

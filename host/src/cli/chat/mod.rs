@@ -217,9 +217,11 @@ impl Chat {
     /// One turn; Ctrl-C cancels it and nothing partial is committed.
     fn turn(&mut self, text: &str) {
         let token = self.worker.new_cancel_token();
-        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token;
+        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
         let segments = fileref::parse(text).segments;
-        let mut sink = ChatSink::new(self.style).with_files(self.files.clone());
+        let mut sink = ChatSink::new(self.style)
+            .with_files(self.files.clone())
+            .with_cancel(token);
         let result = self.worker.submit_segments(&segments, &mut sink);
         sink.settle();
         if sink.last.is_some() {
@@ -244,6 +246,10 @@ impl Chat {
                     self.style.alert(&Alert::error("host", err.to_string()))
                 );
             }
+        }
+        let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+        if let Some(status) = crate::cli::usage::status_line(self.worker.records(), &costing) {
+            eprintln!("{}", self.style.dim(&status));
         }
     }
 
@@ -356,6 +362,12 @@ impl Chat {
                 ),
             },
             Slash::Config => self.show_config(),
+            Slash::Cost => {
+                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                for line in crate::cli::usage::cost_lines(self.worker.records(), &costing) {
+                    eprintln!("{line}");
+                }
+            }
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Quit => {}
             Slash::Unknown(hint) => eprintln!("{hint}"),

@@ -15,7 +15,7 @@ use crate::cli::session::{SessionChoice, candidates, pick, resolve, target};
 use crate::cli::transcript;
 use crate::cli::workspace::Workspace;
 use crate::domain::escape::escape_capped;
-use crate::domain::{Alert, Item};
+use crate::domain::{Alert, Item, result_shows_run};
 use crate::store::Home;
 
 /// Exchanges (a prompt and what answered it) shown on resume.
@@ -118,7 +118,8 @@ fn clipped(text: &str, max: usize) -> Vec<String> {
 }
 
 /// The last [`RECAP_EXCHANGES`] exchanges of `items`: the person's prompts (`› …`), the
-/// model's answers, and each tool call on one line (`· name target`).
+/// model's answers, and each tool call on one line (`· name target`, or `✗ name target — why`
+/// for a call that was denied or not run).
 pub(super) fn recap<'a>(items: impl Iterator<Item = &'a Item>) -> Vec<String> {
     let items: Vec<&Item> = items.collect();
     let prompts: Vec<usize> = items
@@ -150,11 +151,12 @@ pub(super) fn recap<'a>(items: impl Iterator<Item = &'a Item>) -> Vec<String> {
                 lines.extend(clipped(text, RECAP_LINES));
                 for call in tool_calls {
                     let target = transcript::target(&call.arguments);
-                    lines.push(
-                        format!("· {} {target}", escape_capped(&call.name, 80))
-                            .trim_end()
-                            .to_owned(),
-                    );
+                    let head = format!("{} {target}", escape_capped(&call.name, 80));
+                    let head = head.trim_end();
+                    lines.push(match not_run(&items[from..], &call.id) {
+                        Some(why) => format!("✗ {head} — {}", escape_capped(&why, 120)),
+                        None => format!("· {head}"),
+                    });
                 }
             }
             Item::System { .. } | Item::ToolResult { .. } => {}
@@ -162,6 +164,28 @@ pub(super) fn recap<'a>(items: impl Iterator<Item = &'a Item>) -> Vec<String> {
     }
     lines.push("──".to_owned());
     lines
+}
+
+/// Why the call `id` did not run, from its committed result (`denied by mode: read-only`,
+/// `not run: …`); `None` when it ran or has no result.
+fn not_run(items: &[&Item], id: &str) -> Option<String> {
+    let content = items.iter().find_map(|item| match item {
+        Item::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } if call_id == id && !result_shows_run(content, *is_error) => Some(content.as_str()),
+        _ => None,
+    })?;
+    let first = content.lines().next().unwrap_or_default();
+    Some(match first.strip_prefix("tool call ") {
+        // `denied by mode: read-only: …` keeps who and the first part of why.
+        Some(rest) if rest.starts_with("denied by mode") => {
+            rest.splitn(3, ':').take(2).collect::<Vec<_>>().join(":")
+        }
+        Some(rest) => rest.to_owned(),
+        None => first.to_owned(),
+    })
 }
 
 impl Chat {
@@ -270,5 +294,47 @@ mod tests {
         assert!(!text.contains('\u{1b}'), "escaped: {text}");
         assert!(lines[0].contains("last 3 of 4 prompts"), "{text}");
         assert!(recap(std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn recap_marks_denied_and_unrun_calls() {
+        let call = |id: &str, name: &str| ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: serde_json::json!({"path": "a.txt"}),
+        };
+        let result = |id: &str, content: &str, is_error| Item::ToolResult {
+            call_id: id.into(),
+            content: content.into(),
+            is_error,
+        };
+        let items = [
+            Item::user("go"),
+            Item::Assistant {
+                text: String::new(),
+                tool_calls: vec![
+                    call("a", "read_file"),
+                    call("b", "write_file"),
+                    call("c", "shell"),
+                ],
+            },
+            result("a", "body", false),
+            result(
+                "b",
+                "tool call denied by mode: read-only: `write_file` writes files and this mode …",
+                true,
+            ),
+            result("c", "tool call not run: the turn stopped", true),
+        ];
+        let text = recap(items.iter()).join("\n");
+        assert!(text.contains("· read_file a.txt"), "{text}");
+        assert!(
+            text.contains("✗ write_file a.txt — denied by mode: read-only\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("✗ shell a.txt — not run: the turn stopped"),
+            "{text}"
+        );
     }
 }

@@ -8,6 +8,7 @@
 use std::io::Write;
 use std::rc::Rc;
 
+use super::approve::Asked;
 use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
@@ -19,6 +20,7 @@ use crate::domain::escape::{escape, escape_capped};
 use crate::domain::{Approval, AskWhy, FileChange, ToolCall, TurnEvent, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
+use crate::llm::CancelToken;
 
 /// The last command's output, whole, for `/last`.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +45,8 @@ pub(crate) struct ChatSink {
     pub(crate) last: Option<LastOutput>,
     /// What this turn changed, call by call (`/diff`).
     pub(crate) changes: Vec<FileChange>,
+    /// The running turn's token: Ctrl-C at an approval cancels it.
+    cancel: Option<CancelToken>,
 }
 
 impl ChatSink {
@@ -56,7 +60,14 @@ impl ChatSink {
             files: None,
             last: None,
             changes: Vec::new(),
+            cancel: None,
         }
+    }
+
+    /// The same, cancelling `cancel` when Ctrl-C is pressed at an approval.
+    pub(crate) fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = Some(cancel);
+        self
     }
 
     /// The same, reading workspace files through `files` for an edit's diff.
@@ -279,7 +290,18 @@ impl TurnSink for ChatSink {
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         self.settle();
-        let answer = super::approve::ask(self.style, call, why, self.files.as_deref());
+        if self.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            return Approval::No("the turn was cancelled (Ctrl-C); not run".into());
+        }
+        let answer = match super::approve::ask(self.style, call, why, self.files.as_deref()) {
+            Asked::Answer(answer) => answer,
+            Asked::Interrupted => {
+                if let Some(cancel) = &self.cancel {
+                    cancel.cancel();
+                }
+                Approval::No("the person pressed Ctrl-C at the approval; not run".into())
+            }
+        };
         self.waiting();
         answer
     }

@@ -1,6 +1,7 @@
 //! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
 //! `/preview [--full] PROMPT`,
-//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/last`, `/diff [session]`, `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/last`, `/diff [session]`, `/cost`,
+//! `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,8 @@ pub(crate) enum Slash {
     /// The diffs of the last turn's changes, or (`true`) of the whole session, from its
     /// checkpoints.
     Diff(bool),
+    /// The session's tokens and what they cost.
+    Cost,
     /// Leave.
     Quit,
     /// Not a command (or missing its argument): the hint to show.
@@ -62,6 +65,7 @@ commands:
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
   /last            the last command's whole output
   /diff [session]  the diffs of what the last turn changed (or the whole session changed)
+  /cost            this session's input, output and cache tokens, and their price
   /quit            leave (as does Ctrl-D on an empty line)
 keys:
   @                complete a workspace path (Tab or Enter inserts; Tab again inside a directory;
@@ -116,6 +120,7 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("diff", true) => Slash::Diff(false),
         ("diff", false) if arg == "session" => Slash::Diff(true),
         ("diff", false) => Slash::Unknown("usage: /diff [session]".into()),
+        ("cost", true) => Slash::Cost,
         ("quit" | "exit", true) => Slash::Quit,
         _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
     })
@@ -148,6 +153,7 @@ mod tests {
         assert!(matches!(parse("/preview --full"), Some(Slash::Unknown(_))));
         assert_eq!(parse("/quit"), Some(Slash::Quit));
         assert_eq!(parse("/compact"), Some(Slash::Compact));
+        assert_eq!(parse("/cost"), Some(Slash::Cost));
         assert_eq!(parse("/undo"), Some(Slash::Undo(1)));
         assert_eq!(parse("/undo 3"), Some(Slash::Undo(3)));
         assert!(matches!(parse("/undo 0"), Some(Slash::Unknown(_))));

@@ -48,8 +48,9 @@ impl Spinner {
                         Some(c) => c.label(),
                         None => format!("{label} {:.1}s", started.elapsed().as_secs_f64()),
                     };
+                    let line = fit_width(&format!("{glyph} {line}"), terminal_columns());
                     let mut err = std::io::stderr().lock();
-                    let _ = write!(err, "\r\x1b[2K{glyph} {line}");
+                    let _ = write!(err, "\r\x1b[2K{line}");
                     let _ = err.flush();
                     drop(err);
                     frame += 1;
@@ -72,8 +73,53 @@ impl Spinner {
     }
 }
 
+/// The terminal's width in columns (80 when it cannot be read).
+fn terminal_columns() -> usize {
+    crossterm::terminal::size().map_or(80, |(columns, _)| usize::from(columns))
+}
+
+/// `line` cut to fit in fewer than `columns` columns (ending in `…` when cut): a line that
+/// wrapped would leave its first rows behind when the spinner erases its own.
+pub(crate) fn fit_width(line: &str, columns: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let room = columns.saturating_sub(1).max(1);
+    if unicode_width::UnicodeWidthStr::width(line) <= room {
+        return line.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in line.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > room {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
 impl Drop for Spinner {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_cut_to_the_width_and_a_short_one_kept() {
+        assert_eq!(fit_width("⠋ running ls", 80), "⠋ running ls");
+        let long = format!("⠋ running shell {}", "x".repeat(300));
+        let cut = fit_width(&long, 80);
+        assert_eq!(unicode_width::UnicodeWidthStr::width(cut.as_str()), 79);
+        assert!(cut.ends_with('…'));
+        // Wide characters count twice.
+        let cut = fit_width(&"界".repeat(50), 21);
+        assert_eq!(cut, format!("{}…", "界".repeat(9)));
+        assert_eq!(fit_width("abc", 0), "…");
     }
 }

@@ -188,11 +188,18 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
                 "provider": provider, "model": model, "items": items, "bytes": bytes, "ts": at,
             })),
             AuditEvent::CompactionStarted { from, to } => turn.compaction = Some((from, to)),
-            AuditEvent::ModelOutcome { outcome, reason } => {
+            AuditEvent::ModelOutcome {
+                outcome,
+                reason,
+                usage,
+            } => {
                 if let Some(request) = turn.requests.last_mut() {
                     request["outcome"] = json!(outcome);
                     if let Some(reason) = reason {
                         request["reason"] = json!(reason);
+                    }
+                    if let Some(usage) = usage {
+                        request["usage"] = json!(usage);
                     }
                 }
             }
@@ -328,8 +335,11 @@ fn print_turn(turn: &Turn) {
             (Some(outcome), _) => format!(" — {outcome}"),
             (None, _) => String::new(),
         };
+        let tokens = serde_json::from_value::<crate::domain::Usage>(r["usage"].clone())
+            .map(|u| format!("; {}", crate::cli::usage::tokens_line(&u)))
+            .unwrap_or_default();
         outln!(
-            "   request to {} model {}: {} items, {} bytes{outcome}",
+            "   request to {} model {}: {} items, {} bytes{outcome}{tokens}",
             r["provider"].as_str().unwrap_or(""),
             r["model"].as_str().unwrap_or("?"),
             r["items"],
@@ -387,6 +397,7 @@ mod tests {
         record(AuditEvent::ModelOutcome {
             outcome: outcome.into(),
             reason: None,
+            usage: None,
         })
     }
 

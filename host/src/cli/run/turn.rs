@@ -10,7 +10,7 @@ use crate::cli::common::{env, home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_ALL_DENIED, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
 use crate::cli::session::{SessionChoice, target};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::domain::Alert;
+use crate::domain::{Alert, Usage};
 use crate::fileref;
 use crate::setup;
 use crate::worker::TurnOutcome;
@@ -80,7 +80,9 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     };
     let mut sink = CliSink::new(output, args.yes, args.verbose);
     sink.progress.start();
+    let committed_before = worker.records().len();
     let result = worker.submit_segments(&segments, &mut sink);
+    let usage = turn_usage(worker.records(), committed_before);
     sink.progress.stop();
     let session_id = worker.session_id().to_owned();
     let outcome = match result {
@@ -94,6 +96,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
                     None,
                     Some(&err.to_string()),
                     &sink.alerts,
+                    usage,
                 );
             }
             return Err(CliError::failure(format!("{err} (session {session_id})")));
@@ -115,7 +118,15 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     if output == Output::Stream {
         // Everything was said by the events.
     } else if json {
-        print_json(&root, &session_id, name, answer, reason, &sink.alerts);
+        print_json(
+            &root,
+            &session_id,
+            name,
+            answer,
+            reason,
+            &sink.alerts,
+            usage,
+        );
     } else {
         if let Some(text) = answer
             && !sink.streamed
@@ -137,6 +148,7 @@ fn print_json(
     answer: Option<&str>,
     reason: Option<&str>,
     alerts: &[Alert],
+    usage: Option<Usage>,
 ) {
     let value = serde_json::json!({
         "session": session,
@@ -145,6 +157,19 @@ fn print_json(
         "answer": answer,
         "reason": reason,
         "alerts": alerts,
+        "usage": usage,
     });
     outln!("{value}");
+}
+
+/// The tokens of the answers committed after the first `before` records (this turn's), or
+/// `None` when none of them carries a count.
+fn turn_usage(records: &[crate::store::Record], before: usize) -> Option<Usage> {
+    let (sum, answers) = Usage::totals(
+        records
+            .get(before..)?
+            .iter()
+            .filter_map(|r| r.usage.as_ref()),
+    );
+    (answers > 0).then_some(sum)
 }

@@ -43,7 +43,24 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
         );
         outln!("{}", terminal(record.item.text()));
     }
+    if crate::cli::usage::session_totals(&loaded.records).1 > 0 {
+        outln!("── tokens");
+        let costing = session_costing(&loaded);
+        for line in crate::cli::usage::cost_lines(&loaded.records, &costing) {
+            outln!("{line}");
+        }
+    }
     Ok(EXIT_OK)
+}
+
+/// The prices of the model the session's workspace configures (read without the project's
+/// code, as `warden config show` reads it); the built-in defaults when it cannot be read.
+fn session_costing(loaded: &store::Loaded) -> crate::cli::usage::Costing {
+    let sources = crate::cli::common::sources(&loaded.header.workspace);
+    let config = crate::config::load_without_project_code(&sources)
+        .map(|l| l.config.model)
+        .unwrap_or_default();
+    crate::cli::usage::Costing::of(&config)
 }
 
 /// Print `history.json`: an array of items shaped as `preview --json` items; with `as_sent`,

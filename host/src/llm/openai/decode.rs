@@ -80,10 +80,13 @@ struct PromptDetails {
 
 impl From<WireUsage> for Usage {
     fn from(w: WireUsage) -> Self {
+        // `prompt_tokens` counts the cached ones too: they are kept apart here, as Anthropic
+        // reports them, so that the four counts never overlap.
+        let cached = w.prompt_tokens_details.map_or(0, |d| d.cached_tokens);
         Usage {
-            input_tokens: w.prompt_tokens,
+            input_tokens: w.prompt_tokens.saturating_sub(cached),
             output_tokens: w.completion_tokens,
-            cache_read_tokens: w.prompt_tokens_details.map_or(0, |d| d.cached_tokens),
+            cache_read_tokens: cached.min(w.prompt_tokens),
             cache_write_tokens: 0,
         }
     }

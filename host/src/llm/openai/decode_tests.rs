@@ -23,8 +23,9 @@ fn expected() -> Response {
             arguments: json!({"path": "a.rs"}),
         }],
         stop_reason: StopReason::ToolUse,
+        // 20 prompt tokens of which 16 were cached.
         usage: Some(Usage {
-            input_tokens: 20,
+            input_tokens: 4,
             output_tokens: 9,
             cache_read_tokens: 16,
             cache_write_tokens: 0,

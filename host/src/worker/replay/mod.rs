@@ -50,6 +50,7 @@ mod tests {
             origin: None,
             files: Vec::new(),
             compaction: None,
+            usage: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! request's estimated size passes `worker.compact_at_tokens`.
 
 use super::referenced::referenced_files;
-use super::{DEFAULT_SYSTEM_PROMPT, HOST, Worker, shown_in};
+use super::{HOST, Worker, shown_in};
 use crate::domain::block;
 use crate::domain::escape::escape;
 use crate::domain::{
@@ -224,11 +224,9 @@ impl Worker {
 
     /// The system prompt a turn's request carries.
     pub(super) fn system_prompt(&self) -> String {
-        self.config
-            .model
-            .system_prompt
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned())
+        self.config.model.system_prompt.clone().unwrap_or_else(|| {
+            super::system::default_prompt(self.tools.specs(), self.mode, &self.config.tools.shell)
+        })
     }
 
     /// Estimated tokens of the next request if `pending` were committed first: the provider's

@@ -22,6 +22,7 @@ mod points;
 mod referenced;
 mod served;
 mod shell_checkpoint;
+mod system;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
@@ -230,6 +231,11 @@ impl Worker {
     /// The session's history.
     pub fn history(&self) -> impl ExactSizeIterator<Item = &crate::domain::Item> + '_ {
         self.writer.items()
+    }
+
+    /// The session's records, with what the host recorded about each item (its usage …).
+    pub fn records(&self) -> &[crate::store::Record] {
+        self.writer.records()
     }
 
     pub(super) fn raise(&mut self, sink: &mut dyn TurnSink, alert: Alert) {
@@ -493,8 +499,8 @@ fn shown_in(writer: &SessionWriter) -> ShownFiles {
     shown
 }
 
-/// System prompt sent when the configuration sets none.
+/// The opening of the system prompt sent when the configuration sets none; a paragraph on the
+/// session's tools, mode and sandbox follows it.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a careful assistant working in the user's workspace. \
-Files the user references appear in the conversation as system messages or tool results. \
-Use the read_file and list_files tools to look at more of the workspace when you need to; \
+Files the user references appear in the conversation as system messages or tool results; \
 when a file was cut, read_file with an offset gives the rest.";

@@ -4,9 +4,10 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, TurnEndDecision, TurnInfo, TurnSink,
+    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo,
+    TurnSink,
 };
-use crate::llm::{LlmError, Request};
+use crate::llm::{LlmError, Request, Response};
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord, as_sent};
 use crate::worker::WorkerError;
 use crate::worker::chain::{PointEnd, Verdict};
@@ -44,6 +45,9 @@ impl Worker {
                 let calls = tool_calls.clone();
                 if let Some(outcome) = self.run_tools(sink, &calls)? {
                     return Ok(outcome);
+                }
+                if self.cancel.is_cancelled() {
+                    return Ok(self.cancelled_in_tools(sink, &calls));
                 }
                 continue;
             }
@@ -269,12 +273,10 @@ impl Worker {
         match result {
             Ok(response) => {
                 let item = response.to_item();
-                self.commit(sink, vec![Entry::new(Source::Provider, item.clone())])?;
+                let entry = Entry::new(Source::Provider, item.clone()).with_usage(response.usage);
+                self.commit(sink, vec![entry])?;
                 self.usage = response.usage.map(|u| ReportedUsage {
-                    tokens: u.input_tokens
-                        + u.cache_read_tokens
-                        + u.cache_write_tokens
-                        + u.output_tokens,
+                    tokens: u.total(),
                     records: self.writer.records().len(),
                 });
                 self.emit(
@@ -309,15 +311,55 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Ctrl-C came while the tools of `calls` ran: their results are committed, and the turn
+    /// ends without asking the model again, naming what was running.
+    fn cancelled_in_tools(&mut self, sink: &mut dyn TurnSink, calls: &[ToolCall]) -> TurnOutcome {
+        // A call whose committed result is a denial did not run: Ctrl-C came at its approval.
+        let ran = |call: &ToolCall| {
+            self.writer.records().iter().rev().any(|r| {
+                matches!(&r.item, Item::ToolResult { call_id, content, is_error }
+                    if *call_id == call.id && crate::domain::result_shows_run(content, *is_error))
+            })
+        };
+        let (ran, asked): (Vec<&ToolCall>, Vec<&ToolCall>) = calls.iter().partition(|c| ran(c));
+        let names = |calls: &[&ToolCall]| {
+            let mut names: Vec<String> = Vec::new();
+            for call in calls {
+                let name = format!("`{}`", crate::domain::escape::escape_capped(&call.name, 64));
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            (names.join(", "), names.len())
+        };
+        let reason = match (names(&ran), names(&asked)) {
+            ((ran, 1), _) => format!(
+                "cancelled while {ran} was running; the results so far were committed and the model was not asked again"
+            ),
+            ((ran, n), _) if n > 1 => format!(
+                "cancelled while {ran} were running; the results so far were committed and the model was not asked again"
+            ),
+            (_, (asked, _)) => format!(
+                "cancelled at the approval of {asked}; nothing ran and the model was not asked again"
+            ),
+        };
+        self.raise(sink, Alert::warn(HOST, reason.clone()));
+        self.emit(sink, Event::TurnEnded("cancelled by the person".into()));
+        TurnOutcome::Interrupted { reason }
+    }
+}
+
 /// The audit record of how a model request ended: `ok`, `cancelled`, or `failed` with why.
-pub(super) fn model_outcome<T>(result: &Result<T, LlmError>) -> AuditEvent {
-    let (outcome, reason) = match result {
-        Ok(_) => ("ok", None),
-        Err(LlmError::Cancelled { .. }) => ("cancelled", None),
-        Err(err) => ("failed", Some(err.to_string())),
+pub(super) fn model_outcome(result: &Result<Response, LlmError>) -> AuditEvent {
+    let (outcome, reason, usage) = match result {
+        Ok(response) => ("ok", None, response.usage),
+        Err(LlmError::Cancelled { .. }) => ("cancelled", None, None),
+        Err(err) => ("failed", Some(err.to_string()), None),
     };
     AuditEvent::ModelOutcome {
         outcome: outcome.to_owned(),
         reason,
+        usage,
     }
 }

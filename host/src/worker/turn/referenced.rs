@@ -87,6 +87,7 @@ mod tests {
             origin: None,
             files,
             compaction: None,
+            usage: None,
         }
     }
 
