@@ -30,6 +30,8 @@ mod failure;
 mod intercept;
 mod item;
 pub mod mode;
+pub mod rules;
+pub mod shell_split;
 mod observe;
 mod point;
 mod provider;

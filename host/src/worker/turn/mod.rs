@@ -20,6 +20,7 @@ mod points;
 mod referenced;
 mod served;
 mod shell_checkpoint;
+mod rules;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
