@@ -155,11 +155,14 @@ const STUBS: &[&str] = &[
     "coproc", "x", "f", "g", "ll", "evil", "tool", "rustc", "zsh", "1", "[[", "function",
 ];
 
+/// Batches run at a time, each with its own stubs and record file.
+const SLOTS: usize = 4;
+
 struct Sandbox {
     _dir: tempfile::TempDir,
     root: PathBuf,
-    record: PathBuf,
-    path: String,
+    /// Per slot: the stubs' directory (the whole `PATH`) and the file they record to.
+    slots: Vec<(String, PathBuf)>,
 }
 
 fn which(name: &str) -> Option<PathBuf> {
@@ -181,81 +184,107 @@ impl Sandbox {
         for file in ["a.rs", "in.txt", "files.txt", "Cargo.toml", "src/lib.rs", "x"] {
             std::fs::write(work.join(file), "a\n").unwrap();
         }
-        let record = root.join("record");
         let names: BTreeSet<String> = STUBS
             .iter()
+            .chain(WRAPPERS)
             .map(|s| (*s).to_owned())
             .chain(extra.iter().cloned())
-            .filter(|n| !n.is_empty() && !n.contains('/') && !n.contains('\''))
+            .filter(|n| {
+                !matches!(n.as_str(), "" | "." | "..")
+                    && n.chars().all(|c| c.is_ascii_alphanumeric() || "_-.+[".contains(c))
+            })
             .collect();
-        for name in &names {
-            let mut script = format!(
-                "#!/bin/sh\nprintf '%s\\n' '{name}' >> '{}'\n",
-                record.display()
-            );
-            if WRAPPERS.contains(&name.as_str()) {
-                let real = which(name).unwrap_or_else(|| panic!("no real {name} on PATH"));
-                let _ = writeln!(script, "exec '{}' \"$@\"", real.display());
-            } else if name == "time" {
-                script.push_str("while [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n");
+        let mut slots = Vec::new();
+        for slot in 0..SLOTS {
+            let stubs = root.join(format!("stubs{slot}"));
+            let record = root.join(format!("record{slot}"));
+            std::fs::create_dir_all(&stubs).unwrap();
+            for name in &names {
+                let mut script = format!(
+                    "#!/bin/sh\nprintf '%s\\n' '{name}' >> '{}'\n",
+                    record.display()
+                );
+                if WRAPPERS.contains(&name.as_str()) {
+                    let real = which(name).unwrap_or_else(|| panic!("no real {name} on PATH"));
+                    let _ = writeln!(script, "exec '{}' \"$@\"", real.display());
+                } else if name == "time" {
+                    script.push_str(
+                        "while [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n",
+                    );
+                }
+                let path = stubs.join(name);
+                std::fs::write(&path, script).unwrap();
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .unwrap();
             }
-            let path = stubs.join(name);
-            std::fs::write(&path, script).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            slots.push((stubs.to_string_lossy().into_owned(), record));
         }
         Self {
-            path: stubs.to_string_lossy().into_owned(),
             _dir: dir,
-            record,
             root,
+            slots,
         }
     }
 
-    /// Run each command under `shell` (one process per batch, each command in a subshell of
-    /// its own): the programs each one ran.
+    /// Run each command under `shell` (one process per batch of 250, four batches at a
+    /// time, each command in a subshell of its own): the programs each one ran.
     fn run(&self, shell: &str, commands: &[String]) -> Vec<BTreeSet<String>> {
-        let cmds = self.root.join("cmds");
-        std::fs::create_dir_all(&cmds).unwrap();
-        let mut out = Vec::with_capacity(commands.len());
-        for batch in commands.chunks(400) {
-            let _ = std::fs::remove_file(&self.record);
-            let mut script = String::new();
-            for (i, command) in batch.iter().enumerate() {
-                let file = cmds.join(i.to_string());
-                std::fs::write(&file, command).unwrap();
-                let _ = writeln!(
-                    script,
-                    "echo '### {i}' >> '{rec}'\n( cd '{work}' && . '{file}'; wait ) </dev/null >/dev/null 2>&1",
-                    rec = self.record.display(),
-                    work = self.root.join("work").display(),
-                    file = file.display(),
-                );
+        let batches: Vec<(usize, &[String])> = commands.chunks(250).enumerate().collect();
+        let mut out: Vec<Vec<BTreeSet<String>>> = vec![Vec::new(); batches.len()];
+        for group in batches.chunks(SLOTS) {
+            let results: Vec<(usize, Vec<BTreeSet<String>>)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = group
+                    .iter()
+                    .map(|(n, batch)| scope.spawn(move || (*n, self.run_batch(shell, *n, batch))))
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for (n, ran) in results {
+                out[n] = ran;
             }
-            let status = std::process::Command::new(shell)
-                .arg("-c")
-                .arg(&script)
-                .env_clear()
-                .env("PATH", &self.path)
-                .env("HOME", self.root.join("work"))
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
-                .unwrap();
-            let _ = status;
-            let text = std::fs::read_to_string(&self.record).unwrap_or_default();
-            let mut ran: Vec<BTreeSet<String>> = vec![BTreeSet::new(); batch.len()];
-            let mut current = None;
-            for line in text.lines() {
-                if let Some(i) = line.strip_prefix("### ") {
-                    current = i.parse::<usize>().ok();
-                } else if let Some(i) = current {
-                    ran[i].insert(line.to_owned());
-                }
-            }
-            out.extend(ran);
         }
-        out
+        out.into_iter().flatten().collect()
+    }
+
+    fn run_batch(&self, shell: &str, n: usize, batch: &[String]) -> Vec<BTreeSet<String>> {
+        let cmds = self.root.join(format!("cmds{n}"));
+        let (path, record) = &self.slots[n % SLOTS];
+        std::fs::create_dir_all(&cmds).unwrap();
+        let _ = std::fs::remove_file(record);
+        let mut script = String::new();
+        for (i, command) in batch.iter().enumerate() {
+            let file = cmds.join(i.to_string());
+            std::fs::write(&file, command).unwrap();
+            let _ = writeln!(
+                script,
+                "echo '### {i}' >> '{rec}'\n( cd '{work}' && . '{file}'; wait ) </dev/null >/dev/null 2>&1",
+                rec = record.display(),
+                work = self.root.join("work").display(),
+                file = file.display(),
+            );
+        }
+        std::process::Command::new(shell)
+            .arg("-c")
+            .arg(&script)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", self.root.join("work"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        let text = std::fs::read_to_string(record).unwrap_or_default();
+        let mut ran: Vec<BTreeSet<String>> = vec![BTreeSet::new(); batch.len()];
+        let mut current = None;
+        for line in text.lines() {
+            if let Some(i) = line.strip_prefix("### ") {
+                current = i.parse::<usize>().ok();
+            } else if let Some(i) = current {
+                ran[i].insert(line.to_owned());
+            }
+        }
+        ran
     }
 }
 
@@ -284,6 +313,21 @@ fn missed(commands: &[String], shells: &[&str]) -> (Vec<String>, usize) {
         }
     }
     (failures, programs_seen)
+}
+
+#[test]
+fn the_harness_records_every_program_that_runs() {
+    let commands: Vec<String> = ["ls -la", "sh -c 'rm x'", "echo a | xargs touch", "true"]
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect();
+    let sandbox = Sandbox::new(&BTreeSet::new());
+    let ran = sandbox.run("/bin/sh", &commands);
+    let set = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<BTreeSet<_>>();
+    assert_eq!(
+        ran,
+        [set(&["ls"]), set(&["sh", "rm"]), set(&["xargs", "touch"]), set(&[])]
+    );
 }
 
 #[test]

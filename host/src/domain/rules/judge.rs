@@ -74,13 +74,21 @@ impl RuleSet {
         out.join("; ")
     }
 
-    /// The strictest rule matching one simple command.
+    /// The strictest rule matching one simple command. A `deny` or `ask` rule that the
+    /// command may match once expanded (`git $x` and a rule on `git push`) makes it ask.
     fn strictest(&self, command: &SimpleCommand) -> Option<(Decision, usize)> {
         self.rules
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.matches_command(command))
-            .map(|(i, r)| (r.decision, i))
+            .filter_map(|(i, r)| {
+                if r.matches_command(command) {
+                    Some((r.decision, i))
+                } else if r.decision > Decision::Allow && r.may_match_command(command) {
+                    Some((Decision::Ask, i))
+                } else {
+                    None
+                }
+            })
             .fold(None, |best, (d, i)| match best {
                 Some((b, _)) if b >= d => best,
                 _ => Some((d, i)),

@@ -115,6 +115,24 @@ impl Rule {
                 }))
     }
 
+    /// Whether this command rule may match `command` once its words are expanded: every
+    /// literal word before the first non-literal one matches, and a non-literal word comes
+    /// before the prefix ends (`git $x` may be `git push`).
+    pub fn may_match_command(&self, command: &SimpleCommand) -> bool {
+        if self.command.is_empty() {
+            return false;
+        }
+        for (alternatives, word) in self.command.iter().zip(&command.words) {
+            if !word.literal {
+                return true;
+            }
+            if !alternatives.iter().any(|a| *a == word.text) {
+                return false;
+            }
+        }
+        false
+    }
+
     /// Whether this rule matches a call of `tool` (with `path`, the normalised target of a
     /// writer).
     pub fn matches_tool(&self, tool: &str, path: Option<&str>) -> bool {

@@ -18,6 +18,14 @@ const SHELLS: &[&str] = &["sh", "bash", "dash", "ash"];
 /// Shells whose syntax is not bash's: what they run is uncertain.
 const OTHER_SHELLS: &[&str] = &["zsh", "ksh", "mksh", "fish", "csh", "tcsh", "yash", "posh", "busybox"];
 
+/// Programs that run a command given in their arguments in ways not followed here (as
+/// another user, repeatedly, in another namespace or under a tracer).
+const RUNS_COMMANDS: &[&str] = &[
+    "sudo", "doas", "su", "runuser", "watch", "parallel", "chroot", "unshare", "nsenter",
+    "setsid", "script", "flock", "strace", "ltrace", "gdb", "valgrind", "chrt", "ionice",
+    "taskset", "systemd-run", "firejail", "bwrap", "proot", "fakeroot", "xvfb-run",
+];
+
 /// A variable that picks programs or how they are found.
 pub(super) fn picks_programs(name: &str) -> bool {
     matches!(
@@ -106,6 +114,13 @@ pub(super) fn argv(words: Vec<Word>, depth: usize, out: &mut Split) {
     }
     if SHELLS.contains(&name.as_str()) {
         return shell(&words, depth, out);
+    }
+    if RUNS_COMMANDS.contains(&name.as_str()) {
+        push(out, &words, true);
+        out.uncertain.push(format!(
+            "`{name}` runs a command in a way that is not followed here"
+        ));
+        return;
     }
     if OTHER_SHELLS.contains(&name.as_str()) {
         push(out, &words, false);
