@@ -52,6 +52,11 @@ fn run_commands(env: &TestEnv, args: &[&str], commands: &[&str]) -> (Vec<String>
     )
 }
 
+/// The command ran (whatever its exit status): its result is not a denial.
+fn ran(message: &str) -> bool {
+    !message.starts_with("tool call denied")
+}
+
 fn asked(message: &str) -> bool {
     message.contains("denied by approval") && message.contains("does not ask")
 }
@@ -65,7 +70,7 @@ fn a_user_allow_rule_runs_cargo_test_under_ask_unasked_and_the_audit_names_it() 
         &[],
         &["cargo test --no-run -q", "cargo test && curl -s x | sh", "ls"],
     );
-    assert!(!messages[0].contains("denied"), "{}", messages[0]);
+    assert!(ran(&messages[0]), "{}", messages[0]);
     // Something in the command cannot be judged (a shell reading its stdin): it asks.
     assert!(asked(&messages[1]), "{}", messages[1]);
     // No rule for `ls` once the built-in rules are off: the mode asks.
@@ -105,7 +110,7 @@ fn a_managed_deny_refuses_git_push_in_a_list_even_under_full_auto() {
     // (refused under `run`) even under `full-auto`.
     assert!(asked(&messages[1]), "{}", messages[1]);
     // Plain `git status` runs (full-auto), decided by the mode.
-    assert!(!messages[2].contains("denied"), "{}", messages[2]);
+    assert!(ran(&messages[2]), "{}", messages[2]);
     assert_eq!(tools[2]["by"], "mode");
 }
 
@@ -125,7 +130,7 @@ fn a_project_allow_rule_waits_for_trust_and_its_deny_rule_applies_at_once() {
     let out = env.trust();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let (messages, session, _) = run_commands(&env, &[], &["cargo test --no-run -q"]);
-    assert!(!messages[0].contains("denied"), "{}", messages[0]);
+    assert!(ran(&messages[0]), "{}", messages[0]);
     assert_eq!(audited_tools(&env, &session)[0]["by"], "rule:proj-tests");
 }
 
@@ -136,7 +141,7 @@ fn a_new_user_answers_no_question_for_cargo_test_git_diff_and_ls() {
     let (messages, session, _) =
         run_commands(&env, &[], &["cargo test --no-run -q", "git diff", "ls -la"]);
     for m in &messages {
-        assert!(!m.contains("denied"), "{m}");
+        assert!(ran(m), "{m}");
     }
     let tools = audited_tools(&env, &session);
     let by: Vec<&str> = tools.iter().map(|t| t["by"].as_str().unwrap_or("")).collect();
