@@ -59,6 +59,8 @@ mod post_tool;
 mod reminders;
 mod replay;
 mod resume;
+mod rules;
+mod rules_corpus;
 mod session_prune;
 mod shell;
 mod shell_hosts;

@@ -85,6 +85,11 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The `[[rules]]` in force: how a command would be judged.
+    Rules {
+        #[command(subcommand)]
+        command: super::rules::RulesCommand,
+    },
     /// Inspect plugin components.
     Plugin {
         #[command(subcommand)]

@@ -35,6 +35,7 @@ mod notify;
 mod operator;
 mod out;
 mod plugin;
+mod rules;
 mod run;
 mod session;
 mod signals;
@@ -137,6 +138,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             prompt,
         } => run::preview(dir.as_deref(), json, full, &prompt.join(" ")),
         Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
+        Command::Rules { command } => command.run(),
         Command::Plugin { command } => command.run(),
         Command::Mcp { command } => command.run(),
         Command::Session { command } => command.run(),

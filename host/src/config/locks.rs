@@ -44,6 +44,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.compact_at_tokens",
     "tools",
     "tools.mode",
+    "tools.builtin_rules",
     "plugins",
     "mcp",
     "tools",
@@ -179,7 +180,8 @@ mod tests {
         let table = value.as_table().unwrap();
         for (section, inner) in table {
             match (section.as_str(), inner) {
-                ("policy", _) => {}
+                // Rules of every layer apply together (the strictest wins); nothing to lock.
+                ("policy" | "rules", _) => {}
                 ("plugins", _) => assert!(LOCKABLE_KEYS.contains(&"plugins")),
                 ("mcp", _) => assert!(LOCKABLE_KEYS.contains(&"mcp")),
                 (_, toml::Value::Table(keys)) => {

@@ -13,6 +13,8 @@
 //! - `mcp`: `[[mcp]]` servers ([`McpEntry`]), checked against policy like tool plugins.
 //! - `shell`: `[tools.shell]` and how the layers may set it; [`HostPattern`]: the host patterns
 //!   of its `allowed_hosts` and of `policy.shell_allowed_hosts`.
+//! - `rules`: `[[rules]]` of each layer, checked with their examples and gathered into the
+//!   [`RuleSet`](crate::domain::rules::RuleSet) in force ([`Config::rules`]).
 //! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
 //!   and the limits on a registry request; user and managed layers only.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]) and the
@@ -35,6 +37,7 @@ mod own_paths;
 mod plugin_source;
 mod project_grants;
 mod registries;
+mod rules;
 mod schema;
 mod shell;
 mod shell_hosts;

@@ -30,6 +30,8 @@ pub struct Config {
     pub mcp: Vec<super::McpEntry>,
     /// The registries credentials go to, and the limits on registry requests.
     pub registries: super::RegistriesConfig,
+    /// `[[rules]]` of every layer and the built-in ones: when a tool call asks.
+    pub rules: crate::domain::rules::RuleSet,
 }
 
 /// Which model answers, and how requests are made.
@@ -200,13 +202,26 @@ impl Default for WorkerConfig {
 }
 
 /// `[tools]`: how much the model's tool calls may do without asking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsConfig {
     /// The permission mode: `read-only`, `ask` (default), `auto-edit` or `full-auto`.
     pub mode: Mode,
     /// `[tools.shell]`: the built-in `shell` tool and its sandbox.
     pub shell: super::ShellConfig,
+    /// Whether the built-in rules (read-only commands, builds and tests run unasked under
+    /// `ask`) are in force; `false` in any layer turns them off.
+    pub builtin_rules: bool,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        Self {
+            mode: Mode::default(),
+            shell: super::ShellConfig::default(),
+            builtin_rules: true,
+        }
+    }
 }
 
 /// The kind of a configured plugin.
@@ -416,6 +431,9 @@ pub struct PolicyConfig {
     /// Only tool plugins declared by the managed layer are allowed; a user or project tool
     /// entry is a configuration error.
     pub managed_tools_only: bool,
+    /// Only the managed layer's `allow` rules apply: those of the user and project layers
+    /// are left out (their `deny` and `ask` rules still apply).
+    pub managed_rules_only: bool,
     /// The most a user or project tool plugin may be granted; a grant above it is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_grants: Option<super::ToolGrantCeiling>,
@@ -496,6 +514,7 @@ impl Default for PolicyConfig {
             max_plugin_memory_mb: None,
             max_component_mb: MAX_COMPONENT_MB,
             managed_tools_only: false,
+            managed_rules_only: false,
             max_tool_grants: None,
             max_tool_grants_from: Vec::new(),
             ceilings_from: std::collections::BTreeMap::new(),

@@ -25,6 +25,14 @@ pub enum Approval {
 pub enum AskWhy {
     /// Its tool plugin (this name) is marked `approve = "ask"`.
     Plugin(String),
+    /// A `[[rules]]` entry says `ask` (or a command cannot be judged for certain while deny
+    /// rules are in force).
+    Rule {
+        /// The rule's id (empty when no single rule decided).
+        id: String,
+        /// Why, as the rule says.
+        why: String,
+    },
     /// The permission mode asks before a call of this effect.
     Mode {
         /// The mode in force.
@@ -38,7 +46,7 @@ impl AskWhy {
     /// The call's effect when the mode asks.
     pub fn effect(&self) -> Option<ToolEffect> {
         match self {
-            Self::Plugin(_) => None,
+            Self::Plugin(_) | Self::Rule { .. } => None,
             Self::Mode { effect, .. } => Some(*effect),
         }
     }
@@ -50,6 +58,7 @@ impl AskWhy {
             Self::Plugin(plugin) => {
                 format!("tool plugin `{plugin}` requires approval (approve = \"ask\")")
             }
+            Self::Rule { why, .. } => why.clone(),
             Self::Mode { mode, effect } => format!(
                 "mode `{mode}` asks before a tool that {}",
                 effect_phrase(*effect)

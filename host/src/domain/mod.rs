@@ -33,6 +33,8 @@ mod failure;
 mod intercept;
 mod item;
 pub mod mode;
+pub mod rules;
+pub mod shell_split;
 mod observe;
 mod point;
 pub mod price;

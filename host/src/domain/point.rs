@@ -108,6 +108,9 @@ pub enum DecidedBy {
     /// The host's policy: an interceptor failed under `failure = "closed"`, or an earlier
     /// closed failure ended the turn.
     Policy,
+    /// A `[[rules]]` entry (its id; several, comma-separated, when each simple command of a
+    /// `shell` call was allowed by its own rule).
+    Rule(String),
     /// Nobody objected and nobody was asked.
     Default,
 }
@@ -119,6 +122,7 @@ impl fmt::Display for DecidedBy {
             Self::Approval => f.write_str("approval"),
             Self::Mode => f.write_str("mode"),
             Self::Policy => f.write_str("policy"),
+            Self::Rule(id) => write!(f, "rule:{id}"),
             Self::Default => f.write_str("default"),
         }
     }
@@ -133,9 +137,10 @@ impl FromStr for DecidedBy {
             "approval" => Self::Approval,
             "mode" => Self::Mode,
             "policy" => Self::Policy,
-            _ => match s.strip_prefix("plugin:") {
-                Some(name) => Self::Plugin(name.to_owned()),
-                None => Self::Default,
+            _ => match (s.strip_prefix("plugin:"), s.strip_prefix("rule:")) {
+                (Some(name), _) => Self::Plugin(name.to_owned()),
+                (None, Some(id)) => Self::Rule(id.to_owned()),
+                (None, None) => Self::Default,
             },
         })
     }
@@ -167,6 +172,7 @@ mod tests {
             DecidedBy::Approval,
             DecidedBy::Mode,
             DecidedBy::Policy,
+            DecidedBy::Rule("cargo-test".into()),
             DecidedBy::Default,
         ] {
             assert_eq!(by.to_string().parse::<DecidedBy>(), Ok(by));

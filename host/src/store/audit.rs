@@ -110,7 +110,8 @@ pub enum AuditEvent {
         grants: Box<ToolGrantRecord>,
         /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
         decision: String,
-        /// Who decided: `plugin:<name>`, `approval`, `mode`, `policy` or `default`.
+        /// Who decided: `plugin:<name>`, `rule:<id>`, `approval`, `mode`, `policy` or
+        /// `default`.
         by: String,
         /// Why it was denied, if it was.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +127,10 @@ pub enum AuditEvent {
         /// for a read, or a call an interceptor denied first).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<crate::domain::Mode>,
+        /// The `[[rules]]` id that decided the call (allowed, denied or asked), comma-separated
+        /// when each simple command of a `shell` call had its own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
         /// Bytes of the arguments (JSON) the tool received, or that were asked for when denied.
         bytes_in: u64,
         /// Bytes of the result committed for the model.

@@ -74,6 +74,8 @@ pub struct ToolCallOutcome {
     /// The mode that judged a call that writes or runs commands (`None` for a read, or a call
     /// the chain denied first), and whether the mode alone let it run.
     mode: Option<(Mode, ToolEffect, bool)>,
+    /// The `[[rules]]` id(s) that decided, and whether the rule alone let it run.
+    rule: Option<(String, bool)>,
     /// What it produced (or why it did not run); `None` until settled.
     output: Option<ToolOutput>,
 }
@@ -88,6 +90,7 @@ impl ToolCallOutcome {
             denied: None,
             approval: None,
             mode: None,
+            rule: None,
             output: None,
         }
     }
@@ -134,6 +137,11 @@ impl ToolCallOutcome {
         if let Some(reason) = denied {
             self.deny(DecidedBy::Mode, reason);
         }
+    }
+
+    /// The rule(s) `ids` decided the call: `allowed` when they alone let it run.
+    pub(crate) fn ruled(&mut self, ids: String, allowed: bool) {
+        self.rule = Some((ids, allowed));
     }
 
     /// The person answered; `refused` is the reason of a no.
@@ -246,8 +254,12 @@ impl ToolCallOutcome {
         let (by, decision) = match &self.denied {
             None if self.approval.is_some() => (DecidedBy::Approval, ToolDecision::Allow),
             None if self.ran_unasked_by_mode() => (DecidedBy::Mode, ToolDecision::Allow),
+            None if self.ran_unasked_by_rule().is_some() => (
+                DecidedBy::Rule(self.ran_unasked_by_rule().unwrap_or_default().to_owned()),
+                ToolDecision::Allow,
+            ),
             None => (DecidedBy::Default, ToolDecision::Allow),
-            Some((by @ (DecidedBy::Approval | DecidedBy::Mode), reason)) => {
+            Some((by @ (DecidedBy::Approval | DecidedBy::Mode | DecidedBy::Rule(_)), reason)) => {
                 (by.clone(), ToolDecision::Deny(reason.clone()))
             }
             Some(_) => return None,
@@ -277,6 +289,14 @@ impl ToolCallOutcome {
         self.mode.is_some_and(|(_, _, unasked)| unasked)
     }
 
+    /// The rule(s) that alone let this call run.
+    fn ran_unasked_by_rule(&self) -> Option<&str> {
+        self.rule
+            .as_ref()
+            .filter(|(_, allowed)| *allowed)
+            .map(|(ids, _)| ids.as_str())
+    }
+
     /// Who the audit log names as deciding: the denier; else the person when asked; else the
     /// mode when it alone let a write or command run; else the last interceptor that rewrote
     /// the arguments; else nobody (`default`).
@@ -285,6 +305,9 @@ impl ToolCallOutcome {
             (Some((by, _)), _, _) => by.clone(),
             (None, Some(_), _) => DecidedBy::Approval,
             (None, None, _) if self.ran_unasked_by_mode() => DecidedBy::Mode,
+            (None, None, _) if self.ran_unasked_by_rule().is_some() => {
+                DecidedBy::Rule(self.ran_unasked_by_rule().unwrap_or_default().to_owned())
+            }
             (None, None, Some(last)) => DecidedBy::Plugin(last.plugin.clone()),
             (None, None, None) => DecidedBy::Default,
         }
@@ -323,6 +346,7 @@ impl ToolCallOutcome {
                 .collect(),
             approval: self.approval.map(|a| a.to_string()),
             mode: self.mode.map(|(mode, _, _)| mode),
+            rule: self.rule.as_ref().map(|(ids, _)| ids.clone()),
             bytes_in,
             bytes_out: output.content.len() as u64,
             is_error: output.is_error,

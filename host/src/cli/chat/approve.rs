@@ -127,6 +127,11 @@ pub(crate) fn question(
             "  ? tool {name} of plugin {} wants to run",
             escape_capped(plugin, MAX_NAME)
         ),
+        AskWhy::Rule { id, why } => format!(
+            "  ? tool {name}: {}{}",
+            if id.is_empty() { String::new() } else { format!("rule {} asks: ", escape_capped(id, MAX_NAME)) },
+            escape_capped(why, 400)
+        ),
         AskWhy::Mode { mode, effect } => format!(
             "  ? tool {name} wants to {} (mode {mode})",
             match effect {
@@ -137,7 +142,8 @@ pub(crate) fn question(
     };
     let arguments = &call.arguments;
     // An edit shows its diff, a command itself; other calls their arguments.
-    let body = match why.effect() {
+    let shell = (call.name == crate::domain::builtin::SHELL).then_some(ToolEffect::Shell);
+    let body = match why.effect().or(shell) {
         Some(ToolEffect::Shell) => shell_lines(arguments),
         _ => None,
     }

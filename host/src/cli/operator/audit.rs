@@ -254,6 +254,13 @@ fn tool_line(t: &Value) -> String {
         .as_str()
         .map(|a| format!(", approval {a}"))
         .unwrap_or_default();
+    // The rule that asked (the person then decided), or that allowed it.
+    let approval = match t["rule"].as_str() {
+        Some(rule) if !text("by").starts_with("rule:") => {
+            format!("{approval}, rule {}", crate::domain::escape::escape(rule))
+        }
+        _ => approval,
+    };
     let http = match t.get("http") {
         Some(h) if h.is_object() => format!(
             "; http {} requests ({} refused), {} bytes out, {} in",

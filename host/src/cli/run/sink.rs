@@ -231,6 +231,7 @@ impl TurnSink for CliSink {
         let hint = match why {
             AskWhy::Plugin(_) => "",
             AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
+            AskWhy::Rule { .. } => "",
         };
         let reason = format!(
             "{}; `warden run` does not ask and denies such calls unless --yes is given{hint}",

@@ -38,6 +38,8 @@ struct FileConfig {
     policy: PolicyConfig,
     mcp: Vec<super::McpSpec>,
     registries: super::RegistriesConfig,
+    /// Read with their lines by `config/rules.rs`.
+    rules: Vec<Value>,
 }
 
 /// Which layer a file is.
@@ -146,6 +148,7 @@ struct Layer {
     kind: LayerKind,
     path: PathBuf,
     table: Table,
+    rules: Vec<crate::domain::rules::Rule>,
 }
 
 /// Read and merge the layers in `sources`.
@@ -196,6 +199,7 @@ fn load_with(
             }
         };
         let table = parse_layer(path, &text)?;
+        let rules = super::rules::read_layer(*kind, path, &text)?;
         if *kind == LayerKind::Managed {
             locks = locks::check(path, &text)?;
             managed = Some(managed::source(path, &text, sources.managed_is_system));
@@ -204,6 +208,7 @@ fn load_with(
             kind: *kind,
             path: path.clone(),
             table,
+            rules,
         });
     }
     let user_file = sources
@@ -301,13 +306,24 @@ fn merge_layers(
     };
 
     let mut locked_hits: Vec<(String, PathBuf)> = Vec::new();
+    let mut rule_layers = super::rules::RuleLayers::default();
+    let mut builtin_rules = true;
     for Layer {
         kind,
         path,
         mut table,
+        rules,
     } in layers
     {
         files.push(path.clone());
+        table.remove("rules");
+        rule_layers.add(kind, rules, include_project_code);
+        // Any layer may turn the built-in rules off; none can turn them back on.
+        if let Some(Value::Table(tools)) = table.get_mut("tools")
+            && let Some(value) = tools.remove("builtin_rules")
+        {
+            builtin_rules &= value.as_bool() != Some(false);
+        }
         if kind != LayerKind::Managed {
             // Locks first, so that nothing below (plugins, deny globs) escapes them.
             for lock in locks {
@@ -329,6 +345,9 @@ fn merge_layers(
         }
         if kind == LayerKind::Project {
             project_settings = take_held_settings(&mut table, include_project_code);
+            if let Some(held) = rule_layers.held_declaration() {
+                project_settings.insert("rules.allow".to_owned(), held);
+            }
         }
         if modes.note(kind, &path, &table).is_some()
             && kind == LayerKind::Project
@@ -508,6 +527,8 @@ fn merge_layers(
     }
     let mut tools = file.tools;
     tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
+    tools.builtin_rules = builtin_rules;
+    let rules = rule_layers.finish(builtin_rules, policy.managed_rules_only, &mut warnings)?;
     let project_mode = modes.project_raise();
     let project_code = (!project_entries.is_empty()
         || !project_mcp.is_empty()
@@ -533,6 +554,7 @@ fn merge_layers(
             policy,
             mcp: servers,
             registries: file.registries,
+            rules,
         },
         warnings,
         files,

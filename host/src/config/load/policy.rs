@@ -54,6 +54,7 @@ pub(super) fn merge(
     policy.managed_plugins_only |= layer.managed_plugins_only;
     policy.max_component_mb = policy.max_component_mb.min(layer.max_component_mb);
     policy.managed_tools_only |= layer.managed_tools_only;
+    policy.managed_rules_only |= layer.managed_rules_only;
     if let Some(ceiling) = &layer.max_tool_grants {
         ceiling.check(path)?;
         policy.max_tool_grants_from.push((

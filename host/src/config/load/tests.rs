@@ -23,7 +23,10 @@ fn no_files_gives_the_defaults() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.toml");
     let loaded = load(&sources(&[(LayerKind::User, &missing)])).unwrap();
-    assert_eq!(loaded.config, Config::default());
+    // The built-in rules are in force unless a layer turns them off.
+    let mut expected = Config::default();
+    expected.rules.rules = crate::domain::rules::builtin_rules();
+    assert_eq!(loaded.config, expected);
     assert_eq!(loaded.config.model.provider, ProviderKind::Echo);
     assert!(loaded.files.is_empty());
 }

@@ -22,6 +22,7 @@ mod points;
 mod referenced;
 mod served;
 mod shell_checkpoint;
+mod rules;
 mod system;
 mod tool_calls;
 

@@ -31,9 +31,10 @@
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
 use crate::domain::builtin::ToolEffect;
+use crate::domain::rules::Decision;
 use crate::domain::{
-    Alert, Approval, AskWhy, CallPoint, Entry, Event, Interceptor, ModeVerdict, ToolCall,
-    TurnEvent, TurnSink,
+    Alert, Approval, AskWhy, CallPoint, DecidedBy, Entry, Event, Interceptor, ModeVerdict,
+    ToolCall, TurnEvent, TurnSink,
 };
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord};
 use crate::worker::chain::{PointEnd, Verdict, run_point};
@@ -238,7 +239,8 @@ impl Worker {
         call: &ToolCall,
         why: &AskWhy,
     ) -> (ApprovalAnswer, Option<String>) {
-        if self.always_approved.contains(&call.name) {
+        // An earlier `always` for the tool never answers for a rule that asks.
+        if self.always_approved.contains(&call.name) && !matches!(why, AskWhy::Rule { .. }) {
             return (ApprovalAnswer::Remembered, None);
         }
         match sink.approve_tool(call, why) {
@@ -282,16 +284,28 @@ impl Worker {
             self.emit(sink, event);
         }
 
-        // 2. The mode, then approval (a call the chain denied is neither judged nor asked).
+        // 2. The rules and the mode, then approval (a call the chain denied is neither judged
+        //    nor asked). A rule's deny refuses in every mode, its ask asks in every mode that
+        //    lets the call through, its allow stands for the mode's question.
         if outcome.denied().is_none() {
             let mut ask = None;
             let effect = self.tools.effect(&call.name).unwrap_or(ToolEffect::Read);
-            if effect != ToolEffect::Read {
+            let judgement = self.judge_rules(&outcome.call_to_run());
+            let rule_ids = self.config.rules.ids(&judgement).unwrap_or_default();
+            let rule_reason = self.config.rules.reason(&judgement);
+            if judgement.decision == Some(Decision::Deny) {
+                outcome.ruled(rule_ids.clone(), false);
+                outcome.deny(DecidedBy::Rule(rule_ids.clone()), rule_reason.clone());
+            } else if effect != ToolEffect::Read {
                 let mode = self.mode;
                 match mode.judge(effect) {
                     ModeVerdict::Deny => {
                         let reason = mode.denial(&call.name, effect);
                         outcome.judged_by_mode(mode, effect, false, Some(reason));
+                    }
+                    ModeVerdict::Ask if judgement.decision == Some(Decision::Allow) => {
+                        outcome.judged_by_mode(mode, effect, false, None);
+                        outcome.ruled(rule_ids.clone(), true);
                     }
                     ModeVerdict::Ask => {
                         outcome.judged_by_mode(mode, effect, false, None);
@@ -299,6 +313,15 @@ impl Worker {
                     }
                     ModeVerdict::Run => outcome.judged_by_mode(mode, effect, true, None),
                 }
+            }
+            if outcome.denied().is_none() && judgement.decision == Some(Decision::Ask) {
+                if !rule_ids.is_empty() {
+                    outcome.ruled(rule_ids.clone(), false);
+                }
+                ask = Some(AskWhy::Rule {
+                    id: rule_ids,
+                    why: rule_reason,
+                });
             }
             // A plugin's own `approve = "ask"` asks in every mode that let the call through.
             if outcome.denied().is_none()

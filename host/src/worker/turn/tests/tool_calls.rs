@@ -74,6 +74,7 @@ impl TurnSink for Approver {
         let why = match why {
             crate::domain::AskWhy::Plugin(plugin) => plugin.clone(),
             crate::domain::AskWhy::Mode { mode, .. } => format!("mode {mode}"),
+            crate::domain::AskWhy::Rule { id, .. } => format!("rule {id}"),
         };
         self.asked.push((call.name.clone(), why));
         if self.answers.is_empty() {
@@ -275,6 +276,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 rewritten_by: Vec::new(),
                 approval: None,
                 mode: None,
+                rule: None,
                 bytes_in: json!({"path": "b.txt"}).to_string().len() as u64,
                 bytes_out: denial.len() as u64,
                 is_error: true,
@@ -293,6 +295,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 rewritten_by: vec!["plugin:guard".into()],
                 approval: None,
                 mode: None,
+                rule: None,
                 bytes_in: json!({"path": "a.txt"}).to_string().len() as u64,
                 bytes_out: 6,
                 is_error: false,

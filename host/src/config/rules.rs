@@ -1,0 +1,255 @@
+//! `[[rules]]` in each configuration layer: read with the line of each rule, checked (ids,
+//! shape, `examples` and `not_examples`) when the configuration loads, and gathered into the
+//! [`RuleSet`] in force.
+//!
+//! Every layer's rules apply together and the strictest decision wins, so no layer can loosen
+//! a managed `deny` or `ask`. Under `policy.managed_rules_only` the `allow` rules of the user
+//! and project layers are left out (with a warning). A project's `allow` rules are a trust
+//! declaration: until `warden trust` they are held back; its `deny` and `ask` rules apply at
+//! once. The built-in rules come last, unless `[tools] builtin_rules = false`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::error::ConfigError;
+use super::load::LayerKind;
+use crate::domain::rules::{Decision, Rule, RuleOrigin, RuleSet, builtin_rules};
+
+/// A word of a command prefix: one word, or its alternatives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            Self::One(one) => vec![one],
+            Self::Many(many) => many,
+        }
+    }
+}
+
+/// One `[[rules]]` entry as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleSpec {
+    id: String,
+    decision: Decision,
+    #[serde(default)]
+    why: String,
+    #[serde(default)]
+    tool: Option<OneOrMany>,
+    #[serde(default)]
+    command: Vec<OneOrMany>,
+    #[serde(default)]
+    unless: Vec<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    examples: Vec<String>,
+    #[serde(default)]
+    not_examples: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RulesOnly {
+    #[serde(default)]
+    rules: Vec<toml::Spanned<RuleSpec>>,
+}
+
+/// The rules of one layer, read from its text, each checked on its own.
+pub(crate) fn read_layer(
+    kind: LayerKind,
+    path: &Path,
+    text: &str,
+) -> Result<Vec<Rule>, ConfigError> {
+    let parsed: RulesOnly =
+        toml::from_str(text).map_err(|err| ConfigError::parse(path, text, &err))?;
+    let mut out = Vec::new();
+    for spanned in parsed.rules {
+        let line = text
+            .get(..spanned.span().start)
+            .map_or(1, |before| before.matches('\n').count() + 1);
+        let spec = spanned.into_inner();
+        let rule = build(spec, kind, path, line)?;
+        check_examples(&rule, path, line)?;
+        out.push(rule);
+    }
+    Ok(out)
+}
+
+fn error(path: &Path, line: usize, message: String) -> ConfigError {
+    ConfigError::Parse {
+        path: path.to_owned(),
+        line,
+        column: 1,
+        key: Some("rules".to_owned()),
+        message,
+    }
+}
+
+fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Rule, ConfigError> {
+    let id = spec.id.trim().to_owned();
+    if id.is_empty() || id.starts_with("builtin:") || id.contains(char::is_whitespace) {
+        return Err(error(
+            path,
+            line,
+            format!("rule id `{}` must be one word, not starting with `builtin:`", spec.id),
+        ));
+    }
+    let tools = spec.tool.map(OneOrMany::into_vec).unwrap_or_default();
+    let command: Vec<Vec<String>> = spec.command.into_iter().map(OneOrMany::into_vec).collect();
+    let named = |what: &str| error(path, line, format!("rule `{id}`: {what}"));
+    if command.iter().any(|alts| alts.is_empty() || alts.iter().any(String::is_empty)) {
+        return Err(named("every word of `command` needs at least one non-empty alternative"));
+    }
+    let shell_tool = tools.is_empty() || tools == ["shell"];
+    let (tools, command) = match (command.is_empty(), shell_tool) {
+        (false, true) if spec.paths.is_empty() => (Vec::new(), command),
+        (false, _) => {
+            return Err(named(
+                "a `command` rule is for the `shell` tool and takes no `paths`",
+            ));
+        }
+        (true, _) if tools.is_empty() && spec.paths.is_empty() => {
+            return Err(named("needs `command` (for `shell`), `tool` or `paths`"));
+        }
+        (true, _) if tools == ["shell"] => {
+            return Err(named("a rule on `shell` needs `command`"));
+        }
+        (true, _) => (tools, command),
+    };
+    if spec.examples.is_empty() {
+        return Err(named("needs at least one entry in `examples`"));
+    }
+    Ok(Rule {
+        id,
+        decision: spec.decision,
+        why: spec.why,
+        command,
+        unless: spec.unless,
+        tools,
+        paths: spec.paths,
+        examples: spec.examples,
+        not_examples: spec.not_examples,
+        origin: RuleOrigin {
+            layer: kind.as_str().to_owned(),
+            file: Some(path.to_owned()),
+            line,
+        },
+    })
+}
+
+fn check_examples(rule: &Rule, path: &Path, line: usize) -> Result<(), ConfigError> {
+    for example in &rule.examples {
+        if !rule.matches_example(example) {
+            return Err(error(
+                path,
+                line,
+                format!("rule `{}`: example `{example}` does not match it", rule.id),
+            ));
+        }
+    }
+    for example in &rule.not_examples {
+        if rule.matches_example(example) {
+            return Err(error(
+                path,
+                line,
+                format!("rule `{}`: not_example `{example}` matches it", rule.id),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every layer's rules, gathered: the ones in force, and the project's `allow` rules held
+/// back until trust (as JSON, for the trust declaration).
+#[derive(Debug, Default)]
+pub(crate) struct RuleLayers {
+    rules: Vec<Rule>,
+    held: Vec<Rule>,
+}
+
+impl RuleLayers {
+    /// Add the rules of one layer. A project's `allow` rules apply only when `trusted`.
+    pub(crate) fn add(&mut self, kind: LayerKind, rules: Vec<Rule>, trusted: bool) {
+        for rule in rules {
+            if kind == LayerKind::Project && rule.decision == Decision::Allow {
+                if trusted {
+                    self.rules.push(rule.clone());
+                }
+                self.held.push(rule);
+            } else {
+                self.rules.push(rule);
+            }
+        }
+    }
+
+    /// The project's `allow` rules, as a trust declaration (`setting:rules.allow`).
+    pub(crate) fn held_declaration(&self) -> Option<serde_json::Value> {
+        (!self.held.is_empty()).then(|| {
+            serde_json::Value::Array(
+                self.held
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "id": r.id,
+                            "command": r.command,
+                            "unless": r.unless,
+                            "tool": r.tools,
+                            "paths": r.paths,
+                        })
+                    })
+                    .collect(),
+            )
+        })
+    }
+
+    /// The rule set in force: managed rules first, then user and project, then (unless
+    /// turned off) the built-in ones. Ids must be unique.
+    pub(crate) fn finish(
+        self,
+        builtin: bool,
+        managed_rules_only: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<RuleSet, ConfigError> {
+        let mut rules: Vec<Rule> = Vec::new();
+        let order = ["managed", "user", "project"];
+        let mut all = self.rules;
+        all.sort_by_key(|r| order.iter().position(|l| *l == r.origin.layer));
+        for rule in all {
+            if managed_rules_only && rule.origin.layer != "managed" && rule.decision == Decision::Allow
+            {
+                warnings.push(format!(
+                    "{}: allow rule `{}` from the {} layer was not used: managed policy allows managed allow rules only",
+                    rule.origin.place(),
+                    rule.id,
+                    rule.origin.layer
+                ));
+                continue;
+            }
+            if let Some(first) = rules.iter().find(|r| r.id == rule.id) {
+                return Err(ConfigError::Parse {
+                    path: rule.origin.file.clone().unwrap_or_else(|| PathBuf::from("rules")),
+                    line: rule.origin.line,
+                    column: 1,
+                    key: Some("rules".to_owned()),
+                    message: format!(
+                        "rule id `{}` is already used at {}",
+                        rule.id,
+                        first.origin.place()
+                    ),
+                });
+            }
+            rules.push(rule);
+        }
+        if builtin {
+            rules.extend(builtin_rules());
+        }
+        Ok(RuleSet { rules })
+    }
+}

@@ -1,0 +1,180 @@
+//! The rules in force and their verdict on one call.
+
+use serde::Serialize;
+
+use super::rule::{Decision, Rule};
+use crate::domain::shell_split::{SimpleCommand, split};
+
+/// The rules in force, every layer's (managed, user, project, built-in) in one list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RuleSet {
+    /// The rules.
+    pub rules: Vec<Rule>,
+}
+
+/// One simple command of a `shell` call and what the rules say of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The command.
+    pub command: SimpleCommand,
+    /// The strictest matching rule's decision (none: no rule matches).
+    pub decision: Option<Decision>,
+    /// That rule's index in [`RuleSet::rules`].
+    pub rule: Option<usize>,
+}
+
+/// What the rules say of one call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Judgement {
+    /// The decision (none: no rule decides, the permission mode does).
+    pub decision: Option<Decision>,
+    /// The rules that decided (indices in [`RuleSet::rules`]): the denying or asking rule,
+    /// or every allowing one.
+    pub rules: Vec<usize>,
+    /// For `shell`: each simple command and its verdict.
+    pub parts: Vec<Part>,
+    /// For `shell`: what the parse could not be certain of.
+    pub uncertain: Vec<String>,
+}
+
+impl RuleSet {
+    /// The rule at `index`.
+    pub fn get(&self, index: usize) -> Option<&Rule> {
+        self.rules.get(index)
+    }
+
+    /// The ids of the rules that decided `judgement`, comma-separated.
+    pub fn ids(&self, judgement: &Judgement) -> Option<String> {
+        let ids: Vec<&str> = judgement
+            .rules
+            .iter()
+            .filter_map(|i| self.rules.get(*i))
+            .map(|r| r.id.as_str())
+            .collect();
+        (!ids.is_empty()).then(|| ids.join(","))
+    }
+
+    /// Why the rules decided as they did: the deciding rule's `why` (and id), for the person
+    /// and the model.
+    pub fn reason(&self, judgement: &Judgement) -> String {
+        let mut out = Vec::new();
+        for rule in judgement.rules.iter().filter_map(|i| self.rules.get(*i)) {
+            if rule.why.is_empty() {
+                out.push(format!("rule `{}`", rule.id));
+            } else {
+                out.push(format!("rule `{}`: {}", rule.id, rule.why));
+            }
+        }
+        if out.is_empty() && !judgement.uncertain.is_empty() {
+            out.push(format!(
+                "the command cannot be judged for certain ({}) and deny rules are in force",
+                judgement.uncertain.join("; ")
+            ));
+        }
+        out.join("; ")
+    }
+
+    /// The strictest rule matching one simple command. A `deny` or `ask` rule that the
+    /// command may match once expanded (`git $x` and a rule on `git push`) makes it ask.
+    fn strictest(&self, command: &SimpleCommand) -> Option<(Decision, usize)> {
+        self.rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                if r.matches_command(command) {
+                    Some((r.decision, i))
+                } else if r.decision > Decision::Allow && r.may_match_command(command) {
+                    Some((Decision::Ask, i))
+                } else {
+                    None
+                }
+            })
+            .fold(None, |best, (d, i)| match best {
+                Some((b, _)) if b >= d => best,
+                _ => Some((d, i)),
+            })
+    }
+
+    /// The verdict on a `shell` call of `command`: every simple command judged on its own,
+    /// the strictest decision winning. A wrapper (`env`, `xargs` …) is judged by the command
+    /// it runs; a rule on the wrapper itself may still deny or ask. Anything uncertain keeps
+    /// the command from `allow` (and makes it ask when deny rules are in force, since a deny
+    /// rule cannot see through it).
+    pub fn judge_shell(&self, command: &str) -> Judgement {
+        let split = split(command);
+        let parts: Vec<Part> = split
+            .commands
+            .into_iter()
+            .map(|command| {
+                let found = self.strictest(&command);
+                Part {
+                    decision: found.map(|(d, _)| d),
+                    rule: found.map(|(_, i)| i),
+                    command,
+                }
+            })
+            .collect();
+        let counted = |p: &&Part| !p.command.wrapper || p.decision > Some(Decision::Allow);
+        let strictest = parts
+            .iter()
+            .filter(counted)
+            .filter_map(|p| p.decision)
+            .max();
+        let of = |d: Decision| -> Vec<usize> {
+            let mut ids: Vec<usize> = parts
+                .iter()
+                .filter(counted)
+                .filter(|p| p.decision == Some(d))
+                .filter_map(|p| p.rule)
+                .collect();
+            ids.dedup();
+            ids
+        };
+        let judged: Vec<&Part> = parts.iter().filter(|p| !p.command.wrapper).collect();
+        let (decision, rules) = match strictest {
+            Some(d @ (Decision::Deny | Decision::Ask)) => (Some(d), of(d)),
+            _ if !split.uncertain.is_empty() => {
+                let denies = self
+                    .rules
+                    .iter()
+                    .any(|r| r.is_command() && r.decision == Decision::Deny);
+                (denies.then_some(Decision::Ask), Vec::new())
+            }
+            Some(Decision::Allow)
+                if !judged.is_empty()
+                    && judged.iter().all(|p| p.decision == Some(Decision::Allow)) =>
+            {
+                let mut ids: Vec<usize> = judged.iter().filter_map(|p| p.rule).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                (Some(Decision::Allow), ids)
+            }
+            _ => (None, Vec::new()),
+        };
+        Judgement {
+            decision,
+            rules,
+            parts,
+            uncertain: split.uncertain,
+        }
+    }
+
+    /// The verdict on a call of another tool (`path`: a writer's normalised target).
+    pub fn judge_tool(&self, tool: &str, path: Option<&str>) -> Judgement {
+        let found = self
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.matches_tool(tool, path))
+            .map(|(i, r)| (r.decision, i))
+            .fold(None, |best: Option<(Decision, usize)>, (d, i)| match best {
+                Some((b, _)) if b >= d => best,
+                _ => Some((d, i)),
+            });
+        Judgement {
+            decision: found.map(|(d, _)| d),
+            rules: found.map(|(_, i)| i).into_iter().collect(),
+            ..Judgement::default()
+        }
+    }
+}
