@@ -16,6 +16,7 @@
 //! - [`CompactionMarker`], [`CompactionInfo`], [`SUMMARY_PROMPT`]: compaction's values.
 //! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`]; [`Mode`]: the
 //!   permission mode that judges each effect.
+//! - [`diff`]: the line diff a change is shown with.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
