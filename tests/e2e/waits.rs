@@ -87,7 +87,8 @@ fn run_verbose_shows_a_denied_tool_call_with_its_outcome() {
     server.push(Reply::text("done"));
     let out = openai_run(&env, &server.openai_url(), &["run", "-v", "change it"]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    // Its only write was denied: exit 4.
+    assert_eq!(out.status.code(), Some(4), "{err}");
     assert_eq!(
         err.matches("✗ write_file a.txt — denied by").count(),
         1,

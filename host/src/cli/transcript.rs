@@ -84,7 +84,7 @@ pub(crate) fn tail(output: &str, keep: usize) -> (usize, Vec<String>) {
     (hidden, shown)
 }
 
-/// `… 12 earlier lines (/last shows them all)` style fold note for `hidden` lines.
+/// The note for `hidden` folded lines: `… 12 lines above`, `how` saying where they are.
 pub(crate) fn folded(hidden: usize, how: &str) -> Option<String> {
     (hidden > 0).then(|| {
         let s = if hidden == 1 { "" } else { "s" };

@@ -27,8 +27,28 @@ enum Op {
     Add,
 }
 
-/// The edit script from `old` to `new`, line by line.
+/// The edit script from `old` to `new`, line by line: the lines both start and end with are
+/// the same, and only what lies between them is compared (so that one edit in a long file is
+/// one change, not the whole file).
 fn script(old: &[&str], new: &[&str]) -> Vec<Op> {
+    let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut ops = vec![Op::Same; head];
+    ops.extend(middle(
+        &old[head..old.len() - tail],
+        &new[head..new.len() - tail],
+    ));
+    ops.extend(std::iter::repeat_n(Op::Same, tail));
+    ops
+}
+
+/// The edit script of the part that differs: a longest common subsequence, bounded.
+fn middle(old: &[&str], new: &[&str]) -> Vec<Op> {
     let (n, m) = (old.len(), new.len());
     if n.saturating_mul(m) > MAX_CELLS {
         return std::iter::repeat_n(Op::Del, n)
@@ -164,6 +184,11 @@ mod tests {
             ]
         );
         assert!(unified(old, old).is_empty());
+        // One edit in a file far past the compared bound is still one change.
+        let long: String = (0..10_000).map(|n| format!("line {n}\n")).collect();
+        let edited = long.replace("line 5000\n", "line five thousand\n");
+        let (_, added, removed) = render(&unified(&long, &edited));
+        assert_eq!((added, removed), (1, 1));
         let (text, added, removed) = render(&unified(old, new));
         assert_eq!((added, removed), (1, 1));
         assert!(text.starts_with("@@ -2,7 +2,7 @@\n b\n"), "{text}");

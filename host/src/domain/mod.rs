@@ -17,6 +17,7 @@
 //! - [`builtin`]: the built-in tools' names and [`builtin::ToolEffect`]; [`Mode`]: the
 //!   permission mode that judges each effect.
 //! - [`Usage`]: the tokens a model answer took; [`price`]: what models cost and read.
+//! - [`diff`]: the line diff a change is shown with.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 
