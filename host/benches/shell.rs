@@ -65,6 +65,7 @@ fn bench(c: &mut Criterion) {
         probe: false,
         argv: None,
         stdio: false,
+        guard: None,
     };
     let input = serde_json::to_vec(&spec).unwrap();
     let tool = ShellTool::new(

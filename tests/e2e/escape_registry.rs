@@ -477,3 +477,59 @@ fn update_refuses_a_downgrade_unless_allowed() {
     assert!(stdout(&out).contains("1.4.0 -> 2.0.0"), "{}", stdout(&out));
     assert!(!stdout(&out).contains("downgrade"), "{}", stdout(&out));
 }
+
+// ---- Hostile answers to a push ---------------------------------------------------------------
+
+/// Promise: a registry that answers a push without end cannot grow warden's memory (each
+/// answer read at most to the error cap), and one that trickles its answer cannot hold the push
+/// past `registries.deadline_s`; both errors name the registry.
+#[test]
+fn a_push_answered_without_end_or_at_a_trickle_is_cut() {
+    let wasm = fixtures::keyword_context();
+    let registry = Hostile::start(Behaviour::EndlessPushAnswer {
+        limit: 512 << 20,
+        trickle: false,
+    });
+    let env = TestEnv::new();
+    let reference = registry.oci("evil/push:1");
+    let out = run_measured(
+        &env,
+        &[],
+        &["plugin", "push", wasm.to_str().unwrap(), &reference],
+    );
+    eprintln!(
+        "endless push answer: peak RSS {} KiB, registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(
+        out.peak_rss_kib < 128 * 1024,
+        "peak RSS {} KiB after the registry sent {} bytes",
+        out.peak_rss_kib,
+        registry.sent()
+    );
+
+    let registry = Hostile::start(Behaviour::EndlessPushAnswer {
+        limit: 0,
+        trickle: true,
+    });
+    env.user_config("[registries]\ndeadline_s = 3\n");
+    let started = Instant::now();
+    let reference = registry.oci("evil/push:1");
+    let out = run_measured(
+        &env,
+        &[],
+        &["plugin", "push", wasm.to_str().unwrap(), &reference],
+    );
+    let took = started.elapsed();
+    eprintln!("trickling push answer: ended after {took:?}");
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains(&registry.addr()), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("registries.deadline_s = 3"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,5 +1,5 @@
-//! The pull side of the registry protocol (a manifest, a token, a blob), spoken directly over
-//! HTTP so that every response is held to limits: a cap on its body (the manifest cap, the
+//! The registry protocol (a manifest, a token, a blob; the requests of a push), spoken
+//! directly over HTTP so that every response is held to limits: a cap on its body (the manifest cap, the
 //! token cap, the error cap, the component cap for a layer), an idle timeout (no byte for
 //! `idle`) and a deadline for the whole request, each failure naming the registry, what was
 //! being fetched and the limit.
@@ -13,8 +13,10 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use futures_util::StreamExt as _;
-use reqwest::header::{ACCEPT, AUTHORIZATION, WWW_AUTHENTICATE};
-use reqwest::{StatusCode, Url};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE,
+};
+use reqwest::{Method, StatusCode, Url};
 
 use super::auth::Credentials;
 use super::error::OciError;
@@ -52,6 +54,12 @@ impl Limits {
 /// One GET that answered 2xx: its (capped) body.
 pub(super) struct Answer {
     pub body: Vec<u8>,
+}
+
+/// What a push request answered with a 2xx status: its `Location`, if any (its body is read
+/// at most to [`ERROR_MAX_BYTES`] and dropped).
+pub(super) struct Reply {
+    pub location: Option<String>,
 }
 
 /// A failed status with what its (capped) body said.
@@ -185,6 +193,74 @@ impl Puller {
             }
             let body = self.body(response, max, what, true).await?;
             return Ok(Ok(Answer { body }));
+        }
+    }
+
+    /// The registry's base URL (`https://HOST[:PORT]`).
+    pub(super) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `method` to `url` (on this registry) with `body` (bytes, content type), authenticated
+    /// as a challenge asks for `scope`; the answer's body read at most to [`ERROR_MAX_BYTES`]
+    /// (the rest never read). `Ok(Err(refusal))` for a status that is not 2xx. The caller
+    /// holds the whole to the deadline.
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        url: &Url,
+        body: Option<(&[u8], &str)>,
+        what: &str,
+        scope: &str,
+    ) -> Result<Result<Reply, Refusal>, OciError> {
+        let mut challenged = false;
+        loop {
+            let mut request = self.http.request(method.clone(), url.clone());
+            if let Some(value) = self.current_auth() {
+                request = request.header(AUTHORIZATION, value);
+            }
+            request = match body {
+                Some((bytes, content_type)) => request
+                    .header(CONTENT_TYPE, content_type)
+                    .body(bytes.to_vec()),
+                None => request.header(CONTENT_LENGTH, 0),
+            };
+            let response = request
+                .send()
+                .await
+                .map_err(|err| self.failed(what, &err))?;
+            let status = response.status();
+            if status == StatusCode::UNAUTHORIZED && !challenged {
+                challenged = true;
+                let challenge = response
+                    .headers()
+                    .get(WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                drop(response);
+                if let Some(challenge) = challenge
+                    && self.answer_challenge(&challenge, scope).await?
+                {
+                    continue;
+                }
+                return Ok(Err(Refusal {
+                    status,
+                    codes: Vec::new(),
+                }));
+            }
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let answer = self.body(response, ERROR_MAX_BYTES, what, false).await?;
+            if !status.is_success() {
+                return Ok(Err(Refusal {
+                    status,
+                    codes: error_codes(&answer),
+                }));
+            }
+            return Ok(Ok(Reply { location }));
         }
     }
 

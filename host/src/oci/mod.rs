@@ -10,8 +10,8 @@
 //!   from a Docker config file (never from warden's own config files).
 //! - `registry`: push, resolve a tag or digest, and fetch a layer under a size cap, over
 //!   HTTPS (plain HTTP only to a registry on this machine).
-//! - `fetch`: the pull requests themselves, each response held to a size cap, an idle
-//!   timeout and a deadline ([`Limits`]).
+//! - `fetch`: the requests themselves, each response held to a size cap, an idle timeout and
+//!   a deadline ([`Limits`]); `push`: a push's uploads over them.
 //! - `version`: how two plugin versions order ([`compare_versions`]), to tell a downgrade.
 //! - `cache`: the content-addressed cache under `$WARDEN_HOME/plugins/oci`, written atomically
 //!   and verified.
@@ -22,6 +22,7 @@ mod auth;
 mod cache;
 mod error;
 mod fetch;
+mod push;
 mod registry;
 mod version;
 

@@ -1,15 +1,10 @@
-//! Talking to a registry: push a component artifact (through `oci-client`), resolve a tag or
-//! digest to its manifest and fetch its layer (through `fetch`, which holds every response to
-//! a size cap, an idle timeout and a deadline). HTTPS, except to a registry on this machine
+//! Talking to a registry: push a component artifact, resolve a tag or digest to its manifest
+//! and fetch its layer (through `fetch`, which holds every response to a size cap, an idle
+//! timeout and a deadline). HTTPS, except to a registry on this machine
 //! (plain HTTP); every failure is mapped to an [`OciError`] naming the registry or
 //! reference.
 
-use std::time::Duration;
-
-use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::errors::OciDistributionError;
-use oci_client::secrets::RegistryAuth;
-use oci_client::{Client, Reference};
+use reqwest::{Method, Url};
 
 use super::artifact::{
     ACCEPTED_MANIFESTS, Descriptor, Manifest, OCI_MANIFEST_MEDIA_TYPE, digest_of,
@@ -17,6 +12,7 @@ use super::artifact::{
 use super::auth::Credentials;
 use super::error::OciError;
 use super::fetch::{Limits, MANIFEST_MAX_BYTES, Puller, Refusal};
+use super::push::upload;
 use crate::config::OciReference;
 
 /// How the registry is reached.
@@ -57,7 +53,6 @@ pub struct Resolved {
 
 /// A client for one registry.
 pub struct Registry {
-    client: Client,
     puller: Puller,
     credentials: Credentials,
     registry: String,
@@ -74,15 +69,6 @@ impl Registry {
     ) -> Result<Self, OciError> {
         // reqwest is built without a TLS provider of its own: the process uses ring.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = Client::new(ClientConfig {
-            protocol: match transport {
-                Transport::Https => ClientProtocol::Https,
-                Transport::Http => ClientProtocol::Http,
-            },
-            connect_timeout: Some(limits.idle.min(Duration::from_secs(15))),
-            read_timeout: Some(limits.idle),
-            ..ClientConfig::default()
-        });
         let scheme = match transport {
             Transport::Https => "https",
             Transport::Http => "http",
@@ -95,29 +81,10 @@ impl Registry {
             limits,
         )?;
         Ok(Self {
-            client,
             puller,
             credentials,
             registry: reference.registry.clone(),
         })
-    }
-
-    fn auth(&self) -> RegistryAuth {
-        match &self.credentials {
-            Credentials::Anonymous => RegistryAuth::Anonymous,
-            Credentials::Basic { user, password, .. } => {
-                RegistryAuth::Basic(user.clone(), password.clone())
-            }
-        }
-    }
-
-    fn client_reference(&self, reference: &OciReference) -> Reference {
-        let (registry, repository) = (reference.registry.clone(), reference.repository.clone());
-        match (&reference.tag, &reference.digest) {
-            (_, Some(digest)) => Reference::with_digest(registry, repository, digest.clone()),
-            (Some(tag), None) => Reference::with_tag(registry, repository, tag.clone()),
-            (None, None) => Reference::with_tag(registry, repository, "latest".into()),
-        }
     }
 
     /// Push `component` with `config` and `manifest` under `reference`'s tag; returns the
@@ -149,26 +116,46 @@ impl Registry {
         config: &[u8],
         manifest: &Manifest,
     ) -> Result<String, OciError> {
-        let target = self.client_reference(&reference.without_digest());
         let name = reference.to_string();
-        self.client
-            .store_auth_if_needed(&self.registry, &self.auth())
-            .await;
+        let scope = format!("repository:{}:pull,push", reference.repository);
         let body = serde_json::to_vec(manifest).map_err(|err| OciError::Registry {
             reference: name.clone(),
             message: err.to_string(),
         })?;
+        let refused = |doing: &str, refusal: &Refusal| self.refused(&name, doing, refusal);
         for (bytes, what) in [(component, "component layer"), (config, "config")] {
-            self.client
-                .push_blob(&target, bytes.to_vec(), &digest_of(bytes))
-                .await
-                .map_err(|err| self.classify(&name, &format!("pushing the {what}"), err))?;
+            upload(
+                &self.puller,
+                &name,
+                &reference.repository,
+                (bytes, &digest_of(bytes)),
+                what,
+                &scope,
+                &refused,
+            )
+            .await?;
         }
-        let content_type = http::HeaderValue::from_static(OCI_MANIFEST_MEDIA_TYPE);
-        self.client
-            .push_manifest_raw(&target, body.clone(), content_type)
-            .await
-            .map_err(|err| self.classify(&name, "pushing the manifest", err))?;
+        let tag = reference.tag.as_deref().unwrap_or("latest");
+        let url = format!(
+            "{}/v2/{}/manifests/{tag}",
+            self.puller.base(),
+            reference.repository
+        );
+        let url = Url::parse(&url).map_err(|err| OciError::Registry {
+            reference: name.clone(),
+            message: format!("{url}: {err}"),
+        })?;
+        let what = format!("the manifest of {name}");
+        self.puller
+            .send(
+                Method::PUT,
+                &url,
+                Some((&body, OCI_MANIFEST_MEDIA_TYPE)),
+                &what,
+                &scope,
+            )
+            .await?
+            .map_err(|refusal| refused("pushing the manifest", &refusal))?;
         Ok(digest_of(&body))
     }
 
@@ -300,73 +287,6 @@ impl Registry {
                         format!(" ({})", refusal.codes.join(", "))
                     }
                 ),
-            },
-        }
-    }
-
-    /// `err` from `doing` for `reference`, as the error the person can act on.
-    fn classify(&self, reference: &str, doing: &str, err: OciDistributionError) -> OciError {
-        let denied = |status: &str| OciError::Denied {
-            registry: self.registry.clone(),
-            reference: reference.to_owned(),
-            status: status.to_owned(),
-            credentials: self.credentials.describe(),
-        };
-        let not_found = || OciError::NotFound {
-            reference: reference.to_owned(),
-        };
-        match err {
-            OciDistributionError::RequestError(err) => {
-                if err.is_connect() || err.is_timeout() {
-                    OciError::Unreachable {
-                        registry: self.registry.clone(),
-                        message: chain(&err),
-                    }
-                } else {
-                    OciError::Registry {
-                        reference: reference.to_owned(),
-                        message: format!("{doing}: {}", chain(&err)),
-                    }
-                }
-            }
-            OciDistributionError::UnauthorizedError { .. }
-            | OciDistributionError::AuthenticationFailure(_) => denied("401 Unauthorized"),
-            OciDistributionError::ImageManifestNotFoundError(_) => not_found(),
-            OciDistributionError::ServerError { code: 401, .. } => denied("401 Unauthorized"),
-            OciDistributionError::ServerError { code: 403, .. } => denied("403 Forbidden"),
-            OciDistributionError::ServerError { code: 404, .. } => not_found(),
-            OciDistributionError::RegistryError { envelope, url } => {
-                let codes: Vec<String> = serde_json::to_value(&envelope)
-                    .ok()
-                    .and_then(|v| v.get("errors").and_then(|e| e.as_array().cloned()))
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|e| e.get("code").and_then(|c| c.as_str()).map(str::to_owned))
-                    .collect();
-                let has = |code: &str| codes.iter().any(|c| c == code);
-                if has("UNAUTHORIZED") {
-                    denied("401 Unauthorized")
-                } else if has("DENIED") {
-                    denied("403 Forbidden")
-                } else if has("MANIFEST_UNKNOWN") || has("NAME_UNKNOWN") || has("BLOB_UNKNOWN") {
-                    not_found()
-                } else {
-                    OciError::Registry {
-                        reference: reference.to_owned(),
-                        message: format!(
-                            "{doing}: the registry answered {} ({url})",
-                            codes.join(", ")
-                        ),
-                    }
-                }
-            }
-            OciDistributionError::DigestError(err) => OciError::Registry {
-                reference: reference.to_owned(),
-                message: format!("{doing}: digest mismatch: {err}"),
-            },
-            other => OciError::Registry {
-                reference: reference.to_owned(),
-                message: format!("{doing}: {}", chain(&other)),
             },
         }
     }

@@ -25,6 +25,10 @@ pub enum Behaviour {
     Bearer { endless: bool, limit: u64 },
     /// A valid wasm manifest whose 1000-byte layer is served without end, up to `limit`.
     EndlessLayer { limit: u64 },
+    /// Every request that is not a GET or HEAD (a push's upload, blob or manifest) answered
+    /// `500` with an error body without end, up to `limit`, or (`trickle`) one that announces
+    /// 1 MB and sends one byte every two seconds.
+    EndlessPushAnswer { limit: u64, trickle: bool },
 }
 
 /// One request as received.
@@ -118,6 +122,7 @@ fn serve(
         if reader.read_line(&mut line).unwrap_or(0) == 0 {
             return;
         }
+        let method = line.split_whitespace().next().unwrap_or("").to_owned();
         let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
         let mut authorization = None;
         loop {
@@ -174,6 +179,12 @@ fn serve(
             }
             Behaviour::EndlessLayer { limit } if path.contains("/blobs/") => {
                 endless_body(&mut out, "application/wasm", "\0asm", limit, sent, stop);
+                return;
+            }
+            Behaviour::EndlessPushAnswer { limit, trickle }
+                if method != "GET" && method != "HEAD" =>
+            {
+                push_failure(&mut out, trickle, limit, sent, stop);
                 return;
             }
             Behaviour::Challenge => challenge(&mut out, authorization.is_some()),
@@ -275,5 +286,41 @@ fn trickle(out: &mut TcpStream, sent: &AtomicU64, stop: &AtomicBool) {
             return;
         }
         sent.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// `500` whose JSON error body never ends (up to `limit`) or (`trickle`) announces 1 MB and
+/// sends one byte every two seconds.
+fn push_failure(
+    out: &mut TcpStream,
+    trickle: bool,
+    limit: u64,
+    sent: &AtomicU64,
+    stop: &AtomicBool,
+) {
+    let length = if trickle {
+        "Content-Length: 1000000\r\n"
+    } else {
+        "Connection: close\r\n"
+    };
+    let head = format!(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\n{length}\r\n{{\"errors\":[{{\"code\":\"UNKNOWN\",\"message\":\""
+    );
+    if out
+        .write_all(head.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        return;
+    }
+    let chunk = vec![b'A'; if trickle { 1 } else { 64 * 1024 }];
+    while (trickle || sent.load(Ordering::SeqCst) < limit) && !stop.load(Ordering::SeqCst) {
+        if trickle {
+            std::thread::sleep(Duration::from_secs(2));
+        }
+        if out.write_all(&chunk).and_then(|()| out.flush()).is_err() {
+            return;
+        }
+        sent.fetch_add(chunk.len() as u64, Ordering::SeqCst);
     }
 }
