@@ -8,7 +8,8 @@
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`], [`diff`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
-//! - [`assemble`]: the worker this chat talks to.
+//! - [`assemble`]: the worker this chat talks to; [`typeahead`]: text typed during a turn is
+//!   kept for the next prompt.
 //! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
 //!   and the earlier exchanges shown on resume.
 
@@ -26,6 +27,7 @@ mod sink;
 mod slash;
 mod spinner;
 mod style;
+mod typeahead;
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -217,7 +219,9 @@ impl Chat {
         let mut sink = ChatSink::new(self.style)
             .with_files(self.files.clone())
             .with_cancel(token);
+        let typeahead = typeahead::KeepTypeahead::start();
         let result = self.worker.submit_segments(&segments, &mut sink);
+        drop(typeahead);
         sink.settle();
         match result {
             Ok(TurnOutcome::Answered { text }) => {
