@@ -4,6 +4,7 @@
 
 mod chat;
 mod chat_failures;
+mod chat_markdown;
 mod chat_turns;
 mod children;
 mod cli_output;

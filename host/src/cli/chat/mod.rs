@@ -4,7 +4,8 @@
 //!
 //! - [`editor`]: the line editor (keys, history, multi-line input).
 //! - [`completer`], [`mention`] and [`menu`]: `@` completion over the workspace index.
-//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
+//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn, its answer rendered by
+//!   [`markdown`] block by block as [`blocks`] close; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`], [`diff`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
@@ -15,11 +16,13 @@
 
 mod approve;
 mod assemble;
+mod blocks;
 mod completer;
 mod counted;
 mod diff;
 mod edit_preview;
 mod editor;
+mod markdown;
 mod mention;
 mod menu;
 mod resume;
