@@ -156,11 +156,7 @@ impl Renderer {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Paragraph => {
-                if self.lists.is_empty() {
-                    self.blank();
-                }
-            }
+            Tag::Paragraph if self.lists.is_empty() => self.blank(),
             Tag::Heading { level, .. } => {
                 self.blank();
                 self.inline.push(match level {
