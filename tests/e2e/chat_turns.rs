@@ -1,7 +1,7 @@
 //! A chat turn as a person sees it, in a terminal (tmux): what Ctrl-C says while a command
 //! runs; a resumed chat's recap tells denied calls from those that ran; a long tool line
 //! leaves nothing behind at 80 columns; an approval takes one key, and Ctrl-C there denies and
-//! ends the turn.
+//! ends the turn; text typed during a turn is kept for the next prompt, Ctrl-C or not.
 
 use serde_json::json;
 use warden_tests::mock_server::{MockServer, Reply};
@@ -199,6 +199,43 @@ fn an_approval_takes_one_key_and_ctrl_c_there_denies_and_ends_the_turn() {
     term.wait_for_after("cancelled at the approval", "warden ›");
     assert!(!env.workspace().join("two.txt").exists());
     assert_eq!(server.requests().len(), 3, "no request after the cancel");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+#[test]
+fn text_typed_during_a_turn_is_kept_for_the_next_prompt_across_ctrl_c() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\ntimeout_s = 60\n",
+    );
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::stall(
+        "the first words of an answer that never ends",
+        3,
+    ));
+    server.push(Reply::text("the second answer"));
+    let term = chat_against(&env, &server);
+    term.type_text("tell me a long story");
+    term.press("Enter");
+    term.wait_for("the first");
+    term.type_text("what next");
+    term.press("C-c");
+    term.wait_for("partial answer was not committed");
+    term.wait_for_after("partial answer was not committed", "warden › what next");
+    term.press("Enter");
+    term.wait_for("the second answer");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1].body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let last = messages.last().cloned().unwrap_or_default();
+    assert_eq!(last["content"], "what next", "{messages:?}");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }

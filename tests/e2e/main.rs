@@ -4,6 +4,7 @@
 
 mod chat;
 mod chat_failures;
+mod chat_markdown;
 mod chat_transcript;
 mod chat_turns;
 mod children;

@@ -109,7 +109,7 @@ fn key_at(text: &str, line: usize) -> Option<String> {
         .rev()
         .map(|l| l.trim())
         .find(|l| l.starts_with('['))
-        .and_then(|l| header_name(l));
+        .and_then(header_name);
     Some(match header {
         Some(h) => format!("{h}.{own}"),
         None => own,

@@ -4,20 +4,24 @@
 //!
 //! - [`editor`]: the line editor (keys, history, multi-line input).
 //! - [`completer`], [`mention`] and [`menu`]: `@` completion over the workspace index.
-//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn; [`approve`]: asking about a
+//! - [`sink`], [`spinner`], [`style`]: the transcript of a turn, its answer rendered by
+//!   [`markdown`] block by block as [`blocks`] close; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`]).
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
-//! - [`assemble`]: the worker this chat talks to.
+//! - [`assemble`]: the worker this chat talks to; [`typeahead`]: text typed during a turn is
+//!   kept for the next prompt.
 //! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
 //!   and the earlier exchanges shown on resume.
 
 mod approve;
 mod assemble;
+mod blocks;
 mod completer;
 mod counted;
 mod edit_preview;
 mod editor;
+mod markdown;
 mod mention;
 mod menu;
 mod resume;
@@ -25,6 +29,7 @@ mod sink;
 mod slash;
 mod spinner;
 mod style;
+mod typeahead;
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -222,7 +227,9 @@ impl Chat {
         let mut sink = ChatSink::new(self.style)
             .with_files(self.files.clone())
             .with_cancel(token);
+        let typeahead = typeahead::KeepTypeahead::start();
         let result = self.worker.submit_segments(&segments, &mut sink);
+        drop(typeahead);
         sink.settle();
         if sink.last.is_some() {
             self.last = sink.last.take();

@@ -5,10 +5,11 @@
 //! (`/last` shows all of it); under each change its diff, folded (`/diff` shows it whole); at
 //! the end the files the turn changed. While a tool runs the spinner names it.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::rc::Rc;
 
 use super::approve::Asked;
+use super::blocks::Blocks;
 use super::edit_preview::Files;
 use super::spinner::Spinner;
 use super::style::Style;
@@ -16,7 +17,7 @@ use crate::cli::run::Countdown;
 use crate::cli::transcript::{
     DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, ran_line, tail,
 };
-use crate::domain::escape::{escape, escape_capped};
+use crate::domain::escape::{escape, escape_capped, terminal};
 use crate::domain::{Approval, AskWhy, FileChange, ToolCall, TurnEvent, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
@@ -47,6 +48,19 @@ pub(crate) struct ChatSink {
     pub(crate) changes: Vec<FileChange>,
     /// The running turn's token: Ctrl-C at an approval cancels it.
     cancel: Option<CancelToken>,
+    /// The answer's Markdown, rendered block by block (`None` when stdout is not a terminal).
+    markdown: Option<Markdown>,
+}
+
+/// An answer being rendered: its closed blocks are printed rendered, its open tail raw until
+/// it closes (then erased and printed rendered).
+#[derive(Default)]
+struct Markdown {
+    blocks: Blocks,
+    /// The raw tail as printed.
+    shown: String,
+    /// A block was printed (the next one is set off by a blank line).
+    rendered: bool,
 }
 
 impl ChatSink {
@@ -61,6 +75,7 @@ impl ChatSink {
             last: None,
             changes: Vec::new(),
             cancel: None,
+            markdown: std::io::stdout().is_terminal().then(Markdown::default),
         }
     }
 
@@ -80,6 +95,14 @@ impl ChatSink {
     pub(crate) fn settle(&mut self) {
         if let Some(mut spinner) = self.spinner.take() {
             spinner.stop();
+        }
+        if let Some(md) = &mut self.markdown {
+            let rest = md.blocks.finish();
+            if !rest.trim().is_empty() {
+                md.print_blocks(&rest, self.style);
+                self.mid_line = false;
+            }
+            md.shown.clear();
         }
         if self.mid_line {
             println!();
@@ -200,9 +223,26 @@ impl TurnSink for ChatSink {
                 if let Some(mut spinner) = self.spinner.take() {
                     spinner.stop();
                 }
-                print!("{text}");
+                match &mut self.markdown {
+                    Some(md) => {
+                        let closed = md.blocks.push(text);
+                        if closed.is_empty() {
+                            print!("{}", terminal(text));
+                            md.shown.push_str(text);
+                        } else {
+                            md.print_blocks(&closed, self.style);
+                            let tail = md.blocks.tail().to_owned();
+                            print!("{}", terminal(&tail));
+                            md.shown = tail;
+                        }
+                        self.mid_line = !md.shown.is_empty() && !md.shown.ends_with('\n');
+                    }
+                    None => {
+                        print!("{text}");
+                        self.mid_line = !text.ends_with('\n');
+                    }
+                }
                 let _ = std::io::stdout().flush();
-                self.mid_line = !text.ends_with('\n');
                 self.streamed = true;
             }
             TurnEvent::Retrying {
@@ -307,6 +347,63 @@ impl TurnSink for ChatSink {
     }
 }
 
+impl Markdown {
+    /// Erase the raw tail printed so far, then print `text` (closed blocks) rendered.
+    fn print_blocks(&mut self, text: &str, style: Style) {
+        let rows = rows(&self.shown, super::spinner::terminal_columns());
+        if rows > 0 {
+            if rows > 1 {
+                print!("\x1b[{}A", rows - 1);
+            }
+            print!("\r\x1b[J");
+        }
+        self.shown.clear();
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.rendered {
+            println!();
+        }
+        print!(
+            "{}",
+            super::markdown::render(text, style).trim_end_matches('\n')
+        );
+        println!();
+        self.rendered = true;
+    }
+}
+
+/// The terminal rows `text` takes when printed from the start of a row in `columns` columns
+/// (0 for nothing).
+fn rows(text: &str, columns: usize) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let columns = columns.max(1);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    // A final newline leaves the cursor at the start of an empty row.
+    if lines.last().is_some_and(|l| l.is_empty()) && lines.len() > 1 {
+        lines.pop();
+        return lines
+            .iter()
+            .map(|l| {
+                unicode_width::UnicodeWidthStr::width(terminal(l).as_ref())
+                    .div_ceil(columns)
+                    .max(1)
+            })
+            .sum::<usize>()
+            + 1;
+    }
+    lines
+        .iter()
+        .map(|l| {
+            unicode_width::UnicodeWidthStr::width(terminal(l).as_ref())
+                .div_ceil(columns)
+                .max(1)
+        })
+        .sum()
+}
+
 /// `read_file src/lib.rs 1-200`, `list_files src/`, or the name and compact arguments
 /// (escaped).
 pub(crate) fn tool_line(name: &str, arguments: &serde_json::Value) -> String {
@@ -371,6 +468,15 @@ mod tests {
             tool_line("other", &serde_json::json!({"a": 1})),
             "other {\"a\":1}"
         );
+    }
+
+    #[test]
+    fn rows_count_wrapped_lines_and_a_final_newline() {
+        assert_eq!(rows("", 80), 0);
+        assert_eq!(rows("abc", 80), 1);
+        assert_eq!(rows(&"x".repeat(81), 80), 2);
+        assert_eq!(rows("a\nb", 80), 2);
+        assert_eq!(rows("a\n", 80), 2);
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl Spinner {
 }
 
 /// The terminal's width in columns (80 when it cannot be read).
-fn terminal_columns() -> usize {
+pub(crate) fn terminal_columns() -> usize {
     crossterm::terminal::size().map_or(80, |(columns, _)| usize::from(columns))
 }
 

@@ -25,7 +25,14 @@ impl Style {
         Self { colour: false }
     }
 
-    fn paint(self, code: &str, text: &str) -> String {
+    /// Colour always.
+    #[cfg(test)]
+    pub(crate) fn coloured() -> Self {
+        Self { colour: true }
+    }
+
+    /// `text` in the SGR `code` (`1` bold, `36` cyan …) when colour is on.
+    pub(crate) fn paint(self, code: &str, text: &str) -> String {
         if self.colour {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
