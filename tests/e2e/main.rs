@@ -4,6 +4,7 @@
 
 mod chat;
 mod chat_failures;
+mod chat_rules;
 mod children;
 mod cli_output;
 mod cli_prompt;

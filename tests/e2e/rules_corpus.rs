@@ -55,6 +55,7 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        workspace: None,
         origin: RuleOrigin {
             layer: "managed".to_owned(),
             file: None,
@@ -69,7 +70,10 @@ fn corpus_rules() -> RuleSet {
         rule("ask-publish", Decision::Ask, &["npm", "publish"]),
     ];
     rules.extend(builtin_rules());
-    RuleSet { rules }
+    RuleSet {
+        rules,
+        ..RuleSet::default()
+    }
 }
 
 /// `allow | cd cargo` (`!` at the end when something is uncertain).

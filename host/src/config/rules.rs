@@ -53,6 +53,9 @@ struct RuleSpec {
     examples: Vec<String>,
     #[serde(default)]
     not_examples: Vec<String>,
+    /// Limits the rule to one workspace (absolute root), as "always" in a chat saves it.
+    #[serde(default)]
+    workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -136,6 +139,7 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         paths: spec.paths,
         examples: spec.examples,
         not_examples: spec.not_examples,
+        workspace: spec.workspace,
         origin: RuleOrigin {
             layer: kind.as_str().to_owned(),
             file: Some(path.to_owned()),
@@ -215,12 +219,19 @@ impl RuleLayers {
         self,
         builtin: bool,
         managed_rules_only: bool,
+        scope: Scope,
         warnings: &mut Vec<String>,
     ) -> Result<RuleSet, ConfigError> {
         let mut rules: Vec<Rule> = Vec::new();
         let order = ["managed", "user", "project"];
         let mut all = self.rules;
         all.sort_by_key(|r| order.iter().position(|l| *l == r.origin.layer));
+        // A rule limited to another workspace is not in force here.
+        all.retain(|r| {
+            r.workspace
+                .as_ref()
+                .is_none_or(|w| Some(w.as_path()) == scope.workspace.as_deref())
+        });
         for rule in all {
             if managed_rules_only && rule.origin.layer != "managed" && rule.decision == Decision::Allow
             {
@@ -250,6 +261,89 @@ impl RuleLayers {
         if builtin {
             rules.extend(builtin_rules());
         }
-        Ok(RuleSet { rules })
+        Ok(RuleSet {
+            rules,
+            user_file: scope.user_file,
+            workspace: scope.workspace,
+        })
     }
+}
+
+/// Where the rules are loaded for: the workspace (the project layer's root) and the user
+/// layer's file.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    pub(crate) workspace: Option<PathBuf>,
+    pub(crate) user_file: Option<PathBuf>,
+}
+
+/// Append `rules` to the user layer's file `path` (created if missing) as `[[rules]]`
+/// entries, each limited to its workspace; the rest of the file is kept as written.
+pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
+        ConfigError::Invalid {
+            path: path.to_owned(),
+            key: "rules".to_owned(),
+            message: err.to_string(),
+        }
+    })?;
+    let mut list = match doc.remove("rules") {
+        Some(toml_edit::Item::ArrayOfTables(list)) => list,
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "rules".to_owned(),
+                message: "is not a list of `[[rules]]` tables".to_owned(),
+            });
+        }
+        None => toml_edit::ArrayOfTables::new(),
+    };
+    for rule in rules {
+        let mut table = toml_edit::Table::new();
+        table["id"] = toml_edit::value(rule.id.as_str());
+        let mut command = toml_edit::Array::new();
+        for alternatives in &rule.command {
+            match alternatives.as_slice() {
+                [one] => command.push(one.as_str()),
+                many => command.push(many.iter().map(String::as_str).collect::<toml_edit::Array>()),
+            }
+        }
+        table["command"] = toml_edit::value(command);
+        table["decision"] = toml_edit::value(rule.decision.name());
+        table["why"] = toml_edit::value(rule.why.as_str());
+        table["examples"] = toml_edit::value(
+            rule.examples
+                .iter()
+                .map(String::as_str)
+                .collect::<toml_edit::Array>(),
+        );
+        if let Some(workspace) = &rule.workspace {
+            table["workspace"] = toml_edit::value(workspace.to_string_lossy().as_ref());
+        }
+        list.push(table);
+    }
+    doc.insert("rules", toml_edit::Item::ArrayOfTables(list));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| ConfigError::Read {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
 }

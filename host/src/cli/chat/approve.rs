@@ -158,8 +158,27 @@ pub(crate) fn question(
         style.bold(&header),
         targets(arguments),
         sizes(arguments),
-        "  allow? [y]es / [n]o / [a]lways for this tool in this chat: "
+        always_choice(call)
     )
+}
+
+/// The prompt's last line. For a command, "always" saves the narrowest rule that covers it,
+/// shown here before it is saved; a command no rule can cover offers yes or no only.
+fn always_choice(call: &ToolCall) -> String {
+    if call.name != crate::domain::builtin::SHELL {
+        return "  allow? [y]es / [n]o / [a]lways for this tool in this chat: ".to_owned();
+    }
+    let command = call.arguments["command"].as_str().unwrap_or_default();
+    match crate::domain::rules::narrowest_prefix(command) {
+        Some(prefixes) if !prefixes.is_empty() => {
+            let shown: Vec<String> = prefixes.iter().map(|p| format!("{} …", p.join(" "))).collect();
+            format!(
+                "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config): ",
+                escape_capped(&shown.join("`, `"), MAX_NAME)
+            )
+        }
+        _ => "  allow? [y]es / [n]o: ".to_owned(),
+    }
 }
 
 /// The person's answer to `line` (`None`: end of input).

@@ -116,7 +116,8 @@ pub fn builtin_rules() -> Vec<Rule> {
             paths: Vec::new(),
             examples: vec![(*example).to_owned()],
             not_examples: Vec::new(),
-            origin: RuleOrigin {
+            workspace: None,
+        origin: RuleOrigin {
                 layer: "builtin".to_owned(),
                 file: None,
                 line: 0,

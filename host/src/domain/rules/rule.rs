@@ -82,6 +82,9 @@ pub struct Rule {
     /// Commands (or tool names, or paths) it must not match.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_examples: Vec<String>,
+    /// The workspace it is limited to (a rule saved by "always" in a chat), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<PathBuf>,
     /// Where it comes from.
     pub origin: RuleOrigin,
 }

@@ -14,6 +14,7 @@ fn rule(id: &str, decision: Decision, command: &[&[&str]]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        workspace: None,
         origin: RuleOrigin {
             layer: "user".into(),
             file: None,
@@ -26,6 +27,7 @@ fn rule(id: &str, decision: Decision, command: &[&[&str]]) -> Rule {
 fn the_strictest_decision_of_every_simple_command_wins() {
     let mut set = RuleSet {
         rules: builtin_rules(),
+        ..RuleSet::default()
     };
     set.rules.push(rule("push", Decision::Deny, &[&["git"], &["push"]]));
     let j = set.judge_shell("cd src && cargo test | tee out");
@@ -49,6 +51,7 @@ fn the_strictest_decision_of_every_simple_command_wins() {
 fn a_non_literal_word_never_matches_a_prefix() {
     let set = RuleSet {
         rules: vec![rule("st", Decision::Allow, &[&["git"], &["status"]])],
+        ..RuleSet::default()
     };
     assert_eq!(set.judge_shell("git status").decision, Some(Decision::Allow));
     assert_eq!(set.judge_shell("git \"status\"").decision, Some(Decision::Allow));
@@ -61,6 +64,7 @@ fn a_non_literal_word_never_matches_a_prefix() {
 fn built_in_examples_match_and_find_without_delete() {
     let set = RuleSet {
         rules: builtin_rules(),
+        ..RuleSet::default()
     };
     for rule in &set.rules {
         for example in &rule.examples {
