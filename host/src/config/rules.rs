@@ -347,3 +347,92 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
             source,
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Sources, load};
+
+    const ALLOW_LS: &str = "[[rules]]\nid = \"my-ls\"\ncommand = [\"ls\"]\ndecision = \"allow\"\nexamples = [\"ls -la\"]\n";
+
+    fn sources(root: &Path, layers: &[(LayerKind, &str)]) -> Sources {
+        let mut out = Vec::new();
+        for (kind, text) in layers {
+            let path = match kind {
+                LayerKind::User => root.join("user.toml"),
+                LayerKind::Project => root.join("ws/.warden/config.toml"),
+                LayerKind::Managed => root.join("managed.toml"),
+            };
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).unwrap();
+            }
+            std::fs::write(&path, text).unwrap();
+            out.push((*kind, path));
+        }
+        if !out.iter().any(|(k, _)| *k == LayerKind::Project) {
+            out.push((LayerKind::Project, root.join("ws/.warden/config.toml")));
+        }
+        Sources {
+            layers: out,
+            managed_is_system: false,
+            notes: Vec::new(),
+        }
+    }
+
+    fn ids(set: &RuleSet) -> Vec<&str> {
+        set.rules
+            .iter()
+            .filter(|r| r.origin.layer != "builtin")
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn managed_rules_only_leaves_out_other_layers_allow_rules_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let deny = "[[rules]]\nid = \"no-rm\"\ncommand = [\"rm\"]\ndecision = \"deny\"\nexamples = [\"rm x\"]\n";
+        let loaded = load(&sources(
+            dir.path(),
+            &[
+                (LayerKind::User, &format!("{ALLOW_LS}\n{deny}")),
+                (LayerKind::Managed, "[policy]\nmanaged_rules_only = true\n"),
+            ],
+        ))
+        .unwrap();
+        assert_eq!(ids(&loaded.config.rules), ["no-rm"]);
+        assert!(
+            loaded
+                .warnings
+                .iter()
+                .any(|w| w.contains("allow rule `my-ls`") && w.contains("managed allow rules only")),
+            "{:?}",
+            loaded.warnings
+        );
+    }
+
+    #[test]
+    fn a_saved_rule_applies_in_its_workspace_only_and_ids_are_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(&user, "[model]\nprovider = \"echo\"\n").unwrap();
+        let mut rule = crate::domain::rules::builtin_rules().remove(0);
+        rule.id = "always:ls".into();
+        rule.command = vec![vec!["ls".into()]];
+        rule.examples = vec!["ls".into()];
+        rule.workspace = Some(dir.path().join("ws"));
+        save_user_rules(&user, &[rule.clone()]).unwrap();
+        let text = std::fs::read_to_string(&user).unwrap();
+        assert!(text.starts_with("[model]\nprovider = \"echo\"\n"), "{text}");
+        let here = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
+        assert_eq!(ids(&here.config.rules), ["always:ls"]);
+        rule.workspace = Some(dir.path().join("elsewhere"));
+        let other = dir.path().join("other.toml");
+        save_user_rules(&other, &[rule]).unwrap();
+        let text = std::fs::read_to_string(&other).unwrap();
+        let there = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
+        assert!(ids(&there.config.rules).is_empty());
+        let twice = format!("{ALLOW_LS}\n{ALLOW_LS}");
+        let err = load(&sources(dir.path(), &[(LayerKind::User, &twice)])).unwrap_err();
+        assert!(err.to_string().contains("rule id `my-ls` is already used at"), "{err}");
+    }
+}
