@@ -348,6 +348,43 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
         })
 }
 
+/// Remove the `[[rules]]` entry `id` from the user layer's file `path`, keeping the rest as
+/// written.
+pub fn remove_user_rule(path: &Path, id: &str) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: "rules".to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|err: toml_edit::TomlError| invalid(err.to_string()))?;
+    let Some(toml_edit::Item::ArrayOfTables(list)) = doc.get_mut("rules") else {
+        return Err(invalid(format!("no rule `{id}` in this file")));
+    };
+    let Some(at) = list
+        .iter()
+        .position(|t| t.get("id").and_then(toml_edit::Item::as_str) == Some(id))
+    else {
+        return Err(invalid(format!("no rule `{id}` in this file")));
+    };
+    list.remove(at);
+    if list.is_empty() {
+        doc.remove("rules");
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,7 +450,7 @@ mod tests {
     #[test]
     fn a_saved_rule_applies_in_its_workspace_only_and_ids_are_unique() {
         let dir = tempfile::tempdir().unwrap();
-        let user = dir.path().join("user.toml");
+        let user = dir.path().join("saved.toml");
         std::fs::write(&user, "[model]\nprovider = \"echo\"\n").unwrap();
         let mut rule = crate::domain::rules::builtin_rules().remove(0);
         rule.id = "always:ls".into();
@@ -431,6 +468,9 @@ mod tests {
         let text = std::fs::read_to_string(&other).unwrap();
         let there = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
         assert!(ids(&there.config.rules).is_empty());
+        remove_user_rule(&user, "always:ls").unwrap();
+        let text = std::fs::read_to_string(&user).unwrap();
+        assert_eq!(text, "[model]\nprovider = \"echo\"\n");
         let twice = format!("{ALLOW_LS}\n{ALLOW_LS}");
         let err = load(&sources(dir.path(), &[(LayerKind::User, &twice)])).unwrap_err();
         assert!(err.to_string().contains("rule id `my-ls` is already used at"), "{err}");
