@@ -44,7 +44,10 @@ fn rules(c: &mut Criterion) {
     };
     let cases = [
         ("typical", "cargo test -p warden"),
-        ("compound", "cd src && cargo test 2>&1 | tee out; git status"),
+        (
+            "compound",
+            "cd src && cargo test 2>&1 | tee out; git status",
+        ),
         (
             "nested",
             "bash -lc 'git diff $(git rev-parse HEAD~1) | grep -c fn' && env A=1 timeout 5 ls",

@@ -15,7 +15,9 @@ fn always_saves_the_narrowest_rule_and_the_next_call_does_not_ask() {
         return;
     }
     if let Some(missing) = crate::shell::sandbox_missing() {
-        eprintln!("SKIP always_saves_the_narrowest_rule: the sandbox cannot be built here: {missing}");
+        eprintln!(
+            "SKIP always_saves_the_narrowest_rule: the sandbox cannot be built here: {missing}"
+        );
         return;
     }
     let env = TestEnv::new();
@@ -58,10 +60,18 @@ fn always_saves_the_narrowest_rule_and_the_next_call_does_not_ask() {
     term.press("Enter");
     let start = Instant::now();
     while !term.screen().contains("second done") {
-        assert!(start.elapsed() < Duration::from_secs(60), "{}", term.screen());
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{}",
+            term.screen()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let screen = term.screen();
-    assert_eq!(screen.matches("saved to your config)").count(), 1, "{screen}");
+    assert_eq!(
+        screen.matches("saved to your config)").count(),
+        1,
+        "{screen}"
+    );
     assert!(env.workspace().join("second.txt").exists());
 }

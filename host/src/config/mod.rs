@@ -67,11 +67,11 @@ pub use plugin_source::{OCI_SCHEME, OciReference, cached_component, oci_cache_di
 pub use project_grants::{
     GUEST_LOG_LEVEL_ENV, HOST_SET_ENV, ProjectToolGrants, SECRET_SUFFIXES, looks_secret,
 };
-pub use rules::{remove_user_rule, save_user_rules};
 pub use registries::{
     REGISTRY_DEADLINE_S, REGISTRY_IDLE_TIMEOUT_S, REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV,
     RegistriesConfig, RegistryHost,
 };
+pub use rules::{remove_user_rule, save_user_rules};
 pub use schema::*;
 pub use shell::{
     DEFAULT_HIDE, MAX_SHELL_TIMEOUT_S, SHELL_TIMEOUT_S, ShellConfig, ShellSandbox,

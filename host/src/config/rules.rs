@@ -101,14 +101,22 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         return Err(error(
             path,
             line,
-            format!("rule id `{}` must be one word, not starting with `builtin:`", spec.id),
+            format!(
+                "rule id `{}` must be one word, not starting with `builtin:`",
+                spec.id
+            ),
         ));
     }
     let tools = spec.tool.map(OneOrMany::into_vec).unwrap_or_default();
     let command: Vec<Vec<String>> = spec.command.into_iter().map(OneOrMany::into_vec).collect();
     let named = |what: &str| error(path, line, format!("rule `{id}`: {what}"));
-    if command.iter().any(|alts| alts.is_empty() || alts.iter().any(String::is_empty)) {
-        return Err(named("every word of `command` needs at least one non-empty alternative"));
+    if command
+        .iter()
+        .any(|alts| alts.is_empty() || alts.iter().any(String::is_empty))
+    {
+        return Err(named(
+            "every word of `command` needs at least one non-empty alternative",
+        ));
     }
     let shell_tool = tools.is_empty() || tools == ["shell"];
     let (tools, command) = match (command.is_empty(), shell_tool) {
@@ -233,7 +241,9 @@ impl RuleLayers {
                 .is_none_or(|w| Some(w.as_path()) == scope.workspace.as_deref())
         });
         for rule in all {
-            if managed_rules_only && rule.origin.layer != "managed" && rule.decision == Decision::Allow
+            if managed_rules_only
+                && rule.origin.layer != "managed"
+                && rule.decision == Decision::Allow
             {
                 warnings.push(format!(
                     "{}: allow rule `{}` from the {} layer was not used: managed policy allows managed allow rules only",
@@ -245,7 +255,11 @@ impl RuleLayers {
             }
             if let Some(first) = rules.iter().find(|r| r.id == rule.id) {
                 return Err(ConfigError::Parse {
-                    path: rule.origin.file.clone().unwrap_or_else(|| PathBuf::from("rules")),
+                    path: rule
+                        .origin
+                        .file
+                        .clone()
+                        .unwrap_or_else(|| PathBuf::from("rules")),
                     line: rule.origin.line,
                     column: 1,
                     key: Some("rules".to_owned()),
@@ -290,13 +304,13 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
             });
         }
     };
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|err: toml_edit::TomlError| {
-        ConfigError::Invalid {
-            path: path.to_owned(),
-            key: "rules".to_owned(),
-            message: err.to_string(),
-        }
-    })?;
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|err: toml_edit::TomlError| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "rules".to_owned(),
+                message: err.to_string(),
+            })?;
     let mut list = match doc.remove("rules") {
         Some(toml_edit::Item::ArrayOfTables(list)) => list,
         Some(_) => {
@@ -315,7 +329,11 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
         for alternatives in &rule.command {
             match alternatives.as_slice() {
                 [one] => command.push(one.as_str()),
-                many => command.push(many.iter().map(String::as_str).collect::<toml_edit::Array>()),
+                many => command.push(
+                    many.iter()
+                        .map(String::as_str)
+                        .collect::<toml_edit::Array>(),
+                ),
             }
         }
         table["command"] = toml_edit::value(command);
@@ -473,6 +491,10 @@ mod tests {
         assert_eq!(text, "[model]\nprovider = \"echo\"\n");
         let twice = format!("{ALLOW_LS}\n{ALLOW_LS}");
         let err = load(&sources(dir.path(), &[(LayerKind::User, &twice)])).unwrap_err();
-        assert!(err.to_string().contains("rule id `my-ls` is already used at"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("rule id `my-ls` is already used at"),
+            "{err}"
+        );
     }
 }

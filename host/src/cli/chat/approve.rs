@@ -128,7 +128,11 @@ pub(crate) fn question(
         ),
         AskWhy::Rule { id, why } => format!(
             "  ? tool {name}: {}{}",
-            if id.is_empty() { String::new() } else { format!("rule {} asks: ", escape_capped(id, MAX_NAME)) },
+            if id.is_empty() {
+                String::new()
+            } else {
+                format!("rule {} asks: ", escape_capped(id, MAX_NAME))
+            },
             escape_capped(why, 400)
         ),
         AskWhy::Mode { mode, effect } => format!(
@@ -171,7 +175,10 @@ fn always_choice(call: &ToolCall) -> String {
     let command = call.arguments["command"].as_str().unwrap_or_default();
     match crate::domain::rules::narrowest_prefix(command) {
         Some(prefixes) if !prefixes.is_empty() => {
-            let shown: Vec<String> = prefixes.iter().map(|p| format!("{} …", p.join(" "))).collect();
+            let shown: Vec<String> = prefixes
+                .iter()
+                .map(|p| format!("{} …", p.join(" ")))
+                .collect();
             format!(
                 "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config): ",
                 escape_capped(&shown.join("`, `"), MAX_NAME)

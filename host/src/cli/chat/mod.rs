@@ -327,7 +327,11 @@ impl Chat {
                     let what = if rule.is_command() {
                         rule.command_text()
                     } else {
-                        format!("tool {} paths {}", rule.tools.join("|"), rule.paths.join("|"))
+                        format!(
+                            "tool {} paths {}",
+                            rule.tools.join("|"),
+                            rule.paths.join("|")
+                        )
                     };
                     eprintln!(
                         "{:<5} {}  {}  ({})",

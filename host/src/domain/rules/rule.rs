@@ -8,9 +8,7 @@ use super::glob::glob_match;
 use crate::domain::shell_split::{SimpleCommand, split};
 
 /// What a rule decides about a call it matches.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// Run it without asking (under `ask` and `auto-edit`).

@@ -129,7 +129,10 @@ fn plain_words(command: &str) -> Option<Vec<Word>> {
     {
         return None;
     }
-    let words: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = command
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .collect();
     let first = words.first()?;
     if first.contains('=') || words.iter().any(|w| RESERVED.contains(w)) {
         return None;

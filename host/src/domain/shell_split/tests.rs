@@ -65,7 +65,9 @@ fn plain_commands_split_as_the_parser_does() {
         walk::program(command, 0, &mut parsed);
         assert_eq!(split(command), parsed, "{command}");
     }
-    for command in ["A=1 ls", "ls; rm x", "ls $x", "if true", "time ls", "ls ~", "l\\s"] {
+    for command in [
+        "A=1 ls", "ls; rm x", "ls $x", "if true", "time ls", "ls ~", "l\\s",
+    ] {
         assert!(plain_words(command).is_none(), "{command}");
     }
 }

@@ -18,9 +18,9 @@ mod instructions;
 mod model;
 mod points;
 mod referenced;
+mod rules;
 mod served;
 mod shell_checkpoint;
-mod rules;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};

@@ -17,7 +17,11 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
             prefix
                 .join("-")
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+                .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                })
                 .collect::<String>()
         ),
         decision: Decision::Allow,
@@ -26,7 +30,13 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
         unless: Vec::new(),
         tools: Vec::new(),
         paths: Vec::new(),
-        examples: vec![prefix.iter().map(|w| quoted(w)).collect::<Vec<_>>().join(" ")],
+        examples: vec![
+            prefix
+                .iter()
+                .map(|w| quoted(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ],
         not_examples: Vec::new(),
         workspace: Some(workspace.to_owned()),
         origin: RuleOrigin {
@@ -48,9 +58,10 @@ impl Worker {
             .get("command")
             .and_then(|c| c.as_str())
             .unwrap_or_default();
-        let (Some(prefixes), Some(file)) =
-            (narrowest_prefix(command), self.config.rules.user_file.clone())
-        else {
+        let (Some(prefixes), Some(file)) = (
+            narrowest_prefix(command),
+            self.config.rules.user_file.clone(),
+        ) else {
             self.raise(
                 sink,
                 Alert::warn(
@@ -69,7 +80,10 @@ impl Worker {
         if let Err(err) = save_user_rules(&file, &rules) {
             self.raise(
                 sink,
-                Alert::warn("rules", format!("the rule was not saved: {err}; allowed once")),
+                Alert::warn(
+                    "rules",
+                    format!("the rule was not saved: {err}; allowed once"),
+                ),
             );
             return false;
         }
