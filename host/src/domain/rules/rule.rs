@@ -106,9 +106,7 @@ impl Rule {
             .command
             .iter()
             .zip(&command.words)
-            .all(|(alternatives, word)| {
-                word.literal && alternatives.iter().any(|a| *a == word.text)
-            });
+            .all(|(alternatives, word)| word.literal && alternatives.contains(&word.text));
         prefix
             && (self.unless.is_empty()
                 || command.words.iter().all(|word| {
@@ -127,7 +125,7 @@ impl Rule {
             if !word.literal {
                 return true;
             }
-            if !alternatives.iter().any(|a| *a == word.text) {
+            if !alternatives.contains(&word.text) {
                 return false;
             }
         }

@@ -56,7 +56,7 @@ impl SimpleCommand {
 
     /// The words as one line, for display.
     pub fn display(&self) -> String {
-        let words: Vec<String> = self.words.iter().map(|w| quote_for_display(w)).collect();
+        let words: Vec<String> = self.words.iter().map(quote_for_display).collect();
         words.join(" ")
     }
 }
