@@ -23,6 +23,7 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        workspace: None,
         origin: RuleOrigin {
             layer: "user".to_owned(),
             file: None,
@@ -37,10 +38,16 @@ fn rules(c: &mut Criterion) {
         rule("ask-publish", Decision::Ask, &["npm", "publish"]),
     ];
     all.extend(builtin_rules());
-    let set = RuleSet { rules: all };
+    let set = RuleSet {
+        rules: all,
+        ..RuleSet::default()
+    };
     let cases = [
         ("typical", "cargo test -p warden"),
-        ("compound", "cd src && cargo test 2>&1 | tee out; git status"),
+        (
+            "compound",
+            "cd src && cargo test 2>&1 | tee out; git status",
+        ),
         (
             "nested",
             "bash -lc 'git diff $(git rev-parse HEAD~1) | grep -c fn' && env A=1 timeout 5 ls",

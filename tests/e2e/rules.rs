@@ -68,7 +68,11 @@ fn a_user_allow_rule_runs_cargo_test_under_ask_unasked_and_the_audit_names_it() 
     let (messages, session, err) = run_commands(
         &env,
         &[],
-        &["cargo test --no-run -q", "cargo test && curl -s x | sh", "ls"],
+        &[
+            "cargo test --no-run -q",
+            "cargo test && curl -s x | sh",
+            "ls",
+        ],
     );
     assert!(ran(&messages[0]), "{}", messages[0]);
     // Something in the command cannot be judged (a shell reading its stdin): it asks.
@@ -82,7 +86,11 @@ fn a_user_allow_rule_runs_cargo_test_under_ask_unasked_and_the_audit_names_it() 
     assert_eq!(tools[1]["by"], "approval");
     // `warden audit` names it in its text too.
     let out = env.run(&["audit", &session]);
-    assert!(stdout(&out).contains("by rule:my-cargo-test"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("by rule:my-cargo-test"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -95,7 +103,11 @@ fn a_managed_deny_refuses_git_push_in_a_list_even_under_full_auto() {
     let (messages, session, _) = run_commands(
         &env,
         &["--mode", "full-auto"],
-        &["git status; git push", "env GIT_DIR=x git status", "git status"],
+        &[
+            "git status; git push",
+            "env GIT_DIR=x git status",
+            "git status",
+        ],
     );
     assert!(
         messages[0].contains("denied by rule:no-push")
@@ -121,9 +133,12 @@ fn a_project_allow_rule_waits_for_trust_and_its_deny_rule_applies_at_once() {
     env.untrusted_project_config(
         "[[rules]]\nid = \"proj-tests\"\ncommand = [\"cargo\", \"test\"]\ndecision = \"allow\"\nexamples = [\"cargo test\"]\n\n[[rules]]\nid = \"proj-no-rm\"\ncommand = [\"rm\"]\ndecision = \"deny\"\nexamples = [\"rm -rf x\"]\n",
     );
-    let (messages, _, err) =
-        run_commands(&env, &["--mode", "full-auto"], &["rm -rf target"]);
-    assert!(messages[0].contains("denied by rule:proj-no-rm"), "{}", messages[0]);
+    let (messages, _, err) = run_commands(&env, &["--mode", "full-auto"], &["rm -rf target"]);
+    assert!(
+        messages[0].contains("denied by rule:proj-no-rm"),
+        "{}",
+        messages[0]
+    );
     let (messages, _, err2) = run_commands(&env, &[], &["cargo test --no-run -q"]);
     assert!(asked(&messages[0]), "{} {err}", messages[0]);
     assert!(err2.contains("rules.allow"), "{err2}");
@@ -144,10 +159,17 @@ fn a_new_user_answers_no_question_for_cargo_test_git_diff_and_ls() {
         assert!(ran(m), "{m}");
     }
     let tools = audited_tools(&env, &session);
-    let by: Vec<&str> = tools.iter().map(|t| t["by"].as_str().unwrap_or("")).collect();
+    let by: Vec<&str> = tools
+        .iter()
+        .map(|t| t["by"].as_str().unwrap_or(""))
+        .collect();
     assert_eq!(
         by,
-        ["rule:builtin:cargo", "rule:builtin:git-read", "rule:builtin:read-files"]
+        [
+            "rule:builtin:cargo",
+            "rule:builtin:git-read",
+            "rule:builtin:read-files"
+        ]
     );
     // Turned off by the user layer, the mode asks again.
     env.user_config(&format!("{OPENAI}[tools]\nbuiltin_rules = false\n"));
@@ -182,9 +204,18 @@ fn rules_check_prints_each_simple_command_its_rule_and_the_verdict_as_the_exit_c
     };
     let (code, text) = check("cd src && cargo test | tee out");
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("cd src\n    allow; rule builtin:shell (built-in)"), "{text}");
-    assert!(text.contains("cargo test\n    allow; rule builtin:cargo"), "{text}");
-    assert!(text.contains("tee out\n    ask (no rule: the mode decides); no rule"), "{text}");
+    assert!(
+        text.contains("cd src\n    allow; rule builtin:shell (built-in)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cargo test\n    allow; rule builtin:cargo"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tee out\n    ask (no rule: the mode decides); no rule"),
+        "{text}"
+    );
     let (code, text) = check("cd src && cargo test");
     assert_eq!(code, Some(0), "{text}");
     std::fs::write(
@@ -195,11 +226,20 @@ fn rules_check_prints_each_simple_command_its_rule_and_the_verdict_as_the_exit_c
     let (code, text) = check("git status && bash -c 'git push -f'");
     assert_eq!(code, Some(2), "{text}");
     assert!(
-        text.contains(&format!("git push -f\n    deny; rule no-push ({}:4)", user.display())),
+        text.contains(&format!(
+            "git push -f\n    deny; rule no-push ({}:4)",
+            user.display()
+        )),
         "{text}"
     );
     let out = env.run(&["rules", "check", "--json", "--", "eval \"$X\""]);
     assert_eq!(out.status.code(), Some(1));
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert!(value["uncertain"][0].as_str().unwrap_or("").contains("eval"), "{value}");
+    assert!(
+        value["uncertain"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("eval"),
+        "{value}"
+    );
 }

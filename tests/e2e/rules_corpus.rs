@@ -55,6 +55,7 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        workspace: None,
         origin: RuleOrigin {
             layer: "managed".to_owned(),
             file: None,
@@ -69,7 +70,10 @@ fn corpus_rules() -> RuleSet {
         rule("ask-publish", Decision::Ask, &["npm", "publish"]),
     ];
     rules.extend(builtin_rules());
-    RuleSet { rules }
+    RuleSet {
+        rules,
+        ..RuleSet::default()
+    }
 }
 
 /// `allow | cd cargo` (`!` at the end when something is uncertain).
@@ -146,13 +150,85 @@ const WRAPPERS: &[&str] = &[
 
 /// Names every run has a stub for (besides every program the corpus lists).
 const STUBS: &[&str] = &[
-    "ls", "cat", "head", "tail", "wc", "git", "cargo", "npm", "pytest", "python", "python3",
-    "go", "grep", "rg", "cp", "rm", "mv", "tee", "pwd", "true", "false", "test", "printf",
-    "echo", "diff", "which", "uname", "date", "curl", "wget", "sed", "awk", "sort", "uniq",
-    "jq", "tar", "whoami", "sleep", "seq", "yes", "od", "cut", "tr", "cmp", "sha256sum", "du",
-    "df", "stat", "file", "tree", "realpath", "basename", "dirname", "make", "docker", "npx",
-    "yarn", "pnpm", "node", "perl", "sudo", "ssh", "watch", "mkdir", "touch", "chmod", "time",
-    "coproc", "x", "f", "g", "ll", "evil", "tool", "rustc", "zsh", "1", "[[", "function",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "git",
+    "cargo",
+    "npm",
+    "pytest",
+    "python",
+    "python3",
+    "go",
+    "grep",
+    "rg",
+    "cp",
+    "rm",
+    "mv",
+    "tee",
+    "pwd",
+    "true",
+    "false",
+    "test",
+    "printf",
+    "echo",
+    "diff",
+    "which",
+    "uname",
+    "date",
+    "curl",
+    "wget",
+    "sed",
+    "awk",
+    "sort",
+    "uniq",
+    "jq",
+    "tar",
+    "whoami",
+    "sleep",
+    "seq",
+    "yes",
+    "od",
+    "cut",
+    "tr",
+    "cmp",
+    "sha256sum",
+    "du",
+    "df",
+    "stat",
+    "file",
+    "tree",
+    "realpath",
+    "basename",
+    "dirname",
+    "make",
+    "docker",
+    "npx",
+    "yarn",
+    "pnpm",
+    "node",
+    "perl",
+    "sudo",
+    "ssh",
+    "watch",
+    "mkdir",
+    "touch",
+    "chmod",
+    "time",
+    "coproc",
+    "x",
+    "f",
+    "g",
+    "ll",
+    "evil",
+    "tool",
+    "rustc",
+    "zsh",
+    "1",
+    "[[",
+    "function",
 ];
 
 /// Batches run at a time, each with its own stubs and record file.
@@ -181,7 +257,14 @@ impl Sandbox {
         let work = root.join("work");
         std::fs::create_dir_all(&stubs).unwrap();
         std::fs::create_dir_all(work.join("src")).unwrap();
-        for file in ["a.rs", "in.txt", "files.txt", "Cargo.toml", "src/lib.rs", "x"] {
+        for file in [
+            "a.rs",
+            "in.txt",
+            "files.txt",
+            "Cargo.toml",
+            "src/lib.rs",
+            "x",
+        ] {
             std::fs::write(work.join(file), "a\n").unwrap();
         }
         let names: BTreeSet<String> = STUBS
@@ -191,7 +274,8 @@ impl Sandbox {
             .chain(extra.iter().cloned())
             .filter(|n| {
                 !matches!(n.as_str(), "" | "." | "..")
-                    && n.chars().all(|c| c.is_ascii_alphanumeric() || "_-.+[".contains(c))
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-.+[".contains(c))
             })
             .collect();
         let mut slots = Vec::new();
@@ -208,14 +292,12 @@ impl Sandbox {
                     let real = which(name).unwrap_or_else(|| panic!("no real {name} on PATH"));
                     let _ = writeln!(script, "exec '{}' \"$@\"", real.display());
                 } else if name == "time" {
-                    script.push_str(
-                        "while [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n",
-                    );
+                    script
+                        .push_str("while [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n");
                 }
                 let path = stubs.join(name);
                 std::fs::write(&path, script).unwrap();
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                    .unwrap();
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             }
             slots.push((stubs.to_string_lossy().into_owned(), record));
         }
@@ -308,7 +390,9 @@ fn missed(commands: &[String], shells: &[&str]) -> (Vec<String>, usize) {
             }
             let listed: BTreeSet<String> = split.programs().into_iter().collect();
             for program in ran.difference(&listed) {
-                failures.push(format!("{shell}: {command:?} ran `{program}`, listed {listed:?}"));
+                failures.push(format!(
+                    "{shell}: {command:?} ran `{program}`, listed {listed:?}"
+                ));
             }
         }
     }
@@ -323,10 +407,20 @@ fn the_harness_records_every_program_that_runs() {
         .collect();
     let sandbox = Sandbox::new(&BTreeSet::new());
     let ran = sandbox.run("/bin/sh", &commands);
-    let set = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<BTreeSet<_>>();
+    let set = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect::<BTreeSet<_>>()
+    };
     assert_eq!(
         ran,
-        [set(&["ls"]), set(&["sh", "rm"]), set(&["xargs", "touch"]), set(&[])]
+        [
+            set(&["ls"]),
+            set(&["sh", "rm"]),
+            set(&["xargs", "touch"]),
+            set(&[])
+        ]
     );
 }
 
@@ -342,12 +436,29 @@ fn every_program_a_corpus_command_runs_under_bash_and_sh_is_listed() {
 /// A generated command: lists, pipelines, groups, substitutions, wrappers, quoting.
 fn command_strategy() -> impl Strategy<Value = String> {
     let program = prop::sample::select(vec![
-        "ls", "cat", "git", "cargo", "rm", "echo", "grep", "curl", "tee", "python", "make",
-        "sudo", "touch", "printf", "test",
+        "ls", "cat", "git", "cargo", "rm", "echo", "grep", "curl", "tee", "python", "make", "sudo",
+        "touch", "printf", "test",
     ]);
     let arg = prop::sample::select(vec![
-        "status", "push", "-la", "src", "test", "'a b'", "\"x y\"", "a\\ b", "--", "-n", "1",
-        "'$(rm x)'", "\"\\$(rm x)\"", "'`rm x`'", "\\;", "'|'", "\"&&\"", "x.txt", "'#'",
+        "status",
+        "push",
+        "-la",
+        "src",
+        "test",
+        "'a b'",
+        "\"x y\"",
+        "a\\ b",
+        "--",
+        "-n",
+        "1",
+        "'$(rm x)'",
+        "\"\\$(rm x)\"",
+        "'`rm x`'",
+        "\\;",
+        "'|'",
+        "\"&&\"",
+        "x.txt",
+        "'#'",
     ]);
     let leaf = (program, prop::collection::vec(arg, 0..3)).prop_map(|(p, args)| {
         let mut words = vec![p.to_owned()];
@@ -364,7 +475,9 @@ fn command_strategy() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("{{ {a}; }}")),
             inner.clone().prop_map(|a| format!("echo $({a})")),
             inner.clone().prop_map(|a| format!("echo \"$({a})\"")),
-            inner.clone().prop_map(|a| format!("ls `{}`", a.replace('`', "\\`"))),
+            inner
+                .clone()
+                .prop_map(|a| format!("ls `{}`", a.replace('`', "\\`"))),
             inner
                 .clone()
                 .prop_map(|a| format!("sh -c '{}'", a.replace('\'', "'\\''"))),
@@ -380,17 +493,17 @@ fn command_strategy() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("nice -n 1 {a}")),
             inner.clone().prop_map(|a| format!("nohup {a}")),
             inner.clone().prop_map(|a| format!("echo x | xargs {a}")),
-            inner.clone().prop_map(|a| format!("find . -name a.rs -exec {a} \\;")),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
-                "if {a}; then {b}; fi"
-            )),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
-                "for i in 1 2; do {a}; {b}; done"
-            )),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!(
-                "case x in x) {a} ;; *) {b} ;; esac"
-            )),
-            inner.clone().prop_map(|a| format!("cat <<EOF\n$({a})\nEOF")),
+            inner
+                .clone()
+                .prop_map(|a| format!("find . -name a.rs -exec {a} \\;")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("if {a}; then {b}; fi")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("for i in 1 2; do {a}; {b}; done")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("case x in x) {a} ;; *) {b} ;; esac")),
+            inner
+                .clone()
+                .prop_map(|a| format!("cat <<EOF\n$({a})\nEOF")),
             inner.clone().prop_map(|a| format!("{a} > out.txt 2>&1")),
             inner.prop_map(|a| format!("X=$({a}) ls")),
         ]
@@ -412,7 +525,12 @@ fn ten_thousand_generated_commands_run_no_program_the_split_did_not_list() {
         failures.is_empty(),
         "{} misses, first: {}",
         failures.len(),
-        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     assert!(seen > commands.len(), "{seen} programs recorded");
 }

@@ -84,7 +84,10 @@ fn check(dir: Option<&Path>, json: bool, command: &str) -> Result<u8, CliError> 
             (true, None | Some(Decision::Allow)) => "wrapper: judged by the command it runs",
             (_, decision) => verdict_name(decision),
         };
-        println!("{}\n    {verdict}; {by}", crate::domain::escape::terminal(&part.command.display()));
+        println!(
+            "{}\n    {verdict}; {by}",
+            crate::domain::escape::terminal(&part.command.display())
+        );
     }
     for why in &judgement.uncertain {
         println!("uncertain: {}", crate::domain::escape::terminal(why));
@@ -139,7 +142,11 @@ fn list(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         let what = if rule.is_command() {
             rule.command_text()
         } else {
-            format!("tool {} paths {}", rule.tools.join("|"), rule.paths.join("|"))
+            format!(
+                "tool {} paths {}",
+                rule.tools.join("|"),
+                rule.paths.join("|")
+            )
         };
         println!(
             "{:<5} {:<24} {}  ({}, {})",

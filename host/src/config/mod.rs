@@ -71,6 +71,7 @@ pub use registries::{
     REGISTRY_DEADLINE_S, REGISTRY_IDLE_TIMEOUT_S, REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV,
     RegistriesConfig, RegistryHost,
 };
+pub use rules::{remove_user_rule, save_user_rules};
 pub use schema::*;
 pub use shell::{
     DEFAULT_HIDE, MAX_SHELL_TIMEOUT_S, SHELL_TIMEOUT_S, ShellConfig, ShellSandbox,

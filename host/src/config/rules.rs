@@ -53,6 +53,9 @@ struct RuleSpec {
     examples: Vec<String>,
     #[serde(default)]
     not_examples: Vec<String>,
+    /// Limits the rule to one workspace (absolute root), as "always" in a chat saves it.
+    #[serde(default)]
+    workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,14 +101,22 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         return Err(error(
             path,
             line,
-            format!("rule id `{}` must be one word, not starting with `builtin:`", spec.id),
+            format!(
+                "rule id `{}` must be one word, not starting with `builtin:`",
+                spec.id
+            ),
         ));
     }
     let tools = spec.tool.map(OneOrMany::into_vec).unwrap_or_default();
     let command: Vec<Vec<String>> = spec.command.into_iter().map(OneOrMany::into_vec).collect();
     let named = |what: &str| error(path, line, format!("rule `{id}`: {what}"));
-    if command.iter().any(|alts| alts.is_empty() || alts.iter().any(String::is_empty)) {
-        return Err(named("every word of `command` needs at least one non-empty alternative"));
+    if command
+        .iter()
+        .any(|alts| alts.is_empty() || alts.iter().any(String::is_empty))
+    {
+        return Err(named(
+            "every word of `command` needs at least one non-empty alternative",
+        ));
     }
     let shell_tool = tools.is_empty() || tools == ["shell"];
     let (tools, command) = match (command.is_empty(), shell_tool) {
@@ -136,6 +147,7 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         paths: spec.paths,
         examples: spec.examples,
         not_examples: spec.not_examples,
+        workspace: spec.workspace,
         origin: RuleOrigin {
             layer: kind.as_str().to_owned(),
             file: Some(path.to_owned()),
@@ -215,14 +227,23 @@ impl RuleLayers {
         self,
         builtin: bool,
         managed_rules_only: bool,
+        scope: Scope,
         warnings: &mut Vec<String>,
     ) -> Result<RuleSet, ConfigError> {
         let mut rules: Vec<Rule> = Vec::new();
         let order = ["managed", "user", "project"];
         let mut all = self.rules;
         all.sort_by_key(|r| order.iter().position(|l| *l == r.origin.layer));
+        // A rule limited to another workspace is not in force here.
+        all.retain(|r| {
+            r.workspace
+                .as_ref()
+                .is_none_or(|w| Some(w.as_path()) == scope.workspace.as_deref())
+        });
         for rule in all {
-            if managed_rules_only && rule.origin.layer != "managed" && rule.decision == Decision::Allow
+            if managed_rules_only
+                && rule.origin.layer != "managed"
+                && rule.decision == Decision::Allow
             {
                 warnings.push(format!(
                     "{}: allow rule `{}` from the {} layer was not used: managed policy allows managed allow rules only",
@@ -234,7 +255,11 @@ impl RuleLayers {
             }
             if let Some(first) = rules.iter().find(|r| r.id == rule.id) {
                 return Err(ConfigError::Parse {
-                    path: rule.origin.file.clone().unwrap_or_else(|| PathBuf::from("rules")),
+                    path: rule
+                        .origin
+                        .file
+                        .clone()
+                        .unwrap_or_else(|| PathBuf::from("rules")),
                     line: rule.origin.line,
                     column: 1,
                     key: Some("rules".to_owned()),
@@ -250,6 +275,226 @@ impl RuleLayers {
         if builtin {
             rules.extend(builtin_rules());
         }
-        Ok(RuleSet { rules })
+        Ok(RuleSet {
+            rules,
+            user_file: scope.user_file,
+            workspace: scope.workspace,
+        })
+    }
+}
+
+/// Where the rules are loaded for: the workspace (the project layer's root) and the user
+/// layer's file.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    pub(crate) workspace: Option<PathBuf>,
+    pub(crate) user_file: Option<PathBuf>,
+}
+
+/// Append `rules` to the user layer's file `path` (created if missing) as `[[rules]]`
+/// entries, each limited to its workspace; the rest of the file is kept as written.
+pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|err: toml_edit::TomlError| ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "rules".to_owned(),
+                message: err.to_string(),
+            })?;
+    let mut list = match doc.remove("rules") {
+        Some(toml_edit::Item::ArrayOfTables(list)) => list,
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                key: "rules".to_owned(),
+                message: "is not a list of `[[rules]]` tables".to_owned(),
+            });
+        }
+        None => toml_edit::ArrayOfTables::new(),
+    };
+    for rule in rules {
+        let mut table = toml_edit::Table::new();
+        table["id"] = toml_edit::value(rule.id.as_str());
+        let mut command = toml_edit::Array::new();
+        for alternatives in &rule.command {
+            match alternatives.as_slice() {
+                [one] => command.push(one.as_str()),
+                many => command.push(
+                    many.iter()
+                        .map(String::as_str)
+                        .collect::<toml_edit::Array>(),
+                ),
+            }
+        }
+        table["command"] = toml_edit::value(command);
+        table["decision"] = toml_edit::value(rule.decision.name());
+        table["why"] = toml_edit::value(rule.why.as_str());
+        table["examples"] = toml_edit::value(
+            rule.examples
+                .iter()
+                .map(String::as_str)
+                .collect::<toml_edit::Array>(),
+        );
+        if let Some(workspace) = &rule.workspace {
+            table["workspace"] = toml_edit::value(workspace.to_string_lossy().as_ref());
+        }
+        list.push(table);
+    }
+    doc.insert("rules", toml_edit::Item::ArrayOfTables(list));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| ConfigError::Read {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// Remove the `[[rules]]` entry `id` from the user layer's file `path`, keeping the rest as
+/// written.
+pub fn remove_user_rule(path: &Path, id: &str) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: "rules".to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|err: toml_edit::TomlError| invalid(err.to_string()))?;
+    let Some(toml_edit::Item::ArrayOfTables(list)) = doc.get_mut("rules") else {
+        return Err(invalid(format!("no rule `{id}` in this file")));
+    };
+    let Some(at) = list
+        .iter()
+        .position(|t| t.get("id").and_then(toml_edit::Item::as_str) == Some(id))
+    else {
+        return Err(invalid(format!("no rule `{id}` in this file")));
+    };
+    list.remove(at);
+    if list.is_empty() {
+        doc.remove("rules");
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, doc.to_string())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Sources, load};
+
+    const ALLOW_LS: &str = "[[rules]]\nid = \"my-ls\"\ncommand = [\"ls\"]\ndecision = \"allow\"\nexamples = [\"ls -la\"]\n";
+
+    fn sources(root: &Path, layers: &[(LayerKind, &str)]) -> Sources {
+        let mut out = Vec::new();
+        for (kind, text) in layers {
+            let path = match kind {
+                LayerKind::User => root.join("user.toml"),
+                LayerKind::Project => root.join("ws/.warden/config.toml"),
+                LayerKind::Managed => root.join("managed.toml"),
+            };
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).unwrap();
+            }
+            std::fs::write(&path, text).unwrap();
+            out.push((*kind, path));
+        }
+        if !out.iter().any(|(k, _)| *k == LayerKind::Project) {
+            out.push((LayerKind::Project, root.join("ws/.warden/config.toml")));
+        }
+        Sources {
+            layers: out,
+            managed_is_system: false,
+            notes: Vec::new(),
+        }
+    }
+
+    fn ids(set: &RuleSet) -> Vec<&str> {
+        set.rules
+            .iter()
+            .filter(|r| r.origin.layer != "builtin")
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn managed_rules_only_leaves_out_other_layers_allow_rules_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let deny = "[[rules]]\nid = \"no-rm\"\ncommand = [\"rm\"]\ndecision = \"deny\"\nexamples = [\"rm x\"]\n";
+        let loaded = load(&sources(
+            dir.path(),
+            &[
+                (LayerKind::User, &format!("{ALLOW_LS}\n{deny}")),
+                (LayerKind::Managed, "[policy]\nmanaged_rules_only = true\n"),
+            ],
+        ))
+        .unwrap();
+        assert_eq!(ids(&loaded.config.rules), ["no-rm"]);
+        assert!(
+            loaded
+                .warnings
+                .iter()
+                .any(|w| w.contains("allow rule `my-ls`") && w.contains("managed allow rules only")),
+            "{:?}",
+            loaded.warnings
+        );
+    }
+
+    #[test]
+    fn a_saved_rule_applies_in_its_workspace_only_and_ids_are_unique() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("saved.toml");
+        std::fs::write(&user, "[model]\nprovider = \"echo\"\n").unwrap();
+        let mut rule = crate::domain::rules::builtin_rules().remove(0);
+        rule.id = "always:ls".into();
+        rule.command = vec![vec!["ls".into()]];
+        rule.examples = vec!["ls".into()];
+        rule.workspace = Some(dir.path().join("ws"));
+        save_user_rules(&user, &[rule.clone()]).unwrap();
+        let text = std::fs::read_to_string(&user).unwrap();
+        assert!(text.starts_with("[model]\nprovider = \"echo\"\n"), "{text}");
+        let here = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
+        assert_eq!(ids(&here.config.rules), ["always:ls"]);
+        rule.workspace = Some(dir.path().join("elsewhere"));
+        let other = dir.path().join("other.toml");
+        save_user_rules(&other, &[rule]).unwrap();
+        let text = std::fs::read_to_string(&other).unwrap();
+        let there = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
+        assert!(ids(&there.config.rules).is_empty());
+        remove_user_rule(&user, "always:ls").unwrap();
+        let text = std::fs::read_to_string(&user).unwrap();
+        assert_eq!(text, "[model]\nprovider = \"echo\"\n");
+        let twice = format!("{ALLOW_LS}\n{ALLOW_LS}");
+        let err = load(&sources(dir.path(), &[(LayerKind::User, &twice)])).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("rule id `my-ls` is already used at"),
+            "{err}"
+        );
     }
 }

@@ -128,9 +128,10 @@ pub enum AuditEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<crate::domain::Mode>,
         /// The `[[rules]]` id that decided the call (allowed, denied or asked), comma-separated
-        /// when each simple command of a `shell` call had its own.
+        /// when each simple command of a `shell` call had its own. Boxed to keep the event
+        /// small.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        rule: Option<String>,
+        rule: Option<Box<String>>,
         /// Bytes of the arguments (JSON) the tool received, or that were asked for when denied.
         bytes_in: u64,
         /// Bytes of the result committed for the model.

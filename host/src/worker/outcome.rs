@@ -346,7 +346,7 @@ impl ToolCallOutcome {
                 .collect(),
             approval: self.approval.map(|a| a.to_string()),
             mode: self.mode.map(|(mode, _, _)| mode),
-            rule: self.rule.as_ref().map(|(ids, _)| ids.clone()),
+            rule: self.rule.as_ref().map(|(ids, _)| Box::new(ids.clone())),
             bytes_in,
             bytes_out: output.content.len() as u64,
             is_error: output.is_error,

@@ -129,7 +129,11 @@ pub(crate) fn question(
         ),
         AskWhy::Rule { id, why } => format!(
             "  ? tool {name}: {}{}",
-            if id.is_empty() { String::new() } else { format!("rule {} asks: ", escape_capped(id, MAX_NAME)) },
+            if id.is_empty() {
+                String::new()
+            } else {
+                format!("rule {} asks: ", escape_capped(id, MAX_NAME))
+            },
             escape_capped(why, 400)
         ),
         AskWhy::Mode { mode, effect } => format!(
@@ -159,9 +163,33 @@ pub(crate) fn question(
         style.bold(&header),
         targets(arguments),
         sizes(arguments),
-        "  allow? [y]es / [n]o / [a]lways for this tool in this chat (one key; Ctrl-C denies and \
-         ends the turn): "
+        always_choice(call)
     )
+}
+
+/// How an answer is given, said on the prompt's last line.
+const ONE_KEY: &str = " (one key; Ctrl-C denies and ends the turn)";
+
+/// The prompt's last line. For a command, "always" saves the narrowest rule that covers it,
+/// shown here before it is saved; a command no rule can cover offers yes or no only.
+fn always_choice(call: &ToolCall) -> String {
+    if call.name != crate::domain::builtin::SHELL {
+        return format!("  allow? [y]es / [n]o / [a]lways for this tool in this chat{ONE_KEY}: ");
+    }
+    let command = call.arguments["command"].as_str().unwrap_or_default();
+    match crate::domain::rules::narrowest_prefix(command) {
+        Some(prefixes) if !prefixes.is_empty() => {
+            let shown: Vec<String> = prefixes
+                .iter()
+                .map(|p| format!("{} …", p.join(" ")))
+                .collect();
+            format!(
+                "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config){ONE_KEY}: ",
+                escape_capped(&shown.join("`, `"), MAX_NAME)
+            )
+        }
+        _ => format!("  allow? [y]es / [n]o{ONE_KEY}: "),
+    }
 }
 
 /// The person's answer to `line` (`None`: end of input).

@@ -376,6 +376,30 @@ impl Chat {
                 }
             }
             Slash::Mode(asked) => self.mode(asked.as_deref()),
+            Slash::Rules(None) => {
+                for rule in &self.worker.rules().rules {
+                    let what = if rule.is_command() {
+                        rule.command_text()
+                    } else {
+                        format!(
+                            "tool {} paths {}",
+                            rule.tools.join("|"),
+                            rule.paths.join("|")
+                        )
+                    };
+                    eprintln!(
+                        "{:<5} {}  {}  ({})",
+                        rule.decision.name(),
+                        crate::domain::escape::terminal(&rule.id),
+                        crate::domain::escape::terminal(&what),
+                        crate::domain::escape::terminal(&rule.origin.place())
+                    );
+                }
+            }
+            Slash::Rules(Some(id)) => match self.worker.remove_user_rule(&id) {
+                Ok(()) => eprintln!("removed rule `{}`", crate::domain::escape::terminal(&id)),
+                Err(err) => eprintln!("{}", crate::domain::escape::terminal(&err)),
+            },
             Slash::Quit => {}
             Slash::Unknown(hint) => eprintln!("{hint}"),
         }

@@ -1,7 +1,7 @@
 //! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
 //! `/preview [--full] PROMPT`,
-//! `/compact`, `/config`, `/mode [MODE]`, `/undo [N]`, `/last`, `/diff [session]`, `/cost`,
-//! `/quit`.
+//! `/compact`, `/config`, `/mode [MODE]`, `/rules [remove ID]`, `/undo [N]`, `/last`,
+//! `/diff [session]`, `/cost`, `/quit`.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub(crate) enum Slash {
     Config,
     /// Show the permission mode, or change it for this chat.
     Mode(Option<String>),
+    /// List the rules in force, or (`Some(id)`) remove a user-layer rule.
+    Rules(Option<String>),
     /// Put back the files the last N turns (default 1) wrote or edited.
     Undo(usize),
     /// The last command's whole output.
@@ -62,6 +64,8 @@ commands:
   /config          effective configuration and the files it came from
   /mode [MODE]     show the permission mode, or change it for this chat:
                    read-only | ask | auto-edit | full-auto
+  /rules           the rules in force and where each comes from;
+                   /rules remove ID removes one of your own (user layer)
   /undo [N]        put back the files the last N turns (default 1) wrote or edited
   /last            the last command's whole output
   /diff [session]  the diffs of what the last turn changed (or the whole session changed)
@@ -111,6 +115,13 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("config", true) => Slash::Config,
         ("mode", true) => Slash::Mode(None),
         ("mode", false) => Slash::Mode(Some(arg.to_owned())),
+        ("rules", true) => Slash::Rules(None),
+        ("rules", false) => match arg.strip_prefix("remove") {
+            Some(id) if id.starts_with(char::is_whitespace) && !id.trim().is_empty() => {
+                Slash::Rules(Some(id.trim().to_owned()))
+            }
+            _ => Slash::Unknown("usage: /rules [remove ID]".into()),
+        },
         ("undo", true) => Slash::Undo(1),
         ("undo", false) => match arg.parse::<usize>() {
             Ok(n) if n > 0 => Slash::Undo(n),
@@ -135,6 +146,12 @@ mod tests {
         assert_eq!(parse("/help"), Some(Slash::Help));
         assert_eq!(parse("  /session "), Some(Slash::Session));
         assert_eq!(parse("/mcp"), Some(Slash::Mcp));
+        assert_eq!(parse("/rules"), Some(Slash::Rules(None)));
+        assert_eq!(
+            parse("/rules remove always:ls"),
+            Some(Slash::Rules(Some("always:ls".into())))
+        );
+        assert!(matches!(parse("/rules drop x"), Some(Slash::Unknown(_))));
         assert_eq!(parse("/resume abc"), Some(Slash::Resume("abc".into())));
         assert_eq!(
             parse("/preview look @a.rs"),

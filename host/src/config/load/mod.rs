@@ -216,7 +216,20 @@ fn load_with(
         .iter()
         .find(|(kind, _)| *kind == LayerKind::User)
         .map(|(_, path)| path.clone());
-    let mut loaded = merge_layers(parsed, &locks, include_project_code, lenient, user_file)?;
+    // The project layer is `<workspace>/.warden/config.toml`, read or not.
+    let workspace = sources
+        .layers
+        .iter()
+        .find(|(kind, _)| *kind == LayerKind::Project)
+        .and_then(|(_, path)| path.parent()?.parent().map(Path::to_owned));
+    let mut loaded = merge_layers(
+        parsed,
+        &locks,
+        include_project_code,
+        lenient,
+        user_file,
+        workspace,
+    )?;
     let mut warnings = sources.notes.clone();
     warnings.append(&mut loaded.warnings);
     loaded.warnings = warnings;
@@ -273,6 +286,7 @@ fn merge_layers(
     include_project_code: bool,
     lenient: bool,
     user_file: Option<PathBuf>,
+    workspace: Option<PathBuf>,
 ) -> Result<Loaded, ConfigError> {
     let mut refused = Vec::new();
     let mut warnings = Vec::new();
@@ -528,7 +542,16 @@ fn merge_layers(
     let mut tools = file.tools;
     tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
     tools.builtin_rules = builtin_rules;
-    let rules = rule_layers.finish(builtin_rules, policy.managed_rules_only, &mut warnings)?;
+    let scope = super::rules::Scope {
+        workspace,
+        user_file: user_file.clone(),
+    };
+    let rules = rule_layers.finish(
+        builtin_rules,
+        policy.managed_rules_only,
+        scope,
+        &mut warnings,
+    )?;
     let project_mode = modes.project_raise();
     let project_code = (!project_entries.is_empty()
         || !project_mcp.is_empty()

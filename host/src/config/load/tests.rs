@@ -26,6 +26,7 @@ fn no_files_gives_the_defaults() {
     // The built-in rules are in force unless a layer turns them off.
     let mut expected = Config::default();
     expected.rules.rules = crate::domain::rules::builtin_rules();
+    expected.rules.user_file = Some(missing.clone());
     assert_eq!(loaded.config, expected);
     assert_eq!(loaded.config.model.provider, ProviderKind::Echo);
     assert!(loaded.files.is_empty());

@@ -43,7 +43,15 @@ const SPECS: &[Spec] = &[
     ),
     (
         "builtin:text",
-        &[&["sort", "uniq", "diff", "jq", "column", "sha256sum", "md5sum"]],
+        &[&[
+            "sort",
+            "uniq",
+            "diff",
+            "jq",
+            "column",
+            "sha256sum",
+            "md5sum",
+        ]],
         &["-o*", "--output*"],
         READS,
         "sort -u names.txt",
@@ -51,8 +59,8 @@ const SPECS: &[Spec] = &[
     (
         "builtin:shell",
         &[&[
-            "cd", "pwd", "echo", "printf", "true", "false", "test", "[", "which", "type",
-            "date", "whoami", "uname", "id", "export", "sleep", "seq",
+            "cd", "pwd", "echo", "printf", "true", "false", "test", "[", "which", "type", "date",
+            "whoami", "uname", "id", "export", "sleep", "seq",
         ]],
         &[],
         "changes nothing outside the shell",
@@ -63,7 +71,14 @@ const SPECS: &[Spec] = &[
         &[
             &["git"],
             &[
-                "status", "diff", "log", "show", "blame", "rev-parse", "ls-files", "describe",
+                "status",
+                "diff",
+                "log",
+                "show",
+                "blame",
+                "rev-parse",
+                "ls-files",
+                "describe",
                 "shortlog",
             ],
         ],
@@ -75,13 +90,21 @@ const SPECS: &[Spec] = &[
         "builtin:cargo",
         &[
             &["cargo"],
-            &["check", "test", "build", "clippy", "tree", "metadata", "bench", "doc"],
+            &[
+                "check", "test", "build", "clippy", "tree", "metadata", "bench", "doc",
+            ],
         ],
         &["--fix"],
         BUILDS,
         "cargo test -p warden",
     ),
-    ("builtin:npm-test", &[&["npm", "pnpm", "yarn"], &["test"]], &[], BUILDS, "npm test"),
+    (
+        "builtin:npm-test",
+        &[&["npm", "pnpm", "yarn"], &["test"]],
+        &[],
+        BUILDS,
+        "npm test",
+    ),
     (
         "builtin:pytest",
         &[&["pytest"]],
@@ -96,7 +119,13 @@ const SPECS: &[Spec] = &[
         BUILDS,
         "python -m pytest",
     ),
-    ("builtin:go", &[&["go"], &["test", "build", "vet"]], &[], BUILDS, "go test ./..."),
+    (
+        "builtin:go",
+        &[&["go"], &["test", "build", "vet"]],
+        &[],
+        BUILDS,
+        "go test ./...",
+    ),
 ];
 
 /// The built-in rules, all `allow`.
@@ -116,6 +145,7 @@ pub fn builtin_rules() -> Vec<Rule> {
             paths: Vec::new(),
             examples: vec![(*example).to_owned()],
             not_examples: Vec::new(),
+            workspace: None,
             origin: RuleOrigin {
                 layer: "builtin".to_owned(),
                 file: None,

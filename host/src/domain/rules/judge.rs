@@ -10,6 +10,12 @@ use crate::domain::shell_split::{SimpleCommand, split};
 pub struct RuleSet {
     /// The rules.
     pub rules: Vec<Rule>,
+    /// The user layer's file, where an "always" answer saves its rule.
+    #[serde(skip)]
+    pub user_file: Option<std::path::PathBuf>,
+    /// The workspace the rules were loaded for (an "always" rule is limited to it).
+    #[serde(skip)]
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 /// One simple command of a `shell` call and what the rules say of it.

@@ -4,9 +4,9 @@ use crate::domain::shell_split::split;
 
 /// Programs that run whatever their arguments say: never saved bare.
 const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "node", "deno", "bun",
-    "ruby", "perl", "php", "env", "xargs", "sudo", "exec", "eval", "nohup", "timeout", "nice",
-    "command", "builtin", "time", "stdbuf", "npx", "uv", "pipx",
+    "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "node", "deno", "bun", "ruby",
+    "perl", "php", "env", "xargs", "sudo", "exec", "eval", "nohup", "timeout", "nice", "command",
+    "builtin", "time", "stdbuf", "npx", "uv", "pipx",
 ];
 
 /// Programs whose first argument is a subcommand (`cargo test`, `git diff`).
@@ -32,7 +32,10 @@ pub fn narrowest_prefix(command: &str) -> Option<Vec<Vec<String>>> {
         let mut prefix = vec![first.text.clone()];
         let program = first.text.rsplit('/').next().unwrap_or(&first.text);
         if INTERPRETERS.contains(&program) || WITH_SUBCOMMAND.contains(&program) {
-            let second = simple.words.get(1).filter(|w| w.literal && !w.text.starts_with('-'))?;
+            let second = simple
+                .words
+                .get(1)
+                .filter(|w| w.literal && !w.text.starts_with('-'))?;
             // `python script.py`, `cargo test`: the program and its first word.
             prefix.push(second.text.clone());
         }

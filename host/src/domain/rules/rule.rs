@@ -8,9 +8,7 @@ use super::glob::glob_match;
 use crate::domain::shell_split::{SimpleCommand, split};
 
 /// What a rule decides about a call it matches.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// Run it without asking (under `ask` and `auto-edit`).
@@ -82,6 +80,9 @@ pub struct Rule {
     /// Commands (or tool names, or paths) it must not match.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_examples: Vec<String>,
+    /// The workspace it is limited to (a rule saved by "always" in a chat), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<PathBuf>,
     /// Where it comes from.
     pub origin: RuleOrigin,
 }
@@ -105,9 +106,7 @@ impl Rule {
             .command
             .iter()
             .zip(&command.words)
-            .all(|(alternatives, word)| {
-                word.literal && alternatives.iter().any(|a| *a == word.text)
-            });
+            .all(|(alternatives, word)| word.literal && alternatives.contains(&word.text));
         prefix
             && (self.unless.is_empty()
                 || command.words.iter().all(|word| {
@@ -126,7 +125,7 @@ impl Rule {
             if !word.literal {
                 return true;
             }
-            if !alternatives.iter().any(|a| *a == word.text) {
+            if !alternatives.contains(&word.text) {
                 return false;
             }
         }

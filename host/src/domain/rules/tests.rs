@@ -14,6 +14,7 @@ fn rule(id: &str, decision: Decision, command: &[&[&str]]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        workspace: None,
         origin: RuleOrigin {
             layer: "user".into(),
             file: None,
@@ -26,8 +27,10 @@ fn rule(id: &str, decision: Decision, command: &[&[&str]]) -> Rule {
 fn the_strictest_decision_of_every_simple_command_wins() {
     let mut set = RuleSet {
         rules: builtin_rules(),
+        ..RuleSet::default()
     };
-    set.rules.push(rule("push", Decision::Deny, &[&["git"], &["push"]]));
+    set.rules
+        .push(rule("push", Decision::Deny, &[&["git"], &["push"]]));
     let j = set.judge_shell("cd src && cargo test | tee out");
     assert_eq!(j.decision, None, "tee has no rule");
     let j = set.judge_shell("cd src && cargo test");
@@ -36,7 +39,11 @@ fn the_strictest_decision_of_every_simple_command_wins() {
     assert_eq!(j.decision, Some(Decision::Deny));
     assert_eq!(set.ids(&j).as_deref(), Some("push"));
     let j = set.judge_shell("cargo test && curl x | sh");
-    assert_eq!(j.decision, Some(Decision::Ask), "uncertain with deny rules in force");
+    assert_eq!(
+        j.decision,
+        Some(Decision::Ask),
+        "uncertain with deny rules in force"
+    );
     let j = set.judge_shell("eval 'git push'");
     assert_eq!(j.decision, Some(Decision::Ask));
     let j = set.judge_shell("env FOO=1 timeout 5 git push origin");
@@ -49,9 +56,16 @@ fn the_strictest_decision_of_every_simple_command_wins() {
 fn a_non_literal_word_never_matches_a_prefix() {
     let set = RuleSet {
         rules: vec![rule("st", Decision::Allow, &[&["git"], &["status"]])],
+        ..RuleSet::default()
     };
-    assert_eq!(set.judge_shell("git status").decision, Some(Decision::Allow));
-    assert_eq!(set.judge_shell("git \"status\"").decision, Some(Decision::Allow));
+    assert_eq!(
+        set.judge_shell("git status").decision,
+        Some(Decision::Allow)
+    );
+    assert_eq!(
+        set.judge_shell("git \"status\"").decision,
+        Some(Decision::Allow)
+    );
     assert_eq!(set.judge_shell("git $x").decision, None);
     assert_eq!(set.judge_shell("git stat*").decision, None);
     assert_eq!(set.judge_shell("$g status").decision, None);
@@ -61,6 +75,7 @@ fn a_non_literal_word_never_matches_a_prefix() {
 fn built_in_examples_match_and_find_without_delete() {
     let set = RuleSet {
         rules: builtin_rules(),
+        ..RuleSet::default()
     };
     for rule in &set.rules {
         for example in &rule.examples {
@@ -69,7 +84,8 @@ fn built_in_examples_match_and_find_without_delete() {
     }
     assert_eq!(set.judge_shell("find . -delete").decision, None);
     assert_eq!(
-        set.judge_shell("find . -name x -exec grep -l y {} +").decision,
+        set.judge_shell("find . -name x -exec grep -l y {} +")
+            .decision,
         Some(Decision::Allow)
     );
     assert_eq!(set.judge_shell("find . -exec rm {} ;").decision, None);

@@ -56,7 +56,7 @@ impl SimpleCommand {
 
     /// The words as one line, for display.
     pub fn display(&self) -> String {
-        let words: Vec<String> = self.words.iter().map(|w| quote_for_display(w)).collect();
+        let words: Vec<String> = self.words.iter().map(quote_for_display).collect();
         words.join(" ")
     }
 }
@@ -103,8 +103,41 @@ const MAX_DEPTH: usize = 12;
 /// Split `command` (bash syntax) into the simple commands it would run.
 pub fn split(command: &str) -> Split {
     let mut out = Split::default();
-    walk::program(command, 0, &mut out);
+    match plain_words(command) {
+        Some(words) => wrappers::argv(words, 0, &mut out),
+        None => walk::program(command, 0, &mut out),
+    }
     out
+}
+
+/// Words the shell reads back exactly as written (no other character means anything in it).
+const PLAIN: &[u8] = b" \t_./,+@:=-";
+
+/// Reserved words: a command starting with or holding one goes through the parser.
+const RESERVED: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "esac",
+    "in", "function", "select", "time", "coproc", "{", "}", "!", "[[", "]]",
+];
+
+/// The words of a command made of plain words only (letters, digits, `_./,+@:=-`, spaces):
+/// one simple command, every word literal, no parse needed. `None` for anything else, or
+/// when it starts with an assignment or holds a reserved word.
+fn plain_words(command: &str) -> Option<Vec<Word>> {
+    if !command
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || PLAIN.contains(&b))
+    {
+        return None;
+    }
+    let words: Vec<&str> = command
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let first = words.first()?;
+    if first.contains('=') || words.iter().any(|w| RESERVED.contains(w)) {
+        return None;
+    }
+    Some(words.into_iter().map(Word::literal).collect())
 }
 
 #[cfg(test)]

@@ -49,3 +49,25 @@ fn what_cannot_be_known_is_uncertain() {
     assert_eq!(split.commands[0].words[1], Word::literal("push"));
     assert!(!split.commands[0].words[2].literal);
 }
+
+#[test]
+fn plain_commands_split_as_the_parser_does() {
+    for command in [
+        "cargo test -p warden",
+        "git diff --stat",
+        "env A=1 timeout 5 ls -la",
+        "ls",
+        "nice -n 5 cargo build --release",
+        "xargs",
+    ] {
+        assert!(plain_words(command).is_some(), "{command}");
+        let mut parsed = Split::default();
+        walk::program(command, 0, &mut parsed);
+        assert_eq!(split(command), parsed, "{command}");
+    }
+    for command in [
+        "A=1 ls", "ls; rm x", "ls $x", "if true", "time ls", "ls ~", "l\\s",
+    ] {
+        assert!(plain_words(command).is_none(), "{command}");
+    }
+}

@@ -4,8 +4,8 @@
 use brush_parser::ParserOptions;
 use brush_parser::ast::{
     AndOr, Assignment, AssignmentName, AssignmentValue, BinaryPredicate, Command,
-    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectTarget,
-    IoRedirect, Pipeline, RedirectList, SimpleCommand as AstSimple,
+    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr,
+    IoFileRedirectTarget, IoRedirect, Pipeline, RedirectList, SimpleCommand as AstSimple,
 };
 
 use super::word::{heredoc_body, plain_arithmetic, word};
@@ -28,7 +28,8 @@ pub(super) fn program(text: &str, depth: usize, out: &mut Split) {
             .push(format!("nested more than {MAX_DEPTH} deep"));
         return;
     }
-    let mut parser = brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &options());
+    let mut parser =
+        brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &options());
     match parser.parse_program() {
         Ok(program) => {
             for list in &program.complete_commands {

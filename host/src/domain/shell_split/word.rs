@@ -10,7 +10,8 @@ pub(super) fn word(raw: &str, depth: usize, out: &mut Split) -> Word {
     let pieces = match brush_parser::word::parse(raw, &walk::options()) {
         Ok(pieces) => pieces,
         Err(err) => {
-            out.uncertain.push(format!("cannot parse the word `{raw}`: {err}"));
+            out.uncertain
+                .push(format!("cannot parse the word `{raw}`: {err}"));
             return Word {
                 text: raw.to_owned(),
                 literal: false,

@@ -5,25 +5,68 @@ use super::{SimpleCommand, Split, Word, walk};
 
 /// Builtins that run text as commands or change what a later command name runs.
 const CHANGES_WHAT_RUNS: &[&str] = &[
-    "eval", "source", ".", "alias", "trap", "enable", "hash", "shopt", "declare", "typeset",
-    "local", "let", "readonly", "fc", "bind", "complete", "compgen", "mapfile", "readarray",
+    "eval",
+    "source",
+    ".",
+    "alias",
+    "trap",
+    "enable",
+    "hash",
+    "shopt",
+    "declare",
+    "typeset",
+    "local",
+    "let",
+    "readonly",
+    "fc",
+    "bind",
+    "complete",
+    "compgen",
+    "mapfile",
+    "readarray",
 ];
 
 /// Builtins that assign to a variable named by an argument.
-const ASSIGNS_BY_NAME: &[&str] = &["export", "read", "printf", "unset", "getopts", "wait", "test", "["];
+const ASSIGNS_BY_NAME: &[&str] = &[
+    "export", "read", "printf", "unset", "getopts", "wait", "test", "[",
+];
 
 /// Shells whose `-c` string is bash syntax, parsed again.
 const SHELLS: &[&str] = &["sh", "bash", "dash", "ash"];
 
 /// Shells whose syntax is not bash's: what they run is uncertain.
-const OTHER_SHELLS: &[&str] = &["zsh", "ksh", "mksh", "fish", "csh", "tcsh", "yash", "posh", "busybox"];
+const OTHER_SHELLS: &[&str] = &[
+    "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "yash", "posh", "busybox",
+];
 
 /// Programs that run a command given in their arguments in ways not followed here (as
 /// another user, repeatedly, in another namespace or under a tracer).
 const RUNS_COMMANDS: &[&str] = &[
-    "sudo", "doas", "su", "runuser", "watch", "parallel", "chroot", "unshare", "nsenter",
-    "setsid", "script", "flock", "strace", "ltrace", "gdb", "valgrind", "chrt", "ionice",
-    "taskset", "systemd-run", "firejail", "bwrap", "proot", "fakeroot", "xvfb-run",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "watch",
+    "parallel",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "setsid",
+    "script",
+    "flock",
+    "strace",
+    "ltrace",
+    "gdb",
+    "valgrind",
+    "chrt",
+    "ionice",
+    "taskset",
+    "systemd-run",
+    "firejail",
+    "bwrap",
+    "proot",
+    "fakeroot",
+    "xvfb-run",
 ];
 
 /// A variable that picks programs or how they are found.
@@ -61,9 +104,11 @@ pub(super) fn picks_programs(name: &str) -> bool {
     ) || ["LD_", "DYLD_", "GIT_", "BASH_FUNC_"]
         .iter()
         .any(|p| name.starts_with(p))
-        || ["_PAGER", "_EDITOR", "_COMMAND", "_WRAPPER", "_RUNNER", "_SHELL"]
-            .iter()
-            .any(|s| name.ends_with(s))
+        || [
+            "_PAGER", "_EDITOR", "_COMMAND", "_WRAPPER", "_RUNNER", "_SHELL",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 fn base(program: &str) -> &str {
@@ -104,7 +149,10 @@ pub(super) fn argv(words: Vec<Word>, depth: usize, out: &mut Split) {
         for arg in args {
             let text = arg.text.as_str();
             let named = text.split('=').next().unwrap_or(text);
-            if text.contains('[') || picks_programs(named) || (name == "export" && text.starts_with('-')) {
+            if text.contains('[')
+                || picks_programs(named)
+                || (name == "export" && text.starts_with('-'))
+            {
                 out.uncertain.push(format!(
                     "`{name} {text}` may assign a variable that changes what runs (or evaluate a subscript)"
                 ));
@@ -124,21 +172,39 @@ pub(super) fn argv(words: Vec<Word>, depth: usize, out: &mut Split) {
     }
     if OTHER_SHELLS.contains(&name.as_str()) {
         push(out, &words, false);
-        out.uncertain
-            .push(format!("`{name}` is a shell whose syntax is not parsed here"));
+        out.uncertain.push(format!(
+            "`{name}` is a shell whose syntax is not parsed here"
+        ));
         return;
     }
     let inner = match name.as_str() {
         "exec" => options(args, &["-c", "-l", "-cl", "-lc"], &["-a"], false),
         "command" => {
-            if args.first().is_some_and(|a| a.text == "-v" || a.text == "-V") {
+            if args
+                .first()
+                .is_some_and(|a| a.text == "-v" || a.text == "-V")
+            {
                 push(out, &words, false);
                 return;
             }
             options(args, &["-p"], &[], false)
         }
         "builtin" | "nohup" => options(args, &[], &[], false),
-        "time" => options(args, &["-p", "-v", "-a", "-q", "--verbose", "--portability", "--append", "--quiet"], &["-f", "-o", "--format", "--output"], false),
+        "time" => options(
+            args,
+            &[
+                "-p",
+                "-v",
+                "-a",
+                "-q",
+                "--verbose",
+                "--portability",
+                "--append",
+                "--quiet",
+            ],
+            &["-f", "-o", "--format", "--output"],
+            false,
+        ),
         "nice" => nice(args),
         "timeout" => timeout(args),
         "env" => env(args, out),
@@ -199,10 +265,10 @@ fn options(args: &[Word], flags: &[&str], valued: &[&str], joined: bool) -> Inne
             at += 1;
         } else if valued.contains(&text) {
             at += 2;
-        } else if valued
-            .iter()
-            .any(|v| text.starts_with(&format!("{v}=")) || (joined && text.starts_with(v) && text.len() > v.len()))
-        {
+        } else if valued.iter().any(|v| {
+            text.starts_with(&format!("{v}="))
+                || (joined && text.starts_with(v) && text.len() > v.len())
+        }) {
             at += 1;
         } else {
             return Inner::Unknown(format!("the option `{text}` is not understood here"));
@@ -222,7 +288,9 @@ fn nice(args: &[Word]) -> Inner {
             at += 2;
         } else if text.starts_with("--adjustment=")
             || (text.starts_with("-n") && text.len() > 2)
-            || (text.len() > 1 && text.starts_with('-') && text[1..].chars().all(|c| c.is_ascii_digit()))
+            || (text.len() > 1
+                && text.starts_with('-')
+                && text[1..].chars().all(|c| c.is_ascii_digit()))
         {
             at += 1;
         } else if text == "--" {
@@ -233,7 +301,11 @@ fn nice(args: &[Word]) -> Inner {
             return Inner::Runs(at);
         }
     }
-    if at == 0 { Inner::Nothing } else { Inner::Runs(at) }
+    if at == 0 {
+        Inner::Nothing
+    } else {
+        Inner::Runs(at)
+    }
 }
 
 fn timeout(args: &[Word]) -> Inner {
@@ -282,17 +354,46 @@ fn env(args: &[Word], out: &mut Split) -> Inner {
         }
         at += 1;
     }
-    if at < args.len() { Inner::Runs(at) } else { Inner::Nothing }
+    if at < args.len() {
+        Inner::Runs(at)
+    } else {
+        Inner::Nothing
+    }
 }
 
 fn xargs(args: &[Word]) -> Inner {
     let flags = [
-        "-0", "-r", "-t", "-p", "-x", "-o", "--null", "--no-run-if-empty", "--verbose",
-        "--interactive", "--exit", "--open-tty",
+        "-0",
+        "-r",
+        "-t",
+        "-p",
+        "-x",
+        "-o",
+        "--null",
+        "--no-run-if-empty",
+        "--verbose",
+        "--interactive",
+        "--exit",
+        "--open-tty",
     ];
     let valued = [
-        "-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--eof",
-        "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
+        "-a",
+        "-d",
+        "-E",
+        "-I",
+        "-L",
+        "-n",
+        "-P",
+        "-s",
+        "--arg-file",
+        "--delimiter",
+        "--eof",
+        "--replace",
+        "--max-lines",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
     ];
     let mut at = 0;
     while let Some(arg) = args.get(at) {
@@ -400,7 +501,10 @@ fn shell(words: &[Word], depth: usize, out: &mut Split) {
                 return;
             }
             Some(script) if with_c => {
-                why = Some(format!("the command string `{}` is not literal", script.text));
+                why = Some(format!(
+                    "the command string `{}` is not literal",
+                    script.text
+                ));
             }
             Some(script) => why = Some(format!("runs the script `{}`", script.text)),
             None => why = Some("reads commands from its standard input".to_owned()),

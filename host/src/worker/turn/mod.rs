@@ -20,9 +20,9 @@ mod instructions;
 mod model;
 mod points;
 mod referenced;
+mod rules;
 mod served;
 mod shell_checkpoint;
-mod rules;
 mod system;
 mod tool_calls;
 
@@ -176,6 +176,31 @@ impl Worker {
     /// The permission mode in force.
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The `[[rules]]` in force (those saved by "always" in this chat included).
+    pub fn rules(&self) -> &crate::domain::rules::RuleSet {
+        &self.config.rules
+    }
+
+    /// Remove the user layer's rule `id` from its file and from the rules in force.
+    pub fn remove_user_rule(&mut self, id: &str) -> Result<(), String> {
+        let rules = &mut self.config.rules;
+        let Some(at) = rules.rules.iter().position(|r| r.id == id) else {
+            return Err(format!("no rule `{id}` is in force"));
+        };
+        let layer = rules.rules[at].origin.layer.clone();
+        let file = match (&rules.rules[at].origin.file, layer.as_str()) {
+            (Some(file), "user") => file.clone(),
+            _ => {
+                return Err(format!(
+                    "rule `{id}` comes from the {layer} layer; only the user layer's rules are removed here"
+                ));
+            }
+        };
+        crate::config::remove_user_rule(&file, id).map_err(|err| err.to_string())?;
+        rules.rules.remove(at);
+        Ok(())
     }
 
     /// Change the permission mode for the rest of this worker's life (`/mode` in chat). The

@@ -4,11 +4,107 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::Worker;
-use crate::domain::ToolCall;
+use crate::config::save_user_rules;
 use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
-use crate::domain::rules::Judgement;
+use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, narrowest_prefix};
+use crate::domain::{Alert, ToolCall, TurnSink};
+
+/// The rule "always" saves for one argv prefix: `always:cargo-test`.
+fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
+    Rule {
+        id: format!(
+            "always:{}",
+            prefix
+                .join("-")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                })
+                .collect::<String>()
+        ),
+        decision: Decision::Allow,
+        why: "allowed with \"always\" in a chat".to_owned(),
+        command: prefix.iter().map(|w| vec![w.clone()]).collect(),
+        unless: Vec::new(),
+        tools: Vec::new(),
+        paths: Vec::new(),
+        examples: vec![
+            prefix
+                .iter()
+                .map(|w| quoted(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ],
+        not_examples: Vec::new(),
+        workspace: Some(workspace.to_owned()),
+        origin: RuleOrigin {
+            layer: "user".to_owned(),
+            file: Some(file.to_owned()),
+            line: 0,
+        },
+    }
+}
 
 impl Worker {
+    /// "Always" for a `shell` call: the narrowest argv prefixes that cover its command,
+    /// limited to this workspace, saved to the user layer and in force for the rest of this
+    /// worker's life. False (the answer counts as yes, once) when the command cannot be
+    /// covered by prefixes or there is no user file to save to (the person is told).
+    pub(super) fn save_always_rule(&mut self, sink: &mut dyn TurnSink, call: &ToolCall) -> bool {
+        let command = call
+            .arguments
+            .get("command")
+            .and_then(|c| c.as_str())
+            .unwrap_or_default();
+        let (Some(prefixes), Some(file)) = (
+            narrowest_prefix(command),
+            self.config.rules.user_file.clone(),
+        ) else {
+            self.raise(
+                sink,
+                Alert::warn(
+                    "rules",
+                    "this command cannot be covered by a rule (something in it is uncertain, or it needs a bare interpreter): allowed once",
+                ),
+            );
+            return false;
+        };
+        let workspace = self.writer.header().workspace.clone();
+        let rules: Vec<Rule> = prefixes
+            .iter()
+            .map(|prefix| always_rule(prefix, &workspace, &file))
+            .filter(|rule| !self.config.rules.rules.iter().any(|r| r.id == rule.id))
+            .collect();
+        if let Err(err) = save_user_rules(&file, &rules) {
+            self.raise(
+                sink,
+                Alert::warn(
+                    "rules",
+                    format!("the rule was not saved: {err}; allowed once"),
+                ),
+            );
+            return false;
+        }
+        let shown: Vec<String> = rules.iter().map(Rule::command_text).collect();
+        if !shown.is_empty() {
+            self.raise(
+                sink,
+                Alert::info(
+                    "rules",
+                    format!(
+                        "saved to {}: allow `{}` in this workspace",
+                        file.display(),
+                        shown.join("`, `")
+                    ),
+                ),
+            );
+        }
+        self.config.rules.rules.splice(0..0, rules);
+        true
+    }
+
     /// What the rules in force say of `call` (as it would run, after rewrites).
     pub(super) fn judge_rules(&self, call: &ToolCall) -> Judgement {
         let rules = &self.config.rules;
@@ -31,6 +127,19 @@ impl Worker {
                 relative_to(&workspace, raw)
             });
         rules.judge_tool(&call.name, path.as_deref())
+    }
+}
+
+/// `word` as the shell reads it back as one word.
+fn quoted(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

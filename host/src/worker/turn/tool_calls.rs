@@ -30,6 +30,7 @@
 
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
+use crate::domain::builtin::SHELL;
 use crate::domain::builtin::ToolEffect;
 use crate::domain::rules::Decision;
 use crate::domain::{
@@ -245,6 +246,14 @@ impl Worker {
         }
         match sink.approve_tool(call, why) {
             Approval::Yes => (ApprovalAnswer::Yes, None),
+            // A command: the narrowest rule that covers it, saved (never the whole tool).
+            Approval::Always if call.name == SHELL => {
+                if self.save_always_rule(sink, call) {
+                    (ApprovalAnswer::Always, None)
+                } else {
+                    (ApprovalAnswer::Yes, None)
+                }
+            }
             Approval::Always => {
                 self.always_approved.insert(call.name.clone());
                 (ApprovalAnswer::Always, None)
