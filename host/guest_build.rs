@@ -17,6 +17,7 @@ pub fn build_guests(
     target_root: &Path,
 ) -> Result<Vec<(String, PathBuf)>, String> {
     println!("cargo:rerun-if-changed={}", workspace.display());
+    ensure_target(target_root)?;
     let target_dir = target_root.join("guests");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut built = Vec::new();
@@ -73,6 +74,118 @@ pub fn build_guests(
         built.push(((*name).to_owned(), file));
     }
     Ok(built)
+}
+
+/// Make sure the toolchain running this build has the guest target's standard library.
+///
+/// rustup installs the targets a `rust-toolchain.toml` lists only when it installs the
+/// toolchain itself; a toolchain that was already there is used as it is. When the target is
+/// missing, add it through rustup (one build script at a time: a lock file under
+/// `target_root`) with a visible line, or fail naming the exact command.
+pub fn ensure_target(target_root: &Path) -> Result<(), String> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    if target_installed(&rustc)? {
+        return Ok(());
+    }
+    let toolchain = toolchain_name();
+    let command = match &toolchain {
+        Some(name) => format!("rustup target add --toolchain {name} {GUEST_TARGET}"),
+        None => format!("rustup target add {GUEST_TARGET}"),
+    };
+    let _lock = lock_installs(target_root);
+    // Another build script may have added it while this one waited for the lock.
+    if target_installed(&rustc)? {
+        return Ok(());
+    }
+    println!("cargo:warning=the {GUEST_TARGET} target is missing; installing it: {command}");
+    let mut cmd = Command::new("rustup");
+    cmd.args(["target", "add"]);
+    if let Some(name) = &toolchain {
+        cmd.args(["--toolchain", name]);
+    }
+    cmd.arg(GUEST_TARGET);
+    let failure = match cmd.output() {
+        Ok(output) if output.status.success() => {
+            if target_installed(&rustc)? {
+                println!("cargo:warning=installed the {GUEST_TARGET} target");
+                return Ok(());
+            }
+            format!(
+                "`{command}` succeeded but {rustc} still has no {GUEST_TARGET} standard library"
+            )
+        }
+        Ok(output) => format!(
+            "`{command}` failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ),
+        Err(err) => format!("cannot run rustup ({err})"),
+    };
+    Err(format!(
+        "the guest plugins need the {GUEST_TARGET} target, which is not installed: {failure}\n\
+         install it and build again: {command}"
+    ))
+}
+
+/// True when `rustc` has the guest target's standard library.
+fn target_installed(rustc: &str) -> Result<bool, String> {
+    let output = Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", GUEST_TARGET])
+        .output()
+        .map_err(|err| format!("cannot run {rustc}: {err}"))?;
+    if !output.status.success() {
+        // A rustc that does not know the target at all: installing its library cannot help,
+        // and the guest build names the problem.
+        return Ok(true);
+    }
+    let libdir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let has_std = std::fs::read_dir(&libdir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("libstd-") && name.ends_with(".rlib")
+        })
+    });
+    Ok(has_std)
+}
+
+/// The rustup toolchain running this build: the one rustup's proxy chose (`RUSTUP_TOOLCHAIN`),
+/// else the channel pinned in the nearest `rust-toolchain.toml`.
+fn toolchain_name() -> Option<String> {
+    if let Ok(name) = std::env::var("RUSTUP_TOOLCHAIN")
+        && !name.is_empty()
+    {
+        return Some(name);
+    }
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    let file = manifest
+        .ancestors()
+        .map(|dir| dir.join("rust-toolchain.toml"))
+        .find(|file| file.is_file())?;
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines().find_map(|line| {
+        let value = line
+            .trim()
+            .strip_prefix("channel")?
+            .trim()
+            .strip_prefix('=')?;
+        Some(value.trim().trim_matches('"').to_owned())
+    })
+}
+
+/// Holds an exclusive lock on `<target_root>/.guest-target.lock` until dropped; `None` when the
+/// file cannot be created (then installs are not serialised, which rustup tolerates badly but
+/// rarely meets: two build scripts missing the target at the same moment).
+fn lock_installs(target_root: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(target_root).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(target_root.join(".guest-target.lock"))
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 /// `file-ref` → `FILE_REF`.

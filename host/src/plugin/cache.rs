@@ -269,6 +269,24 @@ mod tests {
         assert!(engine.join("notes.txt").is_file());
     }
 
+    /// An artifact the previous engine (wasmtime 48) wrote, found under this engine's key, and a
+    /// damaged one: each is a miss (refused by its header, removed), never a crash.
+    #[test]
+    fn an_older_engines_or_a_damaged_entry_is_a_miss_and_removed() {
+        let old = include_bytes!("../../../tests/fixtures/cache-wasmtime-48/event_counter.cwasm");
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(&wasmtime::Config::new()).unwrap();
+        let cache = CompileCache::new(dir.path().to_owned(), &engine);
+        let sha = "6501e1a289eb4aa53ddcc6b5932dfe6cf3ab1d61cfccd115eb2d1af2dd57e637";
+        let path = cache.entry(sha).unwrap();
+        for stale in [&old[..], &old[..old.len() / 2], b"\x7fELF not an artifact"] {
+            cache.store(sha, stale).unwrap();
+            assert!(path.is_file());
+            assert!(cache.load(&engine, sha).is_none());
+            assert!(!path.exists(), "the stale entry is removed");
+        }
+    }
+
     #[test]
     fn the_notice_names_the_plugin_and_its_size() {
         assert_eq!(

@@ -1,4 +1,4 @@
-//! The wasmtime host for plugin components (wasmtime 48, component model, WASI p2).
+//! The wasmtime host for plugin components (wasmtime 50, component model, WASI p2).
 //!
 //! - [`PluginEngine`]: one per process; compiles components (with an on-disk cache keyed by the
 //!   engine's compatibility hash and the component's sha256) and drives call deadlines.

@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn inherited_keys_are_written_out() {
         let member = "[package]\nname = \"sdk\"\nversion = \"0.2.0\"\nedition.workspace = true\nlicense.workspace = true\n\n[features]\ntool = [\"dep:globset\"]\n\n[dependencies]\nwit-bindgen.workspace = true\nglobset = { workspace = true, optional = true, features = [\"log\"] }\nserde = \"1\"\n\n[lints]\nworkspace = true\n";
-        let workspace = "[workspace]\n[workspace.package]\nedition = \"2024\"\nlicense = \"Apache-2.0\"\n[workspace.dependencies]\nwit-bindgen = { version = \"0.46\", default-features = false, features = [\"macros\"] }\nglobset = \"0.4\"\n";
+        let workspace = "[workspace]\n[workspace.package]\nedition = \"2024\"\nlicense = \"Apache-2.0\"\n[workspace.dependencies]\nwit-bindgen = { version = \"0.63\", default-features = false, features = [\"macros\"] }\nglobset = \"0.4\"\n";
         let out = standalone_manifest(member, workspace).unwrap();
         assert!(!out.contains("workspace = true"), "{out}");
         assert!(!out.contains(".workspace"), "{out}");
@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(doc["package"]["license"].as_str(), Some("Apache-2.0"));
         assert_eq!(doc["package"]["publish"].as_bool(), Some(false));
         let wb = &doc["dependencies"]["wit-bindgen"];
-        assert_eq!(wb["version"].as_str(), Some("0.46"));
+        assert_eq!(wb["version"].as_str(), Some("0.63"));
         assert_eq!(wb["default-features"].as_bool(), Some(false));
         let gs = &doc["dependencies"]["globset"];
         assert_eq!(gs["version"].as_str(), Some("0.4"));
