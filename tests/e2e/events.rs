@@ -152,6 +152,13 @@ fn the_json_stream_is_one_valid_line_per_event_of_the_turn() {
         Some(&json!("turn_ended"))
     );
     assert_eq!(of("tool_call_requested").len(), 5);
+    // Each answer's tokens, as the provider reported them.
+    let usages = of("usage");
+    assert!(!usages.is_empty(), "{text}");
+    assert!(
+        usages.iter().all(|u| u["input_tokens"].as_u64().is_some_and(|n| n > 0)),
+        "{text}"
+    );
     // Who decided each call.
     let decided = of("tool_call_decided");
     let by: Vec<(&Value, &Value, &Value)> = decided

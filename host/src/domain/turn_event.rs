@@ -9,6 +9,7 @@ use super::alert::Alert;
 use super::builtin::ToolEffect;
 use super::item::{Item, ToolCall};
 use super::report::RefReport;
+use super::usage::Usage;
 
 /// One thing a running turn reports. New kinds may be added: a reader skips the `type`s it
 /// does not know.
@@ -62,6 +63,9 @@ pub enum TurnEvent {
         /// The item.
         item: Item,
     },
+    /// The tokens a model answer took, as its provider reported them (after the answer's
+    /// `item_committed`; absent when the provider reported none).
+    Usage(Usage),
     /// The model asked for a tool call.
     ToolCallRequested {
         /// The call as the model asked for it.
@@ -189,6 +193,17 @@ mod tests {
         let value = serde_json::to_value(&ran).unwrap_or_default();
         assert_eq!(value["type"], "tool_call_ran");
         assert_eq!(value["exit_code"], 1);
+        let usage = TurnEvent::Usage(Usage {
+            input_tokens: 3,
+            output_tokens: 2,
+            cache_read_tokens: 5,
+            cache_write_tokens: 0,
+        });
+        let value = serde_json::to_value(&usage).unwrap_or_default();
+        assert_eq!(value["type"], "usage");
+        assert_eq!(value["input_tokens"], 3);
+        assert_eq!(value["cache_read_tokens"], 5);
+        assert!(value.get("cache_write_tokens").is_none(), "{value}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnInfo,
+    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnEvent, TurnInfo,
     TurnSink,
 };
 use crate::llm::{LlmError, Request, Response};
@@ -279,6 +279,9 @@ impl Worker {
                     tokens: u.total(),
                     records: self.writer.records().len(),
                 });
+                if let Some(usage) = response.usage {
+                    sink.event(&TurnEvent::Usage(usage));
+                }
                 self.emit(
                     sink,
                     Event::ResponseReceived {
