@@ -17,6 +17,7 @@ mod compaction;
 mod compat_common;
 mod compat_v0_1;
 mod compat_v0_2;
+mod compiled_cache_upgrade;
 mod complete;
 mod escape_dev;
 mod escape_egress;
