@@ -167,6 +167,7 @@ fn the_output() -> ToolOutput {
         content: "fn main() {}\n".repeat(20),
         is_error: false,
         figures: None,
+        exit_code: None,
     }
 }
 

@@ -38,7 +38,7 @@ struct Measured {
 }
 
 /// Run `warden ARGS` with `vars` added to the test environment, to completion (killed, and the
-/// test failed, past the hang limit), measuring the process's own peak RSS (`wait4`).
+/// test failed, past the hang limit), measuring its peak RSS (its `VmHWM`, read every 5 ms while it runs).
 fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured {
     let dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
@@ -57,7 +57,11 @@ fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured
     let mut status = 0;
     // SAFETY: `rusage` is plain data the kernel fills; zeroed is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // The child's own high-water mark, read while it runs: `ru_maxrss` also counts this test
+    // process's memory, which the kernel carries into a child's figure at its `exec`.
+    let mut peak_kib = 0;
     loop {
+        peak_kib = peak_kib.max(high_water_kib(pid).unwrap_or(0));
         // SAFETY: `pid` is our own child, not yet reaped; `status` and `usage` are valid.
         let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
         if done == pid {
@@ -68,15 +72,24 @@ fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured
             unsafe { libc::kill(pid, libc::SIGKILL) };
             panic!("warden {args:?} hung past {HANG_LIMIT:?}");
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     }
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
     Measured {
         code,
         stdout: std::fs::read_to_string(out_path).unwrap(),
         stderr: std::fs::read_to_string(err_path).unwrap(),
-        peak_rss_kib: usage.ru_maxrss,
+        peak_rss_kib: peak_kib,
     }
+}
+
+/// `VmHWM` of live process `pid` in KiB (`None` once it has exited).
+fn high_water_kib(pid: i32) -> Option<i64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// Put `wasm` in the plugin cache as the registry would have, so that an entry pinning it
