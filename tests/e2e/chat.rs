@@ -142,6 +142,11 @@ impl Terminal {
         self.tmux(&["capture-pane", "-p", "-t", "chat", "-S", "-500"])
     }
 
+    /// The screen with its colours, as escape sequences.
+    pub(crate) fn screen_with_colours(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-e", "-t", "chat", "-S", "-500"])
+    }
+
     /// Wait until the screen shows `needle`; fail with the screen otherwise.
     pub(crate) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();

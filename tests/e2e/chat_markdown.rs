@@ -1,6 +1,6 @@
 //! Answers rendered in the chat as they stream, at 80 and 160 columns: headings, emphasis,
-//! lists, fenced code and tables drawn without their Markdown markup; `warden run` prints the
-//! raw text.
+//! lists, fenced code and tables drawn without their Markdown markup, a fenced block's
+//! keywords coloured unless `NO_COLOR` is set; `warden run` prints the raw text.
 
 use warden_tests::mock_server::{MockServer, Reply};
 
@@ -11,22 +11,20 @@ const ANSWER: &str = "# Plan\n\nFirst **read** the `config`, then:\n\n- check th
 
 const OPENAI: &str = "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n";
 
-fn chat_at(columns: u16) {
+/// The chat at `columns`, with colour or with `NO_COLOR` set.
+fn chat_at(columns: u16, colour: bool) {
     let env = TestEnv::new();
     env.project_config(OPENAI);
     let server = MockServer::start().expect("mock server");
     server.push(Reply::text(ANSWER));
-    let term = Terminal::start_sized(
-        &env,
-        &env.workspace(),
-        &["chat"],
-        &[
-            ("OPENAI_API_KEY", "sk-test".into()),
-            ("OPENAI_BASE_URL", server.openai_url()),
-            ("NO_COLOR", "1".into()),
-        ],
-        columns,
-    );
+    let mut vars = vec![
+        ("OPENAI_API_KEY", "sk-test".to_owned()),
+        ("OPENAI_BASE_URL", server.openai_url()),
+    ];
+    if !colour {
+        vars.push(("NO_COLOR", "1".into()));
+    }
+    let term = Terminal::start_sized(&env, &env.workspace(), &["chat"], &vars, columns);
     term.wait_for("warden ›");
     term.type_text("make a plan");
     term.press("Enter");
@@ -51,6 +49,25 @@ fn chat_at(columns: u16) {
             "{markup:?} at {columns} columns:\n{answer}"
         );
     }
+    // The keyword `fn` in the fenced Rust block is coloured (magenta), the rest of its line
+    // is not; without colour the line has no escape at all.
+    let coloured = term.screen_with_colours();
+    let line = coloured
+        .lines()
+        .find(|l| l.contains("main() {}"))
+        .unwrap_or_default();
+    if colour {
+        assert!(
+            line.contains("\x1b[35mfn\x1b["),
+            "no colour around fn at {columns} columns: {line:?}"
+        );
+        assert_eq!(line.matches("\x1b[35m").count(), 1, "{line:?}");
+    } else {
+        assert!(
+            line.contains("fn main() {}") && !line.contains('\x1b'),
+            "at {columns} columns: {line:?}"
+        );
+    }
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
@@ -60,7 +77,7 @@ fn an_answer_is_rendered_at_80_columns() {
     if skip() {
         return;
     }
-    chat_at(80);
+    chat_at(80, true);
 }
 
 #[test]
@@ -68,7 +85,7 @@ fn an_answer_is_rendered_at_160_columns() {
     if skip() {
         return;
     }
-    chat_at(160);
+    chat_at(160, false);
 }
 
 #[test]

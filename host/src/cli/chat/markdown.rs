@@ -1,12 +1,13 @@
 //! Markdown answers rendered for the terminal: headings bold, emphasis, inline code coloured,
-//! lists with bullets or numbers, fenced code indented and coloured (no syntax highlighting),
-//! block quotes with a bar, tables with aligned columns, links with their target. Every piece
+//! lists with bullets or numbers, fenced code indented and highlighted by its language
+//! (`highlight`), block quotes with a bar, tables with aligned columns, links with their target. Every piece
 //! of text is escaped first, so that nothing in an answer can drive the terminal. Without
 //! colour the same layout is drawn without escape sequences.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use unicode_width::UnicodeWidthStr;
 
+use super::highlight::highlight;
 use super::style::Style;
 use crate::domain::escape::terminal;
 
@@ -30,7 +31,8 @@ struct Renderer {
     inline: Vec<&'static str>,
     lists: Vec<List>,
     quote: usize,
-    code: bool,
+    /// The fenced code block being collected: its language and its text so far.
+    code: Option<(String, String)>,
     table: Option<Table>,
     link: Option<String>,
     /// Text is on the current line.
@@ -45,7 +47,7 @@ pub(crate) fn render(markdown: &str, style: Style) -> String {
         inline: Vec::new(),
         lists: Vec::new(),
         quote: 0,
-        code: false,
+        code: None,
         table: None,
         link: None,
         mid_line: false,
@@ -90,6 +92,10 @@ impl Renderer {
             table.cell.push_str(&terminal(text));
             return;
         }
+        if let Some((_, code)) = &mut self.code {
+            code.push_str(text);
+            return;
+        }
         let text = terminal(text);
         let codes: String = self.inline.concat();
         for (n, piece) in text.split('\n').enumerate() {
@@ -103,15 +109,9 @@ impl Renderer {
             if !self.mid_line {
                 let prefix = self.prefix();
                 self.out.push_str(&prefix);
-                if self.code {
-                    self.out.push_str("  ");
-                }
                 self.mid_line = true;
             }
-            if self.code {
-                let painted = self.paint("36", piece);
-                self.out.push_str(&painted);
-            } else if codes.is_empty() {
+            if codes.is_empty() {
                 self.out.push_str(piece);
             } else {
                 let painted = self.paint(&codes, piece);
@@ -170,14 +170,16 @@ impl Renderer {
             }
             Tag::CodeBlock(kind) => {
                 self.blank();
+                let mut language = String::new();
                 if let CodeBlockKind::Fenced(lang) = kind
                     && !lang.is_empty()
                 {
                     let label = self.paint("2", &format!("  {}", terminal(&lang)));
                     let prefix = self.prefix();
                     self.out.push_str(&format!("{prefix}{label}\n"));
+                    language = lang.to_string();
                 }
-                self.code = true;
+                self.code = Some((language, String::new()));
             }
             Tag::List(start) => {
                 if self.lists.is_empty() {
@@ -238,8 +240,10 @@ impl Renderer {
                 self.quote = self.quote.saturating_sub(1);
             }
             TagEnd::CodeBlock => {
+                if let Some((lang, code)) = self.code.take() {
+                    self.draw_code(&lang, &code);
+                }
                 self.end_line();
-                self.code = false;
             }
             TagEnd::List(_) => {
                 self.end_line();
@@ -272,6 +276,27 @@ impl Renderer {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A fenced code block, highlighted, each line indented under the current prefix.
+    fn draw_code(&mut self, lang: &str, code: &str) {
+        let shown = highlight(lang, code, self.style);
+        let prefix = self.prefix();
+        for (n, line) in shown.split('\n').enumerate() {
+            if n > 0 {
+                self.out.push('\n');
+                self.mid_line = false;
+            }
+            if line.is_empty() {
+                continue;
+            }
+            if !self.mid_line {
+                self.out.push_str(&prefix);
+                self.out.push_str("  ");
+                self.mid_line = true;
+            }
+            self.out.push_str(line);
         }
     }
 
@@ -335,5 +360,25 @@ mod tests {
         let text = render("**b** \u{1b}[2J", Style::coloured());
         assert!(text.contains("\x1b[1mb\x1b[0m"), "{text:?}");
         assert!(!text.contains("\u{1b}[2J"), "{text:?}");
+    }
+
+    #[test]
+    fn fenced_code_is_highlighted_by_its_language_under_its_prefix() {
+        let md = "> ```rust\n> let s = \"\u{1b}[2J\";\n>\n> fn f() {}\n> ```\n";
+        let text = render(md, Style::coloured());
+        assert!(
+            text.contains("│   \x1b[35mlet\x1b[0m s = \x1b[32m\"\\u{1b}[2J\"\x1b[0m;\n"),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\n\n│   \x1b[35mfn\x1b[0m f() {}\n"),
+            "{text:?}"
+        );
+        assert!(!text.contains("\u{1b}[2J"), "{text:?}");
+        let plain = render(md, Style::plain());
+        assert!(
+            plain.contains("│   let s = \"\\u{1b}[2J\";\n\n│   fn f() {}\n"),
+            "{plain:?}"
+        );
     }
 }

@@ -21,6 +21,7 @@ mod completer;
 mod counted;
 mod edit_preview;
 mod editor;
+mod highlight;
 mod markdown;
 mod mention;
 mod menu;
