@@ -96,7 +96,11 @@ fn slash_rules_lists_where_each_comes_from_and_remove_takes_a_user_rule_out() {
     for answer in ["first done", "second done"] {
         server.push(Reply::tool_calls(
             "",
-            &[("s", "shell", serde_json::json!({ "command": "touch same.txt" }))],
+            &[(
+                "s",
+                "shell",
+                serde_json::json!({ "command": "touch same.txt" }),
+            )],
         ));
         server.push(Reply::text(answer));
     }
@@ -119,10 +123,7 @@ fn slash_rules_lists_where_each_comes_from_and_remove_takes_a_user_rule_out() {
         "{screen}"
     );
     // The built-in rules are listed too, and say so.
-    assert!(
-        screen.lines().any(|l| l.contains("(built-in)")),
-        "{screen}"
-    );
+    assert!(screen.lines().any(|l| l.contains("(built-in)")), "{screen}");
 
     term.type_text("/rules remove my-touch");
     term.press("Enter");

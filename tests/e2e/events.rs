@@ -156,7 +156,9 @@ fn the_json_stream_is_one_valid_line_per_event_of_the_turn() {
     let usages = of("usage");
     assert!(!usages.is_empty(), "{text}");
     assert!(
-        usages.iter().all(|u| u["input_tokens"].as_u64().is_some_and(|n| n > 0)),
+        usages
+            .iter()
+            .all(|u| u["input_tokens"].as_u64().is_some_and(|n| n > 0)),
         "{text}"
     );
     // Who decided each call.

@@ -23,9 +23,17 @@ fn always_through_elicitation_saves_the_narrowest_rule_and_the_next_call_does_no
     let touch = |name: &str| call("shell", json!({ "command": format!("touch {name}") }));
 
     let steps = json!([touch("one.txt"), touch("two.txt")]);
-    let (outcomes, err) = over_stdio(&env, &["--elicit", "accept", "--answer", "always"], &[], &steps);
+    let (outcomes, err) = over_stdio(
+        &env,
+        &["--elicit", "accept", "--answer", "always"],
+        &[],
+        &steps,
+    );
     // One question, for the first call only.
-    let asked: Vec<_> = outcomes.iter().filter(|o| o.get("elicited").is_some()).collect();
+    let asked: Vec<_> = outcomes
+        .iter()
+        .filter(|o| o.get("elicited").is_some())
+        .collect();
     assert_eq!(asked.len(), 1, "{outcomes:?}\n{err}");
     let message = asked[0]["elicited"].as_str().unwrap_or_default();
     assert!(message.contains("always for `touch …`"), "{message}");
@@ -75,7 +83,12 @@ fn yes_and_no_through_elicitation_save_nothing() {
     let (outcomes, _) = over_stdio(&env, &["--elicit", "accept", "--answer", "no"], &[], &steps);
     assert_eq!(outcomes[1]["is_error"], true, "{outcomes:?}");
     assert!(!ws.join("a.txt").exists());
-    let (outcomes, _) = over_stdio(&env, &["--elicit", "accept", "--answer", "yes"], &[], &steps);
+    let (outcomes, _) = over_stdio(
+        &env,
+        &["--elicit", "accept", "--answer", "yes"],
+        &[],
+        &steps,
+    );
     assert_eq!(outcomes[1]["is_error"], false, "{outcomes:?}");
     assert!(ws.join("a.txt").exists());
     let saved = std::fs::read_to_string(&user).unwrap();

@@ -255,7 +255,11 @@ fn replay_and_audit_name_the_rule_that_allowed_a_call() {
     env.user_config(&format!("{OPENAI}{LS_RULES}"));
     let (messages, session, err) = run_commands(&env, &[], &["ls", "rm -f nothing"]);
     assert!(ran(&messages[0]), "{}", messages[0]);
-    assert!(messages[1].contains("denied by rule:no-rm"), "{}", messages[1]);
+    assert!(
+        messages[1].contains("denied by rule:no-rm"),
+        "{}",
+        messages[1]
+    );
 
     let guard = warden_tests::fixtures::tool_guard().display().to_string();
     let out = env.run(&[

@@ -4,8 +4,8 @@
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::{
-    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision, TurnEvent, TurnInfo,
-    TurnSink,
+    Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision,
+    TurnEvent, TurnInfo, TurnSink,
 };
 use crate::llm::{LlmError, Request, Response};
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord, as_sent};
