@@ -75,3 +75,67 @@ fn always_saves_the_narrowest_rule_and_the_next_call_does_not_ask() {
     );
     assert!(env.workspace().join("second.txt").exists());
 }
+
+/// `/rules` lists the rules in force with where each comes from (built-in, or layer, file and
+/// line); `/rules remove ID` takes a user rule out of its file and out of force, so the same
+/// command, run unasked before, asks again.
+#[test]
+fn slash_rules_lists_where_each_comes_from_and_remove_takes_a_user_rule_out() {
+    if skip() {
+        return;
+    }
+    if let Some(missing) = crate::shell::sandbox_missing() {
+        eprintln!("SKIP slash_rules_lists: the sandbox cannot be built here: {missing}");
+        return;
+    }
+    let env = TestEnv::new();
+    let user = env.user_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n[[rules]]\nid = \"my-touch\"\ncommand = [\"touch\"]\ndecision = \"allow\"\nwhy = \"a test\"\nexamples = [\"touch a\"]\n",
+    );
+    let server = MockServer::start().unwrap();
+    for answer in ["first done", "second done"] {
+        server.push(Reply::tool_calls(
+            "",
+            &[(
+                "s",
+                "shell",
+                serde_json::json!({ "command": "touch same.txt" }),
+            )],
+        ));
+        server.push(Reply::text(answer));
+    }
+    let term = chat_against(&env, &server);
+    // The rule in force: the command runs unasked.
+    term.type_text("make a file");
+    term.press("Enter");
+    let screen = term.wait_for("first done");
+    assert!(!screen.contains("allow? [y]es"), "{screen}");
+
+    term.type_text("/rules");
+    term.press("Enter");
+    let screen = term.wait_for("my-touch");
+    let line = screen
+        .lines()
+        .find(|l| l.contains("my-touch"))
+        .unwrap_or_default();
+    assert!(
+        line.contains(&format!("(user {}:6)", user.display())),
+        "{screen}"
+    );
+    // The built-in rules are listed too, and say so.
+    assert!(screen.lines().any(|l| l.contains("(built-in)")), "{screen}");
+
+    term.type_text("/rules remove my-touch");
+    term.press("Enter");
+    term.wait_for("removed rule `my-touch`");
+    let saved = std::fs::read_to_string(&user).unwrap();
+    assert!(!saved.contains("my-touch"), "{saved}");
+    assert!(saved.contains("[model]"), "{saved}");
+
+    term.type_text("make it again");
+    term.press("Enter");
+    let screen = term.wait_for("allow? [y]es");
+    assert!(screen.contains("touch same.txt"), "{screen}");
+    term.type_text("n");
+    term.wait_for("second done");
+}

@@ -39,6 +39,7 @@ mod llm;
 mod mcp_client;
 mod mcp_client_hosts;
 mod mcp_serve;
+mod mcp_serve_always;
 mod mcp_serve_http;
 mod modes;
 mod operator;

@@ -45,7 +45,7 @@ pub(crate) fn skip_without_python_mcp(test: &str) -> bool {
 /// Run the client over stdio against `warden mcp serve -C <workspace> SERVE_ARGS`, with
 /// `client_args` before the transport (`--elicit accept`): the steps' outcomes, and the
 /// client's stderr (the server's stderr goes there too).
-fn over_stdio(
+pub(crate) fn over_stdio(
     env: &TestEnv,
     client_args: &[&str],
     serve_args: &[&str],

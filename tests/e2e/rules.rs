@@ -253,3 +253,64 @@ fn rules_check_prints_each_simple_command_its_rule_and_the_verdict_as_the_exit_c
         "{value}"
     );
 }
+
+const LS_RULES: &str = "[tools]\nbuiltin_rules = false\n\n[[rules]]\nid = \"my-ls\"\ncommand = [\"ls\"]\ndecision = \"allow\"\nexamples = [\"ls -la\"]\n\n[[rules]]\nid = \"no-rm\"\ncommand = [\"rm\"]\ndecision = \"deny\"\nwhy = \"nothing is removed\"\nexamples = [\"rm -rf x\"]\n";
+
+/// `warden plugin replay` names the rule that allowed a call, as it names the one that denied
+/// one; `warden audit` names an allowing rule in every mode (also where the mode alone would
+/// have let the call run).
+#[test]
+fn replay_and_audit_name_the_rule_that_allowed_a_call() {
+    let env = TestEnv::new();
+    env.user_config(&format!("{OPENAI}{LS_RULES}"));
+    let (messages, session, err) = run_commands(&env, &[], &["ls", "rm -f nothing"]);
+    assert!(ran(&messages[0]), "{}", messages[0]);
+    assert!(
+        messages[1].contains("denied by rule:no-rm"),
+        "{}",
+        messages[1]
+    );
+
+    let guard = warden_tests::fixtures::tool_guard().display().to_string();
+    let out = env.run(&[
+        "plugin",
+        "replay",
+        &session,
+        &guard,
+        "--config",
+        "deny=read_file:secret*",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
+    let then: Vec<Value> = value["points"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{value} {err}"))
+        .iter()
+        .filter(|p| p["point"] == "pre-tool-call")
+        .map(|p| p["then"].clone())
+        .collect();
+    assert_eq!(then[0], json!({"decision": "allow", "by": "rule:my-ls"}));
+    assert_eq!(then[1]["by"], "rule:no-rm");
+    let out = env.run(&[
+        "plugin",
+        "replay",
+        &session,
+        &guard,
+        "--config",
+        "deny=read_file:secret*",
+    ]);
+    assert!(
+        stdout(&out).contains("then: allow by rule:my-ls"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Under `full-auto` the mode alone would have let it run: the audit still names the rule.
+    let (messages, session, err) = run_commands(&env, &["--mode", "full-auto"], &["ls"]);
+    assert!(ran(&messages[0]), "{}", messages[0]);
+    let tools = audited_tools(&env, &session);
+    assert_eq!(tools[0]["rule"], "my-ls", "{tools:?} {err}");
+    let out = env.run(&["audit", &session]);
+    assert!(stdout(&out).contains("rule my-ls"), "{}", stdout(&out));
+}

@@ -393,7 +393,7 @@ impl Chat {
                         rule.decision.name(),
                         crate::domain::escape::terminal(&rule.id),
                         crate::domain::escape::terminal(&what),
-                        crate::domain::escape::terminal(&rule.origin.place())
+                        crate::domain::escape::terminal(&rule.origin.describe())
                     );
                 }
             }

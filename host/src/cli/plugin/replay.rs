@@ -245,7 +245,8 @@ fn describe(decision: &Decision) -> String {
             format!("continue-with {} item(s): {}", items.len(), list.join(", "))
         }
         Decision::Failed { message } => format!("failed: {message}"),
-        Decision::Allow => "allow".into(),
+        Decision::Allow { by: None } => "allow".into(),
+        Decision::Allow { by: Some(by) } => format!("allow by {by}"),
         Decision::Deny { reason, by } => match by {
             Some(by) => format!("deny({reason}) by {by}"),
             None => format!("deny({reason})"),

@@ -50,6 +50,16 @@ impl RuleOrigin {
             None => "built-in".to_owned(),
         }
     }
+
+    /// Where it comes from, for a person: `built-in`, `user /path/config.toml:12`, or (a rule
+    /// saved while running, its line not yet known) `user /path/config.toml`.
+    pub fn describe(&self) -> String {
+        match &self.file {
+            Some(file) if self.line == 0 => format!("{} {}", self.layer, file.display()),
+            Some(_) => format!("{} {}", self.layer, self.place()),
+            None => self.place(),
+        }
+    }
 }
 
 /// One rule, as configured.

@@ -122,3 +122,24 @@ fn the_narrowest_prefix_never_is_a_bare_interpreter() {
         Some(vec![vec!["python".to_owned(), "x.py".to_owned()]])
     );
 }
+
+#[test]
+fn an_origin_says_its_layer_file_and_line() {
+    let builtin = RuleOrigin {
+        layer: "builtin".into(),
+        file: None,
+        line: 0,
+    };
+    assert_eq!(builtin.describe(), "built-in");
+    let user = RuleOrigin {
+        layer: "user".into(),
+        file: Some("/home/a/.config/warden/config.toml".into()),
+        line: 12,
+    };
+    assert_eq!(
+        user.describe(),
+        "user /home/a/.config/warden/config.toml:12"
+    );
+    let saved = RuleOrigin { line: 0, ..user };
+    assert_eq!(saved.describe(), "user /home/a/.config/warden/config.toml");
+}

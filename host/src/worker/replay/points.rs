@@ -38,12 +38,16 @@ pub enum Decision {
         message: String,
     },
     /// Let the tool call run as asked.
-    Allow,
+    Allow {
+        /// The rule that let it run (`rule:<id>`), when one did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+    },
     /// Do not run the tool call.
     Deny {
         /// The reason given.
         reason: String,
-        /// Who denied it (`plugin:<name>`, `approval`, `policy`), when known.
+        /// Who denied it (`plugin:<name>`, `rule:<id>`, `approval`, `policy`), when known.
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<String>,
     },
@@ -81,6 +85,7 @@ impl Decision {
         match (self, other) {
             (Self::Cancel { reason: a, .. }, Self::Cancel { reason: b, .. })
             | (Self::Deny { reason: a, .. }, Self::Deny { reason: b, .. }) => a == b,
+            (Self::Allow { .. }, Self::Allow { .. }) => true,
             (Self::ContinueWith { items: a }, Self::ContinueWith { items: b }) => {
                 a.len() == b.len()
                     && a.iter()

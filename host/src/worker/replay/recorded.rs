@@ -159,7 +159,10 @@ pub(super) fn points_from_audit(
                             .get(call_id.as_str())
                             .map_or(serde_json::Value::Null, |a| (*a).clone()),
                     },
-                    _ => Decision::Allow,
+                    // A rule that let it run is named, as one that denied it is.
+                    _ => Decision::Allow {
+                        by: by.starts_with("rule:").then(|| by.clone()),
+                    },
                 };
                 points.push(RecordedPoint {
                     turn,

@@ -91,7 +91,7 @@ pub fn replay_interceptor(
                 Err(err) => failed(err),
             }),
             PointInput::ToolCall(call) => Some(match plugin.pre_tool_call(call) {
-                Ok(ToolDecision::Allow) => Decision::Allow,
+                Ok(ToolDecision::Allow) => Decision::Allow { by: None },
                 Ok(ToolDecision::Deny(reason)) => Decision::Deny {
                     reason,
                     by: Some(format!("plugin:{name}")),

@@ -25,7 +25,7 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
                 .collect::<String>()
         ),
         decision: Decision::Allow,
-        why: "allowed with \"always\" in a chat".to_owned(),
+        why: "allowed with \"always\" when asked".to_owned(),
         command: prefix.iter().map(|w| vec![w.clone()]).collect(),
         unless: Vec::new(),
         tools: Vec::new(),

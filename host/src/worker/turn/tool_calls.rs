@@ -320,8 +320,17 @@ impl Worker {
                         outcome.judged_by_mode(mode, effect, false, None);
                         ask = Some(AskWhy::Mode { mode, effect });
                     }
-                    ModeVerdict::Run => outcome.judged_by_mode(mode, effect, true, None),
+                    ModeVerdict::Run => {
+                        outcome.judged_by_mode(mode, effect, true, None);
+                        // The mode alone lets it run; the audit names the rule all the same.
+                        if judgement.decision == Some(Decision::Allow) {
+                            outcome.ruled(rule_ids.clone(), false);
+                        }
+                    }
                 }
+            } else if judgement.decision == Some(Decision::Allow) {
+                // A read runs unasked anyway; the audit names the rule that allows it.
+                outcome.ruled(rule_ids.clone(), false);
             }
             if outcome.denied().is_none() && judgement.decision == Some(Decision::Ask) {
                 if !rule_ids.is_empty() {
