@@ -139,15 +139,7 @@ fn list(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         return Ok(0);
     }
     for rule in &rules.rules {
-        let what = if rule.is_command() {
-            rule.command_text()
-        } else {
-            format!(
-                "tool {} paths {}",
-                rule.tools.join("|"),
-                rule.paths.join("|")
-            )
-        };
+        let what = rule.covers_text();
         println!(
             "{:<5} {:<24} {}  ({}, {})",
             rule.decision.name(),

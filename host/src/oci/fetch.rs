@@ -162,15 +162,7 @@ impl Puller {
             let status = response.status();
             if status == StatusCode::UNAUTHORIZED && !challenged {
                 challenged = true;
-                let challenge = response
-                    .headers()
-                    .get(WWW_AUTHENTICATE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                drop(response);
-                if let Some(challenge) = challenge
-                    && self.answer_challenge(&challenge, scope).await?
-                {
+                if self.challenge_answered(response, scope).await? {
                     continue;
                 }
                 return Ok(Err(Refusal {
@@ -232,15 +224,7 @@ impl Puller {
             let status = response.status();
             if status == StatusCode::UNAUTHORIZED && !challenged {
                 challenged = true;
-                let challenge = response
-                    .headers()
-                    .get(WWW_AUTHENTICATE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                drop(response);
-                if let Some(challenge) = challenge
-                    && self.answer_challenge(&challenge, scope).await?
-                {
+                if self.challenge_answered(response, scope).await? {
                     continue;
                 }
                 return Ok(Err(Refusal {
@@ -271,6 +255,25 @@ impl Puller {
     fn set_auth(&self, value: String) {
         if let Ok(mut guard) = self.auth.lock() {
             *guard = Some(value);
+        }
+    }
+
+    /// A 401's `WWW-Authenticate` challenge (if any) answered: true when credentials were
+    /// obtained and the request may be sent again.
+    async fn challenge_answered(
+        &self,
+        response: reqwest::Response,
+        scope: &str,
+    ) -> Result<bool, OciError> {
+        let challenge = response
+            .headers()
+            .get(WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        drop(response);
+        match challenge {
+            Some(challenge) => self.answer_challenge(&challenge, scope).await,
+            None => Ok(false),
         }
     }
 

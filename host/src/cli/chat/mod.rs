@@ -379,15 +379,7 @@ impl Chat {
             Slash::Mode(asked) => self.mode(asked.as_deref()),
             Slash::Rules(None) => {
                 for rule in &self.worker.rules().rules {
-                    let what = if rule.is_command() {
-                        rule.command_text()
-                    } else {
-                        format!(
-                            "tool {} paths {}",
-                            rule.tools.join("|"),
-                            rule.paths.join("|")
-                        )
-                    };
+                    let what = rule.covers_text();
                     eprintln!(
                         "{:<5} {}  {}  ({})",
                         rule.decision.name(),

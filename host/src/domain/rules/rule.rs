@@ -178,6 +178,19 @@ impl Rule {
         let words: Vec<String> = self.command.iter().map(|alts| alts.join("|")).collect();
         words.join(" ")
     }
+
+    /// What the rule covers, for a listing: its command prefix, or its tool and path globs.
+    pub fn covers_text(&self) -> String {
+        if self.is_command() {
+            self.command_text()
+        } else {
+            format!(
+                "tool {} paths {}",
+                self.tools.join("|"),
+                self.paths.join("|")
+            )
+        }
+    }
 }
 
 /// A path glob: one without `/` matches a name at any depth.
