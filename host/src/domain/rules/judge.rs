@@ -83,11 +83,18 @@ impl RuleSet {
     /// The strictest rule matching one simple command. A `deny` or `ask` rule that the
     /// command may match once expanded (`git $x` and a rule on `git push`) makes it ask.
     fn strictest(&self, command: &SimpleCommand) -> Option<(Decision, usize)> {
+        let named = command.by_file_name();
         self.rules
             .iter()
             .enumerate()
             .filter_map(|(i, r)| {
-                if r.matches_command(command) {
+                // A deny or ask rule also holds for the program named by a path
+                // (`/usr/bin/git push`); an allow rule needs the name as written.
+                let by_name = || {
+                    r.decision > Decision::Allow
+                        && named.as_ref().is_some_and(|c| r.matches_command(c))
+                };
+                if r.matches_command(command) || by_name() {
                     Some((r.decision, i))
                 } else if r.decision > Decision::Allow && r.may_match_command(command) {
                     Some((Decision::Ask, i))
@@ -148,6 +155,7 @@ impl RuleSet {
             }
             Some(Decision::Allow)
                 if !judged.is_empty()
+                    && split.writes.is_empty()
                     && judged.iter().all(|p| p.decision == Some(Decision::Allow)) =>
             {
                 let mut ids: Vec<usize> = judged.iter().filter_map(|p| p.rule).collect();

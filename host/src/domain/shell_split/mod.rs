@@ -54,6 +54,18 @@ impl SimpleCommand {
         self.words.first().map_or("", |w| w.text.as_str())
     }
 
+    /// The same command with its program named by its file name (`/usr/bin/git` as `git`),
+    /// when it is named by a path.
+    pub fn by_file_name(&self) -> Option<SimpleCommand> {
+        let first = self.words.first()?;
+        let (_, name) = first.text.rsplit_once('/')?;
+        let mut named = self.clone();
+        if let Some(word) = named.words.first_mut() {
+            word.text = name.to_owned();
+        }
+        Some(named)
+    }
+
     /// The words as one line, for display.
     pub fn display(&self) -> String {
         let words: Vec<String> = self.words.iter().map(quote_for_display).collect();
@@ -82,6 +94,9 @@ pub struct Split {
     pub commands: Vec<SimpleCommand>,
     /// Why some of what it runs cannot be known (empty when everything is certain).
     pub uncertain: Vec<String>,
+    /// The files its output redirections write (`> out.txt`), as written; `/dev/null` is not
+    /// one. A command that writes a file is never allowed by a rule: the mode decides.
+    pub writes: Vec<String>,
 }
 
 impl Split {

@@ -4,7 +4,7 @@
 use brush_parser::ParserOptions;
 use brush_parser::ast::{
     AndOr, Assignment, AssignmentName, AssignmentValue, BinaryPredicate, Command,
-    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr,
+    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectKind,
     IoFileRedirectTarget, IoRedirect, Pipeline, RedirectList, SimpleCommand as AstSimple,
 };
 
@@ -197,7 +197,11 @@ fn redirect_list(list: Option<&RedirectList>, depth: usize, out: &mut Split) {
 
 fn redirect(redirect: &IoRedirect, depth: usize, out: &mut Split) {
     match redirect {
-        IoRedirect::File(_, _, target) => match target {
+        IoRedirect::File(_, kind, target) => match target {
+            IoFileRedirectTarget::Filename(w) if writes(kind) => {
+                written(&w.value, out);
+                word(&w.value, depth, out);
+            }
             IoFileRedirectTarget::Filename(w) | IoFileRedirectTarget::Duplicate(w) => {
                 word(&w.value, depth, out);
             }
@@ -211,9 +215,31 @@ fn redirect(redirect: &IoRedirect, depth: usize, out: &mut Split) {
                 heredoc_body(&doc.doc.value, depth, out);
             }
         }
-        IoRedirect::HereString(_, w) | IoRedirect::OutputAndError(w, _) => {
+        IoRedirect::OutputAndError(w, _) => {
+            written(&w.value, out);
             word(&w.value, depth, out);
         }
+        IoRedirect::HereString(_, w) => {
+            word(&w.value, depth, out);
+        }
+    }
+}
+
+/// A redirection that opens its file for writing (`>`, `>>`, `>|`, `<>`).
+fn writes(kind: &IoFileRedirectKind) -> bool {
+    matches!(
+        kind,
+        IoFileRedirectKind::Write
+            | IoFileRedirectKind::Append
+            | IoFileRedirectKind::Clobber
+            | IoFileRedirectKind::ReadAndWrite
+    )
+}
+
+/// Note a file a redirection writes, unless it is one that keeps nothing.
+fn written(target: &str, out: &mut Split) {
+    if !matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr") {
+        out.writes.push(target.to_owned());
     }
 }
 
