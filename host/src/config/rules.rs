@@ -366,9 +366,14 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
         })
 }
 
-/// Remove the `[[rules]]` entry `id` from the user layer's file `path`, keeping the rest as
-/// written.
-pub fn remove_user_rule(path: &Path, id: &str) -> Result<(), ConfigError> {
+/// Remove the `[[rules]]` entry `id` limited to `workspace` (or to none) from the user layer's
+/// file `path`, keeping the rest as written: the file may hold a rule of that id for each of
+/// several workspaces.
+pub fn remove_user_rule(
+    path: &Path,
+    id: &str,
+    workspace: Option<&Path>,
+) -> Result<(), ConfigError> {
     let invalid = |message: String| ConfigError::Invalid {
         path: path.to_owned(),
         key: "rules".to_owned(),
@@ -384,10 +389,11 @@ pub fn remove_user_rule(path: &Path, id: &str) -> Result<(), ConfigError> {
     let Some(toml_edit::Item::ArrayOfTables(list)) = doc.get_mut("rules") else {
         return Err(invalid(format!("no rule `{id}` in this file")));
     };
-    let Some(at) = list
-        .iter()
-        .position(|t| t.get("id").and_then(toml_edit::Item::as_str) == Some(id))
-    else {
+    let workspace = workspace.map(|w| w.to_string_lossy());
+    let Some(at) = list.iter().position(|t| {
+        t.get("id").and_then(toml_edit::Item::as_str) == Some(id)
+            && t.get("workspace").and_then(toml_edit::Item::as_str) == workspace.as_deref()
+    }) else {
         return Err(invalid(format!("no rule `{id}` in this file")));
     };
     list.remove(at);
@@ -466,6 +472,28 @@ mod tests {
     }
 
     #[test]
+    fn a_managed_lock_keeps_the_built_in_rules_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let builtins = |layers: &[(LayerKind, &str)]| {
+            let loaded = load(&sources(dir.path(), layers)).unwrap();
+            loaded
+                .config
+                .rules
+                .rules
+                .iter()
+                .filter(|r| r.origin.layer == "builtin")
+                .count()
+        };
+        let off = (LayerKind::User, "[tools]\nbuiltin_rules = false\n");
+        let lock = (
+            LayerKind::Managed,
+            "[policy]\nlocked = [\"tools.builtin_rules\"]\n",
+        );
+        assert_eq!(builtins(&[off]), 0);
+        assert_eq!(builtins(&[off, lock]), builtin_rules().len());
+    }
+
+    #[test]
     fn a_saved_rule_applies_in_its_workspace_only_and_ids_are_unique() {
         let dir = tempfile::tempdir().unwrap();
         let user = dir.path().join("saved.toml");
@@ -486,7 +514,9 @@ mod tests {
         let text = std::fs::read_to_string(&other).unwrap();
         let there = load(&sources(dir.path(), &[(LayerKind::User, &text)])).unwrap();
         assert!(ids(&there.config.rules).is_empty());
-        remove_user_rule(&user, "always:ls").unwrap();
+        // Another workspace's rule of the same id is not this one.
+        remove_user_rule(&user, "always:ls", Some(&dir.path().join("elsewhere"))).unwrap_err();
+        remove_user_rule(&user, "always:ls", Some(&dir.path().join("ws"))).unwrap();
         let text = std::fs::read_to_string(&user).unwrap();
         assert_eq!(text, "[model]\nprovider = \"echo\"\n");
         let twice = format!("{ALLOW_LS}\n{ALLOW_LS}");

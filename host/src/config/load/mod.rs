@@ -332,12 +332,6 @@ fn merge_layers(
         files.push(path.clone());
         table.remove("rules");
         rule_layers.add(kind, rules, include_project_code);
-        // Any layer may turn the built-in rules off; none can turn them back on.
-        if let Some(Value::Table(tools)) = table.get_mut("tools")
-            && let Some(value) = tools.remove("builtin_rules")
-        {
-            builtin_rules &= value.as_bool() != Some(false);
-        }
         if kind != LayerKind::Managed {
             // Locks first, so that nothing below (plugins, deny globs) escapes them.
             for lock in locks {
@@ -356,6 +350,13 @@ fn merge_layers(
                     }
                 }
             }
+        }
+        // Any layer may turn the built-in rules off (unless managed policy locks them); none
+        // can turn them back on.
+        if let Some(Value::Table(tools)) = table.get_mut("tools")
+            && let Some(value) = tools.remove("builtin_rules")
+        {
+            builtin_rules &= value.as_bool() != Some(false);
         }
         if kind == LayerKind::Project {
             project_settings = take_held_settings(&mut table, include_project_code);

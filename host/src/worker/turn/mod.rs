@@ -198,7 +198,8 @@ impl Worker {
                 ));
             }
         };
-        crate::config::remove_user_rule(&file, id).map_err(|err| err.to_string())?;
+        let workspace = rules.rules[at].workspace.as_deref();
+        crate::config::remove_user_rule(&file, id, workspace).map_err(|err| err.to_string())?;
         rules.rules.remove(at);
         Ok(())
     }
