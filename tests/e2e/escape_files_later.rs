@@ -105,7 +105,7 @@ fn a_denied_file_created_after_a_server_started_is_unreadable_by_it() {
 /// Promise: a read-write server can neither read a denied file that appeared after it started
 /// by renaming it to an allowed name or hard-linking it under one, nor read an allowed file it
 /// renamed to a denied name, nor move a directory holding a denied file; what it writes under
-/// allowed names still works.
+/// allowed names still works; a write open of a denied name neither empties nor creates it.
 #[test]
 fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
     let test = "a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file";
@@ -128,7 +128,8 @@ fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
                 &format!(
                     "ln .env linked.txt; cat linked.txt; mv .env.prod plain.txt; cat plain.txt; \
                      mv draft.txt .env.local; cat .env.local; {}; mv conf cfg; cat cfg/.env; \
-                     printf OWN > own.txt && mv own.txt kept.txt && cat kept.txt; echo end",
+                     printf OWN > own.txt && mv own.txt kept.txt && cat kept.txt; \
+                     (: > .env); printf NEW > .env.created; echo end",
                     py_read(".env.local")
                 ),
             ),
@@ -148,4 +149,11 @@ fn a_read_write_server_cannot_rename_or_link_its_way_to_a_denied_file() {
         ws.join(".env").is_file() && !ws.join("linked.txt").exists(),
         "{read}"
     );
+    // A write open of a denied name neither empties it nor creates it.
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".env")).unwrap_or_default(),
+        "SECRET-LINK",
+        "{read}"
+    );
+    assert!(!ws.join(".env.created").exists(), "{read}");
 }

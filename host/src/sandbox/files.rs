@@ -375,6 +375,11 @@ impl Files {
             }
             return Err(libc::EACCES);
         };
+        // Checked by name before the open as well as after it: `O_CREAT`/`O_TRUNC` act at the
+        // open, so a denied file must never be created or emptied first.
+        if self.denied(&real_parent.join(OsStr::from_bytes(name)), false) {
+            return Err(libc::EACCES);
+        }
         let mut rel = real_parent
             .strip_prefix(dir)
             .map_err(|_| libc::EACCES)?
