@@ -83,12 +83,27 @@ pub fn known_model(model: &str) -> Option<KnownModel> {
                 model
                     .strip_prefix(name)
                     .and_then(|rest| rest.strip_prefix('-'))
-                    .is_some_and(|date| {
-                        !date.is_empty() && date.chars().all(|c| c.is_ascii_digit() || c == '-')
-                    })
+                    .is_some_and(is_date)
             })
         })
         .map(|(_, known)| *known)
+}
+
+/// A snapshot's date suffix: `20250929` or `2025-04-14` (never `6`, as in `claude-sonnet-4-6`).
+fn is_date(text: &str) -> bool {
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    match text.len() {
+        8 => digits(text),
+        10 => {
+            let b = text.as_bytes();
+            b[4] == b'-'
+                && b[7] == b'-'
+                && digits(&text[..4])
+                && digits(&text[5..7])
+                && digits(&text[8..])
+        }
+        _ => false,
+    }
 }
 
 /// `$0.0123`, `$1.23`: a cost for a person.
@@ -141,6 +156,8 @@ mod tests {
             Some(0.40)
         );
         assert_eq!(known_model("gpt-4.1-nano"), None);
+        assert_eq!(known_model("claude-sonnet-4-6"), None);
+        assert_eq!(known_model("gpt-4o-1"), None);
         assert_eq!(known_model("mock"), None);
     }
 }

@@ -97,7 +97,7 @@ impl Renderer {
             return;
         }
         let text = terminal(text);
-        let codes: String = self.inline.concat();
+        let codes = self.inline.join(";");
         for (n, piece) in text.split('\n').enumerate() {
             if n > 0 {
                 self.out.push('\n');
@@ -360,6 +360,12 @@ mod tests {
         let text = render("**b** \u{1b}[2J", Style::coloured());
         assert!(text.contains("\x1b[1mb\x1b[0m"), "{text:?}");
         assert!(!text.contains("\u{1b}[2J"), "{text:?}");
+    }
+
+    #[test]
+    fn nested_emphasis_joins_its_codes() {
+        let text = render("**bold *both***", Style::coloured());
+        assert!(text.contains("\x1b[1;3mboth\x1b[0m"), "{text:?}");
     }
 
     #[test]
