@@ -74,6 +74,10 @@ fn run_measured(env: &TestEnv, vars: &[(&str, &str)], args: &[&str]) -> Measured
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    assert!(
+        peak_kib > 0,
+        "no memory figure was read for warden {args:?}"
+    );
     let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
     Measured {
         code,

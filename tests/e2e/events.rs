@@ -88,7 +88,7 @@ fn run_marks_a_failing_command_with_its_exit_status_and_last_lines() {
     assert!(!err.contains("✓ shell echo first"), "{err}");
     // The error of the missing file is no ✓ either.
     assert!(err.contains("✗ read_file missing.txt — error"), "{err}");
-    assert!(!err.contains("(error result)"), "{err}");
+    assert!(!err.contains("✓ read_file missing.txt"), "{err}");
     // The denial names the guard.
     assert!(
         err.contains("✗ shell rm -rf keep — denied by plugin:guard"),

@@ -1,8 +1,7 @@
 //! Token counts a model provider reports for one answer ([`Usage`]), and their sums over a
 //! session.
 
-use std::iter::Sum;
-use std::ops::{Add, AddAssign};
+use std::ops::Add;
 
 use serde::{Deserialize, Serialize};
 
@@ -66,18 +65,6 @@ impl Add for Usage {
     }
 }
 
-impl AddAssign for Usage {
-    fn add_assign(&mut self, other: Usage) {
-        *self = *self + other;
-    }
-}
-
-impl Sum for Usage {
-    fn sum<I: Iterator<Item = Usage>>(iter: I) -> Usage {
-        iter.fold(Usage::default(), Add::add)
-    }
-}
-
 /// `12`, `1.2k`, `45.6k`, `1.05M`: a token count for a status line.
 pub fn short_count(n: u64) -> String {
     match n {
@@ -108,8 +95,6 @@ mod tests {
         assert_eq!(sum.total(), 110);
         let (all, n) = Usage::totals(&[u(1, 1, 0, 0), u(2, 0, 5, 0)]);
         assert_eq!((all, n), (u(3, 1, 5, 0), 2));
-        let summed: Usage = [u(1, 0, 0, 0), u(0, 1, 0, 0)].into_iter().sum();
-        assert_eq!(summed, u(1, 1, 0, 0));
         assert_eq!(
             (u(u64::MAX, 0, 0, 0) + u(1, 0, 0, 0)).input_tokens,
             u64::MAX

@@ -131,14 +131,6 @@ impl Pending {
         self.declared.iter().any(|d| d.kind != "setting")
     }
 
-    /// Whether everything new or changed is a held-back setting (no code).
-    pub fn only_settings(&self) -> bool {
-        self.changes().iter().all(|change| match change {
-            Change::New(d) | Change::Changed(d, _) => d.kind == "setting",
-            Change::Removed(_) => true,
-        })
-    }
-
     /// The ids of the declarations that are new or changed (what would start running).
     pub fn waiting_ids(&self) -> Vec<String> {
         self.changes()
@@ -456,13 +448,13 @@ mod tests {
             pending.changed_files(),
             ["lib/gone.py", "lib/new.py", "srv.py"]
         );
-        assert!(!pending.only_settings());
+        assert!(pending.declares_code());
         let only = Pending {
             declared: vec![setting.clone()],
             previous: None,
             ..pending
         };
-        assert!(only.only_settings());
+        assert!(!only.declares_code());
         assert_eq!(
             describe(&setting),
             r#"model.system_prompt = "be brief" (held back until trusted)"#

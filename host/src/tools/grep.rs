@@ -85,8 +85,9 @@ fn skipped_note(too_large: &[&str], binary: usize) -> Option<String> {
             "files"
         };
         parts.push(format!(
-            "skipped {} {files} over 1 MiB: {}",
+            "skipped {} {files} over {} MiB: {}",
             too_large.len(),
+            super::search::MAX_FILE_BYTES >> 20,
             named.join(", ")
         ));
     }

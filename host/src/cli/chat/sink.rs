@@ -380,22 +380,9 @@ fn rows(text: &str, columns: usize) -> usize {
         return 0;
     }
     let columns = columns.max(1);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    // A final newline leaves the cursor at the start of an empty row.
-    if lines.last().is_some_and(|l| l.is_empty()) && lines.len() > 1 {
-        lines.pop();
-        return lines
-            .iter()
-            .map(|l| {
-                unicode_width::UnicodeWidthStr::width(terminal(l).as_ref())
-                    .div_ceil(columns)
-                    .max(1)
-            })
-            .sum::<usize>()
-            + 1;
-    }
-    lines
-        .iter()
+    // Each line takes at least one row; a final newline leaves the cursor at the start of an
+    // empty row, which the empty last piece counts.
+    text.split('\n')
         .map(|l| {
             unicode_width::UnicodeWidthStr::width(terminal(l).as_ref())
                 .div_ceil(columns)

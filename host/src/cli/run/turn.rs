@@ -165,11 +165,6 @@ fn print_json(
 /// The tokens of the answers committed after the first `before` records (this turn's), or
 /// `None` when none of them carries a count.
 fn turn_usage(records: &[crate::store::Record], before: usize) -> Option<Usage> {
-    let (sum, answers) = Usage::totals(
-        records
-            .get(before..)?
-            .iter()
-            .filter_map(|r| r.usage.as_ref()),
-    );
+    let (sum, answers) = crate::cli::usage::session_totals(records.get(before..)?);
     (answers > 0).then_some(sum)
 }
