@@ -67,6 +67,7 @@ mod rules;
 mod rules_corpus;
 mod session_prune;
 mod shell;
+mod shell_escalate;
 mod shell_hosts;
 mod shell_undo;
 mod store;

@@ -56,6 +56,7 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         examples: Vec::new(),
         not_examples: Vec::new(),
         workspace: None,
+        escalate: None,
         origin: RuleOrigin {
             layer: "managed".to_owned(),
             file: None,

@@ -28,6 +28,7 @@
 
 mod ceilings;
 mod error;
+mod escalation_policy;
 mod grants;
 mod load;
 mod locks;
@@ -52,6 +53,7 @@ pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
 };
 pub use error::ConfigError;
+pub use escalation_policy::{AllowEscalation, escalation_kinds};
 pub use grants::{Approve, FsGrant, ToolGrants};
 pub use load::{
     LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins, load_without_project_code,

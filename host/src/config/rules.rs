@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::error::ConfigError;
 use super::load::LayerKind;
+use crate::domain::EscalationKind;
 use crate::domain::rules::{Decision, Rule, RuleOrigin, RuleSet, builtin_rules};
 
 /// A word of a command prefix: one word, or its alternatives.
@@ -56,6 +57,9 @@ struct RuleSpec {
     /// Limits the rule to one workspace (absolute root), as "always" in a chat saves it.
     #[serde(default)]
     workspace: Option<PathBuf>,
+    /// The escalation (`network`, `git`, `unsandboxed`) this command rule decides.
+    #[serde(default)]
+    escalate: Option<EscalationKind>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -137,6 +141,17 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
     if spec.examples.is_empty() {
         return Err(named("needs at least one entry in `examples`"));
     }
+    if spec.escalate.is_some() {
+        if command.is_empty() {
+            return Err(named("`escalate` is for a `command` rule on `shell`"));
+        }
+        // A project cannot let its own commands leave the sandbox unasked.
+        if kind == LayerKind::Project && spec.decision == Decision::Allow {
+            return Err(named(
+                "an `allow` rule with `escalate` is honoured from the user and managed layers only",
+            ));
+        }
+    }
     Ok(Rule {
         id,
         decision: spec.decision,
@@ -148,6 +163,7 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         examples: spec.examples,
         not_examples: spec.not_examples,
         workspace: spec.workspace,
+        escalate: spec.escalate,
         origin: RuleOrigin {
             layer: kind.as_str().to_owned(),
             file: Some(path.to_owned()),

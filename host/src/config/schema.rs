@@ -502,6 +502,10 @@ pub struct PolicyConfig {
     /// The managed file that set the signing keys, named by refusals.
     #[serde(skip)]
     pub signing_from: Option<PathBuf>,
+    /// Which kinds of per-command escalation a `shell` call may ask for (see
+    /// [`AllowEscalation`](super::AllowEscalation); unset: `network` and `git`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_escalation: Option<super::AllowEscalation>,
 }
 
 impl Default for PolicyConfig {
@@ -535,6 +539,7 @@ impl Default for PolicyConfig {
             require_signed: false,
             allowed_sources: None,
             signing_from: None,
+            allow_escalation: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! through [`TurnEvent`](super::TurnEvent)s.
 
 use super::builtin::ToolEffect;
+use super::escalation::Escalation;
 use super::mode::{Mode, effect_phrase};
 
 /// What the person answered for one tool call.
@@ -40,13 +41,15 @@ pub enum AskWhy {
         /// The call's effect.
         effect: ToolEffect,
     },
+    /// A `shell` call asks for more than the default sandbox: asked in every mode.
+    Escalation(Escalation),
 }
 
 impl AskWhy {
     /// The call's effect when the mode asks.
     pub fn effect(&self) -> Option<ToolEffect> {
         match self {
-            Self::Plugin(_) | Self::Rule { .. } => None,
+            Self::Plugin(_) | Self::Rule { .. } | Self::Escalation(_) => None,
             Self::Mode { effect, .. } => Some(*effect),
         }
     }
@@ -59,6 +62,11 @@ impl AskWhy {
                 format!("tool plugin `{plugin}` requires approval (approve = \"ask\")")
             }
             Self::Rule { why, .. } => why.clone(),
+            Self::Escalation(e) => format!(
+                "the command asks to leave the sandbox's default ({}; {}), which always asks",
+                e.grants(),
+                e.reason
+            ),
             Self::Mode { mode, effect } => format!(
                 "mode `{mode}` asks before a tool that {}",
                 effect_phrase(*effect)

@@ -20,6 +20,7 @@
 //! - [`diff`]: the line diff a change is shown with.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
+//! - [`Escalation`]: a `shell` call's request for more than the default sandbox.
 
 mod alert;
 mod approval;
@@ -29,6 +30,7 @@ mod compaction;
 pub mod defaults;
 pub mod diff;
 mod entry;
+mod escalation;
 pub mod escape;
 mod failure;
 mod intercept;
@@ -53,6 +55,7 @@ pub use alert::{Alert, AlertLevel};
 pub use approval::{Approval, AskWhy};
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
+pub use escalation::{Escalation, EscalationKind};
 pub use failure::PluginFailure;
 pub use intercept::{
     Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnEndDecision,

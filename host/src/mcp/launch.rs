@@ -142,6 +142,7 @@ pub(super) fn prepare(
                 roots: context.roots.clone(),
                 deny: context.deny.clone(),
             }),
+            report: false,
         };
         proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
             .map_err(|why| format!("per-host network: {why}"))?;

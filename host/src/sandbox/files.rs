@@ -599,7 +599,7 @@ fn real_path(proc_dir: RawFd, fd: &OwnedFd) -> Result<PathBuf, i32> {
 
 /// A NUL-terminated path at `addr` in process `pid`, read a page at most at a time (a path
 /// may end just before an unmapped page).
-fn read_path(pid: libc::pid_t, addr: u64) -> Result<CString, i32> {
+pub(crate) fn read_path(pid: libc::pid_t, addr: u64) -> Result<CString, i32> {
     let mut out = Vec::new();
     let mut at = addr;
     while out.len() <= PATH_MAX {

@@ -30,6 +30,7 @@ use super::fd_pass;
 use super::files::Files;
 use super::forward::{self, Forwarder};
 use super::notify::{self, Policy, Supervisor};
+use super::report::{Places, SandboxReport};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
 use super::{dev, landlock, namespaces, probe, seccomp, watch};
 
@@ -92,13 +93,23 @@ pub fn launcher_main() -> i32 {
                 }
             };
             drop(parent_end);
+            let places = spec.report.then(|| Places {
+                read_only: spec.read_only.clone(),
+                hidden: spec.hide.clone(),
+                writable: spec.roots.iter().chain([&spec.tmp]).cloned().collect(),
+            });
             let policy = Policy {
                 network: spec.network,
                 relay_port: port,
                 grants: spec.unix_sockets.clone(),
+                places,
             };
             let supervisor = Supervisor::new(listener, proc_dir, policy, files);
-            return watch::watch(child, &supervisor, forwarder);
+            let status = watch::watch(child, &supervisor, forwarder);
+            if spec.report {
+                send_report(&supervisor.report());
+            }
+            return status;
         }
         Ok(None) => {}
     }
@@ -108,7 +119,10 @@ pub fn launcher_main() -> i32 {
     drop(proc_dir);
     namespaces::die_with_parent();
     namespaces::mount_proc();
-    if let Err(err) = confine(&spec, port).and_then(|()| filter(&child_end, spec.guard.is_some())) {
+    let observe = spec.report && spec.guard.is_none();
+    if let Err(err) =
+        confine(&spec, port).and_then(|()| filter(&child_end, spec.guard.is_some(), observe))
+    {
         return setup_error(&err);
     }
     drop(child_end);
@@ -186,9 +200,23 @@ fn confine(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<(), String> {
 
 /// Install the seccomp filter and hand its listener to the parent half (in PID 1, last
 /// before the `exec`: from here on, every `connect` waits for the parent's answer).
-fn filter(channel: &std::os::fd::OwnedFd, files: bool) -> Result<(), String> {
-    let listener = seccomp::install(files)?;
+fn filter(channel: &std::os::fd::OwnedFd, files: bool, observe: bool) -> Result<(), String> {
+    let listener = seccomp::install(files, observe)?;
     fd_pass::send_fd(channel, &listener)
+}
+
+/// Write `report` as one JSON line on the standard input (a socket the tool holds).
+fn send_report(report: &SandboxReport) {
+    use std::os::fd::AsFd;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        return;
+    };
+    let mut out = std::fs::File::from(fd);
+    if let Ok(mut line) = serde_json::to_vec(report) {
+        line.push(b'\n');
+        // The tool may be gone (the call cancelled): nothing to tell then.
+        let _ = out.write_all(&line);
+    }
 }
 
 fn setup_error(message: &str) -> i32 {

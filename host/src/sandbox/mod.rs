@@ -11,11 +11,13 @@
 //! - [`proxy`]: the host's filtering HTTP proxy for `allowed_hosts` ([`HostProxy`]),
 //!   `forward`: the launcher's relay to it from the namespace's loopback, `peer`: who
 //!   connected to it;
+//! - [`report`]: what the sandbox refused a command, and the line that says so;
 //! - [`env`]: the command's environment allowlist; [`hidden`]: the paths hidden from it;
 //!   [`own`]: warden's own state and configuration, hidden from every sandboxed process;
 //!   [`placeholder`]: the empty `.warden`/`.git` bound read-only where a root has none;
 //!   [`planted`]: repositories a command created, moved aside after it;
 //!   [`tracked`]: the denied files git tracks anyway (read by `git_index`);
+//!   `git_grant`: the `git` escalation's writable `.git`;
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
@@ -25,6 +27,7 @@ pub mod env;
 mod fd_pass;
 mod files;
 mod forward;
+mod git_grant;
 mod git_index;
 pub mod hidden;
 mod landlock;
@@ -38,6 +41,7 @@ pub mod planted;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
+pub mod report;
 mod seccomp;
 pub mod spec;
 pub mod tool;

@@ -33,7 +33,11 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use super::files::{Answer, Caller, Files};
+use std::cell::RefCell;
+use std::ffi::OsStr;
+
+use super::files::{Answer, Caller, Files, read_path};
+use super::report::{Places, SandboxReport};
 
 /// `pidfd_open` flag for a thread's pidfd (Linux 6.9; `O_EXCL`).
 const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
@@ -63,6 +67,8 @@ pub(crate) struct Policy {
     pub(crate) relay_port: Option<u16>,
     /// Socket paths granted by configuration: connected without the peer check.
     pub(crate) grants: Vec<PathBuf>,
+    /// With a report asked for: where written names fall (the write calls are observed).
+    pub(crate) places: Option<Places>,
 }
 
 /// The parent half's answerer of `connect` notifications.
@@ -75,6 +81,8 @@ pub(crate) struct Supervisor {
     files: Option<Files>,
     notif_size: usize,
     resp_size: usize,
+    /// What the sandbox refused so far.
+    report: RefCell<SandboxReport>,
 }
 
 /// One `connect` to make on the command's behalf.
@@ -132,7 +140,13 @@ impl Supervisor {
             notif_size: usize::from(sizes.seccomp_notif).max(size_of::<libc::seccomp_notif>()),
             resp_size: usize::from(sizes.seccomp_notif_resp)
                 .max(size_of::<libc::seccomp_notif_resp>()),
+            report: RefCell::new(SandboxReport::default()),
         }
+    }
+
+    /// What the sandbox refused the command.
+    pub(crate) fn report(&self) -> SandboxReport {
+        self.report.borrow().clone()
     }
 
     /// The listener, to poll for readability.
@@ -175,6 +189,13 @@ impl Supervisor {
             }
             return;
         }
+        if notif.data.nr != libc::SYS_connect as i32
+            && let Some(places) = &self.policy.places
+        {
+            self.observe(&notif, places);
+            self.respond_flags(notif.id, 0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32);
+            return;
+        }
         match self.decide(&notif) {
             Decision::Refuse(errno) => self.respond(notif.id, errno),
             Decision::Connect(job) => self.spawn(notif.id, job),
@@ -193,12 +214,17 @@ impl Supervisor {
     }
 
     fn respond(&self, id: u64, errno: i32) {
+        self.respond_flags(id, errno, 0);
+    }
+
+    /// Answer `id` with `errno`, or (`flags` = continue) let the call go on as made.
+    fn respond_flags(&self, id: u64, errno: i32, flags: u32) {
         let mut buf = vec![0u64; self.resp_size.div_ceil(8)];
         let resp = libc::seccomp_notif_resp {
             id,
             val: 0,
             error: -errno,
-            flags: 0,
+            flags,
         };
         // SAFETY: the buffer is at least as large as a `seccomp_notif_resp`, and aligned.
         unsafe {
@@ -231,6 +257,67 @@ impl Supervisor {
         if rc < 0 {
             self.respond(id, errno());
         }
+    }
+
+    /// Look at one observed write by name (the kernel then makes the call as asked, and the
+    /// mounts and Landlock decide): where the name falls is recorded. The name is read once;
+    /// a caller changing it meanwhile changes only what the report says.
+    fn observe(&self, notif: &libc::seccomp_notif, places: &Places) {
+        let nr = libc::c_long::from(notif.data.nr);
+        let args = notif.data.args;
+        let at = libc::AT_FDCWD as u64;
+        #[cfg(target_arch = "x86_64")]
+        let (dirfd, addr) = match nr {
+            libc::SYS_open | libc::SYS_creat | libc::SYS_mkdir | libc::SYS_unlink => (at, args[0]),
+            libc::SYS_rename => (at, args[1]),
+            libc::SYS_renameat | libc::SYS_renameat2 => (args[2], args[3]),
+            _ => (args[0], args[1]),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (dirfd, addr) = match nr {
+            libc::SYS_renameat | libc::SYS_renameat2 => (args[2], args[3]),
+            _ => (args[0], args[1]),
+        };
+        let pid = notif.pid as libc::pid_t;
+        let Ok(name) = read_path(pid, addr) else {
+            return;
+        };
+        let name = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
+        let path = if name.is_absolute() {
+            name
+        } else {
+            let dirfd = dirfd as i32;
+            let link = if dirfd == libc::AT_FDCWD {
+                format!("{pid}/cwd")
+            } else {
+                format!("{pid}/fd/{dirfd}")
+            };
+            match self.read_link(&link) {
+                Some(base) => base.join(name),
+                None => return,
+            }
+        };
+        self.report
+            .borrow_mut()
+            .wrote(path.clone(), places.place(&path));
+    }
+
+    /// Where `/proc/<link>` points, in the supervisor's `/proc`.
+    fn read_link(&self, link: &str) -> Option<PathBuf> {
+        let link = CString::new(link).ok()?;
+        let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+        // SAFETY: `buf` holds the length given; `link` is NUL-terminated.
+        let n = unsafe {
+            libc::readlinkat(
+                self.proc_dir.as_raw_fd(),
+                link.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        let n = usize::try_from(n).ok().filter(|n| *n < buf.len())?;
+        buf.truncate(n);
+        Some(PathBuf::from(OsStr::from_bytes(&buf)))
     }
 
     /// The decision for one `connect(fd, address, length)` of process `notif.pid`.
@@ -310,12 +397,26 @@ impl Supervisor {
                 check_peer: !granted,
             });
         }
-        let tcp = matches!(domain, Some(libc::AF_INET | libc::AF_INET6))
-            && sock_opt(&socket, libc::SO_TYPE) == Some(libc::SOCK_STREAM);
-        if tcp && !self.policy.network && family != Some(libc::AF_UNSPEC as libc::sa_family_t) {
-            let port = address.get(2..4).map(|b| u16::from_be_bytes([b[0], b[1]]));
-            if port.is_none() || port != self.policy.relay_port {
+        let inet = matches!(domain, Some(libc::AF_INET | libc::AF_INET6));
+        let tcp = inet && sock_opt(&socket, libc::SO_TYPE) == Some(libc::SOCK_STREAM);
+        let unspec = family == Some(libc::AF_UNSPEC as libc::sa_family_t);
+        let port = address.get(2..4).map(|b| u16::from_be_bytes([b[0], b[1]]));
+        if inet && !self.policy.network && !unspec {
+            let destination = destination(&address);
+            if tcp && (port.is_none() || port != self.policy.relay_port) {
+                if let Some(shown) = destination {
+                    self.report
+                        .borrow_mut()
+                        .connected(shown.0, port == Some(53));
+                }
                 return Decision::Refuse(libc::EACCES);
+            }
+            // A datagram connect goes on (the empty namespace has no route off loopback); a
+            // name lookup or one off loopback is recorded.
+            if let Some((shown, loopback)) = destination
+                && (port == Some(53) || !loopback)
+            {
+                self.report.borrow_mut().connected(shown, port == Some(53));
             }
         }
         Decision::Connect(Job {
@@ -381,6 +482,22 @@ fn sock_opt(socket: &OwnedFd, option: libc::c_int) -> Option<libc::c_int> {
         )
     };
     (rc == 0).then_some(value)
+}
+
+/// An IPv4 or IPv6 socket address as `address:port`, and whether it is a loopback one.
+fn destination(address: &[u8]) -> Option<(String, bool)> {
+    let family = libc::sa_family_t::from_ne_bytes([*address.first()?, *address.get(1)?]);
+    let port = u16::from_be_bytes([*address.get(2)?, *address.get(3)?]);
+    if family == libc::AF_INET as libc::sa_family_t {
+        let ip = std::net::Ipv4Addr::from(<[u8; 4]>::try_from(address.get(4..8)?).ok()?);
+        return Some((format!("{ip}:{port}"), ip.is_loopback()));
+    }
+    if family == libc::AF_INET6 as libc::sa_family_t {
+        let ip = std::net::Ipv6Addr::from(<[u8; 16]>::try_from(address.get(8..24)?).ok()?);
+        let loopback = ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback());
+        return Some((format!("[{ip}]:{port}"), loopback));
+    }
+    None
 }
 
 /// In the helper: make the connection; 0 or the errno to answer.

@@ -178,9 +178,37 @@ pub(crate) const FILE_CALLS: &[libc::c_long] = &[
     libc::SYS_renameat2,
 ];
 
+/// The calls that may write a name, seen (and let through) by the parent half of a command
+/// whose refusals are reported; `open` and `openat` only when asked to write.
+pub(crate) const WRITE_CALLS: &[libc::c_long] = &[
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_creat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_mkdir,
+    libc::SYS_mkdirat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_unlink,
+    libc::SYS_unlinkat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_rename,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+];
+
+/// The flags that make an `open` a write.
+const WRITE_FLAGS: u32 = (libc::O_WRONLY | libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC) as u32;
+
 /// The filter's program (see the module's documentation); `files`: the file calls wait for
 /// the parent half too.
+#[cfg(test)]
 pub(crate) fn program(files: bool) -> Result<Vec<libc::sock_filter>, String> {
+    program_with(files, false)
+}
+
+/// [`program`], and with `observe` (and not `files`) the calls that may write a name wait
+/// for the parent half, which only looks at them ([`WRITE_CALLS`], and `open`/`openat` with
+/// a write flag).
+pub(crate) fn program_with(files: bool, observe: bool) -> Result<Vec<libc::sock_filter>, String> {
     let mut asm = Asm::default();
     let [
         native,
@@ -230,7 +258,40 @@ pub(crate) fn program(files: bool) -> Result<Vec<libc::sock_filter>, String> {
             asm.here(next);
         }
     }
+    let open_flags = asm.label();
+    #[cfg(target_arch = "x86_64")]
+    let old_open_flags = asm.label();
+    if observe && !files {
+        let calls = WRITE_CALLS.iter().map(|call| (*call, notify));
+        #[cfg(target_arch = "x86_64")]
+        let opens = [
+            (libc::SYS_openat, open_flags),
+            (libc::SYS_open, old_open_flags),
+        ];
+        #[cfg(not(target_arch = "x86_64"))]
+        let opens = [(libc::SYS_openat, open_flags)];
+        for (call, target) in calls.chain(opens) {
+            let next = asm.label();
+            asm.jeq(nr(call), target, next);
+            asm.here(next);
+        }
+    }
     asm.ret(Verdict::Allow);
+
+    // openat(dirfd, path, flags, mode) and open(path, flags, mode): a write waits.
+    if observe && !files {
+        asm.here(open_flags);
+        asm.load(arg_low(2));
+        asm.and(WRITE_FLAGS);
+        asm.jeq(0, allow, notify);
+        #[cfg(target_arch = "x86_64")]
+        {
+            asm.here(old_open_flags);
+            asm.load(arg_low(1));
+            asm.and(WRITE_FLAGS);
+            asm.jeq(0, allow, notify);
+        }
+    }
 
     // socket(domain, type, protocol) and socketpair(domain, type, protocol, sv).
     asm.here(socket);
@@ -277,8 +338,8 @@ fn seccomp(op: libc::c_uint, flags: libc::c_ulong, arg: *const libc::c_void) -> 
 /// Install the filter on this process (`files`: with the file calls); the listener
 /// descriptor of its notifications. Once installed, a `connect` by this process waits until
 /// the listener answers.
-pub(crate) fn install(files: bool) -> Result<OwnedFd, String> {
-    let mut filter = program(files)?;
+pub(crate) fn install(files: bool, observe: bool) -> Result<OwnedFd, String> {
+    let mut filter = program_with(files, observe)?;
     let prog = libc::sock_fprog {
         len: u16::try_from(filter.len()).map_err(|_| "seccomp program: too long".to_owned())?,
         filter: filter.as_mut_ptr(),

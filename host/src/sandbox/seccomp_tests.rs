@@ -179,7 +179,7 @@ fn the_installed_filter_refuses_in_a_child() {
     assert!(pid >= 0);
     if pid == 0 {
         let code = (|| {
-            let Ok(listener) = install(false) else {
+            let Ok(listener) = install(false, false) else {
                 return 10;
             };
             drop(listener);
@@ -209,4 +209,48 @@ fn the_installed_filter_refuses_in_a_child() {
     unsafe { libc::waitpid(pid, &mut status, 0) };
     assert!(libc::WIFEXITED(status));
     assert_eq!(libc::WEXITSTATUS(status), 0);
+}
+
+#[test]
+fn writes_by_name_wait_for_the_supervisor_only_when_observed() {
+    let observed = program_with(false, true).unwrap();
+    let plain = program(false).unwrap();
+    let ask = |program: &[libc::sock_filter], call: libc::c_long, args: [u32; 6]| {
+        run(program, NATIVE_ARCH, call as u32, args)
+    };
+    let write = (libc::O_WRONLY | libc::O_CREAT) as u32;
+    assert_eq!(
+        ask(&observed, libc::SYS_openat, [0, 0, write, 0, 0, 0]),
+        libc::SECCOMP_RET_USER_NOTIF
+    );
+    assert_eq!(
+        ask(
+            &observed,
+            libc::SYS_openat,
+            [0, 0, libc::O_RDONLY as u32, 0, 0, 0]
+        ),
+        libc::SECCOMP_RET_ALLOW
+    );
+    for call in WRITE_CALLS {
+        assert_eq!(
+            ask(&observed, *call, [0; 6]),
+            libc::SECCOMP_RET_USER_NOTIF,
+            "{call}"
+        );
+        assert_eq!(
+            ask(&plain, *call, [0; 6]),
+            libc::SECCOMP_RET_ALLOW,
+            "{call}"
+        );
+    }
+    assert_eq!(
+        ask(&plain, libc::SYS_openat, [0, 0, write, 0, 0, 0]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    // A guarded program's file calls are answered, not observed.
+    let guarded = program_with(true, true).unwrap();
+    assert_eq!(
+        ask(&guarded, libc::SYS_mkdirat, [0; 6]),
+        libc::SECCOMP_RET_ALLOW
+    );
 }

@@ -53,6 +53,11 @@ pub struct SandboxSpec {
     /// file appeared (see `files`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<FileGuard>,
+    /// The launcher's standard input is a socket: after the command it writes back one JSON
+    /// line of what the sandbox refused ([`SandboxReport`](super::report::SandboxReport)),
+    /// watching the command's writes by name for it.
+    #[serde(default)]
+    pub report: bool,
 }
 
 /// The roots whose denied paths a guarded program never opens, and the deny globs.

@@ -7,7 +7,9 @@
 //! created below a root is moved aside after it ([`planted`](super::planted)).
 
 use std::io::Write;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,15 +18,18 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::child::{Captured, End, spawn_reader, wait};
+use super::git_grant::GitGrant;
 use super::hidden::hidden_and_repos;
 use super::own::{cover_around_roots, own_paths};
 use super::placeholder::Placeholders;
 use super::planted::move_aside;
 use super::proxy::HostProxy;
+use super::report::SandboxReport;
 use super::spec::{LAUNCHER_SUBCOMMAND, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
-use crate::config::{Config, ShellConfig, ShellSandbox};
+use crate::config::{Config, ShellConfig, ShellSandbox, escalation_kinds};
 use crate::domain::builtin::SHELL;
 use crate::domain::defaults::PROTECTED_DIRS;
+use crate::domain::{Escalation, EscalationKind};
 use crate::domain::{Tool, ToolContext, ToolOutput, ToolSpec};
 
 /// How long the output is still read after the process group is gone.
@@ -39,6 +44,8 @@ pub struct ShellTool {
     max_output: usize,
     launcher: PathBuf,
     vars: Vec<(String, String)>,
+    /// The escalations policy allows (the worker asks first; this refuses the rest again).
+    escalations: Vec<EscalationKind>,
 }
 
 impl ShellTool {
@@ -63,6 +70,12 @@ impl ShellTool {
             max_output: usize::try_from(cap).unwrap_or(usize::MAX),
             launcher,
             vars,
+            escalations: escalation_kinds(config.policy.allow_escalation.as_ref())
+                .into_iter()
+                .filter(|k| {
+                    *k != EscalationKind::Unsandboxed || config.policy.allow_unsandboxed_shell
+                })
+                .collect(),
         }
     }
 
@@ -88,6 +101,26 @@ impl ShellTool {
         }
     }
 
+    /// The network of one call: the configured one, widened by a `network` escalation to
+    /// every host (none named) or to the named hosts too (through the proxy).
+    fn network_for(&self, escalation: Option<&Escalation>) -> (bool, Vec<String>) {
+        let mut hosts = self.config.allowed_hosts.clone();
+        match escalation {
+            Some(e) if e.kind == EscalationKind::Network && e.hosts.is_empty() => {
+                (true, Vec::new())
+            }
+            Some(e) if e.kind == EscalationKind::Network => {
+                for host in &e.hosts {
+                    if !hosts.contains(host) {
+                        hosts.push(host.clone());
+                    }
+                }
+                (self.config.network, hosts)
+            }
+            _ => (self.config.network, hosts),
+        }
+    }
+
     fn home(&self) -> Option<PathBuf> {
         self.vars
             .iter()
@@ -102,6 +135,25 @@ impl ShellTool {
         timeout: Duration,
         cancelled: &dyn Fn() -> bool,
     ) -> ToolOutput {
+        self.execute_escalated(command, None, timeout, cancelled)
+    }
+
+    /// Run `command` with `escalation` (already approved) added to the sandbox.
+    pub fn execute_escalated(
+        &self,
+        command: &str,
+        escalation: Option<&Escalation>,
+        timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
+    ) -> ToolOutput {
+        if let Some(e) = escalation
+            && !self.escalations.contains(&e.kind)
+        {
+            return ToolOutput::error(format!(
+                "shell: escalation `{}` is not allowed by policy; nothing ran",
+                e.kind
+            ));
+        }
         let Some(cwd) = self.roots.first().cloned() else {
             return ToolOutput::error("shell: no workspace root");
         };
@@ -109,7 +161,7 @@ impl ShellTool {
             Ok(tmp) => tmp,
             Err(err) => return ToolOutput::error(format!("shell: {err}")),
         };
-        let result = self.execute_in(command, timeout, cancelled, &cwd, &tmp);
+        let result = self.execute_in(command, escalation, timeout, cancelled, &cwd, &tmp);
         if let Err(err) = std::fs::remove_dir_all(&tmp) {
             tracing::warn!("shell: removing {}: {err}", tmp.display());
         }
@@ -119,6 +171,7 @@ impl ShellTool {
     fn execute_in(
         &self,
         command: &str,
+        escalation: Option<&Escalation>,
         timeout: Duration,
         cancelled: &dyn Fn() -> bool,
         cwd: &Path,
@@ -140,7 +193,11 @@ impl ShellTool {
         let mut _placeholders = None;
         // Every `.git` under the roots before the command (for the sandbox only).
         let mut repos_before = None;
-        if self.config.sandbox == ShellSandbox::None {
+        // The launcher's standard input: the spec out, the report back.
+        let mut report_channel: Option<UnixStream> = None;
+        let kind = escalation.map(|e| e.kind);
+        let mut git = None;
+        if self.config.sandbox == ShellSandbox::None || kind == Some(EscalationKind::Unsandboxed) {
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
                 .arg(command)
@@ -176,21 +233,36 @@ impl ShellTool {
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             };
             repos_before = Some(found.names.clone());
+            let mut read_only = read_only(&self.roots, found.repos);
+            if kind == Some(EscalationKind::Git) {
+                let made = _placeholders
+                    .as_ref()
+                    .map(|p| p.paths().to_vec())
+                    .unwrap_or_default();
+                let grant = match GitGrant::open(&self.roots, &made) {
+                    Ok(grant) => grant,
+                    Err(err) => return ToolOutput::error(format!("shell: {err}")),
+                };
+                read_only = grant.apply(read_only);
+                git = Some(grant);
+            }
+            let (network, allowed_hosts) = self.network_for(escalation);
             let spec = SandboxSpec {
                 command: command.to_owned(),
                 cwd: cwd.to_owned(),
                 roots: self.roots.clone(),
                 tmp: tmp.to_owned(),
                 hide: found.hide,
-                read_only: read_only(&self.roots, found.repos),
-                network: self.config.network,
-                allowed_hosts: self.config.allowed_hosts.clone(),
+                read_only,
+                network,
+                allowed_hosts,
                 unix_sockets: self.config.unix_sockets.clone(),
                 env,
                 probe: false,
                 argv: None,
                 stdio: false,
                 guard: None,
+                report: true,
             };
             // Started before the launcher, kept until the command has ended.
             proxy = match HostProxy::start(&spec) {
@@ -201,11 +273,17 @@ impl ShellTool {
                 Ok(bytes) => spec_input = Some(bytes),
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             }
+            // The spec goes in, and what the sandbox refused comes back, on one socket.
+            let (ours, theirs) = match UnixStream::pair() {
+                Ok(pair) => pair,
+                Err(err) => return ToolOutput::error(format!("shell: socket pair: {err}")),
+            };
+            report_channel = Some(ours);
             cmd = Command::new(&self.launcher);
             cmd.arg(LAUNCHER_SUBCOMMAND)
                 .current_dir(cwd)
                 .env_clear()
-                .stdin(Stdio::piped());
+                .stdin(Stdio::from(OwnedFd::from(theirs)));
         }
         cmd.stdout(writer).stderr(writer_err).process_group(0);
         let mut child = match cmd.spawn() {
@@ -222,20 +300,47 @@ impl ShellTool {
         }
         // The parent's copies of the pipe's write end are gone with `cmd`.
         drop(cmd);
-        if let (Some(bytes), Some(mut stdin)) = (spec_input, child.stdin.take()) {
+        if let (Some(mut bytes), Some(channel)) = (spec_input, report_channel.as_mut()) {
+            bytes.push(b'\n');
             // A launcher that died early has closed its end; its exit status says why.
-            let _ = stdin.write_all(&bytes);
+            let _ = channel.write_all(&bytes);
         }
         let output = spawn_reader(reader, self.max_output);
         let end = wait(&mut child, timeout, cancelled);
         let captured = output.recv_timeout(DRAIN_GRACE).ok();
+        let refused = report_channel.and_then(read_report);
         let mut notes = proxy.as_ref().map(HostProxy::refused).unwrap_or_default();
         drop(proxy);
         if let Some(before) = repos_before {
             notes.extend(move_aside(&before, &self.roots, "the command"));
         }
-        report(command, end, captured, timeout, self.config.sandbox, &notes)
+        if let Some(grant) = &git {
+            notes.extend(grant.sweep());
+        }
+        let hosts = self.config.network || !self.config.allowed_hosts.is_empty();
+        let explained = refused.and_then(|r| r.explain(hosts && !self.config.network));
+        report(
+            command,
+            end,
+            captured,
+            timeout,
+            self.config.sandbox,
+            &notes,
+            explained,
+        )
     }
+}
+
+/// What the launcher wrote back on `channel` after the command: one JSON line (none when it
+/// was killed, or failed before the command ran).
+fn read_report(mut channel: UnixStream) -> Option<SandboxReport> {
+    use std::io::Read;
+    let _ = channel.shutdown(std::net::Shutdown::Write);
+    channel.set_read_timeout(Some(DRAIN_GRACE)).ok()?;
+    let mut bytes = Vec::new();
+    let _ = (&mut channel).take(1 << 20).read_to_end(&mut bytes);
+    let line = bytes.split(|b| *b == b'\n').next()?;
+    serde_json::from_slice(line).ok()
 }
 
 fn report(
@@ -245,6 +350,7 @@ fn report(
     timeout: Duration,
     sandbox: ShellSandbox,
     notes: &[String],
+    explained: Option<String>,
 ) -> ToolOutput {
     let (text, note) = match &captured {
         Some(c) => {
@@ -304,6 +410,12 @@ fn report(
         End::WaitFailed(err) => (format!("waiting for the command failed: {err}"), true),
     };
     out.push_str(&status);
+    // A command that failed ends with the sandbox rule it met, if it met one.
+    let failed = is_error || exit_code.is_some_and(|c| c != 0);
+    if failed && let Some(line) = explained {
+        out.push('\n');
+        out.push_str(&line);
+    }
     tracing::debug!(command, %status, "shell call ended");
     if is_error {
         ToolOutput::error(out)
@@ -352,7 +464,12 @@ impl Tool for ShellTool {
                  the workspace and $TMPDIR, {}, no access to the user's credentials. Returns \
                  standard output and error interleaved, then the exit status. The command is \
                  killed after `timeout_s` seconds (default and maximum {}); background processes \
-                 do not outlive it.",
+                 do not outlive it. When a command fails because of the sandbox (the result's \
+                 last line says so: no network, `.git` read-only …) and the task needs it, call \
+                 it again with `escalate` (`network`, optionally with `hosts`; `git` to write \
+                 `.git` for add/commit/stash/checkout; `unsandboxed` only as a last resort) and a \
+                 one-line `reason`: the person is asked every time and may refuse. Never escalate \
+                 a command that does not need it.",
                 self.network_description(),
                 self.config.timeout_s
             ),
@@ -360,7 +477,18 @@ impl Tool for ShellTool {
                 "type": "object",
                 "properties": {
                     "command": {"type": "string", "description": "The command line, run with `sh -c`"},
-                    "timeout_s": {"type": "integer", "minimum": 1, "description": "Deadline in seconds (at most the configured one)"}
+                    "timeout_s": {"type": "integer", "minimum": 1, "description": "Deadline in seconds (at most the configured one)"},
+                    "escalate": {
+                        "type": "object",
+                        "description": "Ask the person to run this one command with more than the default sandbox",
+                        "properties": {
+                            "kind": {"type": "string", "enum": ["network", "git", "unsandboxed"], "description": "network: reach the network (all hosts, or `hosts`); git: write .git (hooks/ and config stay read-only); unsandboxed: no sandbox"},
+                            "hosts": {"type": "array", "items": {"type": "string"}, "description": "For network: the hosts needed (`index.crates.io`, `*.pypi.org`); omit for every host"},
+                            "reason": {"type": "string", "description": "One line: why this command needs it"}
+                        },
+                        "required": ["kind", "reason"],
+                        "additionalProperties": false
+                    }
                 },
                 "required": ["command"],
                 "additionalProperties": false
@@ -369,10 +497,17 @@ impl Tool for ShellTool {
     }
 
     fn run(&mut self, arguments: &Value, context: &mut ToolContext<'_>) -> ToolOutput {
+        let escalation = match Escalation::from_arguments(arguments) {
+            Ok(escalation) => escalation,
+            Err(message) => return ToolOutput::error(message),
+        };
         match parse(arguments, self.config.timeout_s) {
-            Ok((command, timeout_s)) => {
-                self.execute(&command, Duration::from_secs(timeout_s), context.cancelled)
-            }
+            Ok((command, timeout_s)) => self.execute_escalated(
+                &command,
+                escalation.as_ref(),
+                Duration::from_secs(timeout_s),
+                context.cancelled,
+            ),
             Err(message) => ToolOutput::error(message),
         }
     }
@@ -383,9 +518,12 @@ fn parse(arguments: &Value, max_s: u64) -> Result<(String, u64), String> {
     let map = arguments
         .as_object()
         .ok_or("invalid arguments for shell: expected a JSON object")?;
-    if let Some(unknown) = map.keys().find(|k| *k != "command" && *k != "timeout_s") {
+    if let Some(unknown) = map
+        .keys()
+        .find(|k| !matches!(k.as_str(), "command" | "timeout_s" | "escalate"))
+    {
         return Err(format!(
-            "invalid arguments for shell: unknown argument `{unknown}` (allowed: command, timeout_s)"
+            "invalid arguments for shell: unknown argument `{unknown}` (allowed: command, timeout_s, escalate)"
         ));
     }
     let command = match map.get("command") {

@@ -88,6 +88,7 @@ fn a_launcher_setup_failure_is_a_refusal_naming_the_missing_piece() {
         Duration::from_secs(1),
         ShellSandbox::Required,
         &[],
+        None,
     );
     assert!(out.is_error);
     assert!(
@@ -138,6 +139,7 @@ fn the_description_names_the_granted_hosts_and_the_result_the_refusals() {
         Duration::from_secs(1),
         ShellSandbox::Required,
         &refused,
+        Some("[sandbox: never shown: the command succeeded]".to_owned()),
     );
     assert_eq!(
         out.content,

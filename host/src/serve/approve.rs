@@ -147,7 +147,12 @@ fn elicit_answer(
     call: &ToolCall,
     why: &AskWhy,
 ) -> Approval {
-    let always = always_offer(call);
+    // An escalation is granted for one call only: no "always".
+    let always = if matches!(why, AskWhy::Escalation(_)) {
+        None
+    } else {
+        always_offer(call)
+    };
     let params = serde_json::json!({
         "mode": "form",
         "message": question(call, why, always.as_deref()),

@@ -149,6 +149,10 @@ pub enum AuditEvent {
         /// An MCP server's tool: the server, the tool's own name and the call's duration.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mcp: Option<Box<crate::domain::McpCallFigures>>,
+        /// A `shell` call that asked for more than the default sandbox: the kind, the hosts
+        /// and the reason it gave (the record says whether it was allowed and by whom).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        escalation: Option<Box<crate::domain::Escalation>>,
     },
     /// A call point as the chain met it, for `warden plugin replay`: what it was asked (by
     /// reference to the history, which holds the prompts and answers) and how it ended.

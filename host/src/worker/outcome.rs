@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::config::FsGrant;
 use crate::domain::builtin::ToolEffect;
 use crate::domain::{
-    DENIED_PREFIX, DecidedBy, Entry, Event, Item, Mode, NOT_RUN_PREFIX, Source, ToolCall,
-    ToolDecision, ToolOutput,
+    DENIED_PREFIX, DecidedBy, Entry, Escalation, Event, Item, Mode, NOT_RUN_PREFIX, Source,
+    ToolCall, ToolDecision, ToolOutput,
 };
 use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::ToolOwner;
@@ -78,6 +78,8 @@ pub struct ToolCallOutcome {
     rule: Option<(String, bool)>,
     /// What it produced (or why it did not run); `None` until settled.
     output: Option<ToolOutput>,
+    /// The escalation a `shell` call asked for.
+    escalation: Option<Escalation>,
 }
 
 impl ToolCallOutcome {
@@ -92,6 +94,7 @@ impl ToolCallOutcome {
             mode: None,
             rule: None,
             output: None,
+            escalation: None,
         }
     }
 
@@ -140,6 +143,11 @@ impl ToolCallOutcome {
     }
 
     /// The rule(s) `ids` decided the call: `allowed` when they alone let it run.
+    /// The call asks for `escalation` (recorded in the audit whatever became of it).
+    pub(crate) fn escalated(&mut self, escalation: Escalation) {
+        self.escalation = Some(escalation);
+    }
+
     pub(crate) fn ruled(&mut self, ids: String, allowed: bool) {
         self.rule = Some((ids, allowed));
     }
@@ -360,6 +368,7 @@ impl ToolCallOutcome {
                 }),
             plugin_failure: figures.and_then(|a| a.failure.clone()),
             mcp: figures.and_then(|a| a.mcp.clone()).map(Box::new),
+            escalation: self.escalation.clone().map(Box::new),
         }
     }
 }

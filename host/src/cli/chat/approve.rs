@@ -143,6 +143,12 @@ pub(crate) fn question(
                 _ => "write files",
             }
         ),
+        AskWhy::Escalation(e) => format!(
+            "  ? tool {name} asks to leave the sandbox: {}\n  grants: {}\n  because: {}",
+            e.kind,
+            escape_capped(&e.grants(), 400),
+            escape_capped(&e.reason, 400)
+        ),
     };
     let arguments = &call.arguments;
     // An edit shows its diff, a command itself; other calls their arguments.
@@ -163,7 +169,12 @@ pub(crate) fn question(
         style.bold(&header),
         targets(arguments),
         sizes(arguments),
-        always_choice(call)
+        if matches!(why, AskWhy::Escalation(_)) {
+            // An escalation is granted for this one call only.
+            format!("  allow this once? [y]es / [n]o{ONE_KEY}: ")
+        } else {
+            always_choice(call)
+        }
     )
 }
 

@@ -226,12 +226,27 @@ impl TurnSink for CliSink {
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         if self.yes {
+            if let AskWhy::Escalation(e) = why {
+                // Approved unattended: the person still reads what it was granted.
+                self.event(&TurnEvent::Alert(Alert::warn(
+                    "approval",
+                    format!(
+                        "tool call `{}` escalated by --yes: {} ({})",
+                        escape(&call.name),
+                        escape(&e.grants()),
+                        escape(&e.reason)
+                    ),
+                )));
+            }
             return Approval::Yes;
         }
         let hint = match why {
             AskWhy::Plugin(_) => "",
             AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
             AskWhy::Rule { .. } => "",
+            AskWhy::Escalation(_) => {
+                " (with --yes it runs when `policy.allow_escalation` allows its kind)"
+            }
         };
         let reason = format!(
             "{}; `warden run` does not ask and denies such calls unless --yes is given{hint}",

@@ -100,6 +100,17 @@ pub(super) fn merge(
     policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
     policy.managed_mcp_only |= layer.managed_mcp_only;
     policy.allow_unsandboxed_mcp &= layer.allow_unsandboxed_mcp;
+    // The user layer sets it, a project only narrows it, the managed layer's replaces both.
+    if let Some(set) = layer.allow_escalation.clone() {
+        policy.allow_escalation = Some(match (kind, &policy.allow_escalation) {
+            (LayerKind::Project, Some(now)) => now.narrowed(&set),
+            (LayerKind::Project, None) => {
+                crate::config::AllowEscalation::Kinds(crate::config::escalation_kinds(None))
+                    .narrowed(&set)
+            }
+            _ => set,
+        });
+    }
     let ignored = |key: &str, only: &str| {
         format!(
             "{}: `policy.{key}` is only honoured in the {only}; the setting was ignored",

@@ -145,6 +145,7 @@ pub fn builtin_rules() -> Vec<Rule> {
             paths: Vec::new(),
             examples: vec![(*example).to_owned()],
             not_examples: Vec::new(),
+            escalate: None,
             workspace: None,
             origin: RuleOrigin {
                 layer: "builtin".to_owned(),

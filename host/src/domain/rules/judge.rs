@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::rule::{Decision, Rule};
+use crate::domain::EscalationKind;
 use crate::domain::shell_split::{SimpleCommand, split};
 
 /// The rules in force, every layer's (managed, user, project, built-in) in one list.
@@ -82,11 +83,16 @@ impl RuleSet {
 
     /// The strictest rule matching one simple command. A `deny` or `ask` rule that the
     /// command may match once expanded (`git $x` and a rule on `git push`) makes it ask.
-    fn strictest(&self, command: &SimpleCommand) -> Option<(Decision, usize)> {
+    fn strictest(
+        &self,
+        command: &SimpleCommand,
+        escalate: Option<EscalationKind>,
+    ) -> Option<(Decision, usize)> {
         let named = command.by_file_name();
         self.rules
             .iter()
             .enumerate()
+            .filter(|(_, r)| r.escalate == escalate)
             .filter_map(|(i, r)| {
                 // A deny or ask rule also holds for the program named by a path
                 // (`/usr/bin/git push`); an allow rule needs the name as written.
@@ -114,12 +120,23 @@ impl RuleSet {
     /// the command from `allow` (and makes it ask when deny rules are in force, since a deny
     /// rule cannot see through it).
     pub fn judge_shell(&self, command: &str) -> Judgement {
+        self.judge_command(command, None)
+    }
+
+    /// The verdict on a `shell` call of `command` escalated to `kind`, by the rules on that
+    /// escalation alone (`escalate = "network"` …), judged as [`RuleSet::judge_shell`] judges.
+    /// No decision means the person is asked.
+    pub fn judge_escalation(&self, command: &str, kind: EscalationKind) -> Judgement {
+        self.judge_command(command, Some(kind))
+    }
+
+    fn judge_command(&self, command: &str, escalate: Option<EscalationKind>) -> Judgement {
         let split = split(command);
         let parts: Vec<Part> = split
             .commands
             .into_iter()
             .map(|command| {
-                let found = self.strictest(&command);
+                let found = self.strictest(&command, escalate);
                 Part {
                     decision: found.map(|(d, _)| d),
                     rule: found.map(|(_, i)| i),
@@ -147,10 +164,9 @@ impl RuleSet {
         let (decision, rules) = match strictest {
             Some(d @ (Decision::Deny | Decision::Ask)) => (Some(d), of(d)),
             _ if !split.uncertain.is_empty() => {
-                let denies = self
-                    .rules
-                    .iter()
-                    .any(|r| r.is_command() && r.decision == Decision::Deny);
+                let denies = self.rules.iter().any(|r| {
+                    r.is_command() && r.escalate == escalate && r.decision == Decision::Deny
+                });
                 (denies.then_some(Decision::Ask), Vec::new())
             }
             Some(Decision::Allow)

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::glob::glob_match;
+use crate::domain::EscalationKind;
 use crate::domain::shell_split::{SimpleCommand, split};
 
 /// What a rule decides about a call it matches.
@@ -93,6 +94,10 @@ pub struct Rule {
     /// The workspace it is limited to (a rule saved by "always" in a chat), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<PathBuf>,
+    /// For a command rule: the escalation it decides (a `shell` call's `escalate` of this
+    /// kind); such a rule judges escalated calls only, and only of this kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalate: Option<EscalationKind>,
     /// Where it comes from.
     pub origin: RuleOrigin,
 }

@@ -13,6 +13,7 @@
 mod checkpoint;
 mod child;
 mod compact;
+mod escalation;
 mod events;
 pub(crate) mod file_change;
 mod front;

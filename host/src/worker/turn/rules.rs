@@ -38,6 +38,7 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
                 .join(" "),
         ],
         not_examples: Vec::new(),
+        escalate: None,
         workspace: Some(workspace.to_owned()),
         origin: RuleOrigin {
             layer: "user".to_owned(),

@@ -241,11 +241,17 @@ impl Worker {
         why: &AskWhy,
     ) -> (ApprovalAnswer, Option<String>) {
         // An earlier `always` for the tool never answers for a rule that asks.
-        if self.always_approved.contains(&call.name) && !matches!(why, AskWhy::Rule { .. }) {
+        // Nor for an escalation, which is granted for one call only.
+        let escalation = matches!(why, AskWhy::Escalation(_));
+        if self.always_approved.contains(&call.name)
+            && !matches!(why, AskWhy::Rule { .. })
+            && !escalation
+        {
             return (ApprovalAnswer::Remembered, None);
         }
         match sink.approve_tool(call, why) {
             Approval::Yes => (ApprovalAnswer::Yes, None),
+            Approval::Always if escalation => (ApprovalAnswer::Yes, None),
             // A command: the narrowest rule that covers it, saved (never the whole tool).
             Approval::Always if call.name == SHELL => {
                 if self.save_always_rule(sink, call) {
@@ -347,6 +353,9 @@ impl Worker {
             {
                 ask = Some(AskWhy::Plugin(owner.plugin.clone()));
             }
+            // An escalated command asks in every mode that let it through, unless policy
+            // forbids its kind or a rule on that escalation decides.
+            self.judge_escalation(&mut outcome, &mut ask);
             if let Some(why) = ask {
                 let to_ask = outcome.call_to_run();
                 let (answer, refused) = self.approval(sink, &to_ask, &why);

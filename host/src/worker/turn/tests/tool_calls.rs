@@ -283,6 +283,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 http: None,
                 plugin_failure: None,
                 mcp: None,
+                escalation: None,
             },
             AuditEvent::ToolCall {
                 tool: "read_file".into(),
@@ -302,6 +303,7 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 http: None,
                 plugin_failure: None,
                 mcp: None,
+                escalation: None,
             },
         ]
     );
@@ -322,6 +324,7 @@ fn echo_registry() -> ToolRegistry {
                 },
                 failure: FailurePolicy::Open,
                 mcp: None,
+                escalation: None,
             },
         )
         .unwrap();
@@ -632,6 +635,7 @@ fn flaky_registry(failure: FailurePolicy, turns: Arc<Mutex<u32>>) -> ToolRegistr
                 },
                 failure,
                 mcp: None,
+                escalation: None,
             },
         )
         .unwrap();

@@ -1,0 +1,227 @@
+//! What the sandbox refused a command, as the launcher's parent half saw it: connects and name
+//! lookups the empty network (or the per-host proxy's rule) stopped, and writes by name to a
+//! read-only `.git`/`.warden`, a hidden path, or outside the roots. The launcher writes it as
+//! one JSON line back on its standard input (a socket the `shell` tool holds) after the
+//! command ends; the tool turns it into the one line that ends a failed command's result,
+//! naming the rule and the escalation that would allow it ([`SandboxReport::explain`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Most entries kept of each kind.
+const MAX_EACH: usize = 8;
+
+/// What the sandbox refused one command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SandboxReport {
+    /// Destinations (`address:port`) a connect to was refused or had no route.
+    pub connects: Vec<String>,
+    /// Name servers (`address:port`) a lookup was sent to, with no network.
+    pub lookups: Vec<String>,
+    /// Writes under a read-only `.git` or `.warden`.
+    pub read_only: Vec<PathBuf>,
+    /// Writes to a hidden path.
+    pub hidden: Vec<PathBuf>,
+    /// Writes outside the workspace roots and the private temporary directory.
+    pub outside: Vec<PathBuf>,
+}
+
+/// Where a written name falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Somewhere writable (nothing to report).
+    Writable,
+    ReadOnly,
+    Hidden,
+    Outside,
+}
+
+/// The paths a sandbox treats differently, to place a written name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Places {
+    pub(crate) read_only: Vec<PathBuf>,
+    pub(crate) hidden: Vec<PathBuf>,
+    /// The roots and the private temporary directory.
+    pub(crate) writable: Vec<PathBuf>,
+}
+
+impl Places {
+    /// Where `path` (absolute, as the caller named it) falls; devices and `/proc` count as
+    /// writable (their own rules apply).
+    pub(crate) fn place(&self, path: &Path) -> Place {
+        let under = |list: &[PathBuf]| list.iter().any(|p| path.starts_with(p));
+        if under(&self.read_only) {
+            Place::ReadOnly
+        } else if under(&self.hidden) {
+            Place::Hidden
+        } else if under(&self.writable)
+            || ["/dev", "/proc", "/sys"]
+                .iter()
+                .any(|p| path.starts_with(p))
+        {
+            Place::Writable
+        } else {
+            Place::Outside
+        }
+    }
+}
+
+fn push<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if list.len() < MAX_EACH && !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+impl SandboxReport {
+    /// Record a write to `path`, placed at `place`.
+    pub(crate) fn wrote(&mut self, path: PathBuf, place: Place) {
+        match place {
+            Place::Writable => {}
+            Place::ReadOnly => push(&mut self.read_only, path),
+            Place::Hidden => push(&mut self.hidden, path),
+            Place::Outside => push(&mut self.outside, path),
+        }
+    }
+
+    /// Record a connect to `destination` the network refused (a lookup when `lookup`).
+    pub(crate) fn connected(&mut self, destination: String, lookup: bool) {
+        if lookup {
+            push(&mut self.lookups, destination);
+        } else {
+            push(&mut self.connects, destination);
+        }
+    }
+
+    /// Nothing refused.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+
+    /// The one line that ends a failed command's result: the sandbox rule it met first (the
+    /// network, then a read-only `.git`/`.warden`, then a hidden path, then a path outside the
+    /// roots) and the escalation that would allow it. `None` when nothing was refused.
+    pub fn explain(&self, hosts_granted: bool) -> Option<String> {
+        let how = |kind: &str| {
+            format!(
+                "if the task needs it, call `shell` again with `\"escalate\": {{\"kind\": \"{kind}\", \"reason\": \"…\"}}` (the person is asked)"
+            )
+        };
+        let shown = |list: &[PathBuf]| {
+            list.iter()
+                .take(2)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.connects.is_empty() || !self.lookups.is_empty() {
+            let mut what = Vec::new();
+            if !self.lookups.is_empty() {
+                what.push(format!(
+                    "a name lookup (to {}) found no network",
+                    self.lookups.join(", ")
+                ));
+            }
+            if !self.connects.is_empty() {
+                what.push(format!(
+                    "a connect to {} was refused",
+                    self.connects.join(", ")
+                ));
+            }
+            let rule = if hosts_granted {
+                "this sandbox reaches only its allowed hosts, through the proxy in $HTTPS_PROXY"
+            } else {
+                "this sandbox has no network"
+            };
+            return Some(format!(
+                "[sandbox: {rule}: {}; {} (add \"hosts\" to name only the hosts needed)]",
+                what.join("; "),
+                how("network")
+            ));
+        }
+        if !self.read_only.is_empty() {
+            let git = self
+                .read_only
+                .iter()
+                .any(|p| p.components().any(|c| c.as_os_str() == ".git"));
+            let fix = if git {
+                how("git")
+            } else {
+                "`.warden` holds warden's own configuration: change it yourself, outside the agent"
+                    .to_owned()
+            };
+            return Some(format!(
+                "[sandbox: `.git` and `.warden` are read-only in this sandbox: a write to {} was refused; {fix}]",
+                shown(&self.read_only)
+            ));
+        }
+        if !self.hidden.is_empty() {
+            return Some(format!(
+                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write was refused; no escalation short of `unsandboxed` reaches it]",
+                shown(&self.hidden)
+            ));
+        }
+        if !self.outside.is_empty() {
+            return Some(format!(
+                "[sandbox: writes are allowed only in the workspace and $TMPDIR: a write to {} was refused; point the tool at the workspace or $TMPDIR, or {}]",
+                shown(&self.outside),
+                how("unsandboxed")
+            ));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_names_its_escalation_and_nothing_refused_says_nothing() {
+        assert_eq!(SandboxReport::default().explain(false), None);
+        let mut net = SandboxReport::default();
+        net.connected("10.0.0.53:53".into(), true);
+        let line = net.explain(false).unwrap_or_default();
+        assert!(
+            line.contains("no network") && line.contains("\"kind\": \"network\""),
+            "{line}"
+        );
+        let places = Places {
+            read_only: vec!["/w/.git".into(), "/w/.warden".into()],
+            hidden: vec!["/home/u/.ssh".into()],
+            writable: vec!["/w".into(), "/tmp/x".into()],
+        };
+        assert_eq!(places.place(Path::new("/w/src/a.rs")), Place::Writable);
+        assert_eq!(places.place(Path::new("/dev/null")), Place::Writable);
+        assert_eq!(places.place(Path::new("/home/u/.ssh/k")), Place::Hidden);
+        assert_eq!(places.place(Path::new("/home/u/.cargo/x")), Place::Outside);
+        let mut git = SandboxReport::default();
+        git.wrote(
+            "/w/.git/index.lock".into(),
+            places.place(Path::new("/w/.git/index.lock")),
+        );
+        git.wrote("/w/a".into(), Place::Writable);
+        let line = git.explain(false).unwrap_or_default();
+        assert!(
+            line.contains("/w/.git/index.lock") && line.contains("\"git\""),
+            "{line}"
+        );
+        let mut warden = SandboxReport::default();
+        warden.wrote("/w/.warden/config.toml".into(), Place::ReadOnly);
+        assert!(
+            !warden
+                .explain(false)
+                .unwrap_or_default()
+                .contains("\"git\"")
+        );
+        let mut outside = SandboxReport::default();
+        outside.wrote("/home/u/.cargo/x".into(), Place::Outside);
+        assert!(
+            outside
+                .explain(false)
+                .unwrap_or_default()
+                .contains("unsandboxed")
+        );
+    }
+}
