@@ -6,7 +6,10 @@
 //!   bound read-only, Landlock, then `sh -c true`;
 //! - **tool**: the whole `shell` tool call on a small workspace: the private temporary
 //!   directory made and removed, the deny-glob scan, the launcher, the process-group kill and
-//!   the output read.
+//!   the output read;
+//! - **escalated tool**: the same call with `escalate` `git` (`.git` writable, its `hooks/`
+//!   and `config` bound read-only) and `network` (every host), beside the plain one: what an
+//!   escalation adds to a call's start-up.
 //!
 //! `cargo bench --profile dev -p warden --bench shell -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -22,6 +25,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use warden::config::Config;
+use warden::domain::{Escalation, EscalationKind};
 use warden::sandbox::{LAUNCHER_SUBCOMMAND, SandboxSpec, ShellTool};
 
 /// The binary the launcher runs: the one built with the bench, or `$WARDEN_BENCH_LAUNCHER`.
@@ -43,6 +47,7 @@ fn workspace() -> tempfile::TempDir {
         .unwrap();
     }
     std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
     std::fs::write(dir.path().join(".env"), "T=1\n").unwrap();
     dir
 }
@@ -66,6 +71,7 @@ fn bench(c: &mut Criterion) {
         argv: None,
         stdio: false,
         guard: None,
+        report: false,
     };
     let input = serde_json::to_vec(&spec).unwrap();
     let tool = ShellTool::new(
@@ -103,6 +109,48 @@ fn bench(c: &mut Criterion) {
             assert!(!out.is_error, "{}", out.content);
         });
     });
+    let writes = "for i in $(seq 200); do : > \"$TMPDIR/f$i\"; done";
+    for report in [false, true] {
+        let spec = SandboxSpec {
+            command: writes.into(),
+            env: vec![
+                ("PATH".into(), "/usr/bin:/bin".into()),
+                ("TMPDIR".into(), tmp.path().display().to_string()),
+            ],
+            report,
+            ..spec.clone()
+        };
+        let mut input = serde_json::to_vec(&spec).unwrap();
+        input.push(b'\n');
+        let name = if report { "observed" } else { "not observed" };
+        group.bench_function(format!("launcher, 200 writes, {name}"), |b| {
+            b.iter(|| {
+                let mut child = Command::new(&launcher)
+                    .arg(LAUNCHER_SUBCOMMAND)
+                    .stdin(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(&input).unwrap();
+                assert!(child.wait().unwrap().success());
+            });
+        });
+    }
+    for kind in ["git", "network"] {
+        let escalation = Escalation {
+            kind: EscalationKind::from_name(kind).unwrap(),
+            hosts: Vec::new(),
+            reason: "bench".into(),
+        };
+        group.bench_function(format!("shell tool call (true), escalate {kind}"), |b| {
+            b.iter(|| {
+                let out =
+                    tool.execute_escalated("true", Some(&escalation), Duration::from_secs(60), &|| {
+                        false
+                    });
+                assert!(!out.is_error, "{}", out.content);
+            });
+        });
+    }
     group.finish();
 }
 

@@ -238,3 +238,56 @@ fn git_escalation_commits_while_hooks_stay_read_only() {
     assert!(!ws.join(".git/hooks/pre-commit").exists(), "{message}");
     assert!(git(&ws, &["log", "--oneline"]).contains("from-the-agent"));
 }
+
+#[test]
+fn the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after_n() {
+    if crate::chat::skip() {
+        return;
+    }
+    require_sandbox!("the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after_n");
+    let env = TestEnv::new();
+    env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
+    let server = MockServer::start().unwrap();
+    for (id, file, answer) in [("e1", "yes.txt", "first done"), ("e2", "no.txt", "second done")] {
+        server.push(Reply::tool_calls(
+            "",
+            &[(
+                id,
+                "shell",
+                json!({"command": format!("touch {file}"),
+                       "escalate": {"kind": "network", "hosts": ["index.crates.io"], "reason": "fetch the index"}}),
+            )],
+        ));
+        server.push(Reply::text(answer));
+    }
+    let term = crate::chat::chat_against(&env, &server);
+    term.type_text("add a dependency");
+    term.press("Enter");
+    let screen = term.wait_for("allow this once?");
+    assert!(
+        screen.contains("grants: network access to index.crates.io only"),
+        "{screen}"
+    );
+    assert!(screen.contains("because: fetch the index"), "{screen}");
+    assert!(!screen.contains("[a]lways"), "{screen}");
+    term.type_text("y");
+    term.wait_for("first done");
+    assert!(env.workspace().join("yes.txt").exists());
+    term.type_text("again");
+    term.press("Enter");
+    let start = std::time::Instant::now();
+    // The second question is the screen's last line.
+    while !term
+        .screen()
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.contains("allow this once?"))
+    {
+        assert!(start.elapsed() < HANG_LIMIT, "{}", term.screen());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    term.type_text("n");
+    term.wait_for("second done");
+    assert!(!env.workspace().join("no.txt").exists());
+}

@@ -488,6 +488,21 @@ mod tests {
     }
 
     #[test]
+    fn an_escalation_rule_needs_a_command_and_a_project_cannot_allow_one() {
+        let rule = "[[rules]]\nid = \"net\"\ncommand = [\"cargo\"]\nescalate = \"network\"\ndecision = \"allow\"\nexamples = [\"cargo add x\"]\n";
+        let path = Path::new("/x/config.toml");
+        let user = read_layer(LayerKind::User, path, rule).unwrap();
+        assert_eq!(user[0].escalate, Some(EscalationKind::Network));
+        let err = read_layer(LayerKind::Project, path, rule).unwrap_err().to_string();
+        assert!(err.contains("user and managed layers only"), "{err}");
+        let deny = rule.replace("\"allow\"", "\"deny\"");
+        assert!(read_layer(LayerKind::Project, path, &deny).is_ok());
+        let on_tool = "[[rules]]\nid = \"t\"\ntool = \"x\"\nescalate = \"git\"\ndecision = \"allow\"\nexamples = [\"x\"]\n";
+        let err = read_layer(LayerKind::User, path, on_tool).unwrap_err().to_string();
+        assert!(err.contains("`escalate` is for a `command` rule"), "{err}");
+    }
+
+    #[test]
     fn a_managed_lock_keeps_the_built_in_rules_on() {
         let dir = tempfile::tempdir().unwrap();
         let builtins = |layers: &[(LayerKind, &str)]| {

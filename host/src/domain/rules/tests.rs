@@ -144,3 +144,25 @@ fn an_origin_says_its_layer_file_and_line() {
     let saved = RuleOrigin { line: 0, ..user };
     assert_eq!(saved.describe(), "user /home/a/.config/warden/config.toml");
 }
+
+#[test]
+fn a_rule_on_an_escalation_judges_that_escalation_only() {
+    let mut set = RuleSet {
+        rules: builtin_rules(),
+        ..RuleSet::default()
+    };
+    let mut net = rule("cargo-net", Decision::Allow, &[&["cargo"], &["add"]]);
+    net.escalate = Some(crate::domain::EscalationKind::Network);
+    set.rules.push(net);
+    // An ordinary rule never decides an escalation, nor the reverse.
+    set.rules.push(rule("cargo", Decision::Allow, &[&["cargo"]]));
+    let j = set.judge_escalation("cargo add serde", crate::domain::EscalationKind::Network);
+    assert_eq!(j.decision, Some(Decision::Allow));
+    assert_eq!(set.ids(&j).as_deref(), Some("cargo-net"));
+    let j = set.judge_escalation("cargo add serde", crate::domain::EscalationKind::Git);
+    assert_eq!(j.decision, None);
+    let j = set.judge_escalation("cargo publish", crate::domain::EscalationKind::Network);
+    assert_eq!(j.decision, None);
+    let j = set.judge_shell("cargo add serde");
+    assert_eq!(set.ids(&j).as_deref(), Some("cargo"));
+}

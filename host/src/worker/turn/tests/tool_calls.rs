@@ -75,6 +75,7 @@ impl TurnSink for Approver {
             crate::domain::AskWhy::Plugin(plugin) => plugin.clone(),
             crate::domain::AskWhy::Mode { mode, .. } => format!("mode {mode}"),
             crate::domain::AskWhy::Rule { id, .. } => format!("rule {id}"),
+            crate::domain::AskWhy::Escalation(e) => format!("escalation {}", e.kind),
         };
         self.asked.push((call.name.clone(), why));
         if self.answers.is_empty() {
@@ -324,7 +325,6 @@ fn echo_registry() -> ToolRegistry {
                 },
                 failure: FailurePolicy::Open,
                 mcp: None,
-                escalation: None,
             },
         )
         .unwrap();
@@ -635,7 +635,6 @@ fn flaky_registry(failure: FailurePolicy, turns: Arc<Mutex<u32>>) -> ToolRegistr
                 },
                 failure,
                 mcp: None,
-                escalation: None,
             },
         )
         .unwrap();
