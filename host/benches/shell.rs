@@ -143,10 +143,12 @@ fn bench(c: &mut Criterion) {
         };
         group.bench_function(format!("shell tool call (true), escalate {kind}"), |b| {
             b.iter(|| {
-                let out =
-                    tool.execute_escalated("true", Some(&escalation), Duration::from_secs(60), &|| {
-                        false
-                    });
+                let out = tool.execute_escalated(
+                    "true",
+                    Some(&escalation),
+                    Duration::from_secs(60),
+                    &|| false,
+                );
                 assert!(!out.is_error, "{}", out.content);
             });
         });

@@ -222,7 +222,10 @@ fn git_escalation_commits_while_hooks_stay_read_only() {
     let (denied, _, _) = run_one(&env, json!({ "command": commit }), &[], 0);
     assert!(!denied.contains("committed"), "{denied}");
     let last = last_line(&denied);
-    assert!(last.contains(".git/index.lock") && last.contains("\"git\""), "{denied}");
+    assert!(
+        last.contains(".git/index.lock") && last.contains("\"git\""),
+        "{denied}"
+    );
     let command = format!("{commit}; echo 'exit 0' > .git/hooks/pre-commit; echo hook-rc=$?");
     let (message, _, _) = run_one(
         &env,
@@ -244,11 +247,16 @@ fn the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after
     if crate::chat::skip() {
         return;
     }
-    require_sandbox!("the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after_n");
+    require_sandbox!(
+        "the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after_n"
+    );
     let env = TestEnv::new();
     env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
     let server = MockServer::start().unwrap();
-    for (id, file, answer) in [("e1", "yes.txt", "first done"), ("e2", "no.txt", "second done")] {
+    for (id, file, answer) in [
+        ("e1", "yes.txt", "first done"),
+        ("e2", "no.txt", "second done"),
+    ] {
         server.push(Reply::tool_calls(
             "",
             &[(
@@ -290,4 +298,40 @@ fn the_chat_shows_what_an_escalation_grants_runs_it_after_y_and_refuses_it_after
     term.type_text("n");
     term.wait_for("second done");
     assert!(!env.workspace().join("no.txt").exists());
+}
+
+#[test]
+fn a_user_rule_on_the_escalation_lets_run_go_without_yes_and_a_deny_rule_refuses() {
+    require_sandbox!(
+        "a_user_rule_on_the_escalation_lets_run_go_without_yes_and_a_deny_rule_refuses"
+    );
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    env.user_config(concat!(
+        "[[rules]]\nid = \"touch-net\"\ncommand = [\"touch\"]\nescalate = \"network\"\n",
+        "decision = \"allow\"\nexamples = [\"touch a\"]\n\n",
+        "[[rules]]\nid = \"no-git-rm\"\ncommand = [\"rm\"]\nescalate = \"git\"\n",
+        "decision = \"deny\"\nwhy = \"never\"\nexamples = [\"rm -rf .git\"]\n",
+    ));
+    let (message, _, session) = run_one(
+        &env,
+        json!({"command": "touch ran.txt", "escalate": {"kind": "network", "reason": "r"}}),
+        &[],
+        0,
+    );
+    assert!(env.workspace().join("ran.txt").exists(), "{message}");
+    let out = env.run(&["audit", &session, "--json"]);
+    // The mode let the command run; the rule let its escalation run unasked.
+    assert!(
+        stdout(&out).contains("\"rule\":\"touch-net\""),
+        "{}",
+        stdout(&out)
+    );
+    let (message, _, _) = run_one(
+        &env,
+        json!({"command": "rm -f x", "escalate": {"kind": "git", "reason": "r"}}),
+        &["--yes"],
+        DENIED,
+    );
+    assert!(message.contains("never"), "{message}");
 }

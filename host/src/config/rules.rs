@@ -493,12 +493,16 @@ mod tests {
         let path = Path::new("/x/config.toml");
         let user = read_layer(LayerKind::User, path, rule).unwrap();
         assert_eq!(user[0].escalate, Some(EscalationKind::Network));
-        let err = read_layer(LayerKind::Project, path, rule).unwrap_err().to_string();
+        let err = read_layer(LayerKind::Project, path, rule)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("user and managed layers only"), "{err}");
         let deny = rule.replace("\"allow\"", "\"deny\"");
         assert!(read_layer(LayerKind::Project, path, &deny).is_ok());
         let on_tool = "[[rules]]\nid = \"t\"\ntool = \"x\"\nescalate = \"git\"\ndecision = \"allow\"\nexamples = [\"x\"]\n";
-        let err = read_layer(LayerKind::User, path, on_tool).unwrap_err().to_string();
+        let err = read_layer(LayerKind::User, path, on_tool)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`escalate` is for a `command` rule"), "{err}");
     }
 

@@ -912,7 +912,11 @@ fn allow_escalation_is_set_by_the_user_narrowed_by_a_project_and_replaced_by_man
     use crate::config::escalation_kinds;
     use crate::domain::EscalationKind::{Git, Network, Unsandboxed};
     let dir = tempfile::tempdir().unwrap();
-    let user = write(dir.path(), "user.toml", "[policy]\nallow_escalation = true\n");
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[policy]\nallow_escalation = true\n",
+    );
     let project = write(
         dir.path(),
         "project.toml",
@@ -923,14 +927,21 @@ fn allow_escalation_is_set_by_the_user_narrowed_by_a_project_and_replaced_by_man
         escalation_kinds(loaded.config.policy.allow_escalation.as_ref())
     };
     assert_eq!(kinds(&[]), [Network, Git]);
-    assert_eq!(kinds(&[(LayerKind::User, &user)]), [Network, Git, Unsandboxed]);
+    assert_eq!(
+        kinds(&[(LayerKind::User, &user)]),
+        [Network, Git, Unsandboxed]
+    );
     // A project alone only narrows the default: it cannot add `unsandboxed`.
     assert_eq!(kinds(&[(LayerKind::Project, &project)]), [Git]);
     assert_eq!(
         kinds(&[(LayerKind::User, &user), (LayerKind::Project, &project)]),
         [Git, Unsandboxed]
     );
-    let managed = write(dir.path(), "managed.toml", "[policy]\nallow_escalation = false\n");
+    let managed = write(
+        dir.path(),
+        "managed.toml",
+        "[policy]\nallow_escalation = false\n",
+    );
     assert!(
         kinds(&[
             (LayerKind::User, &user),

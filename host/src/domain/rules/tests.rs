@@ -155,7 +155,8 @@ fn a_rule_on_an_escalation_judges_that_escalation_only() {
     net.escalate = Some(crate::domain::EscalationKind::Network);
     set.rules.push(net);
     // An ordinary rule never decides an escalation, nor the reverse.
-    set.rules.push(rule("cargo", Decision::Allow, &[&["cargo"]]));
+    set.rules
+        .push(rule("cargo", Decision::Allow, &[&["cargo"]]));
     let j = set.judge_escalation("cargo add serde", crate::domain::EscalationKind::Network);
     assert_eq!(j.decision, Some(Decision::Allow));
     assert_eq!(set.ids(&j).as_deref(), Some("cargo-net"));
