@@ -23,6 +23,7 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         paths: Vec::new(),
         examples: Vec::new(),
         not_examples: Vec::new(),
+        escalate: None,
         workspace: None,
         origin: RuleOrigin {
             layer: "user".to_owned(),

@@ -145,7 +145,7 @@ pub enum AuditEvent {
         /// The tool plugin itself failed (trap, deadline, memory cap, output over its cap);
         /// its entry's failure policy applied.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        plugin_failure: Option<String>,
+        plugin_failure: Option<Box<String>>,
         /// An MCP server's tool: the server, the tool's own name and the call's duration.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mcp: Option<Box<crate::domain::McpCallFigures>>,

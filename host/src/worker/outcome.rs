@@ -366,7 +366,7 @@ impl ToolCallOutcome {
                     bytes_out: a.http_bytes_out,
                     bytes_in: a.http_bytes_in,
                 }),
-            plugin_failure: figures.and_then(|a| a.failure.clone()),
+            plugin_failure: figures.and_then(|a| a.failure.clone()).map(Box::new),
             mcp: figures.and_then(|a| a.mcp.clone()).map(Box::new),
             escalation: self.escalation.clone().map(Box::new),
         }
