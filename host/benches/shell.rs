@@ -154,6 +154,53 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+    paired(&tool);
+}
+
+/// The plain and escalated tool calls interleaved (each round runs the three in a rotating
+/// order), so that a machine's changing load falls on all three alike: the median of each and
+/// the ratios to the plain call, printed.
+fn paired(tool: &ShellTool) {
+    let rounds: usize = std::env::var("WARDEN_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(60);
+    let escalation = |kind: &str| Escalation {
+        kind: EscalationKind::from_name(kind).unwrap(),
+        hosts: Vec::new(),
+        reason: "bench".into(),
+    };
+    let cases = [None, Some(escalation("git")), Some(escalation("network"))];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
+    for round in 0..rounds {
+        for i in 0..cases.len() {
+            let at = (round + i) % cases.len();
+            let start = std::time::Instant::now();
+            let out = tool.execute_escalated(
+                "true",
+                cases[at].as_ref(),
+                Duration::from_secs(60),
+                &|| false,
+            );
+            times[at].push(start.elapsed());
+            assert!(!out.is_error, "{}", out.content);
+        }
+    }
+    let median = |t: &mut Vec<Duration>| {
+        t.sort();
+        t[t.len() / 2]
+    };
+    let medians: Vec<Duration> = times.iter_mut().map(median).collect();
+    for (name, m) in ["plain", "escalate git", "escalate network"]
+        .iter()
+        .zip(&medians)
+    {
+        println!(
+            "shell_paired/{name}: median {:.2} ms over {rounds} rounds, {:.3}x the plain call",
+            m.as_secs_f64() * 1e3,
+            m.as_secs_f64() / medians[0].as_secs_f64()
+        );
+    }
 }
 
 criterion_group!(benches, bench);

@@ -745,7 +745,10 @@ fn a_tool_plugins_own_failure_ends_the_turn_under_closed_and_is_an_error_result_
         else {
             unreachable!()
         };
-        assert_eq!(plugin_failure.as_deref().map(String::as_str), Some(deadline));
+        assert_eq!(
+            plugin_failure.as_deref().map(String::as_str),
+            Some(deadline)
+        );
         assert_eq!(
             http,
             Some(crate::store::ToolHttpRecord {
