@@ -16,7 +16,12 @@
 //! `WARDEN_BENCH_LAUNCHER=/path/to/warden` runs the launcher and tool cases with another build
 //! of the binary (to compare two builds in one sitting).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    missing_docs
+)]
 
 use std::io::Write;
 use std::path::PathBuf;

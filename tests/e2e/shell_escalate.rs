@@ -335,3 +335,37 @@ fn a_user_rule_on_the_escalation_lets_run_go_without_yes_and_a_deny_rule_refuses
     );
     assert!(message.contains("never"), "{message}");
 }
+
+#[test]
+fn a_network_escalation_to_named_hosts_reaches_those_only_through_the_proxy() {
+    require_sandbox!("a_network_escalation_to_named_hosts_reaches_those_only_through_the_proxy");
+    if let Some(missing) = crate::shell::per_host_missing() {
+        eprintln!(
+            "SKIP a_network_escalation_to_named_hosts: per-host network is not available here: {missing}"
+        );
+        return;
+    }
+    let (port, seen) = crate::shell_hosts::listener();
+    let (other, other_seen) = crate::shell_hosts::listener();
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let command = format!(
+        "curl -sS --max-time 10 --proxy \"$HTTPS_PROXY\" http://127.0.0.1:{port}/named; echo; \
+         curl -sS --max-time 10 --proxy \"$HTTPS_PROXY\" -o /dev/null -w 'other %{{http_code}}' http://127.0.0.1:{other}/"
+    );
+    let (message, err, _) = run_one(
+        &env,
+        json!({"command": command,
+               "escalate": {"kind": "network", "hosts": [format!("127.0.0.1:{port}")], "reason": "r"}}),
+        &["--yes"],
+        0,
+    );
+    assert!(
+        err.contains(&format!("network access to 127.0.0.1:{port} only")),
+        "{err}"
+    );
+    assert!(message.contains("hello-from-lo"), "{message}");
+    assert!(message.contains("other 403"), "{message}");
+    assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(other_seen.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
