@@ -369,3 +369,34 @@ fn a_network_escalation_to_named_hosts_reaches_those_only_through_the_proxy() {
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert_eq!(other_seen.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
+
+#[test]
+fn a_write_outside_the_roots_and_one_to_warden_are_named() {
+    require_sandbox!("a_write_outside_the_roots_and_one_to_warden_are_named");
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    let (message, _, _) = run_one(
+        &env,
+        json!({"command": "mkdir /usr/local/warden-escalate-probe"}),
+        &[],
+        0,
+    );
+    let last = last_line(&message);
+    assert!(
+        last.contains("writes are allowed only in the workspace")
+            && last.contains("/usr/local/warden-escalate-probe"),
+        "{message}"
+    );
+    assert!(!std::path::Path::new("/usr/local/warden-escalate-probe").exists());
+    let (message, _, _) = run_one(
+        &env,
+        json!({"command": "echo x > .warden/config.toml"}),
+        &[],
+        0,
+    );
+    let last = last_line(&message);
+    assert!(
+        last.contains(".warden/config.toml") && !last.contains("\"git\""),
+        "{message}"
+    );
+}
