@@ -44,6 +44,7 @@ mod mcp_serve_http;
 mod modes;
 mod operator;
 mod plain_messages;
+mod plan;
 mod plugin_author;
 mod plugin_authoring;
 mod plugin_bench;

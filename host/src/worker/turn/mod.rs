@@ -3,7 +3,8 @@
 //! 1. resolve `@path` references (failures are Warn alerts, never silent);
 //! 2. run the interceptor chain (`cancel` stops it and nothing of the prompt is committed);
 //! 3. commit `[user, file items…, interceptor items…]` as one group;
-//! 4. before every model request, commit pending notifications and `pre-llm-request` items,
+//! 4. before every model request, commit pending notifications (before a turn's first request
+//!    also the plan reminder, when `[plan]`'s rule finds one due) and `pre-llm-request` items,
 //!    then build the request from history alone;
 //! 5. commit the answer; run tool calls (`pre-tool-call`, approval, the tool, `post-tool-call`)
 //!    and commit their results; back to 4;
