@@ -5,6 +5,7 @@
 mod chat;
 mod chat_failures;
 mod chat_markdown;
+mod chat_plan;
 mod chat_rules;
 mod chat_transcript;
 mod chat_turns;
