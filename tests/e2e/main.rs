@@ -84,6 +84,7 @@ mod trust_settings;
 mod undo;
 mod usage;
 mod waits;
+mod web_fetch;
 mod wit;
 mod wit_docs;
 mod worker;

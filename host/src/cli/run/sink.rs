@@ -241,7 +241,7 @@ impl TurnSink for CliSink {
             return Approval::Yes;
         }
         let hint = match why {
-            AskWhy::Plugin(_) => "",
+            AskWhy::Plugin(_) | AskWhy::Host { .. } => "",
             AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
             AskWhy::Rule { .. } => "",
         };

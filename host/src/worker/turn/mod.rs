@@ -98,6 +98,9 @@ pub struct Worker {
     tools: ToolRegistry,
     /// Tools the person approved with `always` (for as long as this worker runs).
     always_approved: HashSet<String>,
+    /// `tool@host:port` of calls to a host the person allowed (an `approve = "per-host"`
+    /// plugin's), for as long as this worker runs.
+    hosts_approved: HashSet<String>,
     /// The permission mode in force (from `[tools] mode`; `/mode` changes it).
     mode: Mode,
     cancel: CancelToken,
@@ -148,6 +151,7 @@ impl Worker {
             config: parts.config,
             tools: parts.tools,
             always_approved: HashSet::new(),
+            hosts_approved: HashSet::new(),
             cancel: CancelToken::new(),
             usage: None,
             deferred_audit: Vec::new(),

@@ -254,6 +254,8 @@ impl Worker {
                     (ApprovalAnswer::Yes, None)
                 }
             }
+            // A host's question: `always` stands for that host only (remembered by the caller).
+            Approval::Always if matches!(why, AskWhy::Host { .. }) => (ApprovalAnswer::Yes, None),
             Approval::Always => {
                 self.always_approved.insert(call.name.clone());
                 (ApprovalAnswer::Always, None)
@@ -347,9 +349,28 @@ impl Worker {
             {
                 ask = Some(AskWhy::Plugin(owner.plugin.clone()));
             }
+            if outcome.denied().is_none()
+                && let Some(owner) = outcome.owner().filter(|o| o.approve == Approve::PerHost)
+            {
+                let to_ask = outcome.call_to_run();
+                let host = call_host(&to_ask.arguments);
+                let key = host.as_ref().map(|h| host_key(&to_ask.name, h));
+                if !key.as_ref().is_some_and(|k| self.hosts_approved.contains(k)) {
+                    ask = Some(AskWhy::Host {
+                        plugin: owner.plugin.clone(),
+                        host: host.unwrap_or_else(|| "a URL without a host".to_owned()),
+                    });
+                }
+            }
             if let Some(why) = ask {
                 let to_ask = outcome.call_to_run();
                 let (answer, refused) = self.approval(sink, &to_ask, &why);
+                if refused.is_none()
+                    && let AskWhy::Host { host, .. } = &why
+                    && call_host(&to_ask.arguments).as_ref() == Some(host)
+                {
+                    self.hosts_approved.insert(host_key(&to_ask.name, host));
+                }
                 outcome.approve(answer, refused);
             }
         }
@@ -429,4 +450,17 @@ impl Worker {
         );
         (owner.failure == FailurePolicy::Closed).then(|| (owner.plugin.clone(), message.to_owned()))
     }
+}
+
+/// The host (`name:port`, lower case) of a call's `url` argument, when it has one.
+fn call_host(arguments: &serde_json::Value) -> Option<String> {
+    let url = reqwest::Url::parse(arguments.get("url")?.as_str()?.trim()).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let port = url.port_or_known_default()?;
+    Some(format!("{host}:{port}"))
+}
+
+/// What a yes for `host` is remembered by: the tool and the host.
+fn host_key(tool: &str, host: &str) -> String {
+    format!("{tool}@{host}")
 }
