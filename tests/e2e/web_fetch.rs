@@ -38,7 +38,10 @@ fn site() -> (u16, Arc<AtomicUsize>) {
             }
             count.fetch_add(1, Ordering::SeqCst);
             let body = if first.contains("/big") {
-                format!("<html><body><p>{}</p></body></html>", "word ".repeat(20_000))
+                format!(
+                    "<html><body><p>{}</p></body></html>",
+                    "word ".repeat(20_000)
+                )
             } else {
                 PAGE.to_owned()
             };
@@ -95,7 +98,10 @@ fn a_page_comes_back_as_text_and_a_large_one_is_cut() {
     let url = |path: &str| json!({"url": format!("http://127.0.0.1:{port}/{path}")});
     server.push(Reply::tool_calls(
         "",
-        &[("f1", "web_fetch", url("page")), ("f2", "web_fetch", url("big"))],
+        &[
+            ("f1", "web_fetch", url("page")),
+            ("f2", "web_fetch", url("big")),
+        ],
     ));
     server.push(Reply::text("read them"));
     let out = run(&env, &server, &["--yes"]);
@@ -103,11 +109,18 @@ fn a_page_comes_back_as_text_and_a_large_one_is_cut() {
     let results = results(&server);
     let page = &results.iter().find(|(id, _)| id == "f1").unwrap().1;
     assert!(page.contains("Release 2.0"), "{page}");
-    assert!(page.contains("faster") && page.contains("first change"), "{page}");
+    assert!(
+        page.contains("faster") && page.contains("first change"),
+        "{page}"
+    );
     assert!(!page.contains('<'), "no tags: {page}");
     assert!(!page.contains("p{}"), "no style: {page}");
     let big = &results.iter().find(|(id, _)| id == "f2").unwrap().1;
-    assert!(big.contains("[cut: 5000 of"), "{}", &big[big.len().saturating_sub(200)..]);
+    assert!(
+        big.contains("[cut: 5000 of"),
+        "{}",
+        &big[big.len().saturating_sub(200)..]
+    );
     assert!(big.chars().count() < 5200, "{}", big.len());
     assert_eq!(served.load(Ordering::SeqCst), 2);
     // Audited like any tool call, with its outgoing HTTP figures.
@@ -138,7 +151,11 @@ fn run_without_yes_denies_a_call_to_a_host_nobody_allowed() {
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
         "",
-        &[("f1", "web_fetch", json!({"url": format!("http://127.0.0.1:{port}/page")}))],
+        &[(
+            "f1",
+            "web_fetch",
+            json!({"url": format!("http://127.0.0.1:{port}/page")}),
+        )],
     ));
     server.push(Reply::text("could not"));
     let out = run(&env, &server, &[]);
@@ -179,9 +196,18 @@ fn chat_asks_once_for_each_new_host_of_a_session() {
     ));
     let server = MockServer::start().unwrap();
     let at = |host: &str| json!({"url": format!("http://{host}:{port}/page")});
-    server.push(Reply::tool_calls("", &[("f1", "web_fetch", at("127.0.0.1"))]));
-    server.push(Reply::tool_calls("", &[("f2", "web_fetch", at("127.0.0.1"))]));
-    server.push(Reply::tool_calls("", &[("f3", "web_fetch", at("localhost"))]));
+    server.push(Reply::tool_calls(
+        "",
+        &[("f1", "web_fetch", at("127.0.0.1"))],
+    ));
+    server.push(Reply::tool_calls(
+        "",
+        &[("f2", "web_fetch", at("127.0.0.1"))],
+    ));
+    server.push(Reply::tool_calls(
+        "",
+        &[("f3", "web_fetch", at("localhost"))],
+    ));
     server.push(Reply::text("fetched three"));
     let term = chat_against(&env, &server);
     term.type_text("read the notes");

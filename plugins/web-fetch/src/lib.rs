@@ -61,22 +61,22 @@ pub fn cap(text: &str, max: usize) -> String {
         return text.to_owned();
     }
     let mut out: String = text.chars().take(max).collect();
-    out.push_str(&format!(
-        "\n[cut: {} of {total} characters shown]",
-        max
-    ));
+    out.push_str(&format!("\n[cut: {} of {total} characters shown]", max));
     out
 }
 
 /// The readable text of an HTML document.
 pub fn html_text(html: &[u8]) -> Result<String, String> {
-    html2text::from_read(html, WIDTH).map_err(|e| format!("the page could not be read as HTML: {e}"))
+    html2text::from_read(html, WIDTH)
+        .map_err(|e| format!("the page could not be read as HTML: {e}"))
 }
 
 impl WebFetch {
     fn fetch(&self, url: &str) -> Result<String, String> {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(format!("`url` must start with http:// or https://, not {url:?}"));
+            return Err(format!(
+                "`url` must start with http:// or https://, not {url:?}"
+            ));
         }
         let response = get(url)?;
         if !(200..300).contains(&response.status) {
@@ -158,7 +158,10 @@ mod tests {
 
     #[test]
     fn the_kind_follows_the_content_type() {
-        assert_eq!(kind(Some("text/html; charset=utf-8"), b""), Some(Kind::Html));
+        assert_eq!(
+            kind(Some("text/html; charset=utf-8"), b""),
+            Some(Kind::Html)
+        );
         assert_eq!(kind(Some("text/plain"), b""), Some(Kind::Text));
         assert_eq!(kind(None, b"<!DOCTYPE html><html>"), Some(Kind::Html));
         assert_eq!(kind(Some("image/png"), b""), None);

@@ -355,7 +355,10 @@ impl Worker {
                 let to_ask = outcome.call_to_run();
                 let host = call_host(&to_ask.arguments);
                 let key = host.as_ref().map(|h| host_key(&to_ask.name, h));
-                if !key.as_ref().is_some_and(|k| self.hosts_approved.contains(k)) {
+                if !key
+                    .as_ref()
+                    .is_some_and(|k| self.hosts_approved.contains(k))
+                {
                     ask = Some(AskWhy::Host {
                         plugin: owner.plugin.clone(),
                         host: host.unwrap_or_else(|| "a URL without a host".to_owned()),
@@ -463,4 +466,25 @@ fn call_host(arguments: &serde_json::Value) -> Option<String> {
 /// What a yes for `host` is remembered by: the tool and the host.
 fn host_key(tool: &str, host: &str) -> String {
     format!("{tool}@{host}")
+}
+
+#[cfg(test)]
+mod host_tests {
+    use super::call_host;
+
+    #[test]
+    fn a_calls_host_is_its_urls_name_and_port_in_lower_case() {
+        let host = |url: &str| call_host(&serde_json::json!({ "url": url }));
+        assert_eq!(host("https://Docs.RS/x").as_deref(), Some("docs.rs:443"));
+        assert_eq!(
+            host("http://127.0.0.1:8080/a").as_deref(),
+            Some("127.0.0.1:8080")
+        );
+        assert_eq!(
+            host(" http://example.com ").as_deref(),
+            Some("example.com:80")
+        );
+        assert_eq!(host("not a url"), None);
+        assert_eq!(call_host(&serde_json::json!({"path": "x"})), None);
+    }
 }
