@@ -136,34 +136,3 @@ impl Tool for WebFetch {
 }
 
 warden_plugin::export_tool!(WebFetch);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_becomes_text_without_tags() {
-        let text = html_text(b"<html><body><h1>Title</h1><p>Some <b>bold</b> words.</p><script>x()</script></body></html>").unwrap_or_default();
-        assert!(text.contains("Title"), "{text}");
-        assert!(text.contains("bold"), "{text}");
-        assert!(!text.contains("<p>") && !text.contains("<b>"), "{text}");
-    }
-
-    #[test]
-    fn long_text_is_cut_saying_so() {
-        let text = cap(&"a".repeat(50), 10);
-        assert!(text.starts_with("aaaaaaaaaa\n[cut: 10 of 50"), "{text}");
-        assert_eq!(cap("short", 10), "short");
-    }
-
-    #[test]
-    fn the_kind_follows_the_content_type() {
-        assert_eq!(
-            kind(Some("text/html; charset=utf-8"), b""),
-            Some(Kind::Html)
-        );
-        assert_eq!(kind(Some("text/plain"), b""), Some(Kind::Text));
-        assert_eq!(kind(None, b"<!DOCTYPE html><html>"), Some(Kind::Html));
-        assert_eq!(kind(Some("image/png"), b""), None);
-    }
-}
