@@ -21,6 +21,7 @@ const GUESTS: &[&str] = &[
     "grep-tool",
     "edit-tool",
     "tool-guard",
+    "web-fetch",
 ];
 
 /// The samples the binary carries (`path = "builtin:NAME"`); the built-in resolver is apart.
@@ -32,6 +33,7 @@ const SAMPLES: &[&str] = &[
     "event-counter",
     "grep-tool",
     "edit-tool",
+    "web-fetch",
 ];
 
 fn main() {

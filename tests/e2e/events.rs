@@ -116,7 +116,7 @@ fn run_verbose_shows_each_call_and_each_changes_diff() {
 }
 
 /// The schema of `--json-stream`'s lines, as documented.
-fn schema() -> jsonschema::Validator {
+pub(crate) fn schema() -> jsonschema::Validator {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/events.schema.json");
     let text = std::fs::read_to_string(&path).expect("docs/events.schema.json");
     let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");

@@ -145,6 +145,7 @@ fn plugin_list_builtin_and_plugin_check_describe_the_carried_samples() {
         ("event-counter", "hook"),
         ("grep-tool", "tool"),
         ("edit-tool", "tool"),
+        ("web-fetch", "tool"),
     ] {
         let row = list.iter().find(|b| b["name"] == name).unwrap();
         assert_eq!(row["world"], world, "{row}");
@@ -154,7 +155,7 @@ fn plugin_list_builtin_and_plugin_check_describe_the_carried_samples() {
         assert!(!row["description"].as_str().unwrap().is_empty(), "{row}");
         assert!(!row["api_version"].as_str().unwrap().is_empty(), "{row}");
     }
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
 
     let out = env.run(&["plugin", "list", "--builtin"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

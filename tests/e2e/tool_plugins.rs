@@ -116,6 +116,7 @@ fn the_model_calls_a_plugin_tool_and_its_result_is_committed_and_sent_back() {
             "grep",
             "glob",
             "shell",
+            "update_plan",
             "search_text"
         ]
     );

@@ -103,7 +103,7 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
             ("f".to_owned(), "src/lib.rs\n".to_owned()),
         ]
     );
-    // The model is offered the built-in tools, these four among them (`shell` last).
+    // The model is offered the built-in tools, these four among them (`shell`, then `update_plan`, last).
     let requests = server.requests();
     let offered: Vec<&str> = requests[0].body["tools"]
         .as_array()
@@ -120,7 +120,8 @@ fn the_model_writes_edits_and_searches_in_one_turn_and_every_call_is_audited() {
             "edit_file",
             "grep",
             "glob",
-            "shell"
+            "shell",
+            "update_plan"
         ]
     );
     let tools = audited_tools(&env, value["session"].as_str().unwrap());

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::domain::escape::{escape, escape_capped};
+use crate::domain::plan::{PlanStep, StepStatus};
 use crate::domain::{ToolCall, TurnEvent};
 
 /// Longest target or reason shown on one line.
@@ -38,6 +39,29 @@ fn head(call: &ToolCall) -> String {
     } else {
         format!("{name} {target}")
     }
+}
+
+/// The model's plan as a checklist: a head line (`plan: 1 of 3 done — why`), then one
+/// `[x] step` line per step (`[~]` in progress, `[ ]` pending), escaped and capped.
+pub(crate) fn plan_lines(steps: &[PlanStep], explanation: Option<&str>) -> Vec<String> {
+    let done = steps
+        .iter()
+        .filter(|s| s.status == StepStatus::Done)
+        .count();
+    let mut head = format!("plan: {done} of {} done", steps.len());
+    if let Some(why) = explanation {
+        head.push_str(" — ");
+        head.push_str(&escape_capped(why, MAX_SHOWN));
+    }
+    let mut lines = vec![head];
+    lines.extend(steps.iter().map(|s| {
+        format!(
+            "  {} {}",
+            s.status.mark(),
+            escape_capped(&s.step, MAX_SHOWN)
+        )
+    }));
+    lines
 }
 
 /// `✓ read_file a.txt`, `✓ shell ls — exit 0`, `✗ shell cargo test — exit 101`, or

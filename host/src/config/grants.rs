@@ -31,11 +31,14 @@ pub struct ToolGrants {
 
 /// Whether a person approves each call of a tool plugin's tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Approve {
     /// Calls run without asking (interceptors still judge them).
     #[default]
     Never,
     /// Each call waits for the person's yes (chat), or is denied unless `--yes` (run).
     Ask,
+    /// The first call naming a host (its `url` argument's) in a session waits for the
+    /// person's yes; later calls to that host run unasked. A call without such a host asks.
+    PerHost,
 }

@@ -42,6 +42,8 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.max_prompt_bytes",
     "worker.instructions_file",
     "worker.compact_at_tokens",
+    "plan",
+    "plan.remind_after_turns",
     "tools",
     "tools.mode",
     "tools.builtin_rules",

@@ -20,6 +20,8 @@ pub struct Config {
     pub fileref: FileRefConfig,
     /// The turn loop.
     pub worker: WorkerConfig,
+    /// The model's plan (`update_plan`).
+    pub plan: PlanConfig,
     /// The built-in tools and the permission mode.
     pub tools: ToolsConfig,
     /// Interceptor and hook plugins, in chain order.
@@ -197,6 +199,23 @@ impl Default for WorkerConfig {
             max_prompt_bytes: 1024 * 1024,
             instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
             compact_at_tokens: None,
+        }
+    }
+}
+
+/// `[plan]`: the model's plan (`update_plan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlanConfig {
+    /// Re-send the plan's open steps as a committed `<system-reminder>` at the first request
+    /// of the Nth prompt in a row that found them unchanged; 0 never reminds.
+    pub remind_after_turns: u32,
+}
+
+impl Default for PlanConfig {
+    fn default() -> Self {
+        Self {
+            remind_after_turns: 3,
         }
     }
 }

@@ -34,6 +34,14 @@ pub enum AskWhy {
         /// Why, as the rule says.
         why: String,
     },
+    /// Its tool plugin (`plugin`) is marked `approve = "per-host"` and the call is the
+    /// session's first to `host`.
+    Host {
+        /// The plugin's name.
+        plugin: String,
+        /// The host the call names (`name:port`), or why none could be read.
+        host: String,
+    },
     /// The permission mode asks before a call of this effect.
     Mode {
         /// The mode in force.
@@ -49,7 +57,7 @@ impl AskWhy {
     /// The call's effect when the mode asks.
     pub fn effect(&self) -> Option<ToolEffect> {
         match self {
-            Self::Plugin(_) | Self::Rule { .. } | Self::Escalation(_) => None,
+            Self::Plugin(_) | Self::Host { .. } | Self::Rule { .. } | Self::Escalation(_) => None,
             Self::Mode { effect, .. } => Some(*effect),
         }
     }
@@ -61,6 +69,9 @@ impl AskWhy {
             Self::Plugin(plugin) => {
                 format!("tool plugin `{plugin}` requires approval (approve = \"ask\")")
             }
+            Self::Host { plugin, host } => format!(
+                "tool plugin `{plugin}` asks before its first call to each host (approve = \"per-host\"), and this call is the first to {host}"
+            ),
             Self::Rule { why, .. } => why.clone(),
             Self::Escalation(e) => format!(
                 "the command asks to leave the sandbox's default ({}; {}), which always asks",

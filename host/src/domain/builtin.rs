@@ -17,6 +17,8 @@ pub const WRITE_FILE: &str = "write_file";
 pub const EDIT_FILE: &str = "edit_file";
 /// Runs a command in the sandbox.
 pub const SHELL: &str = "shell";
+/// Sets the model's plan (changes nothing on disk).
+pub const UPDATE_PLAN: &str = "update_plan";
 
 /// What a tool may do to the workspace, from least to most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -33,7 +35,7 @@ pub enum ToolEffect {
 /// The effect of the built-in tool `name`, or `None` for a name that is not a built-in.
 pub fn builtin_effect(name: &str) -> Option<ToolEffect> {
     match name {
-        READ_FILE | LIST_FILES | GREP | GLOB => Some(ToolEffect::Read),
+        READ_FILE | LIST_FILES | GREP | GLOB | UPDATE_PLAN => Some(ToolEffect::Read),
         WRITE_FILE | EDIT_FILE => Some(ToolEffect::Write),
         SHELL => Some(ToolEffect::Shell),
         _ => None,
@@ -50,6 +52,7 @@ mod tests {
         assert_eq!(builtin_effect(EDIT_FILE), Some(ToolEffect::Write));
         assert_eq!(builtin_effect(SHELL), Some(ToolEffect::Shell));
         assert_eq!(builtin_effect(GREP), Some(ToolEffect::Read));
+        assert_eq!(builtin_effect(UPDATE_PLAN), Some(ToolEffect::Read));
         assert_eq!(builtin_effect("mcp__x__shell"), None);
     }
 }

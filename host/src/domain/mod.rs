@@ -18,6 +18,7 @@
 //!   permission mode that judges each effect.
 //! - [`Usage`]: the tokens a model answer took; [`price`]: what models cost and read.
 //! - [`diff`]: the line diff a change is shown with.
+//! - [`plan`]: the model's plan (`update_plan`), read back from history, and its reminder rule.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
 //! - [`Escalation`]: a `shell` call's request for more than the default sandbox.
@@ -37,6 +38,7 @@ mod intercept;
 mod item;
 pub mod mode;
 mod observe;
+pub mod plan;
 mod point;
 pub mod price;
 mod provider;

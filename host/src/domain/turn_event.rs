@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::alert::Alert;
 use super::builtin::ToolEffect;
 use super::item::{Item, ToolCall};
+use super::plan::PlanStep;
 use super::report::RefReport;
 use super::usage::Usage;
 
@@ -101,6 +102,16 @@ pub enum TurnEvent {
         exit_code: Option<i32>,
         /// The result the model sees.
         output: String,
+    },
+    /// An `update_plan` call set the model's plan (after the call's `tool_call_ran`).
+    PlanUpdated {
+        /// The call that set it.
+        call_id: String,
+        /// Every step, in order.
+        steps: Vec<PlanStep>,
+        /// Why the plan changed, when the model said.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        explanation: Option<String>,
     },
     /// A call changed a file in the workspace.
     FileChanged(FileChange),

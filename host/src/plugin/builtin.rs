@@ -111,6 +111,7 @@ mod tests {
             "event-counter",
             "grep-tool",
             "edit-tool",
+            "web-fetch",
         ] {
             assert!(names.contains(&name), "{name} missing from {names:?}");
         }

@@ -356,7 +356,7 @@ pub fn tool_plugins(
 
 /// The built-in tools, in the order they are offered: `read_file` and `list_files` (through
 /// the resolver), then `write_file`, `edit_file`, `grep` and `glob` (native, on `workspace`),
-/// then `shell` (in its sandbox).
+/// then `shell` (in its sandbox), then `update_plan`.
 pub fn builtin_tools(config: &Config, workspace: &Path) -> Result<Vec<Box<dyn Tool>>, SetupError> {
     let mut tools = file_tools(&config.fileref);
     tools.extend(workspace_tools(&config.fileref, workspace).map_err(|e| {
@@ -369,6 +369,7 @@ pub fn builtin_tools(config: &Config, workspace: &Path) -> Result<Vec<Box<dyn To
         config,
         &[workspace.to_owned()],
     )));
+    tools.push(Box::new(crate::tools::UpdatePlan));
     Ok(tools)
 }
 

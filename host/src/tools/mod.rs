@@ -12,6 +12,7 @@
 //! - `search`: the walk shared by `grep` and `glob`; `grep`, `glob`: the searching tools.
 //! - `restore`: what a write would replace, and putting it back (checkpoints, undo).
 //! - `args`: argument parsing shared by the four.
+//! - `plan`: `update_plan`, which sets the model's plan and touches no file.
 
 mod args;
 mod atomic;
@@ -20,6 +21,7 @@ mod error;
 mod glob;
 mod grep;
 mod path;
+mod plan;
 mod replace;
 mod restore;
 mod scan;
@@ -37,6 +39,7 @@ pub use edit::EditFile;
 pub use error::ToolError;
 pub use glob::Glob;
 pub use grep::Grep;
+pub use plan::UpdatePlan;
 pub use replace::{EditRefusal, replace};
 pub use restore::{Content, Snapshot, restore, snapshot};
 pub use scan::{Bounds, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, scan};

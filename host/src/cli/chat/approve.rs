@@ -127,6 +127,11 @@ pub(crate) fn question(
             "  ? tool {name} of plugin {} wants to run",
             escape_capped(plugin, MAX_NAME)
         ),
+        AskWhy::Host { plugin, host } => format!(
+            "  ? tool {name} of plugin {} wants to reach {} (asked once per host in this session)",
+            escape_capped(plugin, MAX_NAME),
+            escape_capped(host, MAX_NAME)
+        ),
         AskWhy::Rule { id, why } => format!(
             "  ? tool {name}: {}{}",
             if id.is_empty() {

@@ -11,13 +11,15 @@ use std::rc::Rc;
 use super::approve::Asked;
 use super::blocks::Blocks;
 use super::edit_preview::Files;
-use super::spinner::Spinner;
+use super::spinner::{Spinner, fit_width, terminal_columns};
 use super::style::Style;
 use crate::cli::run::Countdown;
 use crate::cli::transcript::{
-    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, ran_line, tail,
+    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
 };
+use crate::domain::builtin::UPDATE_PLAN;
 use crate::domain::escape::{escape, escape_capped, terminal};
+use crate::domain::plan::PlanStep;
 use crate::domain::{Approval, AskWhy, FileChange, ToolCall, TurnEvent, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
@@ -50,6 +52,9 @@ pub(crate) struct ChatSink {
     cancel: Option<CancelToken>,
     /// The answer's Markdown, rendered block by block (`None` when stdout is not a terminal).
     markdown: Option<Markdown>,
+    /// Rows of the plan's checklist right above the cursor, redrawn in place by the next
+    /// plan update; 0 once anything else was printed.
+    plan_rows: usize,
 }
 
 /// An answer being rendered: its closed blocks are printed rendered, its open tail raw until
@@ -76,6 +81,7 @@ impl ChatSink {
             changes: Vec::new(),
             cancel: None,
             markdown: std::io::stdout().is_terminal().then(Markdown::default),
+            plan_rows: 0,
         }
     }
 
@@ -113,6 +119,29 @@ impl ChatSink {
     fn note(&mut self, line: &str) {
         self.settle();
         eprintln!("{}", self.style.dim(line));
+    }
+
+    /// The plan's checklist; over the previous one when nothing was printed since (on a
+    /// terminal), so that a plan updated call after call stays one checklist.
+    fn plan(&mut self, steps: &[PlanStep], explanation: Option<&str>) {
+        self.settle();
+        let columns = terminal_columns();
+        let mut err = std::io::stderr().lock();
+        if self.plan_rows > 0 && err.is_terminal() {
+            let _ = write!(err, "\x1b[{}A\r\x1b[J", self.plan_rows);
+        }
+        let lines = plan_lines(steps, explanation);
+        for (i, line) in lines.iter().enumerate() {
+            let line = fit_width(line, columns);
+            let shown = if i == 0 {
+                self.style.bold(&line)
+            } else {
+                self.style.dim(&line)
+            };
+            let _ = writeln!(err, "{shown}");
+        }
+        let _ = err.flush();
+        self.plan_rows = lines.len();
     }
 
     fn waiting(&mut self) {
@@ -212,9 +241,42 @@ pub(crate) fn print_changes(style: Style, changes: &[FileChange]) {
     }
 }
 
+/// Whether `event` leaves the screen as it was below a plan's checklist (it prints nothing, or
+/// only a spinner that erases itself).
+fn keeps_plan(event: &TurnEvent) -> bool {
+    match event {
+        TurnEvent::TurnStarted { .. }
+        | TurnEvent::ItemCommitted { .. }
+        | TurnEvent::Usage(_)
+        | TurnEvent::Waiting { .. }
+        | TurnEvent::ToolCallRequested { .. }
+        | TurnEvent::ToolCallStarted { .. }
+        | TurnEvent::ToolCallDecided { allowed: true, .. }
+        | TurnEvent::PlanUpdated { .. } => true,
+        TurnEvent::ToolCallRan { call, is_error, .. } => call.name == UPDATE_PLAN && !is_error,
+        TurnEvent::TurnEnded { changes, .. } => changes.is_empty(),
+        _ => false,
+    }
+}
+
 impl TurnSink for ChatSink {
     fn event(&mut self, event: &TurnEvent) {
+        if !keeps_plan(event) {
+            self.plan_rows = 0;
+        }
         match event {
+            TurnEvent::PlanUpdated {
+                steps, explanation, ..
+            } => {
+                self.plan(steps, explanation.as_deref());
+                self.waiting();
+            }
+            // A plan that was set shows as its checklist, not as a call line.
+            TurnEvent::ToolCallRan {
+                call,
+                is_error: false,
+                ..
+            } if call.name == UPDATE_PLAN => {}
             TurnEvent::Alert(alert) => {
                 self.settle();
                 eprintln!("{}", self.style.alert(alert));

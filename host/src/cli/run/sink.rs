@@ -6,7 +6,7 @@
 use crate::cli::common::print_alert;
 use crate::cli::out::{out, outln};
 use crate::cli::transcript::{
-    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, ran_line, tail,
+    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
 };
 use crate::domain::builtin::ToolEffect;
 use crate::domain::escape::{escape, terminal};
@@ -182,6 +182,18 @@ impl TurnSink for CliSink {
                 self.ran(call, *is_error, *exit_code, output);
                 self.progress.start();
             }
+            TurnEvent::PlanUpdated {
+                steps, explanation, ..
+            } if self.verbose => {
+                let mut lines = plan_lines(steps, explanation.as_deref()).into_iter();
+                if let Some(head) = lines.next() {
+                    self.note(&head);
+                }
+                for line in lines {
+                    eprintln!("warden: {line}");
+                }
+                self.progress.start();
+            }
             TurnEvent::FileChanged(change) if self.verbose => {
                 self.note(&format!(
                     "  {} {} (+{} −{})",
@@ -241,7 +253,7 @@ impl TurnSink for CliSink {
             return Approval::Yes;
         }
         let hint = match why {
-            AskWhy::Plugin(_) => "",
+            AskWhy::Plugin(_) | AskWhy::Host { .. } => "",
             AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
             AskWhy::Rule { .. } => "",
             AskWhy::Escalation(_) => {

@@ -2,7 +2,8 @@
 //! (the call's [`ToolCallOutcome`], the provider's [`StreamEvent`]).
 
 use super::Worker;
-use crate::domain::builtin::ToolEffect;
+use crate::domain::builtin::{ToolEffect, UPDATE_PLAN};
+use crate::domain::plan::Plan;
 use crate::domain::{StreamEvent, TurnEvent, TurnSink};
 use crate::worker::outcome::ToolCallOutcome;
 
@@ -60,5 +61,16 @@ impl Worker {
             exit_code: output.exit_code,
             output: output.content.clone(),
         });
+        let call = outcome.call_to_run();
+        if call.name == UPDATE_PLAN
+            && !output.is_error
+            && let Ok(plan) = Plan::parse(&call.arguments)
+        {
+            sink.event(&TurnEvent::PlanUpdated {
+                call_id: call.id,
+                steps: plan.steps,
+                explanation: plan.explanation,
+            });
+        }
     }
 }

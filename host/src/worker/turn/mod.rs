@@ -3,7 +3,8 @@
 //! 1. resolve `@path` references (failures are Warn alerts, never silent);
 //! 2. run the interceptor chain (`cancel` stops it and nothing of the prompt is committed);
 //! 3. commit `[user, file items…, interceptor items…]` as one group;
-//! 4. before every model request, commit pending notifications and `pre-llm-request` items,
+//! 4. before every model request, commit pending notifications (before a turn's first request
+//!    also the plan reminder, when `[plan]`'s rule finds one due) and `pre-llm-request` items,
 //!    then build the request from history alone;
 //! 5. commit the answer; run tool calls (`pre-tool-call`, approval, the tool, `post-tool-call`)
 //!    and commit their results; back to 4;
@@ -98,6 +99,9 @@ pub struct Worker {
     tools: ToolRegistry,
     /// Tools the person approved with `always` (for as long as this worker runs).
     always_approved: HashSet<String>,
+    /// `tool@host:port` of calls to a host the person allowed (an `approve = "per-host"`
+    /// plugin's), for as long as this worker runs.
+    hosts_approved: HashSet<String>,
     /// The permission mode in force (from `[tools] mode`; `/mode` changes it).
     mode: Mode,
     cancel: CancelToken,
@@ -148,6 +152,7 @@ impl Worker {
             config: parts.config,
             tools: parts.tools,
             always_approved: HashSet::new(),
+            hosts_approved: HashSet::new(),
             cancel: CancelToken::new(),
             usage: None,
             deferred_audit: Vec::new(),

@@ -3,6 +3,7 @@
 
 use super::compact::ReportedUsage;
 use super::{HOST, TurnOutcome, Worker};
+use crate::domain::plan::PlanState;
 use crate::domain::{
     Alert, CallPoint, Entry, Event, Item, RequestInfo, Source, ToolCall, TurnEndDecision,
     TurnEvent, TurnInfo, TurnSink,
@@ -152,6 +153,12 @@ impl Worker {
             .iter()
             .map(|n| n.entry())
             .collect();
+        if step_index == 0
+            && let Some(reminder) =
+                PlanState::of(self.history()).reminder(self.config.plan.remind_after_turns)
+        {
+            group.push(Entry::from((Source::Host, Item::system(reminder))));
+        }
         let info = RequestInfo {
             session: self.writer.id().to_owned(),
             prompt: typed.to_owned(),

@@ -260,6 +260,8 @@ impl Worker {
                     (ApprovalAnswer::Yes, None)
                 }
             }
+            // A host's question: `always` stands for that host only (remembered by the caller).
+            Approval::Always if matches!(why, AskWhy::Host { .. }) => (ApprovalAnswer::Yes, None),
             Approval::Always => {
                 self.always_approved.insert(call.name.clone());
                 (ApprovalAnswer::Always, None)
@@ -353,12 +355,34 @@ impl Worker {
             {
                 ask = Some(AskWhy::Plugin(owner.plugin.clone()));
             }
+            if outcome.denied().is_none()
+                && let Some(owner) = outcome.owner().filter(|o| o.approve == Approve::PerHost)
+            {
+                let to_ask = outcome.call_to_run();
+                let host = call_host(&to_ask.arguments);
+                let key = host.as_ref().map(|h| host_key(&to_ask.name, h));
+                if !key
+                    .as_ref()
+                    .is_some_and(|k| self.hosts_approved.contains(k))
+                {
+                    ask = Some(AskWhy::Host {
+                        plugin: owner.plugin.clone(),
+                        host: host.unwrap_or_else(|| "a URL without a host".to_owned()),
+                    });
+                }
+            }
             // An escalated command asks in every mode that let it through, unless policy
             // forbids its kind or a rule on that escalation decides.
             self.judge_escalation(&mut outcome, &mut ask);
             if let Some(why) = ask {
                 let to_ask = outcome.call_to_run();
                 let (answer, refused) = self.approval(sink, &to_ask, &why);
+                if refused.is_none()
+                    && let AskWhy::Host { host, .. } = &why
+                    && call_host(&to_ask.arguments).as_ref() == Some(host)
+                {
+                    self.hosts_approved.insert(host_key(&to_ask.name, host));
+                }
                 outcome.approve(answer, refused);
             }
         }
@@ -437,5 +461,39 @@ impl Worker {
             },
         );
         (owner.failure == FailurePolicy::Closed).then(|| (owner.plugin.clone(), message.to_owned()))
+    }
+}
+
+/// The host (`name:port`, lower case) of a call's `url` argument, when it has one.
+fn call_host(arguments: &serde_json::Value) -> Option<String> {
+    let url = reqwest::Url::parse(arguments.get("url")?.as_str()?.trim()).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let port = url.port_or_known_default()?;
+    Some(format!("{host}:{port}"))
+}
+
+/// What a yes for `host` is remembered by: the tool and the host.
+fn host_key(tool: &str, host: &str) -> String {
+    format!("{tool}@{host}")
+}
+
+#[cfg(test)]
+mod host_tests {
+    use super::call_host;
+
+    #[test]
+    fn a_calls_host_is_its_urls_name_and_port_in_lower_case() {
+        let host = |url: &str| call_host(&serde_json::json!({ "url": url }));
+        assert_eq!(host("https://Docs.RS/x").as_deref(), Some("docs.rs:443"));
+        assert_eq!(
+            host("http://127.0.0.1:8080/a").as_deref(),
+            Some("127.0.0.1:8080")
+        );
+        assert_eq!(
+            host(" http://example.com ").as_deref(),
+            Some("example.com:80")
+        );
+        assert_eq!(host("not a url"), None);
+        assert_eq!(call_host(&serde_json::json!({"path": "x"})), None);
     }
 }

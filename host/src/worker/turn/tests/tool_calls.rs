@@ -76,6 +76,7 @@ impl TurnSink for Approver {
             crate::domain::AskWhy::Mode { mode, .. } => format!("mode {mode}"),
             crate::domain::AskWhy::Rule { id, .. } => format!("rule {id}"),
             crate::domain::AskWhy::Escalation(e) => format!("escalation {}", e.kind),
+            crate::domain::AskWhy::Host { host, .. } => format!("host {host}"),
         };
         self.asked.push((call.name.clone(), why));
         if self.answers.is_empty() {
