@@ -75,6 +75,7 @@ mod system_prompt;
 mod tool_fs_guard;
 mod tool_guard;
 mod tool_pipeline;
+mod telemetry;
 mod tool_plugins;
 mod tools;
 mod trust;

@@ -113,3 +113,18 @@ pub(crate) fn continue_target(
 pub(crate) fn latest_session(home: &Home, workspace: &Path) -> Result<Option<String>, CliError> {
     store::latest_for_workspace(home, workspace).map_err(|e| CliError::failure(e.to_string()))
 }
+
+/// Starts OpenTelemetry export as `[telemetry]` says; a setup failure is said and export stays
+/// off (a turn never waits on it).
+pub(crate) fn start_telemetry(
+    config: &config::TelemetryConfig,
+    home: &Home,
+) -> Option<crate::telemetry::Telemetry> {
+    match crate::telemetry::start(config, home) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            print_alert(&Alert::warn("telemetry", err));
+            None
+        }
+    }
+}

@@ -16,6 +16,7 @@
 //! - `rules`: `[[rules]]` of each layer, checked with their examples and gathered into the
 //!   [`RuleSet`](crate::domain::rules::RuleSet) in force ([`Config::rules`]).
 //! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
+//! - `telemetry`: `[telemetry]`, OpenTelemetry export ([`TelemetryConfig`])
 //!   and the limits on a registry request; user and managed layers only.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]) and the
 //!   settings held back until it is trusted ([`HELD_SETTINGS`]), its digest, and the managed
@@ -42,6 +43,7 @@ mod schema;
 mod shell;
 mod shell_hosts;
 mod signing_policy;
+mod telemetry;
 mod tool_policy;
 mod trust;
 mod trust_files;
@@ -71,6 +73,7 @@ pub use registries::{
     REGISTRY_DEADLINE_S, REGISTRY_IDLE_TIMEOUT_S, REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV,
     RegistriesConfig, RegistryHost,
 };
+pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 pub use rules::{remove_user_rule, save_user_rules};
 pub use schema::*;
 pub use shell::{
