@@ -115,6 +115,8 @@ pub fn start(config: &TelemetryConfig, home: &Home) -> Result<Option<Telemetry>,
         format!("telemetry: cannot set up the {signal} exporter for {base}: {e}")
     };
     let stats = Arc::new(export::Stats::default());
+    // reqwest's rustls needs a process-wide provider; another may be installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
 
     let log_exporter = opentelemetry_otlp::LogExporter::builder()
         .with_http()
