@@ -34,7 +34,7 @@ use opentelemetry_sdk::trace::BatchSpanProcessor;
 use crate::config::{TelemetryConfig, TelemetryProtocol};
 use crate::store::Home;
 
-pub use spans::{enter_session, session_trace_id, tracing_layers};
+pub use spans::{enter_session, tracing_layers};
 pub use state::{ExportState, read_state};
 
 /// Records waiting for export, per signal; past this they are dropped (and counted lost).
@@ -56,8 +56,8 @@ fn resource() -> Resource {
         .build()
 }
 
-/// Export in progress: flushed, and its losses reported, by [`Telemetry::finish`] (or when
-/// dropped).
+/// Export in progress: flushed by [`Telemetry::finish`] (or when dropped), which returns what
+/// was sent and lost.
 pub struct Telemetry {
     endpoint: String,
     logs: SdkLoggerProvider,
@@ -251,8 +251,7 @@ impl Telemetry {
 impl Drop for Telemetry {
     fn drop(&mut self) {
         if !self.finished {
-            let report = self.flush();
-            say_losses(&self.endpoint, &report);
+            self.flush();
         }
     }
 }
@@ -277,10 +276,4 @@ pub fn loss_line(endpoint: &str, report: &Report) -> Option<String> {
             .map(|e| format!(": {e}"))
             .unwrap_or_default()
     ))
-}
-
-fn say_losses(endpoint: &str, report: &Report) {
-    if let Some(line) = loss_line(endpoint, report) {
-        eprintln!("{line}");
-    }
 }

@@ -137,11 +137,6 @@ fn session_root(session: &str) -> SpanContext {
     )
 }
 
-/// The trace id of `session`'s spans, in hex.
-pub fn session_trace_id(session: &str) -> String {
-    session_root(session).trace_id().to_string()
-}
-
 /// Makes the turns of `session` run on this thread children of the session's root (its trace
 /// id derived from the id), linked to `parent`'s root for a child session; until the guard is
 /// dropped.
