@@ -8,7 +8,12 @@
 //!
 //! `cargo bench --profile dev -p warden --bench telemetry -- --warm-up-time 1 --measurement-time 5`
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 use std::hint::black_box;
 use std::io::{BufRead, BufReader, Read, Write};

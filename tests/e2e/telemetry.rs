@@ -44,7 +44,10 @@ impl Collector {
     /// Starts it in `mode` (`ok`, `refuse`, `hang`), or says SKIP and returns `None`.
     fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
         let probe = Command::new("python3")
-            .args(["-c", "import opentelemetry.proto.collector.logs.v1.logs_service_pb2"])
+            .args([
+                "-c",
+                "import opentelemetry.proto.collector.logs.v1.logs_service_pb2",
+            ])
             .output();
         if !probe.is_ok_and(|o| o.status.success()) {
             skip(test, "the Python package opentelemetry-proto");
@@ -195,7 +198,10 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
             "topics",
             &fixtures::pattern_guard(),
             "",
-            &[("pattern", "forbidden"), ("reason", "that topic is blocked")]
+            &[
+                ("pattern", "forbidden"),
+                ("reason", "that topic is blocked")
+            ]
         ),
     ));
     let server = MockServer::start().unwrap();
@@ -275,7 +281,8 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     // Spans: turn → prompt stage → plugin call; turn → model request; turn → tool call →
     // plugin call; every span of a turn in its session's trace.
     let spans = collector.spans();
-    let named = |name: &str| -> Vec<&Value> { spans.iter().filter(|s| s["name"] == name).collect() };
+    let named =
+        |name: &str| -> Vec<&Value> { spans.iter().filter(|s| s["name"] == name).collect() };
     let by_id = |id: &Value| spans.iter().find(|s| s["spanId"] == *id);
     let parent_name = |span: &Value| {
         by_id(&span["parentSpanId"])
@@ -286,7 +293,10 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     assert_eq!(turns.len(), 2, "{spans:#?}");
     for turn in &turns {
         let session = attr(turn, "session");
-        assert!(session == json!(first) || session == json!(second), "{turn}");
+        assert!(
+            session == json!(first) || session == json!(second),
+            "{turn}"
+        );
         // Its parent is the session's root: outside this export, never another turn.
         assert!(by_id(&turn["parentSpanId"]).is_none(), "{turn}");
     }
@@ -303,7 +313,12 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     let parents: BTreeSet<String> = plugin_calls.iter().map(|s| parent_name(s)).collect();
     assert!(parents.contains("prompt stage"), "{parents:?}");
     assert!(parents.contains("tool call"), "{parents:?}");
-    assert!(parents.iter().all(|p| p == "prompt stage" || p == "tool call" || p == "turn"), "{parents:?}");
+    assert!(
+        parents
+            .iter()
+            .all(|p| p == "prompt stage" || p == "tool call" || p == "turn"),
+        "{parents:?}"
+    );
     for span in &spans {
         let Some(turn) = turns.iter().find(|t| t["traceId"] == span["traceId"]) else {
             panic!("span outside the turns' traces: {span}");
@@ -324,7 +339,11 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     let points = decisions["sum"]["dataPoints"].as_array().unwrap();
     assert!(points.iter().any(|p| attr(p, "warden.decision") == "denied"
         && attr(p, "warden.source") == "plugin"));
-    assert!(points.iter().any(|p| attr(p, "warden.decision") == "allowed"));
+    assert!(
+        points
+            .iter()
+            .any(|p| attr(p, "warden.decision") == "allowed")
+    );
     let latency = metric("warden.plugin.duration");
     let plugins: BTreeSet<String> = latency["histogram"]["dataPoints"]
         .as_array()
@@ -332,7 +351,10 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
         .iter()
         .map(|p| attr(p, "warden.plugin").as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(plugins, BTreeSet::from(["guard".to_owned(), "topics".to_owned()]));
+    assert_eq!(
+        plugins,
+        BTreeSet::from(["guard".to_owned(), "topics".to_owned()])
+    );
     let tokens = metric("gen_ai.client.token.usage");
     let kinds: BTreeSet<String> = tokens["histogram"]["dataPoints"]
         .as_array()
@@ -340,7 +362,10 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
         .iter()
         .map(|p| attr(p, "gen_ai.token.type").as_str().unwrap().to_owned())
         .collect();
-    assert!(kinds.contains("input") && kinds.contains("output"), "{kinds:?}");
+    assert!(
+        kinds.contains("input") && kinds.contains("output"),
+        "{kinds:?}"
+    );
 
     // No prompt or file text left the machine.
     let text = collector.text();
@@ -383,12 +408,22 @@ fn prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent() {
 
     let requests = collector.requests();
     assert!(!requests.is_empty());
-    assert!(requests.iter().all(|r| r["authorization"] == "Bearer t0k3n"));
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["authorization"] == "Bearer t0k3n")
+    );
     let spans = collector.spans();
     let turns: Vec<&Value> = spans.iter().filter(|s| s["name"] == "turn").collect();
     assert_eq!(turns.len(), 2, "{spans:#?}");
-    let parent_turn = turns.iter().find(|t| attr(t, "session") == json!(parent)).unwrap();
-    let child_turn = turns.iter().find(|t| attr(t, "session") != json!(parent)).unwrap();
+    let parent_turn = turns
+        .iter()
+        .find(|t| attr(t, "session") == json!(parent))
+        .unwrap();
+    let child_turn = turns
+        .iter()
+        .find(|t| attr(t, "session") != json!(parent))
+        .unwrap();
     assert!(
         attr(parent_turn, "gen_ai.prompt")
             .as_str()
@@ -439,8 +474,9 @@ fn a_collector_that_refuses_hangs_or_is_absent_costs_a_count_said_once() {
         let doctor = env.run(&["doctor"]);
         let text = stdout(&doctor);
         assert!(
-            text.lines()
-                .any(|l| l.starts_with("FAIL") && l.contains("telemetry: last export") && l.contains("lost")),
+            text.lines().any(|l| l.starts_with("FAIL")
+                && l.contains("telemetry: last export")
+                && l.contains("lost")),
             "{mode}: {text}"
         );
         drop(collector);

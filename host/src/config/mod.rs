@@ -73,7 +73,6 @@ pub use registries::{
     REGISTRY_DEADLINE_S, REGISTRY_IDLE_TIMEOUT_S, REGISTRY_PASSWORD_ENV, REGISTRY_USER_ENV,
     RegistriesConfig, RegistryHost,
 };
-pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 pub use rules::{remove_user_rule, save_user_rules};
 pub use schema::*;
 pub use shell::{
@@ -81,6 +80,7 @@ pub use shell::{
     timeout_ceiling_s as shell_timeout_ceiling_s,
 };
 pub use shell_hosts::{HostPattern, host_allowed, parse_host_patterns};
+pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, HELD_SETTINGS, ProjectCode, ProjectResolver, TrustPaths};
 pub use unix_sockets::{check_socket_paths, inside_roots, outside_ceiling};

@@ -153,7 +153,10 @@ mod tests {
         let path = Path::new("u.toml");
         let mut warnings = Vec::new();
         for (text, key) in [
-            ("[telemetry]\nendpoint = \"collector:4318\"\n", "telemetry.endpoint"),
+            (
+                "[telemetry]\nendpoint = \"collector:4318\"\n",
+                "telemetry.endpoint",
+            ),
             (
                 "[telemetry]\nheaders_env = { authorization = \"NOT A NAME\" }\n",
                 "telemetry.headers_env.authorization",

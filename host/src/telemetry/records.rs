@@ -38,7 +38,11 @@ const TEXT_KEYS: &[&str] = &["arguments"];
 
 /// Flattens `value` into `(attribute, value)` pairs: objects by dotted path, arrays of scalars
 /// as lists.
-pub(crate) fn flatten(value: &Value, include_text: bool, out: &mut Vec<(Cow<'static, str>, AnyValue)>) {
+pub(crate) fn flatten(
+    value: &Value,
+    include_text: bool,
+    out: &mut Vec<(Cow<'static, str>, AnyValue)>,
+) {
     fn walk(
         value: &Value,
         path: &mut String,
@@ -213,7 +217,10 @@ impl Tap {
                 // Counted as emitted and never sent: reported as lost.
                 Err(_) => continue,
             };
-            let kind = value.get("type").and_then(Value::as_str).unwrap_or("unknown");
+            let kind = value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
             self.meters.observe(kind, &value);
             let mut record = self.logger.create_log_record();
             record.set_event_name(EVENT_NAME);

@@ -8,21 +8,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
+use opentelemetry::metrics::{Counter, Histogram};
 use opentelemetry::trace::{
     SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider as _,
 };
 use opentelemetry::{Context, KeyValue};
-use opentelemetry::metrics::{Counter, Histogram};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracerProvider, Span, SpanData, SpanProcessor};
+use opentelemetry_sdk::trace::{
+    BatchSpanProcessor, SdkTracerProvider, Span, SpanData, SpanProcessor,
+};
 use sha2::{Digest, Sha256};
+use tracing::Level;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::{LevelFilter, filter_fn};
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::Context as LayerContext;
+use tracing_subscriber::layer::Filter;
 use tracing_subscriber::registry::{LookupSpan, Registry};
 
 use super::export::Stats;
@@ -111,14 +116,39 @@ pub fn tracing_layers() -> Box<dyn Layer<Registry> + Send + Sync> {
             .build()
     });
     let tracer = provider.tracer("warden");
-    let ours = |meta: &tracing::Metadata<'_>| {
-        ON.load(Ordering::Relaxed) && meta.is_span() && meta.target().starts_with("warden")
-    };
     let spans = tracing_opentelemetry::layer()
         .with_tracer(tracer)
-        .with_filter(filter_fn(ours).with_max_level_hint(LevelFilter::DEBUG));
-    let figures = Figures.with_filter(filter_fn(ours).with_max_level_hint(LevelFilter::DEBUG));
+        .with_filter(WhenOn);
+    let figures = Figures.with_filter(WhenOn);
     spans.and_then(figures).boxed()
+}
+
+/// warden's own spans, while export runs. A callsite's interest is "sometimes", never cached
+/// as "never", so that spans first met before export started are exported once it runs.
+struct WhenOn;
+
+impl WhenOn {
+    fn ours(meta: &tracing::Metadata<'_>) -> bool {
+        meta.is_span() && meta.target().starts_with("warden") && *meta.level() <= Level::DEBUG
+    }
+}
+
+impl<S> Filter<S> for WhenOn {
+    fn enabled(&self, meta: &tracing::Metadata<'_>, _cx: &LayerContext<'_, S>) -> bool {
+        ON.load(Ordering::Relaxed) && Self::ours(meta)
+    }
+
+    fn callsite_enabled(&self, meta: &'static tracing::Metadata<'static>) -> Interest {
+        if Self::ours(meta) {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(LevelFilter::DEBUG)
+    }
 }
 
 /// 16 and 8 bytes derived from a session id: its trace, and its (virtual) root span.
