@@ -19,6 +19,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sandbox", &["domain", "config", "confine"]),
     ("mcp", &["domain", "config", "confine", "sandbox"]),
     ("oci", &["domain", "config"]),
+    ("telemetry", &["domain", "config", "store"]),
     (
         "worker",
         &[
@@ -42,8 +43,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "complete",
-            "tools", "sandbox", "worker", "setup", "serve", "mcp", "oci",
+            "domain",
+            "config",
+            "store",
+            "llm",
+            "confine",
+            "fileref",
+            "plugin",
+            "complete",
+            "tools",
+            "sandbox",
+            "worker",
+            "setup",
+            "serve",
+            "mcp",
+            "oci",
+            "telemetry",
         ],
     ),
 ];

@@ -38,6 +38,7 @@ pub mod sandbox;
 pub mod serve;
 pub mod setup;
 pub mod store;
+pub mod telemetry;
 pub mod tools;
 pub mod worker;
 

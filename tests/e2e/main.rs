@@ -75,6 +75,7 @@ mod shell_undo;
 mod store;
 mod support;
 mod system_prompt;
+mod telemetry;
 mod tool_fs_guard;
 mod tool_guard;
 mod tool_pipeline;

@@ -113,3 +113,31 @@ pub(crate) fn continue_target(
 pub(crate) fn latest_session(home: &Home, workspace: &Path) -> Result<Option<String>, CliError> {
     store::latest_for_workspace(home, workspace).map_err(|e| CliError::failure(e.to_string()))
 }
+
+/// OpenTelemetry export while it lives: when dropped, flushed for a short while, and what could
+/// not be sent said in one line on stderr.
+pub(crate) struct TelemetryGuard(Option<crate::telemetry::Telemetry>);
+
+impl Drop for TelemetryGuard {
+    fn drop(&mut self) {
+        if let Some(telemetry) = self.0.take() {
+            let endpoint = telemetry.endpoint().to_owned();
+            let report = telemetry.finish();
+            if let Some(line) = crate::telemetry::loss_line(&endpoint, &report) {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+/// Starts OpenTelemetry export as `[telemetry]` says; a setup failure is said and export stays
+/// off (a turn never waits on it).
+pub(crate) fn start_telemetry(config: &config::TelemetryConfig, home: &Home) -> TelemetryGuard {
+    match crate::telemetry::start(config, home) {
+        Ok(telemetry) => TelemetryGuard(telemetry),
+        Err(err) => {
+            print_alert(&Alert::warn("telemetry", err));
+            TelemetryGuard(None)
+        }
+    }
+}

@@ -159,10 +159,17 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WARDEN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(colour::stderr_colour())
         .with_target(false)
+        .with_filter(filter);
+    // OpenTelemetry's layers first: they stay silent until `[telemetry]` starts export.
+    let _ = tracing_subscriber::registry()
+        .with(crate::telemetry::tracing_layers())
+        .with(fmt)
         .try_init();
 }

@@ -62,6 +62,12 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "registries.deadline_s",
     "registries.idle_timeout_s",
     "registries.hosts",
+    "telemetry",
+    "telemetry.enabled",
+    "telemetry.endpoint",
+    "telemetry.protocol",
+    "telemetry.headers_env",
+    "telemetry.include_prompts",
 ];
 
 /// One locked key and where it was locked: what `warden config show` marks.

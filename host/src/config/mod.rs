@@ -16,6 +16,7 @@
 //! - `rules`: `[[rules]]` of each layer, checked with their examples and gathered into the
 //!   [`RuleSet`](crate::domain::rules::RuleSet) in force ([`Config::rules`]).
 //! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
+//! - `telemetry`: `[telemetry]`, OpenTelemetry export ([`TelemetryConfig`])
 //!   and the limits on a registry request; user and managed layers only.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]) and the
 //!   settings held back until it is trusted ([`HELD_SETTINGS`]), its digest, and the managed
@@ -43,6 +44,7 @@ mod schema;
 mod shell;
 mod shell_hosts;
 mod signing_policy;
+mod telemetry;
 mod tool_policy;
 mod trust;
 mod trust_files;
@@ -80,6 +82,7 @@ pub use shell::{
     timeout_ceiling_s as shell_timeout_ceiling_s,
 };
 pub use shell_hosts::{HostPattern, host_allowed, parse_host_patterns};
+pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, HELD_SETTINGS, ProjectCode, ProjectResolver, TrustPaths};
 pub use unix_sockets::{check_socket_paths, inside_roots, outside_ceiling};

@@ -34,6 +34,8 @@ pub struct Config {
     pub registries: super::RegistriesConfig,
     /// `[[rules]]` of every layer and the built-in ones: when a tool call asks.
     pub rules: crate::domain::rules::RuleSet,
+    /// `[telemetry]`: OpenTelemetry export.
+    pub telemetry: super::TelemetryConfig,
 }
 
 /// Which model answers, and how requests are made.

@@ -331,9 +331,24 @@ struct AuditOut<'a> {
     event: &'a AuditEvent,
 }
 
+/// Something told of every audit event appended in this process, after it is written (for
+/// export elsewhere). Set once, with [`set_audit_tap`].
+pub trait AuditTap: Send + Sync {
+    /// `events` of session `session` were appended at `ts`.
+    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]);
+}
+
+static TAP: std::sync::OnceLock<Box<dyn AuditTap>> = std::sync::OnceLock::new();
+
+/// Sets the process's audit tap; false if one was set already.
+pub fn set_audit_tap(tap: Box<dyn AuditTap>) -> bool {
+    TAP.set(tap).is_ok()
+}
+
 /// An open audit log, appending.
 #[derive(Debug)]
 pub struct AuditLog {
+    session: String,
     path: PathBuf,
     file: File,
     /// Set when the file may end in a partial line, which the next append must terminate.
@@ -356,6 +371,7 @@ impl AuditLog {
         let needs_newline =
             ends_in_partial_line(&mut file).map_err(StoreError::io("read", &path))?;
         Ok(Self {
+            session: id.to_owned(),
             path,
             file,
             needs_newline,
@@ -373,7 +389,8 @@ impl AuditLog {
         if events.is_empty() {
             return Ok(());
         }
-        let ts = format_ts(fsio::now());
+        let now = fsio::now();
+        let ts = format_ts(now);
         let mut buf = Vec::new();
         if self.needs_newline {
             // A line cut short by a crash stays on its own line, where readers skip it.
@@ -393,6 +410,9 @@ impl AuditLog {
             return Err(StoreError::io("write", &self.path)(e));
         }
         self.needs_newline = false;
+        if let Some(tap) = TAP.get() {
+            tap.appended(&self.session, now, events);
+        }
         if !self.fsync {
             return Ok(());
         }

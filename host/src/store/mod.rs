@@ -44,8 +44,8 @@ mod scan;
 mod trust;
 
 pub use audit::{
-    AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
-    ToolGrantRecord, ToolHttpRecord, read_audit,
+    AuditEvent, AuditLog, AuditRecord, AuditTap, PointEndRecord, PointInputRecord, PointRecord,
+    ToolGrantRecord, ToolHttpRecord, read_audit, set_audit_tap,
 };
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,

@@ -89,6 +89,10 @@ pub(crate) fn chat(
     }
     mode.apply(&mut loaded)?;
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
+    let child_of = match &start {
+        resume::Start::Child(parent) => Some(parent.clone()),
+        _ => None,
+    };
     // A child session of `parent`: created here, reported to the parent at each turn's end.
     let session = match start {
         resume::Start::Child(parent) => Some(
@@ -99,8 +103,10 @@ pub(crate) fn chat(
         ),
         _ => session,
     };
+    let telemetry = super::common::start_telemetry(&loaded.config.telemetry, &home);
     let (worker, plugins, mcp) =
         assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
+    let _session = crate::telemetry::enter_session(worker.session_id(), child_of.as_deref());
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
@@ -116,7 +122,10 @@ pub(crate) fn chat(
         last: None,
         turn_changes: Vec::new(),
     };
-    chat.run(index)
+    let code = chat.run(index);
+    // Export is flushed and its losses said after the terminal is given back.
+    drop(telemetry);
+    code
 }
 
 struct Chat {

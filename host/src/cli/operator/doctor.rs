@@ -62,6 +62,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
                 report.info(&format!("shell: {warning}"));
             }
             super::doctor_signing::check_signing(&mut report, &loaded.config);
+            super::doctor_telemetry::check_telemetry(&mut report, &loaded.config);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);
             let project_resolver = loaded

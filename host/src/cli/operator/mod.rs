@@ -5,7 +5,7 @@
 //! - `audit`: `audit`, what left the machine, per turn.
 //! - `doctor`: `doctor`, the checks an operator runs first (`doctor_shell`: the `shell`
 //!   tool's sandbox, piece by piece; `doctor_signing`: the signature policy and each plugin
-//!   under it).
+//!   under it; `doctor_telemetry`: the OpenTelemetry exporter and what its last export reached).
 
 mod args;
 mod audit;
@@ -13,5 +13,6 @@ mod config_show;
 mod doctor;
 mod doctor_shell;
 mod doctor_signing;
+mod doctor_telemetry;
 
 pub(super) use args::OperatorCommand;

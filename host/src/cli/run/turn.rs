@@ -47,6 +47,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         eprintln!("warden: workspace {}", workspace.root.display());
         eprintln!("warden: mode {}", loaded.config.tools.mode);
     }
+    let telemetry = crate::cli::common::start_telemetry(&loaded.config.telemetry, &home);
     let mut worker = match parent.as_deref() {
         Some(parent) => setup::open_child(&loaded.config, &workspace.root, parent, &home, &env),
         None => setup::open(
@@ -58,6 +59,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         ),
     }
     .map_err(setup_error)?;
+    let _session = crate::telemetry::enter_session(worker.session_id(), parent.as_deref());
     let root = workspace.root.display().to_string();
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at
@@ -99,6 +101,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
                     usage,
                 );
             }
+            drop(telemetry);
             return Err(CliError::failure(format!("{err} (session {session_id})")));
         }
     };

@@ -39,6 +39,7 @@ struct FileConfig {
     policy: PolicyConfig,
     mcp: Vec<super::McpSpec>,
     registries: super::RegistriesConfig,
+    telemetry: super::TelemetryConfig,
     /// Read with their lines by `config/rules.rs`.
     rules: Vec<Value>,
 }
@@ -416,6 +417,7 @@ fn merge_layers(
         }
         shell.take(&mut table, kind, &path, &mut warnings)?;
         super::registries::take(&mut table, kind, &path, &mut warnings)?;
+        super::telemetry::take(&mut table, kind, include_project_code, &path, &mut warnings)?;
         deep_merge(&mut merged, table);
     }
 
@@ -581,6 +583,7 @@ fn merge_layers(
             mcp: servers,
             registries: file.registries,
             rules,
+            telemetry: file.telemetry,
         },
         warnings,
         files,

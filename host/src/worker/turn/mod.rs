@@ -394,7 +394,13 @@ impl Worker {
         segments: &[Segment],
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
-        let _span = tracing::info_span!("turn", session = self.writer.id()).entered();
+        let turn_span = tracing::info_span!(
+            "turn",
+            session = self.writer.id(),
+            gen_ai.conversation.id = self.writer.id(),
+            gen_ai.prompt = tracing::field::Empty
+        );
+        let _span = turn_span.enter();
         for alert in std::mem::take(&mut self.pending_alerts) {
             self.raise(sink, alert);
         }
@@ -407,19 +413,25 @@ impl Worker {
         self.emit(sink, Event::PromptSubmitted(Segment::typed(segments)));
 
         // 1–2. File references, then the interceptor chain.
-        let prepared = prepare(
-            segments,
-            self.resolver.as_mut(),
-            &mut self.chain,
-            &self.config.fileref,
-            &self.shown,
-            self.writer.id(),
-            &self.call_ids,
-        );
+        let prepared = {
+            let _stage = tracing::info_span!("prompt stage").entered();
+            prepare(
+                segments,
+                self.resolver.as_mut(),
+                &mut self.chain,
+                &self.config.fileref,
+                &self.shown,
+                self.writer.id(),
+                &self.call_ids,
+            )
+        };
         for alert in prepared.resolved.alerts.clone() {
             self.raise(sink, alert);
         }
         let typed = prepared.typed;
+        if self.config.telemetry.include_prompts {
+            turn_span.record("gen_ai.prompt", typed.as_str());
+        }
         let resolved = prepared.resolved;
         let (end, mut decisions) = self.report(sink, prepared.run);
         let prompt_sha256 = hex::encode(sha2::Sha256::digest(typed.as_bytes()));

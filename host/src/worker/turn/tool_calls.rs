@@ -81,6 +81,12 @@ impl Worker {
         let mut posts: Vec<PostTool> = Vec::new();
         let mut stop: Option<Stop> = None;
         for call in calls {
+            let _call_span = tracing::info_span!(
+                "tool call",
+                gen_ai.tool.name = %call.name,
+                gen_ai.tool.call.id = %call.id
+            )
+            .entered();
             sink.event(&TurnEvent::ToolCallRequested { call: call.clone() });
             let outcome = match &stop {
                 // The turn is over: later calls are answered, not run.

@@ -1,0 +1,233 @@
+//! The cost of OpenTelemetry export on a turn: one turn with ten tool calls (`read_file`, the
+//! `tool-guard` sample in the chain at every call point, history and audit without fsync),
+//! side by side in one run:
+//!
+//! - **off**: no `[telemetry]` (the span layers installed, as in the binary, but silent);
+//! - **on**: export to a collector on 127.0.0.1 that answers every request at once;
+//! - **hung collector**: export to a collector that accepts connections and never answers.
+//!
+//! `cargo bench --profile dev -p warden --bench telemetry -- --warm-up-time 1 --measurement-time 5`
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    missing_docs
+)]
+
+use std::hint::black_box;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use warden::config::{Config, FailurePolicy, TelemetryConfig};
+use warden::domain::{CollectingSink, Item, StreamEvent, ToolCall, Usage};
+use warden::fileref;
+use warden::llm::{CancelToken, LlmError, Provider, Request, Response, StopReason};
+use warden::plugin::{InterceptorPlugin, Limits};
+use warden::setup;
+use warden::store::{AuditLog, Home, SessionWriter};
+use warden::worker::{ChainEntry, Hooks, ToolRegistry, Worker, WorkerParts};
+
+const GUARD: &str = env!("WARDEN_TOOL_GUARD_WASM");
+const TURNS_PER_SESSION: u64 = 20;
+const CALLS: usize = 10;
+
+/// Ten `read_file` calls, then an answer.
+struct TenCalls;
+
+impl Provider for TenCalls {
+    fn name(&self) -> &str {
+        "bench"
+    }
+
+    fn model(&self) -> &str {
+        "bench"
+    }
+
+    fn complete(
+        &mut self,
+        req: &Request,
+        _on_event: &mut dyn FnMut(&StreamEvent),
+        _cancel: &CancelToken,
+    ) -> Result<Response, LlmError> {
+        let usage = Some(Usage {
+            input_tokens: 100,
+            output_tokens: 20,
+            ..Usage::default()
+        });
+        if matches!(req.items.last(), Some(Item::User { .. })) {
+            let tool_calls = (0..CALLS)
+                .map(|i| ToolCall {
+                    id: format!("call_{i}"),
+                    name: "read_file".into(),
+                    arguments: json!({"path": "notes.txt"}),
+                })
+                .collect();
+            return Ok(Response {
+                text: String::new(),
+                tool_calls,
+                stop_reason: StopReason::ToolUse,
+                usage,
+            });
+        }
+        Ok(Response {
+            text: "done".into(),
+            tool_calls: Vec::new(),
+            stop_reason: StopReason::EndTurn,
+            usage,
+        })
+    }
+}
+
+/// A collector that answers 200 to every request, keeping connections alive.
+fn answering_collector() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || serve(stream));
+        }
+    });
+    port
+}
+
+fn serve(stream: TcpStream) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut writer = stream;
+    loop {
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let lower = line.to_ascii_lowercase();
+            if let Some(value) = lower.strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        if writer
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n")
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// A collector that accepts connections and never answers.
+fn hung_collector() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    port
+}
+
+fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
+    let mut writer = SessionWriter::create(home, None, workspace).unwrap();
+    writer.set_fsync_for_benchmarks(false);
+    let mut audit = AuditLog::open(home, writer.id()).unwrap();
+    audit.set_fsync_for_benchmarks(false);
+    (writer, audit)
+}
+
+fn telemetry(c: &mut Criterion) {
+    // As in the binary: the span layers are always installed.
+    tracing_subscriber::registry()
+        .with(warden::telemetry::tracing_layers())
+        .init();
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(workspace.join("notes.txt"), "a note\n".repeat(50)).unwrap();
+    let workspace = std::fs::canonicalize(&workspace).unwrap();
+    let home = Home::new(dir.path().join("state"));
+    let config = Config::default();
+    let engine = setup::engine(None).unwrap();
+    let resolver = setup::resolver(&engine, &config, &workspace).unwrap();
+    let guard = InterceptorPlugin::load(
+        &engine,
+        "guard",
+        Path::new(GUARD),
+        None,
+        Limits::default(),
+        vec![("deny".to_owned(), "write_file:*.lock".to_owned())],
+    )
+    .unwrap();
+    let (writer, audit) = session(&home, &workspace);
+    let mut worker = Worker::new(WorkerParts {
+        writer,
+        audit,
+        provider: Box::new(TenCalls),
+        resolver: Box::new(resolver),
+        chain: vec![ChainEntry {
+            plugin: Box::new(guard),
+            failure: FailurePolicy::Closed,
+        }],
+        hooks: Hooks::new(Vec::new()),
+        tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),
+        config,
+    });
+
+    let answering = format!("http://127.0.0.1:{}", answering_collector());
+    let hung = format!("http://127.0.0.1:{}", hung_collector());
+    let mut group = c.benchmark_group("turn with 10 tool calls");
+    for (name, endpoint) in [
+        ("telemetry off", None),
+        ("telemetry on", Some(answering)),
+        ("telemetry on, hung collector", Some(hung)),
+    ] {
+        let export = endpoint.map(|endpoint| {
+            let config = TelemetryConfig {
+                endpoint: Some(endpoint),
+                ..TelemetryConfig::default()
+            };
+            warden::telemetry::start(&config, &home).unwrap().unwrap()
+        });
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for i in 0..iters {
+                    if i % TURNS_PER_SESSION == 0 {
+                        let (writer, audit) = session(&home, &workspace);
+                        worker.switch_session(writer, audit);
+                    }
+                    let mut sink = CollectingSink::default();
+                    let start = Instant::now();
+                    black_box(worker.submit("read the notes", &mut sink).unwrap());
+                    total += start.elapsed();
+                }
+                total
+            })
+        });
+        if let Some(export) = export {
+            let report = export.finish();
+            eprintln!(
+                "{name}: audit events {} handed over, {} sent; spans {} ended, {} sent",
+                report.logs.0, report.logs.1, report.spans.0, report.spans.1
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, telemetry);
+criterion_main!(benches);

@@ -1,0 +1,279 @@
+//! OpenTelemetry export (`[telemetry]`): one log record per audit event, the turn's spans, and
+//! counters, over OTLP/HTTP (protobuf or JSON) to the configured collector.
+//!
+//! - `records`: the audit tap: each appended audit event → a log record, and the counters
+//!   the events feed (tool decisions, tokens, sandbox refusals).
+//! - `spans`: the `tracing` layers: warden's spans → OpenTelemetry spans, plugin-call latency
+//!   and failures; a session's trace id is derived from its id, and a child session's turns
+//!   link to the parent's trace.
+//! - `export`: the OTLP exporters, counting what they sent and the last error.
+//! - `state`: what the last export reached, for `warden doctor`.
+//!
+//! Nothing here waits on the collector during a turn: records go to bounded queues that
+//! batch exporters on their own threads drain; a full queue drops, and whatever was not sent
+//! is counted and said once at exit, after a short flush.
+
+mod export;
+mod records;
+mod spans;
+mod state;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use opentelemetry::logs::LoggerProvider as _;
+use opentelemetry::metrics::MeterProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::logs::{BatchLogProcessor, SdkLoggerProvider};
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::BatchSpanProcessor;
+
+use crate::config::{TelemetryConfig, TelemetryProtocol};
+use crate::store::Home;
+
+pub use spans::{enter_session, tracing_layers};
+pub use state::{ExportState, read_state};
+
+/// Records waiting for export, per signal; past this they are dropped (and counted lost).
+const QUEUE: usize = 4096;
+/// How often queued records are sent.
+const BATCH_DELAY: Duration = Duration::from_millis(500);
+/// One export request's deadline.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+/// The flush at exit.
+const FLUSH: Duration = Duration::from_millis(1500);
+
+fn resource() -> Resource {
+    Resource::builder_empty()
+        .with_service_name("warden")
+        .with_attributes([opentelemetry::KeyValue::new(
+            "service.version",
+            env!("CARGO_PKG_VERSION"),
+        )])
+        .build()
+}
+
+/// Export in progress: flushed by [`Telemetry::finish`] (or when dropped), which returns what
+/// was sent and lost.
+pub struct Telemetry {
+    endpoint: String,
+    logs: SdkLoggerProvider,
+    metrics: SdkMeterProvider,
+    stats: Arc<export::Stats>,
+    state_file: std::path::PathBuf,
+    finished: bool,
+}
+
+/// What export did, at exit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Log records (audit events) handed over, and sent.
+    pub logs: (u64, u64),
+    /// Spans ended, and sent.
+    pub spans: (u64, u64),
+    /// Metric exports that failed.
+    pub metric_failures: u64,
+    /// The last export error.
+    pub last_error: Option<String>,
+}
+
+impl Report {
+    /// Records or spans not sent.
+    pub fn lost(&self) -> u64 {
+        self.logs.0.saturating_sub(self.logs.1) + self.spans.0.saturating_sub(self.spans.1)
+    }
+}
+
+/// Starts export as `config` says (nothing when it names no endpoint or is turned off).
+/// Header values are read from the environment here.
+pub fn start(config: &TelemetryConfig, home: &Home) -> Result<Option<Telemetry>, String> {
+    let Some(base) = config.active_endpoint() else {
+        return Ok(None);
+    };
+    let base = base.trim_end_matches('/');
+    let mut headers = HashMap::new();
+    for (name, var) in &config.headers_env {
+        match std::env::var(var) {
+            Ok(value) => {
+                headers.insert(name.clone(), value);
+            }
+            Err(_) => {
+                return Err(format!(
+                    "telemetry.headers_env.{name}: environment variable {var} is not set"
+                ));
+            }
+        }
+    }
+    let protocol = match config.protocol {
+        TelemetryProtocol::HttpProtobuf => Protocol::HttpBinary,
+        TelemetryProtocol::HttpJson => Protocol::HttpJson,
+    };
+    let failed = |signal: &str, e: &dyn std::fmt::Display| {
+        format!("telemetry: cannot set up the {signal} exporter for {base}: {e}")
+    };
+    let stats = Arc::new(export::Stats::default());
+    // reqwest's rustls needs a process-wide provider; another may be installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+
+    let log_exporter = opentelemetry_otlp::LogExporter::builder()
+        .with_http()
+        .with_endpoint(format!("{base}/v1/logs"))
+        .with_protocol(protocol)
+        .with_timeout(REQUEST_TIMEOUT)
+        .with_headers(headers.clone())
+        .build()
+        .map_err(|e| failed("log", &e))?;
+    let logs = SdkLoggerProvider::builder()
+        .with_resource(resource())
+        .with_log_processor(
+            BatchLogProcessor::builder(export::CountingLogs {
+                inner: log_exporter,
+                stats: stats.clone(),
+            })
+            .with_batch_config(
+                opentelemetry_sdk::logs::BatchConfigBuilder::default()
+                    .with_max_queue_size(QUEUE)
+                    .with_scheduled_delay(BATCH_DELAY)
+                    .build(),
+            )
+            .build(),
+        )
+        .build();
+
+    let span_exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_endpoint(format!("{base}/v1/traces"))
+        .with_protocol(protocol)
+        .with_timeout(REQUEST_TIMEOUT)
+        .with_headers(headers.clone())
+        .build()
+        .map_err(|e| failed("span", &e))?;
+    let spans = BatchSpanProcessor::builder(export::CountingSpans {
+        inner: span_exporter,
+        stats: stats.clone(),
+    })
+    .with_batch_config(
+        opentelemetry_sdk::trace::BatchConfigBuilder::default()
+            .with_max_queue_size(QUEUE)
+            .with_scheduled_delay(BATCH_DELAY)
+            .build(),
+    )
+    .build();
+
+    let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
+        .with_http()
+        .with_endpoint(format!("{base}/v1/metrics"))
+        .with_protocol(protocol)
+        .with_timeout(REQUEST_TIMEOUT)
+        .with_headers(headers)
+        .build()
+        .map_err(|e| failed("metric", &e))?;
+    let metrics = SdkMeterProvider::builder()
+        .with_resource(resource())
+        .with_reader(
+            PeriodicReader::builder(export::CountingMetrics {
+                inner: metric_exporter,
+                stats: stats.clone(),
+            })
+            .with_interval(Duration::from_secs(30))
+            .build(),
+        )
+        .build();
+    let meter = metrics.meter("warden");
+    let plugin_meters = spans::PluginMeters {
+        duration: meter
+            .f64_histogram("warden.plugin.duration")
+            .with_unit("s")
+            .with_description("Plugin calls, by plugin and call point")
+            .build(),
+        failures: meter
+            .u64_counter("warden.plugin.failures")
+            .with_description("Plugin calls that failed (trap, deadline, bad answer)")
+            .build(),
+    };
+    spans::switch_on(spans, stats.clone(), plugin_meters);
+    records::set_current(Some(records::Tap {
+        logger: logs.logger("warden"),
+        meters: records::Meters::new(&meter),
+        stats: stats.clone(),
+        include_prompts: config.include_prompts,
+    }));
+    Ok(Some(Telemetry {
+        endpoint: base.to_owned(),
+        logs,
+        metrics,
+        stats,
+        state_file: home.root().join(state::STATE_FILE),
+        finished: false,
+    }))
+}
+
+impl Telemetry {
+    /// Flushes for a short while, writes the exporter's state for `warden doctor`, and
+    /// returns what was sent and lost.
+    pub fn finish(mut self) -> Report {
+        self.flush()
+    }
+
+    fn flush(&mut self) -> Report {
+        self.finished = true;
+        records::set_current(None);
+        // The three flushes run side by side, so that the whole exit waits `FLUSH` at most.
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _ = self.logs.shutdown_with_timeout(FLUSH);
+            });
+            scope.spawn(|| {
+                let _ = self.metrics.shutdown_with_timeout(FLUSH);
+            });
+            scope.spawn(|| spans::switch_off(FLUSH));
+        });
+        let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+        let report = Report {
+            logs: (load(&self.stats.logs_emitted), load(&self.stats.logs_sent)),
+            spans: (load(&self.stats.spans_ended), load(&self.stats.spans_sent)),
+            metric_failures: load(&self.stats.metric_failures),
+            last_error: self.stats.last_error(),
+        };
+        state::write(&self.state_file, &self.endpoint, &report);
+        report
+    }
+
+    /// The endpoint export goes to.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.flush();
+        }
+    }
+}
+
+/// The one line that says what could not be sent, if anything.
+pub fn loss_line(endpoint: &str, report: &Report) -> Option<String> {
+    let lost = report.lost();
+    if lost == 0 && report.metric_failures == 0 {
+        return None;
+    }
+    Some(format!(
+        "warden: telemetry: {lost} of {} records could not be sent to {endpoint} ({} of {} audit events, {} of {} spans, {} metric exports failed){}",
+        report.logs.0 + report.spans.0,
+        report.logs.0.saturating_sub(report.logs.1),
+        report.logs.0,
+        report.spans.0.saturating_sub(report.spans.1),
+        report.spans.0,
+        report.metric_failures,
+        report
+            .last_error
+            .as_deref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default()
+    ))
+}

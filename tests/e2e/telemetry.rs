@@ -1,0 +1,484 @@
+//! OpenTelemetry export through the real binary: a test collector on 127.0.0.1 decodes what
+//! warden sends with the official OTLP protobuf definitions (PyPI `opentelemetry-proto`), over
+//! real HTTP. One log record per audit event, the turn's spans with their parents, the
+//! counters; no prompt or file text unless opted in; a child session's turn linked to the
+//! parent's trace; a collector that refuses, hangs or is absent costs a count said once.
+//!
+//! Without `opentelemetry-proto` each test prints a SKIP line naming it; under `CI=true` it
+//! fails instead (`.ci/run` installs it).
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+use warden_tests::fixtures;
+use warden_tests::mock_server::{MockServer, Reply};
+
+use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
+
+const MODEL: &str =
+    "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
+const PROMPT_MARK: &str = "PROMPT-TEXT-7f3a";
+const FILE_MARK: &str = "FILE-TEXT-91c2";
+
+/// A missing package: a SKIP line outside CI (`None`), a failure under CI.
+fn skip(test: &str, what: &str) {
+    let line = format!("SKIP {test}: {what} not installed");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{line}, but CI=true: .ci/run must install it");
+    }
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// The test collector, running.
+struct Collector {
+    child: Child,
+    port: u16,
+    out: PathBuf,
+}
+
+impl Collector {
+    /// Starts it in `mode` (`ok`, `refuse`, `hang`), or says SKIP and returns `None`.
+    fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
+        let probe = Command::new("python3")
+            .args([
+                "-c",
+                "import opentelemetry.proto.collector.logs.v1.logs_service_pb2",
+            ])
+            .output();
+        if !probe.is_ok_and(|o| o.status.success()) {
+            skip(test, "the Python package opentelemetry-proto");
+            return None;
+        }
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("e2e/telemetry/receiver.py");
+        let out = env.root().join(format!("otlp-{mode}.jsonl"));
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg(&out)
+            .arg(mode)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().unwrap();
+        Some(Self { child, port, out })
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request received, decoded.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.out)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The raw text of every request, for absence checks.
+    fn text(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap_or_default()
+    }
+
+    /// What arrived under `path`'s `outer`/`inner`/`leaf` arrays, flattened.
+    fn items(&self, path: &str, outer: &str, inner: &str, leaf: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        for request in self.requests().iter().filter(|r| r["path"] == path) {
+            for resource in request["body"][outer].as_array().into_iter().flatten() {
+                for scope in resource[inner].as_array().into_iter().flatten() {
+                    out.extend(scope[leaf].as_array().into_iter().flatten().cloned());
+                }
+            }
+        }
+        out
+    }
+
+    fn logs(&self) -> Vec<Value> {
+        self.items("/v1/logs", "resourceLogs", "scopeLogs", "logRecords")
+    }
+
+    fn spans(&self) -> Vec<Value> {
+        self.items("/v1/traces", "resourceSpans", "scopeSpans", "spans")
+    }
+
+    fn metrics(&self) -> Vec<Value> {
+        self.items("/v1/metrics", "resourceMetrics", "scopeMetrics", "metrics")
+    }
+}
+
+impl Drop for Collector {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An OTLP attribute's value as plain JSON (ints arrive as strings in proto JSON).
+fn attr(item: &Value, key: &str) -> Value {
+    let Some(found) = item["attributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|a| a["key"] == key)
+    else {
+        return Value::Null;
+    };
+    let value = &found["value"];
+    if let Some(s) = value.get("stringValue") {
+        return s.clone();
+    }
+    if let Some(i) = value.get("intValue") {
+        return json!(i.as_str().and_then(|s| s.parse::<i64>().ok()));
+    }
+    if let Some(b) = value.get("boolValue") {
+        return b.clone();
+    }
+    value.clone()
+}
+
+fn run(env: &TestEnv, server: &MockServer, args: &[&str]) -> (Option<i32>, Value, String) {
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json"])
+        .args(args);
+    let out = output_within(cmd, HANG_LIMIT);
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
+    (out.status.code(), value, stderr(&out))
+}
+
+fn audit_lines(env: &TestEnv, session: &str) -> usize {
+    let path = env
+        .state_home()
+        .join("sessions")
+        .join(session)
+        .join("audit.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count()
+}
+
+#[test]
+fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text() {
+    let test = "a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text";
+    if let Some(missing) = crate::shell::sandbox_missing() {
+        eprintln!("SKIP {test}: the sandbox cannot be built here: {missing}");
+        return;
+    }
+    let env = TestEnv::new();
+    let Some(collector) = Collector::start(test, &env, "ok") else {
+        return;
+    };
+    env.user_config(&format!(
+        "[telemetry]\nendpoint = \"{}\"\n",
+        collector.endpoint()
+    ));
+    env.write("secret.txt", "the secret\n");
+    env.project_config(&format!(
+        "{MODEL}{}{}",
+        plugin_entry(
+            "interceptor",
+            "guard",
+            &fixtures::tool_guard(),
+            "",
+            &[("deny", "read_file:secret*")]
+        ),
+        plugin_entry(
+            "interceptor",
+            "topics",
+            &fixtures::pattern_guard(),
+            "",
+            &[
+                ("pattern", "forbidden"),
+                ("reason", "that topic is blocked")
+            ]
+        ),
+    ));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[
+            (
+                "c1",
+                "write_file",
+                json!({"path": "out.txt", "content": FILE_MARK}),
+            ),
+            ("c2", "read_file", json!({"path": "secret.txt"})),
+            ("c3", "shell", json!({"command": "echo hi"})),
+        ],
+    ));
+    server.push(Reply::text("done"));
+    let (code, value, err) = run(
+        &env,
+        &server,
+        &["--mode", "full-auto", &format!("{PROMPT_MARK} write it")],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let first = value["session"].as_str().unwrap().to_owned();
+    let (code, value, err) = run(&env, &server, &["a forbidden topic"]);
+    assert_eq!(code, Some(3), "{err}");
+    let second = value["session"].as_str().unwrap().to_owned();
+    assert!(!err.contains("telemetry"), "{err}");
+
+    // Logs: one record per audit line of each session, named and attributed as documented.
+    let logs = collector.logs();
+    for session in [&first, &second] {
+        let exported = logs
+            .iter()
+            .filter(|l| attr(l, "gen_ai.conversation.id") == json!(session))
+            .count();
+        assert_eq!(exported, audit_lines(&env, session), "session {session}");
+    }
+    assert!(logs.iter().all(|l| l["eventName"] == "warden.audit"));
+    let kinds: BTreeSet<String> = logs
+        .iter()
+        .map(|l| attr(l, "warden.event").as_str().unwrap().to_owned())
+        .collect();
+    for kind in [
+        "turn_started",
+        "model_request",
+        "model_outcome",
+        "tool_call",
+        "turn_cancelled",
+        "point",
+    ] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+    let call = |name: &str| {
+        logs.iter()
+            .find(|l| attr(l, "gen_ai.tool.name") == name)
+            .unwrap_or_else(|| panic!("no tool_call record for {name}"))
+            .clone()
+    };
+    let denied = call("read_file");
+    assert_eq!(attr(&denied, "warden.decision"), "denied");
+    assert_eq!(attr(&denied, "warden.by"), "plugin:guard");
+    assert_eq!(attr(&call("write_file"), "warden.decision"), "allowed");
+    assert_eq!(attr(&call("write_file"), "warden.mode"), "full-auto");
+    assert_eq!(attr(&call("shell"), "warden.decision"), "allowed");
+    assert!(attr(&call("shell"), "warden.bytes_out").as_i64().unwrap() > 0);
+    let outcome = logs
+        .iter()
+        .find(|l| attr(l, "warden.event") == "model_outcome")
+        .unwrap();
+    assert!(attr(outcome, "gen_ai.usage.input_tokens").as_i64().unwrap() > 0);
+    let cancelled = logs
+        .iter()
+        .find(|l| attr(l, "warden.event") == "turn_cancelled")
+        .unwrap();
+    assert_eq!(attr(cancelled, "warden.plugin"), "topics");
+
+    // Spans: turn → prompt stage → plugin call; turn → model request; turn → tool call →
+    // plugin call; every span of a turn in its session's trace.
+    let spans = collector.spans();
+    let named =
+        |name: &str| -> Vec<&Value> { spans.iter().filter(|s| s["name"] == name).collect() };
+    let by_id = |id: &Value| spans.iter().find(|s| s["spanId"] == *id);
+    let parent_name = |span: &Value| {
+        by_id(&span["parentSpanId"])
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    let turns = named("turn");
+    assert_eq!(turns.len(), 2, "{spans:#?}");
+    for turn in &turns {
+        let session = attr(turn, "session");
+        assert!(
+            session == json!(first) || session == json!(second),
+            "{turn}"
+        );
+        // Its parent is the session's root: outside this export, never another turn.
+        assert!(by_id(&turn["parentSpanId"]).is_none(), "{turn}");
+    }
+    assert_ne!(turns[0]["traceId"], turns[1]["traceId"]);
+    for name in ["prompt stage", "model request", "tool call"] {
+        let found = named(name);
+        assert!(!found.is_empty(), "no {name} span");
+        for span in found {
+            assert_eq!(parent_name(span), "turn", "{name}: {span}");
+        }
+    }
+    assert_eq!(named("tool call").len(), 3);
+    let plugin_calls = named("plugin call");
+    let parents: BTreeSet<String> = plugin_calls.iter().map(|s| parent_name(s)).collect();
+    assert!(parents.contains("prompt stage"), "{parents:?}");
+    assert!(parents.contains("tool call"), "{parents:?}");
+    assert!(
+        parents
+            .iter()
+            .all(|p| p == "prompt stage" || p == "tool call" || p == "turn"),
+        "{parents:?}"
+    );
+    for span in &spans {
+        let Some(turn) = turns.iter().find(|t| t["traceId"] == span["traceId"]) else {
+            panic!("span outside the turns' traces: {span}");
+        };
+        assert!(turn["traceId"].is_string());
+    }
+
+    // Metrics: decisions by decision and source, plugin latency, tokens by kind.
+    let metrics = collector.metrics();
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no metric {name}"))
+            .clone()
+    };
+    let decisions = metric("warden.tool.decisions");
+    let points = decisions["sum"]["dataPoints"].as_array().unwrap();
+    assert!(points.iter().any(|p| attr(p, "warden.decision") == "denied"
+        && attr(p, "warden.source") == "plugin"));
+    assert!(
+        points
+            .iter()
+            .any(|p| attr(p, "warden.decision") == "allowed")
+    );
+    let latency = metric("warden.plugin.duration");
+    let plugins: BTreeSet<String> = latency["histogram"]["dataPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| attr(p, "warden.plugin").as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        plugins,
+        BTreeSet::from(["guard".to_owned(), "topics".to_owned()])
+    );
+    let tokens = metric("gen_ai.client.token.usage");
+    let kinds: BTreeSet<String> = tokens["histogram"]["dataPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| attr(p, "gen_ai.token.type").as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        kinds.contains("input") && kinds.contains("output"),
+        "{kinds:?}"
+    );
+
+    // No prompt or file text left the machine.
+    let text = collector.text();
+    assert!(!text.contains(PROMPT_MARK));
+    assert!(!text.contains(FILE_MARK));
+    assert!(!text.contains("forbidden topic"));
+}
+
+#[test]
+fn prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent() {
+    let test = "prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent";
+    let env = TestEnv::new();
+    let Some(collector) = Collector::start(test, &env, "ok") else {
+        return;
+    };
+    env.user_config(&format!(
+        "[telemetry]\nendpoint = \"{}\"\ninclude_prompts = true\nheaders_env = {{ authorization = \"OTEL_TEST_TOKEN\" }}\n",
+        collector.endpoint()
+    ));
+    env.project_config(MODEL);
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("one"));
+    server.push(Reply::text("two"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
+        .args(["run", "--json", &format!("{PROMPT_MARK} parent")]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let parent: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let parent = parent["session"].as_str().unwrap().to_owned();
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
+        .args(["run", "--json", "--parent", &parent, "child"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let requests = collector.requests();
+    assert!(!requests.is_empty());
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["authorization"] == "Bearer t0k3n")
+    );
+    let spans = collector.spans();
+    let turns: Vec<&Value> = spans.iter().filter(|s| s["name"] == "turn").collect();
+    assert_eq!(turns.len(), 2, "{spans:#?}");
+    let parent_turn = turns
+        .iter()
+        .find(|t| attr(t, "session") == json!(parent))
+        .unwrap();
+    let child_turn = turns
+        .iter()
+        .find(|t| attr(t, "session") != json!(parent))
+        .unwrap();
+    assert!(
+        attr(parent_turn, "gen_ai.prompt")
+            .as_str()
+            .unwrap()
+            .contains(PROMPT_MARK)
+    );
+    let links = child_turn["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{child_turn}");
+    assert_eq!(links[0]["traceId"], parent_turn["traceId"]);
+    assert_eq!(links[0]["spanId"], parent_turn["parentSpanId"]);
+    assert_ne!(child_turn["traceId"], parent_turn["traceId"]);
+}
+
+#[test]
+fn a_collector_that_refuses_hangs_or_is_absent_costs_a_count_said_once() {
+    let test = "a_collector_that_refuses_hangs_or_is_absent_costs_a_count_said_once";
+    for mode in ["refuse", "hang", "absent"] {
+        let env = TestEnv::new();
+        let (collector, endpoint) = if mode == "absent" {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            drop(listener);
+            (None, format!("http://127.0.0.1:{port}"))
+        } else {
+            let Some(collector) = Collector::start(test, &env, mode) else {
+                return;
+            };
+            let endpoint = collector.endpoint();
+            (Some(collector), endpoint)
+        };
+        env.user_config(&format!("[telemetry]\nendpoint = \"{endpoint}\"\n"));
+        env.project_config(MODEL);
+        let server = MockServer::start().unwrap();
+        server.push(Reply::text("answered"));
+        let (code, value, err) = run(&env, &server, &["hello"]);
+        assert_eq!(code, Some(0), "{mode}: {err}");
+        assert_eq!(value["outcome"], "answered", "{mode}");
+        let said: Vec<&str> = err.lines().filter(|l| l.contains("telemetry")).collect();
+        assert_eq!(said.len(), 1, "{mode}: {err}");
+        assert!(said[0].contains("could not be sent"), "{mode}: {err}");
+        let session = value["session"].as_str().unwrap();
+        let events = audit_lines(&env, session);
+        assert!(
+            said[0].contains(&format!("{events} of {events} audit events")),
+            "{mode}: {} audit events: {err}",
+            events
+        );
+        let doctor = env.run(&["doctor"]);
+        let text = stdout(&doctor);
+        assert!(
+            text.lines().any(|l| l.starts_with("FAIL")
+                && l.contains("telemetry: last export")
+                && l.contains("lost")),
+            "{mode}: {text}"
+        );
+        drop(collector);
+    }
+}
