@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod audit_chain;
 mod chat;
 mod chat_failures;
 mod chat_markdown;

@@ -28,6 +28,7 @@
 //! file and line, and nothing is changed. `docs/sessions.md` describes the formats.
 
 mod audit;
+mod audit_chain;
 mod checkpoint;
 mod checksum;
 mod error;
@@ -45,8 +46,9 @@ mod trust;
 
 pub use audit::{
     AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
-    ToolGrantRecord, ToolHttpRecord, read_audit,
+    ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor,
 };
+pub use audit_chain::{ChainBreak, ChainHead, ChainReport, verify_chain};
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,
 };

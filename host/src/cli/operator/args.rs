@@ -1,4 +1,4 @@
-//! Arguments of the operator's commands (`config show`, `audit`, `doctor`) and their dispatch.
+//! Arguments of the operator's commands (`config show`, `audit`, `audit verify`, `doctor`) and their dispatch.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,10 @@ pub(crate) enum OperatorCommand {
         command: ConfigCommand,
     },
     /// Show what left the machine, per turn: files, plugin decisions, model requests.
+    #[command(args_conflicts_with_subcommands = true)]
     Audit {
+        #[command(subcommand)]
+        command: Option<AuditCommand>,
         /// One session (default: every session).
         id: Option<String>,
         /// Print one JSON object.
@@ -31,6 +34,26 @@ pub(crate) enum OperatorCommand {
         /// Also probe the model provider (one small request, 3-second limit).
         #[arg(long)]
         network: bool,
+    },
+}
+
+/// `warden audit …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Check each audit log's hash chain; exit 1 at the first record edited, removed,
+    /// reordered or out of chain.
+    Verify {
+        /// One session (default: every session of the workspace).
+        id: Option<String>,
+        /// Every session, of any workspace.
+        #[arg(long, conflicts_with = "id")]
+        all: bool,
+        /// Workspace root (default: as for `run`).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -55,9 +78,22 @@ impl OperatorCommand {
             Self::Config {
                 command: ConfigCommand::Show { dir, json },
             } => super::config_show::show(dir.as_deref(), json),
-            Self::Audit { id, json, since } => {
-                super::audit::audit(id.as_deref(), json, since.as_deref())
-            }
+            Self::Audit {
+                command:
+                    Some(AuditCommand::Verify {
+                        id,
+                        all,
+                        dir,
+                        json,
+                    }),
+                ..
+            } => super::audit_verify::verify(id.as_deref(), all, dir.as_deref(), json),
+            Self::Audit {
+                command: None,
+                id,
+                json,
+                since,
+            } => super::audit::audit(id.as_deref(), json, since.as_deref()),
             Self::Doctor { dir, network } => super::doctor::doctor(dir.as_deref(), network),
         }
     }
