@@ -67,6 +67,7 @@ mod resume;
 mod rules;
 mod rules_corpus;
 mod session_prune;
+mod shadow;
 mod shell;
 mod shell_hosts;
 mod shell_undo;

@@ -27,6 +27,22 @@ pub struct ChainEntry {
     pub plugin: Box<dyn Interceptor>,
     /// What its failure means for the turn.
     pub failure: FailurePolicy,
+    /// Set (to the component's sha256) for an entry in `shadow` mode: asked at every point,
+    /// even after the chain stopped, its answers audited and never applied.
+    pub shadow: Option<String>,
+}
+
+/// What a shadow entry answered at one point.
+#[derive(Debug, Clone)]
+pub(crate) struct ShadowAnswer {
+    /// Plugin name.
+    pub(crate) plugin: String,
+    /// Its component's sha256.
+    pub(crate) sha256: String,
+    /// What it would have decided (`allow`, `deny`, `continue-with`, `failed-closed`, …).
+    pub(crate) decision: &'static str,
+    /// Its reason or failure, if any.
+    pub(crate) reason: Option<String>,
 }
 
 /// Why an interceptor's answer did not count. Kept typed until the edge that prints it (an
@@ -131,6 +147,43 @@ pub(crate) struct ChainRun<S> {
     pub(crate) end: ChainEnd<S>,
     pub(crate) decisions: Vec<AuditEvent>,
     pub(crate) failures: Vec<Failure>,
+    /// What the chain decided, as a shadow's answer is named: the stopping answer's label,
+    /// `failed-closed`, else the last audited answer's label, else the point's quiet label.
+    pub(crate) decided: &'static str,
+    /// The shadow entries' answers, in chain order.
+    pub(crate) shadows: Vec<ShadowAnswer>,
+}
+
+impl<S> ChainRun<S> {
+    /// The audit records of the shadow answers, against what the chain decided; `call` names
+    /// the tool call of a `pre-tool-call` point.
+    pub(crate) fn shadow_records(
+        &self,
+        point: CallPoint,
+        call: Option<(&str, &str)>,
+    ) -> Vec<AuditEvent> {
+        self.shadows
+            .iter()
+            .map(|s| AuditEvent::ShadowDecision {
+                plugin: s.plugin.clone(),
+                sha256: s.sha256.clone(),
+                point: point.to_string(),
+                tool: call.map(|(tool, _)| tool.to_owned()),
+                call_id: call.map(|(_, id)| id.to_owned()),
+                decision: s.decision.to_owned(),
+                reason: s.reason.clone(),
+                chain: self.decided.to_owned(),
+                differs: differs(s.decision, self.decided),
+            })
+            .collect()
+    }
+}
+
+/// True when a shadow's `decision` would have changed what the chain `decided`: a failure
+/// that fails open changes nothing, as a plain allow or continue does not.
+fn differs(decision: &str, decided: &str) -> bool {
+    let quiet = |d: &str| matches!(d, "allow" | "continue" | "failed-open");
+    !(decision == decided || quiet(decision) && quiet(decided))
 }
 
 /// The one skeleton of every call point: ask each interceptor of `chain` through `ask`
@@ -139,11 +192,16 @@ pub(crate) struct ChainRun<S> {
 pub(crate) fn run_chain<A, S>(
     chain: &mut [ChainEntry],
     point: CallPoint,
+    quiet: &'static str,
     mut ask: impl FnMut(&str, &mut dyn Interceptor) -> Result<A, CallFailure>,
     mut take: impl FnMut(&str, A) -> (Outcome, Option<S>),
+    shadow_label: impl Fn(&A) -> (&'static str, Option<String>),
 ) -> ChainRun<S> {
     let mut decisions = Vec::new();
     let mut failures = Vec::new();
+    let mut shadows = Vec::new();
+    let mut decided = quiet;
+    let mut end = ChainEnd::Done;
     let audit = |plugin: &str, decision: &str, reason: Option<String>| AuditEvent::PluginDecision {
         plugin: plugin.to_owned(),
         hook: point.to_string(),
@@ -151,11 +209,16 @@ pub(crate) fn run_chain<A, S>(
         reason,
     };
     for entry in chain.iter_mut() {
+        let stopped = !matches!(end, ChainEnd::Done);
+        if stopped && entry.shadow.is_none() {
+            continue;
+        }
         let name = entry.plugin.name().to_owned();
         let span = tracing::debug_span!(
             "plugin call",
             plugin = %name,
             point = point.name(),
+            shadow = entry.shadow.is_some(),
             outcome = tracing::field::Empty,
             us = tracing::field::Empty
         );
@@ -163,19 +226,35 @@ pub(crate) fn run_chain<A, S>(
         let started = Instant::now();
         let answer = ask(&name, entry.plugin.as_mut());
         span.record("us", started.elapsed().as_micros() as u64);
+        if let Some(sha256) = &entry.shadow {
+            // Recorded, never applied: not its items, its rewrite, its stop nor its failure.
+            let (decision, reason) = match &answer {
+                Ok(answer) => shadow_label(answer),
+                Err(error) if entry.failure == FailurePolicy::Closed => {
+                    ("failed-closed", Some(error.to_string()))
+                }
+                Err(error) => ("failed-open", Some(error.to_string())),
+            };
+            span.record("outcome", decision);
+            shadows.push(ShadowAnswer {
+                plugin: name,
+                sha256: sha256.clone(),
+                decision,
+                reason,
+            });
+            continue;
+        }
         match (answer, entry.failure) {
             (Ok(answer), _) => {
                 let (outcome, stop) = take(&name, answer);
                 span.record("outcome", outcome.label);
                 if outcome.audited {
+                    decided = outcome.label;
                     decisions.push(audit(&name, outcome.label, outcome.reason));
                 }
                 if let Some(stop) = stop {
-                    return ChainRun {
-                        end: ChainEnd::Stopped(stop),
-                        decisions,
-                        failures,
-                    };
+                    decided = outcome.label;
+                    end = ChainEnd::Stopped(stop);
                 }
             }
             (Err(error), policy) => {
@@ -194,19 +273,18 @@ pub(crate) fn run_chain<A, S>(
                 decisions.push(audit(&name, label, Some(failure.to_string())));
                 failures.push(failure.clone());
                 if closed {
-                    return ChainRun {
-                        end: ChainEnd::FailedClosed(failure),
-                        decisions,
-                        failures,
-                    };
+                    decided = label;
+                    end = ChainEnd::FailedClosed(failure);
                 }
             }
         }
     }
     ChainRun {
-        end: ChainEnd::Done,
+        end,
         decisions,
         failures,
+        decided,
+        shadows,
     }
 }
 
@@ -257,6 +335,7 @@ pub(crate) fn run_point(
     let run = run_chain(
         chain,
         point,
+        "continue",
         |name, plugin| {
             let verdict = call(plugin).map_err(CallFailure::Failed)?;
             if let Verdict::Add(added) = &verdict {
@@ -303,14 +382,23 @@ pub(crate) fn run_point(
                 }),
             ),
         },
+        |verdict| match verdict {
+            Verdict::Pass(Some(what)) => (*what, None),
+            Verdict::Pass(None) => ("continue", None),
+            Verdict::Add(added) => ("continue-with", Some(format!("{} items", added.len()))),
+            Verdict::Cancel(reason) => ("cancel", Some(reason.clone())),
+        },
     );
+    let shadowed = run.shadow_records(point, None);
+    let mut decisions = run.decisions;
+    decisions.extend(shadowed);
     PointRun {
         end: match run.end {
             ChainEnd::Done => PointEnd::Items(items),
             ChainEnd::Stopped(end) => end,
             ChainEnd::FailedClosed(failure) => PointEnd::FailedClosed(failure),
         },
-        decisions: run.decisions,
+        decisions,
         failures: run.failures,
     }
 }
