@@ -160,3 +160,40 @@ fn shadow_mode_on_a_tool_plugin_is_a_configuration_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_managed_shadow_entry_can_be_neither_removed_nor_enforced_by_a_lower_layer() {
+    let env = TestEnv::new();
+    let managed = plugin_entry(
+        "interceptor",
+        "candidate",
+        &fixtures::tool_guard(),
+        "mode = \"shadow\"",
+        &[("deny", "write_file:*.lock")],
+    );
+    env.managed_config(&managed);
+    env.project_config(MODEL);
+    let out = env.run(&["config", "show", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"mode\":\"shadow\""),
+        "{}",
+        stdout(&out)
+    );
+    // `plugin remove` edits the project and user files only: the managed entry stays.
+    let out = env.run(&["plugin", "remove", "candidate"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = env.run(&["config", "show", "--json"]);
+    assert!(stdout(&out).contains("\"candidate\""), "{}", stdout(&out));
+    // An entry of the same name in the user layer, enforcing, is refused, not merged.
+    env.user_config(&plugin_entry(
+        "interceptor",
+        "candidate",
+        &fixtures::tool_guard(),
+        "mode = \"enforce\"",
+        &[("deny", "write_file:*.lock")],
+    ));
+    let out = env.run(&["config", "show"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stderr(&out).contains("used twice"), "{}", stderr(&out));
+}

@@ -182,8 +182,12 @@ impl<S> ChainRun<S> {
 /// True when a shadow's `decision` would have changed what the chain `decided`: a failure
 /// that fails open changes nothing, as a plain allow or continue does not.
 fn differs(decision: &str, decided: &str) -> bool {
-    let quiet = |d: &str| matches!(d, "allow" | "continue" | "failed-open");
-    !(decision == decided || quiet(decision) && quiet(decided))
+    !(decision == decided || (is_quiet(decision) && is_quiet(decided)))
+}
+
+/// A decision that leaves the point as it was.
+fn is_quiet(decision: &str) -> bool {
+    matches!(decision, "allow" | "continue" | "finish" | "failed-open")
 }
 
 /// The one skeleton of every call point: ask each interceptor of `chain` through `ask`
@@ -248,8 +252,10 @@ pub(crate) fn run_chain<A, S>(
             (Ok(answer), _) => {
                 let (outcome, stop) = take(&name, answer);
                 span.record("outcome", outcome.label);
-                if outcome.audited {
+                if outcome.audited && (is_quiet(decided) || !is_quiet(outcome.label)) {
                     decided = outcome.label;
+                }
+                if outcome.audited {
                     decisions.push(audit(&name, outcome.label, outcome.reason));
                 }
                 if let Some(stop) = stop {
@@ -443,5 +449,104 @@ mod tests {
         );
         let assistant = Item::assistant("[Notification] not a host block");
         assert_eq!(plugin_item(assistant.clone()), assistant);
+    }
+
+    /// Answers whatever the test's closure says for its name.
+    struct Named(&'static str);
+
+    impl Interceptor for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn on_prompt_submit(
+            &mut self,
+            _: &crate::domain::SubmittedPrompt,
+        ) -> Result<crate::domain::PromptDecision, PluginFailure> {
+            Ok(crate::domain::PromptDecision::Continue)
+        }
+        fn pre_llm_request(
+            &mut self,
+            _: &crate::domain::RequestInfo,
+        ) -> Result<Vec<Item>, PluginFailure> {
+            Ok(Vec::new())
+        }
+        fn on_turn_end(
+            &mut self,
+            _: &crate::domain::TurnInfo,
+        ) -> Result<crate::domain::TurnEndDecision, PluginFailure> {
+            Ok(crate::domain::TurnEndDecision::Finish)
+        }
+        fn pre_tool_call(
+            &mut self,
+            _: &crate::domain::ToolCall,
+        ) -> Result<crate::domain::ToolDecision, PluginFailure> {
+            Ok(crate::domain::ToolDecision::Allow)
+        }
+    }
+
+    fn entry(name: &'static str, shadow: bool) -> ChainEntry {
+        ChainEntry {
+            plugin: Box::new(Named(name)),
+            failure: FailurePolicy::Closed,
+            shadow: shadow.then(|| "ef".repeat(32)),
+        }
+    }
+
+    /// `(decision, chain, differs)` of each shadow record of `run`.
+    fn shadowed(run: &PointRun) -> Vec<(String, String, bool)> {
+        run.decisions
+            .iter()
+            .filter_map(|d| match d {
+                AuditEvent::ShadowDecision {
+                    decision,
+                    chain,
+                    differs,
+                    ..
+                } => Some((decision.clone(), chain.clone(), *differs)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn verdict(name: &str) -> Verdict {
+        match name {
+            "cancels" => Verdict::Cancel("no".into()),
+            "adds" => Verdict::Add(vec![Item::system("more")]),
+            "finishes" => Verdict::Pass(Some("finish")),
+            _ => Verdict::Pass(None),
+        }
+    }
+
+    #[test]
+    fn a_shadow_cancel_or_items_are_recorded_and_never_applied() {
+        let used = HashSet::new();
+        let mut chain = vec![entry("cancels", true), entry("adds", true), entry("plain", false)];
+        let run = run_point(&mut chain, CallPoint::OnPromptSubmit, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert!(matches!(&run.end, PointEnd::Items(items) if items.is_empty()));
+        assert_eq!(
+            shadowed(&run),
+            [
+                ("cancel".into(), "continue".into(), true),
+                ("continue-with".into(), "continue".into(), true),
+            ]
+        );
+        // A shadow's finish beside a chain that added nothing is no difference; beside a
+        // chain that continued with items (and then finished) it is.
+        let mut chain = vec![entry("finishes", true)];
+        let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert_eq!(shadowed(&run), [("finish".into(), "continue".into(), false)]);
+        let mut chain = vec![entry("adds", false), entry("finishes", false), entry("finishes", true)];
+        let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert!(matches!(&run.end, PointEnd::Items(items) if items.len() == 1));
+        assert_eq!(
+            shadowed(&run),
+            [("finish".into(), "continue-with".into(), true)]
+        );
     }
 }
