@@ -102,40 +102,60 @@ fn audit_verify_names_each_tampering_of_a_real_session() {
     assert_eq!(report["records"], records.len() as u64, "{report}");
 
     let cases: Vec<(&str, Vec<u8>, Value)> = vec![
-        ("one byte changed", {
-            let mut bytes = original.clone();
-            let start: usize = records[..3].iter().map(|l| l.len() + 1).sum();
-            let at = start
-                + records[3]
-                    .windows(6)
-                    .position(|w| w == b"\"type\"")
-                    .unwrap()
-                + 9;
-            bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
-            bytes
-        }, json!({"kind": "edited", "line": 4})),
-        ("a record deleted", {
-            let mut l = records.clone();
-            l.remove(2);
-            join(&l)
-        }, json!({"kind": "removed", "line": 3, "from": 2, "to": 2})),
-        ("two records swapped", {
-            let mut l = records.clone();
-            l.swap(2, 3);
-            join(&l)
-        }, json!({"kind": "reordered", "line": 3, "seq": 3, "expected": 2})),
-        ("the file cut mid-record", {
-            let mut bytes = original.clone();
-            let last = records.last().unwrap().len();
-            bytes.truncate(original.len() - 1 - last / 2);
-            bytes
-        }, json!({"kind": "truncated", "line": records.len()})),
-        ("a record of another session appended", {
-            let theirs = std::fs::read(audit_file(&env, &other)).unwrap();
-            let mut l = records.clone();
-            l.push(lines(&theirs).last().unwrap().clone());
-            join(&l)
-        }, json!({"kind": "out-of-chain", "line": records.len() + 1, "session": other})),
+        (
+            "one byte changed",
+            {
+                let mut bytes = original.clone();
+                let start: usize = records[..3].iter().map(|l| l.len() + 1).sum();
+                let at = start
+                    + records[3]
+                        .windows(6)
+                        .position(|w| w == b"\"type\"")
+                        .unwrap()
+                    + 9;
+                bytes[at] = if bytes[at] == b'x' { b'y' } else { b'x' };
+                bytes
+            },
+            json!({"kind": "edited", "line": 4}),
+        ),
+        (
+            "a record deleted",
+            {
+                let mut l = records.clone();
+                l.remove(2);
+                join(&l)
+            },
+            json!({"kind": "removed", "line": 3, "from": 2, "to": 2}),
+        ),
+        (
+            "two records swapped",
+            {
+                let mut l = records.clone();
+                l.swap(2, 3);
+                join(&l)
+            },
+            json!({"kind": "reordered", "line": 3, "seq": 3, "expected": 2}),
+        ),
+        (
+            "the file cut mid-record",
+            {
+                let mut bytes = original.clone();
+                let last = records.last().unwrap().len();
+                bytes.truncate(original.len() - 1 - last / 2);
+                bytes
+            },
+            json!({"kind": "truncated", "line": records.len()}),
+        ),
+        (
+            "a record of another session appended",
+            {
+                let theirs = std::fs::read(audit_file(&env, &other)).unwrap();
+                let mut l = records.clone();
+                l.push(lines(&theirs).last().unwrap().clone());
+                join(&l)
+            },
+            json!({"kind": "out-of-chain", "line": records.len() + 1, "session": other}),
+        ),
     ];
     for (case, bytes, expected) in cases {
         std::fs::write(&path, &bytes).unwrap();
@@ -147,7 +167,11 @@ fn audit_verify_names_each_tampering_of_a_real_session() {
         }
         let out = env.run(&["audit", "verify", &session]);
         assert_eq!(out.status.code(), Some(1), "{case}");
-        assert!(stdout(&out).contains(": broken: "), "{case}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains(": broken: "),
+            "{case}: {}",
+            stdout(&out)
+        );
     }
 
     // Restored, it verifies again, and the next run's records extend the same chain.

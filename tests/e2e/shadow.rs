@@ -30,17 +30,32 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
             "stricter",
             &fixtures::tool_guard(),
             "mode = \"shadow\"",
-            &[("deny", "write_file:*.key,write_file:*.lock,read_file:secret*")]
+            &[(
+                "deny",
+                "write_file:*.key,write_file:*.lock,read_file:secret*"
+            )]
         ),
     ));
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
         "",
         &[
-            ("c1", "write_file", json!({"path": "a.txt", "content": "a\n"})),
-            ("c2", "write_file", json!({"path": "b.lock", "content": "b\n"})),
+            (
+                "c1",
+                "write_file",
+                json!({"path": "a.txt", "content": "a\n"}),
+            ),
+            (
+                "c2",
+                "write_file",
+                json!({"path": "b.lock", "content": "b\n"}),
+            ),
             ("c3", "read_file", json!({"path": "secret.txt"})),
-            ("c4", "write_file", json!({"path": "x.key", "content": "k\n"})),
+            (
+                "c4",
+                "write_file",
+                json!({"path": "x.key", "content": "k\n"}),
+            ),
         ],
     ));
     server.push(Reply::text("done"));
@@ -131,7 +146,13 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
         "{text}"
     );
     // Nothing is that recent in the future: `--since` filters.
-    let out = env.run(&["plugin", "shadow-report", "--json", "--since", "2999-01-01T00:00:00Z"]);
+    let out = env.run(&[
+        "plugin",
+        "shadow-report",
+        "--json",
+        "--since",
+        "2999-01-01T00:00:00Z",
+    ]);
     let report: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(report["calls"], json!([]));
     let out = env.run(&["plugin", "shadow-report", "--json", "--since", "1h"]);

@@ -402,8 +402,7 @@ impl AuditLog {
             .create(true)
             .open(&path)
             .map_err(StoreError::io("open", &path))?;
-        let needs_newline =
-            ends_in_partial_line(&file).map_err(StoreError::io("read", &path))?;
+        let needs_newline = ends_in_partial_line(&file).map_err(StoreError::io("read", &path))?;
         Ok(Self {
             path,
             file,
@@ -434,8 +433,8 @@ impl AuditLog {
         let mut head = match &self.known {
             Some((known_len, head)) if *known_len == len => head.clone(),
             _ => {
-                self.needs_newline = ends_in_partial_line(&self.file)
-                    .map_err(StoreError::io("read", &self.path))?;
+                self.needs_newline =
+                    ends_in_partial_line(&self.file).map_err(StoreError::io("read", &self.path))?;
                 audit_chain::read_head(&self.file, len)
                     .map_err(StoreError::io("read", &self.path))?
             }

@@ -196,7 +196,10 @@ impl std::fmt::Display for ChainBreak {
                 write!(f, "record {from} was removed (before line {line})")
             }
             Self::Removed { line, from, to } => {
-                write!(f, "records {from} to {to} were removed (before line {line})")
+                write!(
+                    f,
+                    "records {from} to {to} were removed (before line {line})"
+                )
             }
             Self::Reordered {
                 line,
@@ -211,7 +214,10 @@ impl std::fmt::Display for ChainBreak {
                 if let Some(seq) = seq {
                     write!(f, " (record {seq})")?;
                 }
-                write!(f, " is out of chain: it does not follow the record before it")?;
+                write!(
+                    f,
+                    " is out of chain: it does not follow the record before it"
+                )?;
                 if let Some(session) = session {
                     write!(f, " (it belongs to session {session:?})")?;
                 }
@@ -347,8 +353,9 @@ fn walk(
             return Some(ChainBreak::Edited {
                 line: line.number,
                 seq: Some(seq),
-                detail: "its content does not match its hash (changed, or written for another session)"
-                    .to_owned(),
+                detail:
+                    "its content does not match its hash (changed, or written for another session)"
+                        .to_owned(),
             });
         }
         let (expected_seq, expected_prev) = match &report.head {
@@ -363,7 +370,14 @@ fn walk(
                     detail: "it is no longer a record".to_owned(),
                 });
             }
-            return Some(classify(lines, index, seq, expected_seq, prev, expected_prev));
+            return Some(classify(
+                lines,
+                index,
+                seq,
+                expected_seq,
+                prev,
+                expected_prev,
+            ));
         }
         if pending_bad.take().is_some() {
             report.torn += 1;

@@ -23,7 +23,11 @@ fn chain(n: usize, anchor: &str) -> Vec<Vec<u8>> {
 }
 
 fn join(lines: &[Vec<u8>]) -> Vec<u8> {
-    lines.iter().flat_map(|l| l.iter().chain(b"\n")).copied().collect()
+    lines
+        .iter()
+        .flat_map(|l| l.iter().chain(b"\n"))
+        .copied()
+        .collect()
 }
 
 fn check(lines: &[Vec<u8>]) -> ChainReport {
@@ -101,7 +105,8 @@ fn a_line_cut_short_by_a_crash_that_the_chain_continues_past_is_not_a_break() {
 
 #[test]
 fn records_written_before_the_chain_are_unchained_and_a_stripped_record_is_a_break() {
-    let old = br#"{"ts":"2026-01-01T00:00:00.000Z","event":{"type":"other","kind":"x","detail":null}}"#;
+    let old =
+        br#"{"ts":"2026-01-01T00:00:00.000Z","event":{"type":"other","kind":"x","detail":null}}"#;
     let mut lines = vec![old.to_vec(), old.to_vec()];
     assert_eq!(check(&lines).status(), "unchained");
     lines.extend(chain(2, ANCHOR));
@@ -186,8 +191,8 @@ fn two_writers_of_one_session_extend_one_chain() -> Result<(), Box<dyn std::erro
 }
 
 #[test]
-fn parallel_appenders_in_threads_and_handles_keep_one_chain() -> Result<(), Box<dyn std::error::Error>>
-{
+fn parallel_appenders_in_threads_and_handles_keep_one_chain()
+-> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let home = session(dir.path())?;
     std::thread::scope(|scope| {

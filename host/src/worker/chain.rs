@@ -520,7 +520,11 @@ mod tests {
     #[test]
     fn a_shadow_cancel_or_items_are_recorded_and_never_applied() {
         let used = HashSet::new();
-        let mut chain = vec![entry("cancels", true), entry("adds", true), entry("plain", false)];
+        let mut chain = vec![
+            entry("cancels", true),
+            entry("adds", true),
+            entry("plain", false),
+        ];
         let run = run_point(&mut chain, CallPoint::OnPromptSubmit, &used, |p| {
             Ok(verdict(p.name()))
         });
@@ -538,8 +542,15 @@ mod tests {
         let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
             Ok(verdict(p.name()))
         });
-        assert_eq!(shadowed(&run), [("finish".into(), "continue".into(), false)]);
-        let mut chain = vec![entry("adds", false), entry("finishes", false), entry("finishes", true)];
+        assert_eq!(
+            shadowed(&run),
+            [("finish".into(), "continue".into(), false)]
+        );
+        let mut chain = vec![
+            entry("adds", false),
+            entry("finishes", false),
+            entry("finishes", true),
+        ];
         let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
             Ok(verdict(p.name()))
         });

@@ -79,13 +79,7 @@ impl OperatorCommand {
                 command: ConfigCommand::Show { dir, json },
             } => super::config_show::show(dir.as_deref(), json),
             Self::Audit {
-                command:
-                    Some(AuditCommand::Verify {
-                        id,
-                        all,
-                        dir,
-                        json,
-                    }),
+                command: Some(AuditCommand::Verify { id, all, dir, json }),
                 ..
             } => super::audit_verify::verify(id.as_deref(), all, dir.as_deref(), json),
             Self::Audit {
