@@ -206,3 +206,77 @@ fn a_log_written_before_the_chain_verifies_as_unchained() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("write_file"), "{}", stdout(&out));
 }
+
+#[test]
+fn a_signed_head_shows_records_removed_from_the_end_and_a_rewritten_chain() {
+    let env = TestEnv::new();
+    env.project_config(&format!("{MODEL}{AUTO_EDIT}"));
+    let session = scripted_session(&env, "signed");
+    let keys = env.root_path().join("keys");
+    let out = env.run(&["plugin", "keygen", &keys.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let secret = keys
+        .join("warden-signing.key")
+        .to_string_lossy()
+        .into_owned();
+    let public = keys
+        .join("warden-signing.pub")
+        .to_string_lossy()
+        .into_owned();
+
+    // Unsigned: `--key` refuses it.
+    let out = env.run(&["audit", "verify", &session, "--key", &public]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("no signature"), "{}", stdout(&out));
+
+    let out = env.run(&["audit", "sign", &session, "--key", &secret]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(": signed record "),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.run(&["audit", "verify", &session, "--key", &public, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+
+    // Another key does not verify it.
+    let other_keys = env.root_path().join("other-keys");
+    env.run(&["plugin", "keygen", &other_keys.to_string_lossy()]);
+    let other = other_keys
+        .join("warden-signing.pub")
+        .to_string_lossy()
+        .into_owned();
+    let out = env.run(&["audit", "verify", &session, "--key", &other]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+
+    // The last record removed: the chain alone is whole, the signed head is not there.
+    let path = audit_file(&env, &session);
+    let original = std::fs::read(&path).unwrap();
+    let records = lines(&original);
+    std::fs::write(&path, join(&records[..records.len() - 1])).unwrap();
+    assert_eq!(verify(&env, &session).0, Some(0));
+    let out = env.run(&["audit", "verify", &session, "--key", &public, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let broken = &value["sessions"][0]["broken"];
+    assert_eq!(broken["kind"], "tail-removed", "{value}");
+    assert_eq!(broken["signed"], records.len() as u64 - 1, "{value}");
+
+    // Records appended after signing extend the chain past the signed head: still holds.
+    std::fs::write(&path, &original).unwrap();
+    scripted_session_continued(&env, &session);
+    let out = env.run(&["audit", "verify", &session, "--key", &public]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// One more scripted turn in `session`.
+fn scripted_session_continued(env: &TestEnv, session: &str) {
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("again"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json", "--session", session, "more"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

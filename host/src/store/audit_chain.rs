@@ -173,6 +173,12 @@ pub enum ChainBreak {
         /// The line cut short.
         line: u64,
     },
+    /// The signed head does not hold: no signature, one that does not verify, or a head that
+    /// is not in the log.
+    Signature {
+        /// What was found.
+        detail: String,
+    },
     /// Records after the last present one are gone: the signed head is further on.
     TailRemoved {
         /// The last sequence number present.
@@ -226,6 +232,7 @@ impl std::fmt::Display for ChainBreak {
             Self::Truncated { line } => {
                 write!(f, "the file ends in the middle of a record (line {line})")
             }
+            Self::Signature { detail } => write!(f, "signed head: {detail}"),
             Self::TailRemoved {
                 last: Some(last),
                 signed,
@@ -271,6 +278,39 @@ impl ChainReport {
             "intact"
         }
     }
+}
+
+/// Checks that the intact chain of `report` (read from `bytes`) holds the signed head
+/// `signed`; records the break if not.
+pub fn check_signed_head(report: &mut ChainReport, bytes: &[u8], signed: &ChainHead) {
+    if report.broken.is_some() {
+        return;
+    }
+    let last = report.head.as_ref().map(|h| h.seq);
+    if last.is_none_or(|last| last < signed.seq) {
+        report.broken = Some(ChainBreak::TailRemoved {
+            last,
+            signed: signed.seq,
+        });
+        return;
+    }
+    let held = bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<Link>(line).ok())
+        .any(|link| link.seq == Some(signed.seq) && link.hash.as_deref() == Some(&signed.hash));
+    if !held {
+        report.broken = Some(ChainBreak::Signature {
+            detail: format!(
+                "record {} of the log is not the one signed (the chain was rewritten)",
+                signed.seq
+            ),
+        });
+    }
+}
+
+/// The bytes an operator's key signs for session `id`'s chain `head`.
+pub fn head_message(id: &str, head: &ChainHead) -> Vec<u8> {
+    format!("warden audit head\0{id}\0{}\0{}", head.seq, head.hash).into_bytes()
 }
 
 /// One line of the log, split for checking.

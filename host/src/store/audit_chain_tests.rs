@@ -214,3 +214,38 @@ fn parallel_appenders_in_threads_and_handles_keep_one_chain()
     assert_eq!(report.head.map(|h| h.seq), Some(99));
     Ok(())
 }
+
+#[test]
+fn a_signed_head_must_be_in_the_log() {
+    let lines = chain(4, ANCHOR);
+    let bytes = join(&lines);
+    let head = |seq: u64, hash: &str| ChainHead {
+        seq,
+        hash: hash.to_owned(),
+    };
+    let signed_hash = |i: usize| {
+        serde_json::from_slice::<Link>(&lines[i])
+            .ok()
+            .and_then(|l| l.hash)
+            .unwrap_or_default()
+    };
+    // Signed at record 2, the log runs on to 3: holds.
+    let mut report = check(&lines);
+    check_signed_head(&mut report, &bytes, &head(2, &signed_hash(2)));
+    assert_eq!(report.broken, None);
+    // A hash that is not record 2's: the chain was rewritten.
+    let mut report = check(&lines);
+    check_signed_head(&mut report, &bytes, &head(2, &"0".repeat(64)));
+    assert!(matches!(report.broken, Some(ChainBreak::Signature { .. })));
+    // Signed at record 3, the log ends at 2.
+    let short = join(&lines[..3]);
+    let mut report = verify_chain(&short, ANCHOR, &[]);
+    check_signed_head(&mut report, &short, &head(3, &signed_hash(3)));
+    assert_eq!(
+        report.broken,
+        Some(ChainBreak::TailRemoved {
+            last: Some(2),
+            signed: 3
+        })
+    );
+}

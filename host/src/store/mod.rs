@@ -48,7 +48,9 @@ pub use audit::{
     AuditEvent, AuditLog, AuditRecord, PointEndRecord, PointInputRecord, PointRecord,
     ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor,
 };
-pub use audit_chain::{ChainBreak, ChainHead, ChainReport, verify_chain};
+pub use audit_chain::{
+    ChainBreak, ChainHead, ChainReport, check_signed_head, head_message, verify_chain,
+};
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,
 };

@@ -54,6 +54,25 @@ pub(crate) enum AuditCommand {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// Also require each log to hold the head signed by this public key (a key file or
+        /// `ed25519:BASE64`) with `audit sign`.
+        #[arg(long, value_name = "PUB")]
+        key: Option<String>,
+    },
+    /// Sign the chain head of each intact audit log with an operator's secret key (as made by
+    /// `warden plugin keygen`), into the session's `audit.sig`.
+    Sign {
+        /// One session (default: every session of the workspace).
+        id: Option<String>,
+        /// Every session, of any workspace.
+        #[arg(long, conflicts_with = "id")]
+        all: bool,
+        /// Workspace root (default: as for `run`).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The secret key file.
+        #[arg(long, value_name = "SECRET")]
+        key: PathBuf,
     },
 }
 
@@ -79,9 +98,35 @@ impl OperatorCommand {
                 command: ConfigCommand::Show { dir, json },
             } => super::config_show::show(dir.as_deref(), json),
             Self::Audit {
-                command: Some(AuditCommand::Verify { id, all, dir, json }),
+                command:
+                    Some(AuditCommand::Verify {
+                        id,
+                        all,
+                        dir,
+                        json,
+                        key,
+                    }),
                 ..
-            } => super::audit_verify::verify(id.as_deref(), all, dir.as_deref(), json),
+            } => super::audit_verify::verify(
+                super::audit_verify::Which {
+                    id: id.as_deref(),
+                    all,
+                    dir: dir.as_deref(),
+                },
+                json,
+                key.as_deref(),
+            ),
+            Self::Audit {
+                command: Some(AuditCommand::Sign { id, all, dir, key }),
+                ..
+            } => super::audit_verify::sign(
+                super::audit_verify::Which {
+                    id: id.as_deref(),
+                    all,
+                    dir: dir.as_deref(),
+                },
+                &key,
+            ),
             Self::Audit {
                 command: None,
                 id,

@@ -1,6 +1,8 @@
-//! `warden audit verify [ID] [--all] [-C DIR] [--json]`: checks the hash chain of each audit
-//! log (one session, the workspace's sessions, or every session) and names the first record
-//! edited, removed, reordered, cut short or out of chain; exit 1 when any log is broken.
+//! `warden audit verify [ID] [--all] [-C DIR] [--json] [--key PUB]`: checks the hash chain of
+//! each audit log (one session, the workspace's sessions, or every session) and names the first
+//! record edited, removed, reordered, cut short or out of chain, or (with `--key`) a signed head
+//! that does not hold; exit 1 when any log is broken. `warden audit sign` checks the same logs
+//! before signing their heads.
 
 use std::fs;
 use std::path::Path;
@@ -14,20 +16,24 @@ use crate::cli::session::resolve;
 use crate::cli::workspace::Workspace;
 use crate::store::{self, ChainReport, Home};
 
-/// Verify the audit logs asked for.
-pub(crate) fn verify(
-    id: Option<&str>,
-    all: bool,
-    dir: Option<&Path>,
-    json: bool,
-) -> Result<u8, CliError> {
-    let home = home()?;
-    let sessions = store::list(&home).map_err(|err| CliError::failure(err.to_string()))?;
-    let ids: Vec<String> = match id {
-        Some(id) => vec![resolve(&home, id)?],
-        None if all => sessions.iter().map(|s| s.id.clone()).collect(),
+/// Which sessions: one, those of the workspace, or (`all`) every one.
+pub(crate) struct Which<'a> {
+    pub(crate) id: Option<&'a str>,
+    pub(crate) all: bool,
+    pub(crate) dir: Option<&'a Path>,
+}
+
+/// Each session asked for, its log's bytes and what checking its chain found.
+fn checked(
+    home: &Home,
+    which: &Which<'_>,
+) -> Result<Vec<(String, Vec<u8>, ChainReport)>, CliError> {
+    let sessions = store::list(home).map_err(|err| CliError::failure(err.to_string()))?;
+    let ids: Vec<String> = match which.id {
+        Some(id) => vec![resolve(home, id)?],
+        None if which.all => sessions.iter().map(|s| s.id.clone()).collect(),
         None => {
-            let root = Workspace::find(dir)?.root;
+            let root = Workspace::find(which.dir)?.root;
             sessions
                 .iter()
                 .filter(|s| s.workspace == root)
@@ -38,11 +44,39 @@ pub(crate) fn verify(
     // Every session's anchor, to name the session an out-of-chain record came from.
     let anchors: Vec<(String, String)> = sessions
         .iter()
-        .filter_map(|s| Some((s.id.clone(), store::session_anchor(&home, &s.id).ok()?)))
+        .filter_map(|s| Some((s.id.clone(), store::session_anchor(home, &s.id).ok()?)))
         .collect();
     let mut results = Vec::new();
-    for id in &ids {
-        results.push((id.clone(), check(&home, id, &anchors)?));
+    for id in ids {
+        let (bytes, report) = check(home, &id, &anchors)?;
+        results.push((id, bytes, report));
+    }
+    Ok(results)
+}
+
+/// Sign the heads of the intact logs asked for.
+pub(crate) fn sign(which: Which<'_>, key: &Path) -> Result<u8, CliError> {
+    let home = home()?;
+    let results: Vec<(String, ChainReport)> = checked(&home, &which)?
+        .into_iter()
+        .map(|(id, _, report)| (id, report))
+        .collect();
+    if results.is_empty() {
+        outln!("no sessions to sign");
+    }
+    super::audit_sign::sign(&home, &results, key)
+}
+
+/// Verify the audit logs asked for.
+pub(crate) fn verify(which: Which<'_>, json: bool, key: Option<&str>) -> Result<u8, CliError> {
+    let key = key.map(super::audit_sign::public_key).transpose()?;
+    let home = home()?;
+    let mut results = Vec::new();
+    for (id, bytes, mut report) in checked(&home, &which)? {
+        if let Some(key) = &key {
+            super::audit_sign::check(&home, &id, &bytes, key, &mut report)?;
+        }
+        results.push((id, report));
     }
     let broken = results.iter().any(|(_, r)| r.broken.is_some());
     if json {
@@ -70,7 +104,11 @@ pub(crate) fn verify(
     Ok(if broken { EXIT_FAILURE } else { EXIT_OK })
 }
 
-fn check(home: &Home, id: &str, anchors: &[(String, String)]) -> Result<ChainReport, CliError> {
+fn check(
+    home: &Home,
+    id: &str,
+    anchors: &[(String, String)],
+) -> Result<(Vec<u8>, ChainReport), CliError> {
     let anchor =
         store::session_anchor(home, id).map_err(|err| CliError::failure(err.to_string()))?;
     let path = home
@@ -87,7 +125,8 @@ fn check(home: &Home, id: &str, anchors: &[(String, String)]) -> Result<ChainRep
         }
     };
     let others: Vec<(String, String)> = anchors.iter().filter(|(o, _)| o != id).cloned().collect();
-    Ok(store::verify_chain(&bytes, &anchor, &others))
+    let report = store::verify_chain(&bytes, &anchor, &others);
+    Ok((bytes, report))
 }
 
 /// One line per session.
