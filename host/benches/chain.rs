@@ -150,6 +150,7 @@ fn chain(plugins: Vec<Box<dyn Interceptor>>) -> Vec<ChainEntry> {
         .map(|plugin| ChainEntry {
             plugin,
             failure: FailurePolicy::Closed,
+            shadow: None,
         })
         .collect()
 }

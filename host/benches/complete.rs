@@ -189,6 +189,7 @@ fn chat_start(c: &mut Criterion) {
             allowed_hosts: None,
             env: None,
             approve: None,
+            mode: None,
         };
         config.plugins.push(spec.resolve("project"));
     }

@@ -608,6 +608,7 @@ fn guard_chain(plugin: Box<dyn Interceptor>) -> Vec<ChainEntry> {
     vec![ChainEntry {
         plugin,
         failure: FailurePolicy::Closed,
+        shadow: None,
     }]
 }
 

@@ -81,6 +81,7 @@ fn turn(c: &mut Criterion) {
         chain.push(ChainEntry {
             plugin: Box::new(plugin),
             failure: FailurePolicy::Closed,
+            shadow: None,
         });
     }
     let hooks: Vec<Box<dyn Hook>> = (0..3)

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod audit_chain;
 mod chat;
 mod chat_failures;
 mod chat_markdown;
@@ -68,6 +69,7 @@ mod resume;
 mod rules;
 mod rules_corpus;
 mod session_prune;
+mod shadow;
 mod shell;
 mod shell_escalate;
 mod shell_hosts;

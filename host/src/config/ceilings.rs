@@ -143,6 +143,7 @@ mod tests {
             allowed_hosts: None,
             env: None,
             approve: None,
+            mode: None,
         }
         .resolve("project")
     }

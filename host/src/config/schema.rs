@@ -278,6 +278,18 @@ pub enum FailurePolicy {
     Open,
 }
 
+/// Whether an interceptor's decisions apply (`enforce`) or are only recorded (`shadow`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PluginMode {
+    /// Its decisions apply (the default).
+    #[default]
+    Enforce,
+    /// It is asked at every call point beside the chain; its decisions are audited, never
+    /// applied, and its failures never fail the turn.
+    Shadow,
+}
+
 /// One `[[plugins]]` entry as written in a file; defaults are applied by [`PluginSpec::resolve`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -316,6 +328,9 @@ pub struct PluginSpec {
     pub env: Option<Vec<String>>,
     /// Tool plugins: `ask` to have each call approved by the person (default `never`).
     pub approve: Option<super::Approve>,
+    /// Interceptors: `shadow` to record its decisions without applying them (default
+    /// `enforce`).
+    pub mode: Option<PluginMode>,
 }
 
 impl PluginSpec {
@@ -358,6 +373,7 @@ impl PluginSpec {
                 env: self.env.unwrap_or_default(),
             },
             approve: self.approve.unwrap_or_default(),
+            mode: self.mode.unwrap_or_default(),
             origin: origin.to_owned(),
             declared_in: None,
         }
@@ -396,6 +412,8 @@ pub struct PluginEntry {
     pub grants: super::ToolGrants,
     /// Whether each call of a tool plugin's tools is approved by the person.
     pub approve: super::Approve,
+    /// Whether an interceptor's decisions apply or are only recorded.
+    pub mode: PluginMode,
     /// Which layer declared it (`user`, `project`, `managed`).
     pub origin: String,
     /// The config file that declared it, when loaded from one.

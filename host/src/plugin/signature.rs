@@ -151,6 +151,19 @@ pub fn sign(bytes: &[u8], key: &SigningKey) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A detached Ed25519 signature of `message` (not a component) with `key`, base64.
+pub fn sign_message(message: &[u8], key: &SigningKey) -> String {
+    encode(key.secret.sk.sign(message, None).as_ref())
+}
+
+/// Whether `signature` (base64, from [`sign_message`]) is `key`'s over `message`.
+pub fn verify_message(message: &[u8], signature: &str, key: &TrustedKey) -> bool {
+    decode(signature)
+        .ok()
+        .and_then(|raw| ed25519_compact::Signature::from_slice(&raw).ok())
+        .is_some_and(|sig| key.key.pk.verify(message, &sig).is_ok())
+}
+
 /// Whether `bytes` start with a signature section, and the bytes without it.
 pub fn strip(bytes: &[u8]) -> Result<Option<Vec<u8>>, String> {
     let mut module = Module::deserialize(&mut Cursor::new(bytes)).map_err(describe)?;

@@ -290,6 +290,8 @@ pub fn plugins(
     for (entry, plugin) in entries.into_iter().zip(loaded) {
         match plugin {
             Loaded::Interceptor(plugin) => chain.push(ChainEntry {
+                shadow: (entry.mode == crate::config::PluginMode::Shadow)
+                    .then(|| plugin.info().sha256.clone()),
                 plugin: Box::new(plugin),
                 failure: entry.failure,
             }),

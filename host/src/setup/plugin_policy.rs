@@ -140,6 +140,7 @@ mod tests {
             allowed_hosts: None,
             env: None,
             approve: None,
+            mode: None,
         }
         .resolve("user");
         assert_eq!(entry_source(&entry), "oci://registry.corp/p@sha256:00");

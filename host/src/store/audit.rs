@@ -1,6 +1,8 @@
 //! The audit log of a session (`sessions/<id>/audit.jsonl`): an append-only record of what left
 //! the machine and what plugins decided, one JSON object per line (`ts`, tagged `event`), fsynced
-//! once per appended batch.
+//! once per appended batch. Each line also carries the chain fields of [`super::audit_chain`]
+//! (`seq`, `prev`, `hash`), written under an exclusive lock on the file so that every writer of a
+//! session, in this process or another, extends one chain.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -9,6 +11,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use super::audit_chain::{self, ChainHead};
 use super::fsio::{self, format_ts, rfc3339};
 use super::{Home, LoadWarning, StoreError};
 use crate::domain::CallPoint;
@@ -153,6 +156,32 @@ pub enum AuditEvent {
         /// and the reason it gave (the record says whether it was allowed and by whom).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         escalation: Option<Box<crate::domain::Escalation>>,
+    },
+    /// What an interceptor in `shadow` mode would have decided at a call point, beside what
+    /// the chain decided; never applied.
+    ShadowDecision {
+        /// Plugin name.
+        plugin: String,
+        /// sha256 of its component, lowercase hex.
+        sha256: String,
+        /// The call point.
+        point: String,
+        /// The tool, at `pre-tool-call`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// The tool call's id, at `pre-tool-call`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        /// What it would have decided (`allow`, `rewrite`, `deny`, `continue`,
+        /// `continue-with`, `cancel`, `failed-open`, `failed-closed`, …).
+        decision: String,
+        /// Its reason or failure, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// What the enforcing chain decided at the same point, named the same way.
+        chain: String,
+        /// Its decision would have changed the outcome.
+        differs: bool,
     },
     /// A call point as the chain met it, for `warden plugin replay`: what it was asked (by
     /// reference to the history, which holds the prompts and answers) and how it ended.
@@ -329,6 +358,25 @@ pub struct AuditRecord {
 struct AuditOut<'a> {
     ts: &'a str,
     event: &'a AuditEvent,
+    seq: u64,
+    prev: &'a str,
+}
+
+/// Holds an exclusive lock on a file until dropped.
+struct FileLock<'a>(&'a File);
+
+impl<'a> FileLock<'a> {
+    fn take(file: &'a File) -> std::io::Result<Self> {
+        file.lock()?;
+        Ok(Self(file))
+    }
+}
+
+impl Drop for FileLock<'_> {
+    fn drop(&mut self) {
+        // Closing the file releases the lock too; an error here leaves nothing to undo.
+        let _ = self.0.unlock();
+    }
 }
 
 /// Something told of every audit event appended in this process, after it is written (for
@@ -355,27 +403,33 @@ pub struct AuditLog {
     needs_newline: bool,
     /// fsync after each batch (always, except in benchmarks of the host-side cost).
     fsync: bool,
+    /// The session's chain anchor.
+    anchor: String,
+    /// The file's length after this handle's last append and the chain head it left; read
+    /// again from the file when another writer appended since.
+    known: Option<(u64, Option<ChainHead>)>,
 }
 
 impl AuditLog {
     /// Opens the audit log of existing session `id` for appending.
     pub fn open(home: &Home, id: &str) -> Result<Self, StoreError> {
-        home.existing_history(id)?;
+        let anchor = session_anchor(home, id)?;
         let path = home.audit_path(id)?;
-        let mut file = OpenOptions::new()
+        let file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(&path)
             .map_err(StoreError::io("open", &path))?;
-        let needs_newline =
-            ends_in_partial_line(&mut file).map_err(StoreError::io("read", &path))?;
+        let needs_newline = ends_in_partial_line(&file).map_err(StoreError::io("read", &path))?;
         Ok(Self {
             session: id.to_owned(),
             path,
             file,
             needs_newline,
             fsync: true,
+            anchor,
+            known: None,
         })
     }
 
@@ -391,25 +445,57 @@ impl AuditLog {
         }
         let now = fsio::now();
         let ts = format_ts(now);
+        let _lock = FileLock::take(&self.file).map_err(StoreError::io("lock", &self.path))?;
+        let len = self
+            .file
+            .metadata()
+            .map_err(StoreError::io("stat", &self.path))?
+            .len();
+        let mut head = match &self.known {
+            Some((known_len, head)) if *known_len == len => head.clone(),
+            _ => {
+                self.needs_newline =
+                    ends_in_partial_line(&self.file).map_err(StoreError::io("read", &self.path))?;
+                audit_chain::read_head(&self.file, len)
+                    .map_err(StoreError::io("read", &self.path))?
+            }
+        };
         let mut buf = Vec::new();
         if self.needs_newline {
             // A line cut short by a crash stays on its own line, where readers skip it.
             buf.push(b'\n');
         }
         for event in events {
-            serde_json::to_writer(&mut buf, &AuditOut { ts: &ts, event }).map_err(|source| {
-                StoreError::Encode {
-                    path: self.path.clone(),
-                    source,
-                }
+            let (seq, prev) = match &head {
+                Some(h) => (h.seq + 1, h.hash.as_str()),
+                None => (0, self.anchor.as_str()),
+            };
+            let mut line = serde_json::to_vec(&AuditOut {
+                ts: &ts,
+                event,
+                seq,
+                prev,
+            })
+            .map_err(|source| StoreError::Encode {
+                path: self.path.clone(),
+                source,
             })?;
+            let Some(hash) = audit_chain::seal(&mut line, &self.anchor) else {
+                return Err(StoreError::io("encode", &self.path)(std::io::Error::other(
+                    "an audit record is not a JSON object",
+                )));
+            };
+            head = Some(ChainHead { seq, hash });
+            buf.extend_from_slice(&line);
             buf.push(b'\n');
         }
-        if let Err(e) = self.file.write_all(&buf) {
+        if let Err(e) = (&self.file).write_all(&buf) {
             self.needs_newline = true;
+            self.known = None;
             return Err(StoreError::io("write", &self.path)(e));
         }
         self.needs_newline = false;
+        self.known = Some((len + buf.len() as u64, head));
         if let Some(tap) = TAP.get() {
             tap.appended(&self.session, now, events);
         }
@@ -419,6 +505,11 @@ impl AuditLog {
         self.file
             .sync_data()
             .map_err(StoreError::io("fsync", &self.path))
+    }
+
+    /// The chain head this handle last wrote or read, if any.
+    pub fn head(&self) -> Option<&ChainHead> {
+        self.known.as_ref().and_then(|(_, head)| head.as_ref())
     }
 
     /// Turns the per-batch fsync off or on; for benchmarks that measure the host-side cost only.
@@ -464,7 +555,20 @@ pub fn read_audit(
     Ok((records, warnings))
 }
 
-fn ends_in_partial_line(file: &mut File) -> std::io::Result<bool> {
+/// The chain anchor of existing session `id`: its id and its history header's checksum.
+pub fn session_anchor(home: &Home, id: &str) -> Result<String, StoreError> {
+    let history = home.existing_history(id)?;
+    let file = File::open(&history).map_err(StoreError::io("open", &history))?;
+    let mut first = Vec::new();
+    std::io::BufRead::read_until(&mut std::io::BufReader::new(file), b'\n', &mut first)
+        .map_err(StoreError::io("read", &history))?;
+    if first.last() == Some(&b'\n') {
+        first.pop();
+    }
+    Ok(audit_chain::anchor(id, &first))
+}
+
+fn ends_in_partial_line(mut file: &File) -> std::io::Result<bool> {
     let len = file.metadata()?.len();
     if len == 0 {
         return Ok(false);

@@ -28,6 +28,7 @@
 //! file and line, and nothing is changed. `docs/sessions.md` describes the formats.
 
 mod audit;
+mod audit_chain;
 mod checkpoint;
 mod checksum;
 mod error;
@@ -45,7 +46,10 @@ mod trust;
 
 pub use audit::{
     AuditEvent, AuditLog, AuditRecord, AuditTap, PointEndRecord, PointInputRecord, PointRecord,
-    ToolGrantRecord, ToolHttpRecord, read_audit, set_audit_tap,
+    ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor, set_audit_tap,
+};
+pub use audit_chain::{
+    ChainBreak, ChainHead, ChainReport, check_signed_head, head_message, verify_chain,
 };
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,

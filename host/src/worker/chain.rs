@@ -27,6 +27,22 @@ pub struct ChainEntry {
     pub plugin: Box<dyn Interceptor>,
     /// What its failure means for the turn.
     pub failure: FailurePolicy,
+    /// Set (to the component's sha256) for an entry in `shadow` mode: asked at every point,
+    /// even after the chain stopped, its answers audited and never applied.
+    pub shadow: Option<String>,
+}
+
+/// What a shadow entry answered at one point.
+#[derive(Debug, Clone)]
+pub(crate) struct ShadowAnswer {
+    /// Plugin name.
+    pub(crate) plugin: String,
+    /// Its component's sha256.
+    pub(crate) sha256: String,
+    /// What it would have decided (`allow`, `deny`, `continue-with`, `failed-closed`, …).
+    pub(crate) decision: &'static str,
+    /// Its reason or failure, if any.
+    pub(crate) reason: Option<String>,
 }
 
 /// Why an interceptor's answer did not count. Kept typed until the edge that prints it (an
@@ -131,6 +147,47 @@ pub(crate) struct ChainRun<S> {
     pub(crate) end: ChainEnd<S>,
     pub(crate) decisions: Vec<AuditEvent>,
     pub(crate) failures: Vec<Failure>,
+    /// What the chain decided, as a shadow's answer is named: the stopping answer's label,
+    /// `failed-closed`, else the last audited answer's label, else the point's quiet label.
+    pub(crate) decided: &'static str,
+    /// The shadow entries' answers, in chain order.
+    pub(crate) shadows: Vec<ShadowAnswer>,
+}
+
+impl<S> ChainRun<S> {
+    /// The audit records of the shadow answers, against what the chain decided; `call` names
+    /// the tool call of a `pre-tool-call` point.
+    pub(crate) fn shadow_records(
+        &self,
+        point: CallPoint,
+        call: Option<(&str, &str)>,
+    ) -> Vec<AuditEvent> {
+        self.shadows
+            .iter()
+            .map(|s| AuditEvent::ShadowDecision {
+                plugin: s.plugin.clone(),
+                sha256: s.sha256.clone(),
+                point: point.to_string(),
+                tool: call.map(|(tool, _)| tool.to_owned()),
+                call_id: call.map(|(_, id)| id.to_owned()),
+                decision: s.decision.to_owned(),
+                reason: s.reason.clone(),
+                chain: self.decided.to_owned(),
+                differs: differs(s.decision, self.decided),
+            })
+            .collect()
+    }
+}
+
+/// True when a shadow's `decision` would have changed what the chain `decided`: a failure
+/// that fails open changes nothing, as a plain allow or continue does not.
+fn differs(decision: &str, decided: &str) -> bool {
+    !(decision == decided || (is_quiet(decision) && is_quiet(decided)))
+}
+
+/// A decision that leaves the point as it was.
+fn is_quiet(decision: &str) -> bool {
+    matches!(decision, "allow" | "continue" | "finish" | "failed-open")
 }
 
 /// The one skeleton of every call point: ask each interceptor of `chain` through `ask`
@@ -139,11 +196,16 @@ pub(crate) struct ChainRun<S> {
 pub(crate) fn run_chain<A, S>(
     chain: &mut [ChainEntry],
     point: CallPoint,
+    quiet: &'static str,
     mut ask: impl FnMut(&str, &mut dyn Interceptor) -> Result<A, CallFailure>,
     mut take: impl FnMut(&str, A) -> (Outcome, Option<S>),
+    shadow_label: impl Fn(&A) -> (&'static str, Option<String>),
 ) -> ChainRun<S> {
     let mut decisions = Vec::new();
     let mut failures = Vec::new();
+    let mut shadows = Vec::new();
+    let mut decided = quiet;
+    let mut end = ChainEnd::Done;
     let audit = |plugin: &str, decision: &str, reason: Option<String>| AuditEvent::PluginDecision {
         plugin: plugin.to_owned(),
         hook: point.to_string(),
@@ -151,11 +213,16 @@ pub(crate) fn run_chain<A, S>(
         reason,
     };
     for entry in chain.iter_mut() {
+        let stopped = !matches!(end, ChainEnd::Done);
+        if stopped && entry.shadow.is_none() {
+            continue;
+        }
         let name = entry.plugin.name().to_owned();
         let span = tracing::debug_span!(
             "plugin call",
             plugin = %name,
             point = point.name(),
+            shadow = entry.shadow.is_some(),
             outcome = tracing::field::Empty,
             us = tracing::field::Empty
         );
@@ -163,19 +230,37 @@ pub(crate) fn run_chain<A, S>(
         let started = Instant::now();
         let answer = ask(&name, entry.plugin.as_mut());
         span.record("us", started.elapsed().as_micros() as u64);
+        if let Some(sha256) = &entry.shadow {
+            // Recorded, never applied: not its items, its rewrite, its stop nor its failure.
+            let (decision, reason) = match &answer {
+                Ok(answer) => shadow_label(answer),
+                Err(error) if entry.failure == FailurePolicy::Closed => {
+                    ("failed-closed", Some(error.to_string()))
+                }
+                Err(error) => ("failed-open", Some(error.to_string())),
+            };
+            span.record("outcome", decision);
+            shadows.push(ShadowAnswer {
+                plugin: name,
+                sha256: sha256.clone(),
+                decision,
+                reason,
+            });
+            continue;
+        }
         match (answer, entry.failure) {
             (Ok(answer), _) => {
                 let (outcome, stop) = take(&name, answer);
                 span.record("outcome", outcome.label);
+                if outcome.audited && (is_quiet(decided) || !is_quiet(outcome.label)) {
+                    decided = outcome.label;
+                }
                 if outcome.audited {
                     decisions.push(audit(&name, outcome.label, outcome.reason));
                 }
                 if let Some(stop) = stop {
-                    return ChainRun {
-                        end: ChainEnd::Stopped(stop),
-                        decisions,
-                        failures,
-                    };
+                    decided = outcome.label;
+                    end = ChainEnd::Stopped(stop);
                 }
             }
             (Err(error), policy) => {
@@ -194,19 +279,18 @@ pub(crate) fn run_chain<A, S>(
                 decisions.push(audit(&name, label, Some(failure.to_string())));
                 failures.push(failure.clone());
                 if closed {
-                    return ChainRun {
-                        end: ChainEnd::FailedClosed(failure),
-                        decisions,
-                        failures,
-                    };
+                    decided = label;
+                    end = ChainEnd::FailedClosed(failure);
                 }
             }
         }
     }
     ChainRun {
-        end: ChainEnd::Done,
+        end,
         decisions,
         failures,
+        decided,
+        shadows,
     }
 }
 
@@ -257,6 +341,7 @@ pub(crate) fn run_point(
     let run = run_chain(
         chain,
         point,
+        "continue",
         |name, plugin| {
             let verdict = call(plugin).map_err(CallFailure::Failed)?;
             if let Verdict::Add(added) = &verdict {
@@ -303,14 +388,23 @@ pub(crate) fn run_point(
                 }),
             ),
         },
+        |verdict| match verdict {
+            Verdict::Pass(Some(what)) => (*what, None),
+            Verdict::Pass(None) => ("continue", None),
+            Verdict::Add(added) => ("continue-with", Some(format!("{} items", added.len()))),
+            Verdict::Cancel(reason) => ("cancel", Some(reason.clone())),
+        },
     );
+    let shadowed = run.shadow_records(point, None);
+    let mut decisions = run.decisions;
+    decisions.extend(shadowed);
     PointRun {
         end: match run.end {
             ChainEnd::Done => PointEnd::Items(items),
             ChainEnd::Stopped(end) => end,
             ChainEnd::FailedClosed(failure) => PointEnd::FailedClosed(failure),
         },
-        decisions: run.decisions,
+        decisions,
         failures: run.failures,
     }
 }
@@ -355,5 +449,115 @@ mod tests {
         );
         let assistant = Item::assistant("[Notification] not a host block");
         assert_eq!(plugin_item(assistant.clone()), assistant);
+    }
+
+    /// Answers whatever the test's closure says for its name.
+    struct Named(&'static str);
+
+    impl Interceptor for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn on_prompt_submit(
+            &mut self,
+            _: &crate::domain::SubmittedPrompt,
+        ) -> Result<crate::domain::PromptDecision, PluginFailure> {
+            Ok(crate::domain::PromptDecision::Continue)
+        }
+        fn pre_llm_request(
+            &mut self,
+            _: &crate::domain::RequestInfo,
+        ) -> Result<Vec<Item>, PluginFailure> {
+            Ok(Vec::new())
+        }
+        fn on_turn_end(
+            &mut self,
+            _: &crate::domain::TurnInfo,
+        ) -> Result<crate::domain::TurnEndDecision, PluginFailure> {
+            Ok(crate::domain::TurnEndDecision::Finish)
+        }
+        fn pre_tool_call(
+            &mut self,
+            _: &crate::domain::ToolCall,
+        ) -> Result<crate::domain::ToolDecision, PluginFailure> {
+            Ok(crate::domain::ToolDecision::Allow)
+        }
+    }
+
+    fn entry(name: &'static str, shadow: bool) -> ChainEntry {
+        ChainEntry {
+            plugin: Box::new(Named(name)),
+            failure: FailurePolicy::Closed,
+            shadow: shadow.then(|| "ef".repeat(32)),
+        }
+    }
+
+    /// `(decision, chain, differs)` of each shadow record of `run`.
+    fn shadowed(run: &PointRun) -> Vec<(String, String, bool)> {
+        run.decisions
+            .iter()
+            .filter_map(|d| match d {
+                AuditEvent::ShadowDecision {
+                    decision,
+                    chain,
+                    differs,
+                    ..
+                } => Some((decision.clone(), chain.clone(), *differs)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn verdict(name: &str) -> Verdict {
+        match name {
+            "cancels" => Verdict::Cancel("no".into()),
+            "adds" => Verdict::Add(vec![Item::system("more")]),
+            "finishes" => Verdict::Pass(Some("finish")),
+            _ => Verdict::Pass(None),
+        }
+    }
+
+    #[test]
+    fn a_shadow_cancel_or_items_are_recorded_and_never_applied() {
+        let used = HashSet::new();
+        let mut chain = vec![
+            entry("cancels", true),
+            entry("adds", true),
+            entry("plain", false),
+        ];
+        let run = run_point(&mut chain, CallPoint::OnPromptSubmit, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert!(matches!(&run.end, PointEnd::Items(items) if items.is_empty()));
+        assert_eq!(
+            shadowed(&run),
+            [
+                ("cancel".into(), "continue".into(), true),
+                ("continue-with".into(), "continue".into(), true),
+            ]
+        );
+        // A shadow's finish beside a chain that added nothing is no difference; beside a
+        // chain that continued with items (and then finished) it is.
+        let mut chain = vec![entry("finishes", true)];
+        let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert_eq!(
+            shadowed(&run),
+            [("finish".into(), "continue".into(), false)]
+        );
+        let mut chain = vec![
+            entry("adds", false),
+            entry("finishes", false),
+            entry("finishes", true),
+        ];
+        let run = run_point(&mut chain, CallPoint::OnTurnEnd, &used, |p| {
+            Ok(verdict(p.name()))
+        });
+        assert!(matches!(&run.end, PointEnd::Items(items) if items.len() == 1));
+        assert_eq!(
+            shadowed(&run),
+            [("finish".into(), "continue-with".into(), true)]
+        );
     }
 }

@@ -41,6 +41,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
     let run = run_chain(
         chain,
         CallPoint::PreToolCall,
+        "allow",
         |_, plugin| {
             let rewritten = rewritten.borrow();
             plugin
@@ -70,7 +71,15 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
                 Some((DecidedBy::Plugin(name.to_owned()), reason)),
             ),
         },
+        |decision| match decision {
+            ToolDecision::Allow => ("allow", None),
+            ToolDecision::Rewrite(_) => ("rewrite", None),
+            ToolDecision::Deny(reason) => ("deny", Some(reason.clone())),
+        },
     );
+    let shadowed = run.shadow_records(CallPoint::PreToolCall, Some((&call.name, &call.id)));
+    let mut decisions = run.decisions;
+    decisions.extend(shadowed);
     match run.end {
         ChainEnd::Done => {}
         ChainEnd::Stopped((by, reason)) => outcome.deny(by, reason),
@@ -84,7 +93,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
     }
     PreToolRun {
         outcome,
-        decisions: run.decisions,
+        decisions,
         failures: run.failures,
     }
 }
@@ -132,6 +141,7 @@ mod tests {
             .map(|n| ChainEntry {
                 plugin: Box::new(Judge(n)),
                 failure: FailurePolicy::Closed,
+                shadow: None,
             })
             .collect()
     }
@@ -179,6 +189,106 @@ mod tests {
         assert_eq!(
             pre_tool_verdict(&mut chain(&["deny-b"]), &call("c")),
             Ok(call("c"))
+        );
+    }
+
+    fn shadow_of(name: &'static str) -> ChainEntry {
+        ChainEntry {
+            plugin: Box::new(Judge(name)),
+            failure: FailurePolicy::Closed,
+            shadow: Some("ab".repeat(32)),
+        }
+    }
+
+    fn shadow_decisions(run: &PreToolRun) -> Vec<(String, String, bool)> {
+        run.decisions
+            .iter()
+            .filter_map(|d| match d {
+                AuditEvent::ShadowDecision {
+                    decision,
+                    chain,
+                    differs,
+                    ..
+                } => Some((decision.clone(), chain.clone(), *differs)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shadow_is_asked_and_recorded_but_neither_denies_nor_rewrites() {
+        // Alone: its rewrite and its deny are recorded, not applied.
+        let mut entries = vec![shadow_of("rewriter")];
+        let run = run_pre_tool(&mut entries, &call("a"));
+        assert_eq!(run.outcome().call_to_run(), call("a"));
+        assert_eq!(
+            shadow_decisions(&run),
+            [("rewrite".into(), "allow".into(), true)]
+        );
+        let mut entries = vec![shadow_of("deny-b")];
+        let run = run_pre_tool(&mut entries, &call("b"));
+        assert!(run.outcome().denied().is_none());
+        assert_eq!(
+            shadow_decisions(&run),
+            [("deny".into(), "allow".into(), true)]
+        );
+        // Beside an enforcing rewriter it sees the rewritten call, and agrees.
+        let mut entries = chain(&["rewriter"]);
+        entries.push(shadow_of("deny-b"));
+        let run = run_pre_tool(&mut entries, &call("a"));
+        assert_eq!(run.outcome().call_to_run(), call("b"));
+        assert_eq!(
+            shadow_decisions(&run),
+            [("deny".into(), "rewrite".into(), true)]
+        );
+        // After the chain denied, a later shadow is still asked; agreeing is not a difference.
+        let mut entries = chain(&["deny-b"]);
+        entries.push(shadow_of("deny-b"));
+        let run = run_pre_tool(&mut entries, &call("b"));
+        assert!(run.outcome().denied().is_some());
+        assert_eq!(
+            shadow_decisions(&run),
+            [("deny".into(), "deny".into(), false)]
+        );
+    }
+
+    /// Fails every call.
+    struct Broken;
+
+    impl Interceptor for Broken {
+        fn name(&self) -> &str {
+            "broken"
+        }
+        fn on_prompt_submit(
+            &mut self,
+            _: &SubmittedPrompt,
+        ) -> Result<PromptDecision, PluginFailure> {
+            Err(PluginFailure::new("broken", "on-prompt-submit", "trapped"))
+        }
+        fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+            Err(PluginFailure::new("broken", "pre-llm-request", "trapped"))
+        }
+        fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+            Err(PluginFailure::new("broken", "on-turn-end", "trapped"))
+        }
+        fn pre_tool_call(&mut self, _: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+            Err(PluginFailure::new("broken", "pre-tool-call", "trapped"))
+        }
+    }
+
+    #[test]
+    fn a_failing_shadow_under_a_closed_policy_fails_nothing() {
+        let mut entries = vec![ChainEntry {
+            plugin: Box::new(Broken),
+            failure: FailurePolicy::Closed,
+            shadow: Some("cd".repeat(32)),
+        }];
+        let run = run_pre_tool(&mut entries, &call("c"));
+        assert!(run.outcome().denied().is_none());
+        assert!(run.failures.is_empty());
+        assert_eq!(
+            shadow_decisions(&run),
+            [("failed-closed".into(), "allow".into(), true)]
         );
     }
 }

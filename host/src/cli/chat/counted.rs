@@ -102,6 +102,7 @@ impl CountedInterceptor {
                 counters,
             }),
             failure: entry.failure,
+            shadow: entry.shadow,
         }
     }
 }
@@ -270,6 +271,7 @@ mod tests {
             ChainEntry {
                 plugin: Box::new(Guard),
                 failure: FailurePolicy::Closed,
+                shadow: None,
             },
             Arc::clone(&counters),
         );

@@ -49,6 +49,16 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         diff: bool,
     },
+    /// List every call where an interceptor in `shadow` mode would have decided otherwise
+    /// than the chain, with the session and the call point.
+    ShadowReport {
+        /// Only calls since this long ago (`2h`, `3days`) or since this time (RFC 3339).
+        #[arg(long, value_name = "DURATION|DATE")]
+        since: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Time a plugin's call points on a synthetic turn (warm instance, fresh instance) and its
     /// start-up (warm compiled-code cache, cold).
     Bench {
@@ -235,6 +245,9 @@ impl PluginCommand {
                 json,
                 diff,
             } => super::replay::replay(&session, &file, &config, json, diff),
+            Self::ShadowReport { since, json } => {
+                super::shadow_report::report(since.as_deref(), json)
+            }
             Self::Bench { file, config, json } => super::bench::bench(&file, &config, json),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
             Self::Package {

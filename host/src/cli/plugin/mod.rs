@@ -5,6 +5,7 @@
 //! - `new`: `plugin new`, a plugin project from the templates in `templates/`.
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
+//! - `shadow_report`: `plugin shadow-report`, where a shadow interceptor disagreed.
 //! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
@@ -30,6 +31,7 @@ mod pin;
 mod push;
 mod remove;
 mod replay;
+mod shadow_report;
 mod sign;
 mod update;
 mod vendor;

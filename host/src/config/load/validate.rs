@@ -137,6 +137,13 @@ pub(super) fn check_plugins(
                 entry.name
             )));
         }
+        if entry.mode == crate::config::PluginMode::Shadow
+            && entry.kind != crate::config::PluginKind::Interceptor
+        {
+            return Err(invalid(
+                "`mode = \"shadow\"` applies to interceptors only (a hook or tool plugin's calls cannot be shadowed)".into(),
+            ));
+        }
         if policy.require_sha256 && entry.sha256.is_none() {
             return Err(invalid("managed policy requires a `sha256` pin".into()));
         }

@@ -180,6 +180,7 @@ fn harness(
         .map(|plugin| ChainEntry {
             plugin,
             failure: FailurePolicy::Closed,
+            shadow: None,
         })
         .collect();
     harness_with(answers, chain, hooks, config, tools)

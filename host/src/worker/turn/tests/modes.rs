@@ -75,6 +75,7 @@ fn turn(
         .map(|plugin| ChainEntry {
             plugin,
             failure: FailurePolicy::Closed,
+            shadow: None,
         })
         .collect();
     let mut h = harness_with(

@@ -449,6 +449,7 @@ fn a_front_end_that_cannot_ask_denies_and_interceptors_judge_before_approval() {
         vec![ChainEntry {
             plugin: deny_all,
             failure: FailurePolicy::Closed,
+            shadow: None,
         }],
         Vec::new(),
         Config::default(),
@@ -476,6 +477,7 @@ fn a_failing_guard_denies_under_closed_and_is_skipped_under_open() {
             vec![ChainEntry {
                 plugin: failing(),
                 failure,
+                shadow: None,
             }],
             Vec::new(),
             Config::default(),
