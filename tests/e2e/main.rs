@@ -13,6 +13,7 @@ mod cli_output;
 mod cli_prompt;
 mod cli_root;
 mod cli_session;
+mod cli_version;
 mod compaction;
 mod compat_common;
 mod compat_v0_1;
