@@ -29,7 +29,10 @@ pub fn emit(root: &Path) -> Result<(), String> {
     if versions.is_empty() {
         return Err(format!("{}: lists no version", released.display()));
     }
-    println!("cargo:rustc-env=WARDEN_WIT_VERSIONS={}", versions.join(", "));
+    println!(
+        "cargo:rustc-env=WARDEN_WIT_VERSIONS={}",
+        versions.join(", ")
+    );
     Ok(())
 }
 

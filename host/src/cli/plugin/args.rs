@@ -197,6 +197,21 @@ pub(crate) enum PluginCommand {
         /// Take a version lower than the one pinned (the tag was moved back).
         #[arg(long)]
         allow_downgrade: bool,
+        /// Put back the pin the last update of NAME replaced.
+        #[arg(long, requires = "name", conflicts_with_all = ["accept", "allow_downgrade"])]
+        rollback: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Plain HTTP (only for a registry on this machine, which is reached that way anyway).
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Put the pinned component of each `oci://` plugin (or of NAME) into the plugin cache,
+    /// changing no config file.
+    Fetch {
+        /// Only this plugin (default: every plugin with an `oci://` source).
+        name: Option<String>,
         /// Workspace directory (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -294,9 +309,17 @@ impl PluginCommand {
                 plain_http,
             }),
             Self::Update {
+                name: Some(name),
+                rollback: true,
+                dir,
+                plain_http,
+                ..
+            } => super::rollback::rollback(&name, dir.as_deref(), plain_http),
+            Self::Update {
                 name,
                 accept,
                 allow_downgrade,
+                rollback: _,
                 dir,
                 plain_http,
             } => super::update::update(
@@ -308,6 +331,11 @@ impl PluginCommand {
                 },
                 dir.as_deref(),
             ),
+            Self::Fetch {
+                name,
+                dir,
+                plain_http,
+            } => super::fetch::fetch(name.as_deref(), dir.as_deref(), plain_http),
             Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
             Self::ClearCache => super::clear_cache::clear_cache(),
         }

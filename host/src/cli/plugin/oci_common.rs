@@ -91,12 +91,22 @@ pub(super) struct Pulled {
     pub sha256: String,
 }
 
+/// What a pull does with the bytes it got.
+pub(super) enum Keep<'a> {
+    /// Keep them in the cache once `check` (managed policy) accepts them and the pinned
+    /// reference they came from.
+    IfAdmitted(&'a dyn Fn(&OciReference, &[u8]) -> Result<(), CliError>),
+    /// Only read them (to compare with), without writing the cache.
+    ReadOnly,
+}
+
 /// Resolve `reference`, fetch its component (at most `max` bytes) unless the cache holds it,
-/// and keep it in the cache.
+/// and keep it in the cache as `keep` says.
 pub(super) fn pull(
     registry: &Registry,
     reference: &OciReference,
     max: u64,
+    keep: Keep<'_>,
 ) -> Result<Pulled, CliError> {
     let cache = Cache::from_env(&env).map_err(oci_error)?;
     block_on(async {
@@ -130,7 +140,13 @@ pub(super) fn pull(
                     .map_err(oci_error)?
             }
         };
-        let file = cache.store(&sha256, &bytes).map_err(oci_error)?;
+        let file = match keep {
+            Keep::IfAdmitted(check) => {
+                check(&reference.with_digest(&resolved.manifest_digest), &bytes)?;
+                cache.store(&sha256, &bytes).map_err(oci_error)?
+            }
+            Keep::ReadOnly => cache.component(&sha256),
+        };
         Ok(Pulled {
             resolved,
             bytes,

@@ -64,6 +64,14 @@ pub(crate) fn pin(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
     let component = resolve(&file, path);
     let bytes = crate::plugin::builtin::read(&component, crate::plugin::MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(format!("plugin {name}: {err}")))?;
+    // The loader would refuse a file from outside `policy.allowed_sources` or without a
+    // trusted signature: its digest is not written either.
+    let loaded = crate::cli::common::load_config(&workspace)?;
+    let admission = super::admit::Admission::new(&loaded.config.policy)?;
+    let what = format!("plugin {name}");
+    let source = crate::setup::plugin_policy::path_source(&component);
+    admission.source(&what, &source, "nothing was written")?;
+    admission.signed(&what, &component, &bytes, "nothing was written")?;
     let digest = sha256_hex(&bytes);
     let old = entry
         .get("sha256")
