@@ -56,6 +56,7 @@ mod plugin_langs;
 mod plugin_langs_v0_2;
 mod plugin_new_anywhere;
 mod plugin_oci;
+mod plugin_pin_resolver;
 mod plugin_sign;
 mod plugin_start;
 mod plugins_hostile;

@@ -296,3 +296,67 @@ fn pin_refuses_an_unsigned_or_unlisted_file() {
     let out = env.run(&["plugin", "pin", "kw"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// `plugin check` and `plugin verify` read a component by `oci://` reference, caching nothing
+/// the policy refuses; a source outside `policy.allowed_sources` is not contacted.
+#[test]
+fn check_and_verify_accept_an_oci_reference() {
+    let test = "check_and_verify_accept_an_oci_reference";
+    if !have_registry(test) {
+        return;
+    }
+    let registry = Registry::start(None);
+    let env = TestEnv::new();
+    let (secret, public) = keygen(&env);
+    let signed = build(
+        &env,
+        &fixtures::keyword_context(),
+        "kw-s.wasm",
+        "3.1.0",
+        Some(&secret),
+    );
+    let unsigned = build(&env, &fixtures::grep_tool(), "grep.wasm", "0.4.0", None);
+    push(&env, &signed, &registry.oci("team/kw:3"));
+    push(&env, &unsigned, &registry.oci("team/grep:0"));
+
+    let out = env.run(&["plugin", "check", &registry.oci("team/kw:3")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stdout(&out);
+    for part in ["interceptor", "3.1.0", "signed:      yes"] {
+        assert!(said.contains(part), "missing {part:?} in: {said}");
+    }
+    let out = env.run(&["plugin", "check", &registry.oci("team/grep:0")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("search_text"), "{}", stdout(&out));
+    let out = env.run(&[
+        "plugin",
+        "verify",
+        &registry.oci("team/kw:3"),
+        "--key",
+        &public.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("signed by key"), "{}", stdout(&out));
+    let out = env.run(&[
+        "plugin",
+        "verify",
+        &registry.oci("team/grep:0"),
+        "--key",
+        &public.to_string_lossy(),
+    ]);
+    refused(&out, &["unsigned"]);
+
+    // Under managed policy: the unsigned one is inspected but not cached; another registry is
+    // not contacted.
+    managed(&env, &public, &[registry.oci("team/*")]);
+    let out = env.run(&["plugin", "check", &registry.oci("team/grep:0")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!cached(&env, &unsigned).exists());
+    let elsewhere = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = elsewhere.local_addr().unwrap().port();
+    let outside = format!("oci://127.0.0.1:{port}/team/kw:1");
+    let out = env.run(&["plugin", "check", &outside]);
+    refused(&out, &["policy.allowed_sources", "not contacted"]);
+    elsewhere.set_nonblocking(true).unwrap();
+    assert!(elsewhere.accept().is_err(), "contacted");
+}

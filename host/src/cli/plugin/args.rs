@@ -11,7 +11,7 @@ use crate::cli::CliError;
 pub(crate) enum PluginCommand {
     /// Print a component's world, API version, sha256 and imports, or why it cannot run.
     Check {
-        /// The component file.
+        /// The component file, or `oci://HOST/REPO:TAG` (read, not cached).
         file: PathBuf,
         /// Print one JSON object.
         #[arg(long)]
@@ -114,7 +114,7 @@ pub(crate) enum PluginCommand {
     /// Check who signed a component: against --key, or `policy.trusted_keys` of the
     /// configuration in force. Exit 2 when it is unsigned, changed or signed by another key.
     Verify {
-        /// The component file.
+        /// The component file, or `oci://HOST/REPO:TAG` (read, not cached).
         file: PathBuf,
         /// A public key file (`.pub`) to verify against.
         #[arg(long, value_name = "PUB")]
