@@ -91,11 +91,14 @@ pub(super) struct Pulled {
     pub sha256: String,
 }
 
+/// Managed policy's verdict on the bytes of a pinned reference, before they are cached.
+pub(super) type Admit<'a> = &'a dyn Fn(&OciReference, &[u8]) -> Result<(), CliError>;
+
 /// What a pull does with the bytes it got.
 pub(super) enum Keep<'a> {
     /// Keep them in the cache once `check` (managed policy) accepts them and the pinned
     /// reference they came from.
-    IfAdmitted(&'a dyn Fn(&OciReference, &[u8]) -> Result<(), CliError>),
+    IfAdmitted(Admit<'a>),
     /// Only read them (to compare with), without writing the cache.
     ReadOnly,
 }
