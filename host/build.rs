@@ -11,6 +11,8 @@ use std::path::PathBuf;
 mod embed_build;
 #[path = "guest_build.rs"]
 mod guest_build;
+#[path = "version_build.rs"]
+mod version_build;
 
 const GUESTS: &[&str] = &[
     "file-ref",
@@ -56,7 +58,8 @@ fn main() {
             println!("cargo:rustc-env=WARDEN_BUILTIN_DIGESTS={digests}");
             Ok(())
         })
-        .and_then(|()| embed_build::write_sdk_files(&plugins, &out_dir));
+        .and_then(|()| embed_build::write_sdk_files(&plugins, &out_dir))
+        .and_then(|()| version_build::emit(&root));
     if let Err(message) = result {
         eprintln!("{message}");
         std::process::exit(1);

@@ -40,8 +40,8 @@ fn plugin_check_names_version_0_1_0_for_every_frozen_component() {
         let out = env.run(&["plugin", "check", frozen(file).to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
         let text = stdout(&out);
-        assert!(text.contains("api:      warden:plugin@0.1.0"), "{text}");
-        assert!(text.contains(&format!("world:    {world}")), "{text}");
+        assert!(text.contains("api:         warden:plugin@0.1.0"), "{text}");
+        assert!(text.contains(&format!("world:       {world}")), "{text}");
     }
 }
 

@@ -41,8 +41,8 @@ fn plugin_check_names_version_0_2_0_for_every_frozen_component() {
         let out = env.run(&["plugin", "check", frozen(file).to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
         let text = stdout(&out);
-        assert!(text.contains("api:      warden:plugin@0.2.0"), "{text}");
-        assert!(text.contains(&format!("world:    {world}")), "{text}");
+        assert!(text.contains("api:         warden:plugin@0.2.0"), "{text}");
+        assert!(text.contains(&format!("world:       {world}")), "{text}");
     }
 }
 

@@ -129,14 +129,16 @@ fn doctor_checks_layers_plugins_and_home() {
     assert!(text.contains("writable"), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
 
-    // A missing plugin and an unwritable home fail the check (exit 1), naming them.
-    env.project_config("[[plugins]]\nname = \"gone\"\nkind = \"hook\"\npath = \"nowhere.wasm\"\n");
+    // A missing plugin and an unwritable home fail the check (exit 1), naming them. (A
+    // project cannot be trusted with a component missing: the user layer declares it.)
+    env.project_config("");
+    env.user_config("[[plugins]]\nname = \"gone\"\nkind = \"hook\"\npath = \"nowhere.wasm\"\n");
     let out = env.run(&["doctor"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let text = stdout(&out);
     assert!(text.contains("FAIL") && text.contains("gone"), "{text}");
 
-    env.project_config("");
+    env.user_config("");
     let not_a_dir = env.write("state-file", "x");
     let mut cmd = env.command();
     cmd.env("WARDEN_HOME", &not_a_dir).arg("doctor");

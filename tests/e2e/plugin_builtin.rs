@@ -113,7 +113,8 @@ fn a_wrong_pin_on_a_builtin_is_refused() {
 #[test]
 fn an_unknown_builtin_names_the_entry_the_file_and_the_known_names() {
     let env = TestEnv::new();
-    let config = env.project_config(&entry(
+    // The user layer: a project naming a component that does not exist cannot be trusted.
+    let config = env.user_config(&entry(
         "interceptor",
         "mine",
         Path::new("builtin:nope"),
@@ -129,7 +130,7 @@ fn an_unknown_builtin_names_the_entry_the_file_and_the_known_names() {
     assert!(err.contains("builtin:keyword-context"), "{err}");
     assert!(err.contains("builtin:tool-guard"), "{err}");
     // Never read relative to the config file's directory.
-    assert!(!err.contains(".warden/builtin:"), "{err}");
+    assert!(!err.contains("warden/builtin:"), "{err}");
 }
 
 #[test]

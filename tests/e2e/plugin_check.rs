@@ -43,7 +43,7 @@ fn check_reports_world_version_digest_and_imports() {
         let out = env.run(&["plugin", "check", path.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(0));
         assert!(
-            stdout(&out).contains(&format!("world:    {world}")),
+            stdout(&out).contains(&format!("world:       {world}")),
             "{}",
             stdout(&out)
         );

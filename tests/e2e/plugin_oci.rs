@@ -179,7 +179,7 @@ fn pushed_plugin_is_added_runs_offline_and_reads_as_a_wasm_artifact() {
         "plugin `kw`",
         &pinned,
         "not in the plugin cache",
-        "warden plugin update kw",
+        "warden plugin fetch kw",
     ] {
         assert!(err.contains(part), "{part}: {err}");
     }

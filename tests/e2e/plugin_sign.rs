@@ -406,7 +406,7 @@ fn package_then_check_shows_the_metadata_and_signing_comes_after() {
         "Ada <ada@example.com>",
         "https://example.com/keyword-context",
         "Apache-2.0",
-        "signed:   no",
+        "signed:      no",
     ] {
         assert!(text.contains(part), "missing {part:?} in: {text}");
     }

@@ -11,6 +11,7 @@ fn entry(name: &str, kind: &str, path: &str, extra: &str) -> String {
 
 #[test]
 fn the_first_failing_entry_in_configuration_order_is_the_error() {
+    // The user layer: a project declaring a missing component cannot be trusted.
     let env = TestEnv::new();
     let kw = fixtures::keyword_context();
     let kw = kw.to_str().unwrap();
@@ -42,7 +43,7 @@ fn the_first_failing_entry_in_configuration_order_is_the_error() {
             .map(|e| e.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        env.project_config(&text);
+        env.user_config(&text);
         let out = env.run(&["preview", "hi"]);
         assert_eq!(out.status.code(), Some(2), "{text}\n{}", stderr(&out));
         let err = stderr(&out);
@@ -56,7 +57,7 @@ fn the_first_failing_entry_in_configuration_order_is_the_error() {
 
     // All present and right: the start succeeds.
     let text = [good.as_str(), &entry("counter", "hook", counter, "")].join("\n");
-    env.project_config(&text);
+    env.user_config(&text);
     let out = env.run(&["preview", "hi"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

@@ -434,8 +434,8 @@ fn plugin_check_prints_a_tool_plugins_version_and_tools() {
     let out = env.run(&["plugin", "check", fixtures::edit_tool().to_str().unwrap()]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(text.contains("world:    tool"), "{text}");
-    assert!(text.contains("api:      warden:plugin@0.3.0"), "{text}");
+    assert!(text.contains("world:       tool"), "{text}");
+    assert!(text.contains("api:         warden:plugin@0.3.0"), "{text}");
     assert!(text.contains("put_file"), "{text}");
     assert!(text.contains("replace_in_file"), "{text}");
 }

@@ -5,9 +5,19 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+/// `warden --version`: the crate version, the commit it was built from (`unknown` outside a
+/// git checkout) and the `warden:plugin` WIT versions it loads.
+pub(crate) const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("WARDEN_COMMIT"),
+    ")\nwarden:plugin WIT ",
+    env!("WARDEN_WIT_VERSIONS")
+);
+
 /// warden: an LLM agent's worker loop with sandboxed WebAssembly plugins.
 #[derive(Debug, Parser)]
-#[command(name = "warden", version, about, after_help = super::exit::EXIT_CODES_HELP)]
+#[command(name = "warden", version = VERSION, about, after_help = super::exit::EXIT_CODES_HELP)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,

@@ -200,10 +200,14 @@ fn declare_entry(entry: &PluginEntry) -> Declared {
                 }
             }
         }
-        map.insert(
-            "component_sha256".into(),
-            Value::String(component_sha256(&entry.path)),
-        );
+        // A component from a registry is the content its pin names: the cache file is only
+        // where those bytes are kept (a file with other bytes is refused by the pin), so a
+        // missing or re-provisioned cache file changes nothing that was trusted.
+        let content = match (&entry.source, pinned_sha256(entry)) {
+            (Some(source), Some(pin)) if source.starts_with(super::OCI_SCHEME) => pin,
+            _ => component_sha256(&entry.path),
+        };
+        map.insert("component_sha256".into(), Value::String(content));
     }
     let kind = serde_json::to_value(entry.kind)
         .ok()
@@ -214,6 +218,16 @@ fn declare_entry(entry: &PluginEntry) -> Declared {
         kind,
         value,
     }
+}
+
+/// The entry's `sha256` pin, lowercase, when it is one (64 hex digits).
+fn pinned_sha256(entry: &PluginEntry) -> Option<String> {
+    entry
+        .sha256
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| p.len() == 64 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_ascii_lowercase)
 }
 
 /// The sha256 (hex) of the file at `path`, or `unreadable: <why>` (such a component cannot

@@ -54,7 +54,7 @@ pub enum SetupError {
     },
     /// A plugin from a registry (`source = "oci://…"`) whose component is not in the cache.
     #[error(
-        "{}: plugin `{name}`: its component from {reference} is not in the plugin cache ({} {problem}); nothing is fetched when plugins load: run `warden plugin update {name}` where the registry can be reached",
+        "{}: plugin `{name}`: its component from {reference} is not in the plugin cache ({problem}): run `warden plugin fetch {name}` where the registry can be reached (or copy the component to {}); nothing is fetched when plugins load",
         declared_in.display(),
         path.display()
     )]

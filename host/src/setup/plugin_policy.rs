@@ -44,7 +44,9 @@ pub fn entry_source(entry: &PluginEntry) -> String {
     }
 }
 
-fn path_source(path: &Path) -> String {
+/// What `policy.allowed_sources` matches for a component file at `path`: `builtin:NAME`, else
+/// its canonical absolute path.
+pub fn path_source(path: &Path) -> String {
     let text = path.to_string_lossy();
     if text.starts_with("builtin:") {
         // A plugin bundled in the binary: its name is its source.

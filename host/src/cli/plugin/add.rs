@@ -7,8 +7,9 @@ use std::path::Path;
 
 use toml_edit::{ArrayOfTables, Item, Table, value};
 
+use super::admit::Admission;
 use super::oci_common::{
-    editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry,
+    Keep, editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry,
     settings, workspace, write_doc,
 };
 use crate::cli::exit::{CliError, EXIT_OK};
@@ -68,9 +69,35 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     }
     let settings = settings(&root)?;
     let max = settings.max;
-    let registry = registry(&reference, request.plain_http, &settings)?;
-    let pulled = pull(&registry, &reference, max)?;
     let what = reference.to_string();
+    let admission = Admission::new(&settings.loaded.config.policy)?;
+    admission.source(
+        &format!("plugin {name}"),
+        &what,
+        "its registry was not contacted and nothing was written",
+    )?;
+    let registry = registry(&reference, request.plain_http, &settings)?;
+    let cache_path = |sha: &str| {
+        crate::oci::Cache::from_env(&crate::cli::common::env)
+            .map(|c| c.component(sha))
+            .unwrap_or_default()
+    };
+    let check = |pinned: &crate::config::OciReference, bytes: &[u8]| {
+        // A glob may name the pinned form only: what would be written must be allowed too.
+        admission.source(
+            &format!("plugin {name}"),
+            &pinned.to_string(),
+            "nothing was cached; nothing was written",
+        )?;
+        let sha = crate::plugin::sha256_hex(bytes);
+        admission.signed(
+            &format!("plugin {name}"),
+            &cache_path(&sha),
+            bytes,
+            "nothing was cached; nothing was written",
+        )
+    };
+    let pulled = pull(&registry, &reference, max, Keep::IfAdmitted(&check))?;
     let offer = offer(&engine(max)?, &what, &pulled.bytes, &pulled.file)?;
     let world_kind = offer
         .kind()
@@ -126,6 +153,10 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     outln!("  source {source}");
     outln!("  sha256 {}", pulled.sha256);
     outln!("  cached {}", pulled.file.display());
+    if let Some(version) = super::update::component_version(&pulled.bytes) {
+        outln!("  version {version}");
+    }
+    outln!("  signer {}", admission.signer(&pulled.bytes));
     if !offer.tools.is_empty() {
         outln!("  tools  {}", offer.tools.join(", "));
     }

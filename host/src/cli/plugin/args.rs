@@ -11,7 +11,7 @@ use crate::cli::CliError;
 pub(crate) enum PluginCommand {
     /// Print a component's world, API version, sha256 and imports, or why it cannot run.
     Check {
-        /// The component file.
+        /// The component file, or `oci://HOST/REPO:TAG` (read, not cached).
         file: PathBuf,
         /// Print one JSON object.
         #[arg(long)]
@@ -124,7 +124,7 @@ pub(crate) enum PluginCommand {
     /// Check who signed a component: against --key, or `policy.trusted_keys` of the
     /// configuration in force. Exit 2 when it is unsigned, changed or signed by another key.
     Verify {
-        /// The component file.
+        /// The component file, or `oci://HOST/REPO:TAG` (read, not cached).
         file: PathBuf,
         /// A public key file (`.pub`) to verify against.
         #[arg(long, value_name = "PUB")]
@@ -207,6 +207,21 @@ pub(crate) enum PluginCommand {
         /// Take a version lower than the one pinned (the tag was moved back).
         #[arg(long)]
         allow_downgrade: bool,
+        /// Put back the pin the last update of NAME replaced.
+        #[arg(long, requires = "name", conflicts_with_all = ["accept", "allow_downgrade"])]
+        rollback: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Plain HTTP (only for a registry on this machine, which is reached that way anyway).
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Put the pinned component of each `oci://` plugin (or of NAME) into the plugin cache,
+    /// changing no config file.
+    Fetch {
+        /// Only this plugin (default: every plugin with an `oci://` source).
+        name: Option<String>,
         /// Workspace directory (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -307,9 +322,17 @@ impl PluginCommand {
                 plain_http,
             }),
             Self::Update {
+                name: Some(name),
+                rollback: true,
+                dir,
+                plain_http,
+                ..
+            } => super::rollback::rollback(&name, dir.as_deref(), plain_http),
+            Self::Update {
                 name,
                 accept,
                 allow_downgrade,
+                rollback: _,
                 dir,
                 plain_http,
             } => super::update::update(
@@ -321,6 +344,11 @@ impl PluginCommand {
                 },
                 dir.as_deref(),
             ),
+            Self::Fetch {
+                name,
+                dir,
+                plain_http,
+            } => super::fetch::fetch(name.as_deref(), dir.as_deref(), plain_http),
             Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
             Self::ClearCache => super::clear_cache::clear_cache(),
         }

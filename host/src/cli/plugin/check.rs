@@ -1,4 +1,4 @@
-//! `warden plugin check FILE.wasm`.
+//! `warden plugin check FILE.wasm|oci://…`.
 
 use crate::cli::out::outln;
 use std::path::Path;
@@ -12,17 +12,29 @@ use crate::plugin::{
 /// Print the component's world, API version, sha256, metadata, signature, imports and exports; exit 2 with one
 /// line saying why when it is not a plugin warden can run.
 pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
+    let text = file.to_string_lossy();
+    if text.starts_with(crate::config::OCI_SCHEME) {
+        let fetched = super::oci_common::inspect_reference(&text)?;
+        return report(&text, &fetched.bytes, &fetched.file, json);
+    }
     let bytes = crate::plugin::builtin::read(file, MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;
+    report(&file.display().to_string(), &bytes, file, json)
+}
+
+/// Labels are padded to this width, so that every value starts in one column.
+const LABEL: usize = 13;
+
+/// Print what the component `bytes` (named `what`, kept at `file`) is.
+fn report(what: &str, bytes: &[u8], file: &Path, json: bool) -> Result<u8, CliError> {
     let engine = PluginEngine::new(EngineOptions::default())
         .map_err(|err| CliError::failure(err.to_string()))?;
-    let what = file.display().to_string();
     let (info, _) =
-        inspect(&engine, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
+        inspect(&engine, what, bytes).map_err(|err| CliError::usage(err.to_string()))?;
     let tools = (info.world == World::Tool).then(|| tool_names(&engine, file));
     let http = info.imports.iter().any(|i| i.contains("/outgoing@"));
-    let meta = crate::plugin::metadata::read(&bytes).unwrap_or_default();
-    let signed = crate::plugin::signature::signed_by(&bytes);
+    let meta = crate::plugin::metadata::read(bytes).unwrap_or_default();
+    let signed = crate::plugin::signature::signed_by(bytes);
     if json {
         let value = serde_json::json!({
             "file": what,
@@ -38,38 +50,45 @@ pub(crate) fn check(file: &Path, json: bool) -> Result<u8, CliError> {
         });
         outln!("{value}");
     } else {
-        outln!("file:     {what}");
-        outln!("world:    {}", info.world);
-        outln!("api:      warden:plugin@{}", info.version);
-        outln!("sha256:   {}", info.sha256);
-        outln!("size:     {} bytes", info.size);
+        let line = |label: &str, value: &str| outln!("{:<LABEL$}{value}", format!("{label}:"));
+        line("file", what);
+        line("world", &info.world.to_string());
+        line("api", &format!("warden:plugin@{}", info.version));
+        line("sha256", &info.sha256);
+        line("size", &format!("{} bytes", info.size));
         for (label, value) in meta.fields() {
-            outln!("{:<10}{value}", format!("{label}:"));
+            line(label, value);
         }
         match &signed {
-            Some(key) => outln!(
-                "signed:   yes, key {} (`warden plugin verify` checks it)",
-                key.as_deref().unwrap_or("(not recorded)")
+            Some(key) => line(
+                "signed",
+                &format!(
+                    "yes, key {} (`warden plugin verify` checks it)",
+                    key.as_deref().unwrap_or("(not recorded)")
+                ),
             ),
-            None => outln!("signed:   no"),
+            None => line("signed", "no"),
         }
-        outln!("exports:  {}", info.exports.join(", "));
+        line("exports", &info.exports.join(", "));
         outln!("imports:");
         for import in &info.imports {
             outln!("  {import}");
         }
         if let Some(tools) = &tools {
             match tools {
-                Ok(names) => outln!("tools:    {}", names.join(", ")),
-                Err(err) => outln!("tools:    (not described: {err})"),
+                Ok(names) => line("tools", &names.join(", ")),
+                Err(err) => line("tools", &format!("(not described: {err})")),
             }
-            outln!(
-                "grants:   its [[plugins]] entry sets them (nothing by default): fs = \"read\" or \"read-write\" to see the workspace, env = [...] for variables{}",
-                if http {
-                    ", allowed_hosts = [...] for the outgoing HTTP it imports"
-                } else {
-                    ""
-                }
+            line(
+                "grants",
+                &format!(
+                    "its [[plugins]] entry sets them (nothing by default): fs = \"read\" or \"read-write\" to see the workspace, env = [...] for variables{}",
+                    if http {
+                        ", allowed_hosts = [...] for the outgoing HTTP it imports"
+                    } else {
+                        ""
+                    }
+                ),
             );
         }
     }

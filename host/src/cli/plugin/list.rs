@@ -1,5 +1,5 @@
 //! `warden plugin list [--builtin] [--json] [-C DIR]`: the plugins the configuration declares
-//! (name, kind, path, layer), or with `--builtin` the sample plugins this binary carries, which
+//! (name, kind, layer, version, signer, source or path), or with `--builtin` the sample plugins this binary carries, which
 //! an entry loads with `path = "builtin:NAME"`.
 
 use std::path::Path;
@@ -8,7 +8,10 @@ use crate::cli::common::load_config;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
+use crate::config::PluginEntry;
+use crate::plugin::MAX_COMPONENT_BYTES;
 use crate::plugin::builtin::{BUILTIN_PREFIX, BUILTINS};
+use crate::plugin::signature::{TrustedKey, trusted_keys};
 
 /// Print the list; one JSON array with `--json`.
 pub(crate) fn list(builtin: bool, json: bool, dir: Option<&Path>) -> Result<u8, CliError> {
@@ -19,14 +22,21 @@ pub(crate) fn list(builtin: bool, json: bool, dir: Option<&Path>) -> Result<u8, 
     let workspace = Workspace::find(dir)?.root;
     let loaded = load_config(&workspace)?;
     let plugins = &loaded.config.plugins;
+    // An unreadable trusted key leaves every signer unverified rather than the list unprinted.
+    let keys = trusted_keys(&loaded.config.policy).unwrap_or_default();
+    let described: Vec<Described> = plugins.iter().map(|p| describe(p, &keys)).collect();
     if json {
         let rows: Vec<serde_json::Value> = plugins
             .iter()
-            .map(|p| {
+            .zip(&described)
+            .map(|(p, d)| {
                 serde_json::json!({
                     "name": p.name,
                     "kind": p.kind.name(),
                     "path": p.path.display().to_string(),
+                    "source": p.source,
+                    "version": d.version,
+                    "signer": d.signer,
                     "sha256": p.sha256,
                     "origin": p.origin,
                     "declared_in": p.declared_in.as_ref().map(|d| d.display().to_string()),
@@ -42,16 +52,67 @@ pub(crate) fn list(builtin: bool, json: bool, dir: Option<&Path>) -> Result<u8, 
         );
         return Ok(EXIT_OK);
     }
-    for p in plugins {
+    outln!(
+        "{:<20} {:<12} {:<8} {:<10} {:<32} SOURCE",
+        "NAME",
+        "KIND",
+        "LAYER",
+        "VERSION",
+        "SIGNER"
+    );
+    for (p, d) in plugins.iter().zip(&described) {
         outln!(
-            "{:<20} {:<12} {:<8} {}",
+            "{:<20} {:<12} {:<8} {:<10} {:<32} {}",
             p.name,
             p.kind.name(),
             p.origin,
-            p.path.display()
+            d.version.as_deref().unwrap_or("-"),
+            d.signer,
+            p.source
+                .clone()
+                .unwrap_or_else(|| p.path.display().to_string())
         );
     }
     Ok(EXIT_OK)
+}
+
+/// What a plugin's component says of itself.
+struct Described {
+    /// The version in its metadata, if any.
+    version: Option<String>,
+    /// Who signed it (`signed by key …`, `unsigned`), or why it cannot be read.
+    signer: String,
+}
+
+fn describe(entry: &PluginEntry, keys: &[TrustedKey]) -> Described {
+    let bytes = match crate::plugin::builtin::read(&entry.path, MAX_COMPONENT_BYTES) {
+        Ok(bytes) => bytes,
+        Err(_) if entry.source.is_some() && !entry.path.exists() => {
+            return Described {
+                version: None,
+                signer: "not in the plugin cache".to_owned(),
+            };
+        }
+        Err(_) => {
+            return Described {
+                version: None,
+                signer: "unreadable".to_owned(),
+            };
+        }
+    };
+    let version = crate::plugin::metadata::read(&bytes)
+        .ok()
+        .and_then(|meta| meta.version)
+        .filter(|v| !v.trim().is_empty());
+    let signer = if crate::plugin::builtin::builtin_name(&entry.path).is_some() {
+        "builtin".to_owned()
+    } else {
+        match super::admit::describe_signer(&bytes, keys).as_str() {
+            "unsigned" => "unsigned".to_owned(),
+            who => format!("signed by {who}"),
+        }
+    };
+    Described { version, signer }
 }
 
 fn list_builtin(json: bool) {

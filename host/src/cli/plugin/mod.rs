@@ -13,14 +13,20 @@
 //! - `pin`: `plugin pin`, a plugin's sha256 written into the config file that declared it.
 //! - `package`: `plugin package`, the standard metadata sections written into a component.
 //! - `keygen`, `sign`, `verify`: `plugin keygen | sign | verify`, embedded Ed25519 signatures.
+//! - `admit`: managed policy (`allowed_sources`, `require_signed`) at the commands that
+//!   fetch or write plugin entries.
+//! - `previous_pin`, `rollback`: the pin an update replaced, and `plugin update --rollback`.
+//! - `fetch`: `plugin fetch`, the pinned components of `oci://` entries into the cache.
 //! - `push`, `add`, `update`, `remove`: plugins distributed through OCI registries
 //!   (`docs/distribution.md`); `oci_common` holds what they share.
 
 mod add;
+mod admit;
 mod args;
 mod bench;
 mod check;
 mod clear_cache;
+mod fetch;
 mod keygen;
 mod list;
 mod lockfile;
@@ -28,10 +34,12 @@ mod new;
 mod oci_common;
 mod package;
 mod pin;
+mod previous_pin;
 mod push;
 mod remove;
 mod replay;
 mod shadow_report;
+mod rollback;
 mod sign;
 mod update;
 mod vendor;

@@ -91,12 +91,25 @@ pub(super) struct Pulled {
     pub sha256: String,
 }
 
+/// Managed policy's verdict on the bytes of a pinned reference, before they are cached.
+pub(super) type Admit<'a> = &'a dyn Fn(&OciReference, &[u8]) -> Result<(), CliError>;
+
+/// What a pull does with the bytes it got.
+pub(super) enum Keep<'a> {
+    /// Keep them in the cache once `check` (managed policy) accepts them and the pinned
+    /// reference they came from.
+    IfAdmitted(Admit<'a>),
+    /// Only read them (to compare with), without writing the cache.
+    ReadOnly,
+}
+
 /// Resolve `reference`, fetch its component (at most `max` bytes) unless the cache holds it,
-/// and keep it in the cache.
+/// and keep it in the cache as `keep` says.
 pub(super) fn pull(
     registry: &Registry,
     reference: &OciReference,
     max: u64,
+    keep: Keep<'_>,
 ) -> Result<Pulled, CliError> {
     let cache = Cache::from_env(&env).map_err(oci_error)?;
     block_on(async {
@@ -130,7 +143,13 @@ pub(super) fn pull(
                     .map_err(oci_error)?
             }
         };
-        let file = cache.store(&sha256, &bytes).map_err(oci_error)?;
+        let file = match keep {
+            Keep::IfAdmitted(check) => {
+                check(&reference.with_digest(&resolved.manifest_digest), &bytes)?;
+                cache.store(&sha256, &bytes).map_err(oci_error)?
+            }
+            Keep::ReadOnly => cache.component(&sha256),
+        };
         Ok(Pulled {
             resolved,
             bytes,
@@ -266,4 +285,56 @@ pub(super) fn write_doc(file: &Path, doc: &DocumentMut) -> Result<(), CliError> 
     let tmp = file.with_extension("toml.oci-tmp");
     std::fs::write(&tmp, doc.to_string()).map_err(fail)?;
     std::fs::rename(&tmp, file).map_err(fail)
+}
+
+/// A component read from a registry to be looked at (`plugin check`, `plugin verify`), not
+/// kept: its bytes, and a file holding them (the cache's when it has them, else a temporary
+/// file removed when this is dropped).
+pub(super) struct Inspected {
+    /// The component's bytes.
+    pub bytes: Vec<u8>,
+    /// A file with those bytes.
+    pub file: PathBuf,
+    temporary: bool,
+}
+
+impl Drop for Inspected {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.file);
+        }
+    }
+}
+
+/// The component `text` (`oci://…`) names, read under the managed policy of the current
+/// workspace: a source outside `policy.allowed_sources` is not contacted; nothing is cached.
+pub(super) fn inspect_reference(text: &str) -> Result<Inspected, CliError> {
+    let reference = parse_reference(text)?;
+    let settings = settings(&workspace(None)?)?;
+    super::admit::Admission::new(&settings.loaded.config.policy)?.source(
+        text,
+        text,
+        "its registry was not contacted",
+    )?;
+    let registry = registry(&reference, false, &settings)?;
+    let pulled = pull(&registry, &reference, settings.max, Keep::ReadOnly)?;
+    if pulled.file.is_file() {
+        return Ok(Inspected {
+            bytes: pulled.bytes,
+            file: pulled.file,
+            temporary: false,
+        });
+    }
+    let file = std::env::temp_dir().join(format!(
+        "warden-inspect-{}-{}.wasm",
+        std::process::id(),
+        pulled.sha256
+    ));
+    std::fs::write(&file, &pulled.bytes)
+        .map_err(|err| CliError::failure(format!("{}: {err}", file.display())))?;
+    Ok(Inspected {
+        bytes: pulled.bytes,
+        file,
+        temporary: true,
+    })
 }

@@ -10,10 +10,12 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, Item, value};
 
+use super::admit::Admission;
 use super::oci_common::{
-    Offer, Pulled, Settings, block_on, editable_layers, engine, offer, pull, read_doc, registry,
-    settings, workspace, write_doc,
+    Keep, Offer, Pulled, Settings, block_on, editable_layers, engine, offer, pull, read_doc,
+    registry, settings, workspace, write_doc,
 };
+use super::previous_pin::{PreviousPin, PreviousPins};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
@@ -25,8 +27,8 @@ use crate::setup::trust::{Pending, TrustState};
 enum Outcome {
     /// Nothing new under the tag.
     UpToDate,
-    /// The entry was rewritten.
-    Updated,
+    /// The entry was rewritten; the pin it replaced.
+    Updated(PreviousPin),
     /// Not taken: why.
     Refused(String),
 }
@@ -52,11 +54,13 @@ pub(crate) fn update(
     let settings = settings(&root)?;
     let untrusted = project_untrusted(&root, &settings.loaded)?;
     let engine = engine(settings.max)?;
+    let admission = Admission::new(&settings.loaded.config.policy)?;
+    let mut previous = PreviousPins::load()?;
     let mut seen = 0;
     let mut refused = Vec::new();
     for (kind, file) in editable_layers(&root) {
         let mut doc = read_doc(&file)?;
-        let mut changed = false;
+        let mut replaced = Vec::new();
         for index in oci_entries(&doc, name) {
             seen += 1;
             if kind == LayerKind::Project
@@ -69,14 +73,24 @@ pub(crate) fn update(
                 ));
                 continue;
             }
-            match update_entry(&mut doc, index, &file, &engine, &settings, flags)? {
+            let context = Context {
+                file: &file,
+                engine: &engine,
+                settings: &settings,
+                admission: &admission,
+            };
+            match update_entry(&mut doc, index, &context, flags)? {
                 Outcome::UpToDate => {}
-                Outcome::Updated => changed = true,
+                Outcome::Updated(pin) => replaced.push(pin),
                 Outcome::Refused(why) => refused.push(why),
             }
         }
-        if changed {
+        if !replaced.is_empty() {
             write_doc(&file, &doc)?;
+            for pin in replaced {
+                previous.record(&file, pin);
+            }
+            previous.save()?;
         }
     }
     if seen == 0 {
@@ -98,7 +112,7 @@ pub(crate) fn update(
 }
 
 /// Why the project layer's entries may not be acted on (it is not trusted), if so.
-fn project_untrusted(root: &Path, loaded: &Loaded) -> Result<Option<String>, CliError> {
+pub(super) fn project_untrusted(root: &Path, loaded: &Loaded) -> Result<Option<String>, CliError> {
     let home = crate::cli::common::home()?;
     let state = crate::setup::trust::check(loaded, root, &home)
         .map_err(|err| CliError::usage(err.to_string()))?;
@@ -175,14 +189,26 @@ fn oci_entries(doc: &DocumentMut, name: Option<&str>) -> Vec<usize> {
         .collect()
 }
 
+/// What updating one entry works with.
+struct Context<'a> {
+    file: &'a Path,
+    engine: &'a crate::plugin::PluginEngine,
+    settings: &'a Settings,
+    admission: &'a Admission,
+}
+
 fn update_entry(
     doc: &mut DocumentMut,
     index: usize,
-    file: &Path,
-    engine: &crate::plugin::PluginEngine,
-    settings: &Settings,
+    context: &Context<'_>,
     flags: UpdateFlags,
 ) -> Result<Outcome, CliError> {
+    let Context {
+        file,
+        engine,
+        settings,
+        admission,
+    } = *context;
     let max = settings.max;
     let Some(entry) = doc
         .get_mut("plugins")
@@ -205,17 +231,38 @@ fn update_entry(
     let at = format!("{}: plugin {name}", file.display());
     let old =
         OciReference::parse(&source).map_err(|why| CliError::usage(format!("{at}: {why}")))?;
+    admission.source(
+        &at,
+        &source,
+        "its registry was not contacted and nothing was changed",
+    )?;
+    let check = |pinned: &OciReference, bytes: &[u8]| {
+        admission.source(
+            &at,
+            &pinned.to_string(),
+            "nothing was cached; nothing was changed",
+        )?;
+        let file = Cache::from_env(&env)
+            .map(|c| c.component(&crate::plugin::sha256_hex(bytes)))
+            .unwrap_or_default();
+        admission.signed(&at, &file, bytes, "nothing was cached; nothing was changed")
+    };
     let registry = registry(&old, flags.plain_http, settings)?;
     let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let Some(tag) = old.tag.clone() else {
         if cache.read(&old_sha).is_none() {
-            pull(&registry, &old, max)?;
+            pull(&registry, &old, max, Keep::IfAdmitted(&check))?;
             outln!("{at}: fetched {source} into the cache again");
         }
         outln!("{at}: {source} names no tag to follow; add it again by tag to update it");
         return Ok(Outcome::UpToDate);
     };
-    let new = pull(&registry, &old.without_digest(), max)?;
+    let new = pull(
+        &registry,
+        &old.without_digest(),
+        max,
+        Keep::IfAdmitted(&check),
+    )?;
     if old.digest.as_deref() == Some(new.resolved.manifest_digest.as_str()) && old_sha == new.sha256
     {
         outln!("{at}: up to date ({}:{tag})", old.repository);
@@ -238,7 +285,7 @@ fn update_entry(
             None,
         ),
         None => {
-            let pulled = pull(&registry, &old.without_tag(), max)?;
+            let pulled = pull(&registry, &old.without_tag(), max, Keep::ReadOnly)?;
             let manifest = pulled.resolved.manifest.clone();
             (pulled, Some(manifest))
         }
@@ -277,7 +324,13 @@ fn update_entry(
         old.digest.as_deref().unwrap_or("?"),
         new.resolved.manifest_digest
     );
+    outln!(
+        "  signer   {} -> {}",
+        admission.signer(&old_pulled.bytes),
+        admission.signer(&new.bytes)
+    );
     let widened = describe_changes(&old_offer, &new_offer);
+    outln!("  grants   {} (kept)", grants(entry));
     let mut refusals = Vec::new();
     if downgrade && !flags.allow_downgrade {
         refusals.push(format!(
@@ -298,6 +351,12 @@ fn update_entry(
             refusals.join("; ")
         )));
     }
+    let replaced = PreviousPin {
+        name: name.clone(),
+        source: source.clone(),
+        sha256: old_sha.clone(),
+        kind: text("kind"),
+    };
     entry.insert("source", value(new_source.as_str()));
     entry.insert("sha256", value(new.sha256.as_str()));
     if old_offer.world != new_offer.world
@@ -307,11 +366,29 @@ fn update_entry(
     }
     outln!("  source   {new_source}");
     outln!("  sha256   {}", new.sha256);
-    Ok(Outcome::Updated)
+    outln!("  `warden plugin update --rollback {name}` restores {source}");
+    Ok(Outcome::Updated(replaced))
+}
+
+/// The grants an entry gives its plugin (`fs`, `env`, `allowed_hosts`, `approve`), as written.
+pub(super) fn grants(entry: &toml_edit::Table) -> String {
+    let given: Vec<String> = ["fs", "env", "allowed_hosts", "approve"]
+        .into_iter()
+        .filter_map(|key| {
+            entry
+                .get(key)
+                .map(|item| format!("{key} = {}", item.to_string().trim()))
+        })
+        .collect();
+    if given.is_empty() {
+        "none".to_owned()
+    } else {
+        given.join(", ")
+    }
 }
 
 /// The version a component's own metadata gives, if any.
-fn component_version(bytes: &[u8]) -> Option<String> {
+pub(super) fn component_version(bytes: &[u8]) -> Option<String> {
     crate::plugin::metadata::read(bytes)
         .ok()
         .and_then(|meta| meta.version)

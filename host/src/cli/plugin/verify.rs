@@ -1,4 +1,4 @@
-//! `warden plugin verify FILE [--key PUB]`: who signed a component, checked against one public
+//! `warden plugin verify FILE|oci://… [--key PUB]`: who signed a component, checked against one public
 //! key or against `policy.trusted_keys` of the configuration in force. Exit 2 naming the file
 //! and why when it is unsigned, changed since it was signed, or signed by another key.
 
@@ -41,8 +41,12 @@ pub(crate) fn verify_file(
             (keys, format!("`policy.trusted_keys` ({from})"))
         }
     };
-    let bytes = read_component(file, MAX_COMPONENT_BYTES)
-        .map_err(|err| CliError::usage(err.to_string()))?;
+    let text = file.to_string_lossy();
+    let bytes = if text.starts_with(crate::config::OCI_SCHEME) {
+        super::oci_common::inspect_reference(&text)?.bytes.clone()
+    } else {
+        read_component(file, MAX_COMPONENT_BYTES).map_err(|err| CliError::usage(err.to_string()))?
+    };
     match verify(&bytes, &keys) {
         Ok(found) => {
             outln!("{}: signed by {}", file.display(), describe(found));

@@ -65,6 +65,7 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
     };
     let trusted = Trusted::read(&home).map_err(|err| CliError::usage(err.to_string()))?;
     let pending = trust::pending(code, &root, &trusted);
+    refuse_unreadable(&pending)?;
     trust::record(&home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
     if json {
         let value = json!({
@@ -96,4 +97,27 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         }
     }
     Ok(EXIT_OK)
+}
+
+/// Trust is given to content: a declared component that cannot be read has none to trust, so
+/// nothing is recorded until it can be.
+fn refuse_unreadable(pending: &trust::Pending) -> Result<(), CliError> {
+    let unreadable: Vec<String> = pending
+        .declared
+        .iter()
+        .filter_map(|d| {
+            let why = d.value.get("component_sha256")?.as_str()?;
+            let why = why.strip_prefix("unreadable: ")?;
+            let path = d.value.get("path").and_then(|p| p.as_str()).unwrap_or("?");
+            Some(format!("{} ({path}): {why}", d.id))
+        })
+        .collect();
+    if unreadable.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::usage(format!(
+        "{}: nothing was trusted: trust records the content of each component, and {} cannot be read; build or copy it, then run `warden trust` again",
+        pending.file.display(),
+        unreadable.join("; ")
+    )))
 }
