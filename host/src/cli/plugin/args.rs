@@ -37,9 +37,13 @@ pub(crate) enum PluginCommand {
     Replay {
         /// Session id.
         session: String,
-        /// The component file.
-        file: PathBuf,
-        /// A config value for the plugin's `init` (repeatable).
+        /// The component file, or `builtin:NAME` (default: the file of the entry --name names).
+        file: Option<PathBuf>,
+        /// The plugin's name: its decisions are compared with those the chain recorded under
+        /// this name, and its `[[plugins]]` entry in the session's workspace gives its config.
+        #[arg(long)]
+        name: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
         /// Print one JSON object.
@@ -49,14 +53,25 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         diff: bool,
     },
-    /// Time a plugin's call points on a synthetic turn (warm instance, fresh instance) and its
-    /// start-up (warm compiled-code cache, cold).
+    /// Time every call point of a plugin's world on a synthetic turn (warm instance, fresh
+    /// instance) and its start-up (warm compiled-code cache, cold).
     Bench {
-        /// The component file.
-        file: PathBuf,
-        /// A config value for the plugin's `init` (repeatable).
+        /// The component file, or `builtin:NAME` (default: the file of the entry --name names).
+        file: Option<PathBuf>,
+        /// The `[[plugins]]` entry whose config, limits and grants apply (default: the entry
+        /// whose path is FILE, if any).
+        #[arg(long)]
+        name: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
+        /// A tool plugin's arguments for TOOL, a JSON object (repeatable; default: the
+        /// schema's required properties, each with a plain value).
+        #[arg(long = "args", value_name = "TOOL=JSON")]
+        args: Vec<String>,
+        /// Workspace directory whose configuration is read (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -231,11 +246,33 @@ impl PluginCommand {
             Self::Replay {
                 session,
                 file,
+                name,
                 config,
                 json,
                 diff,
-            } => super::replay::replay(&session, &file, &config, json, diff),
-            Self::Bench { file, config, json } => super::bench::bench(&file, &config, json),
+            } => super::replay::replay(&super::replay::ReplayArgs {
+                session: &session,
+                file: file.as_deref(),
+                name: name.as_deref(),
+                config: &config,
+                json,
+                diff,
+            }),
+            Self::Bench {
+                file,
+                name,
+                config,
+                args,
+                dir,
+                json,
+            } => super::bench::bench(&super::bench::BenchArgs {
+                file: file.as_deref(),
+                name: name.as_deref(),
+                config: &config,
+                args: &args,
+                dir: dir.as_deref(),
+                json,
+            }),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
             Self::Package {
                 file,

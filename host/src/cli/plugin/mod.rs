@@ -5,7 +5,8 @@
 //! - `new`: `plugin new`, a plugin project from the templates in `templates/`.
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
-//! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `bench`, `bench_tool`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `configured`: the `[[plugins]]` entry (and its config) `bench`, `replay` and `dev` use.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
 //! - `clear_cache`: `plugin clear-cache`, the compiled-code cache emptied.
@@ -18,8 +19,10 @@
 mod add;
 mod args;
 mod bench;
+mod bench_tool;
 mod check;
 mod clear_cache;
+mod configured;
 mod keygen;
 mod list;
 mod lockfile;
