@@ -50,6 +50,7 @@ mod plugin_bench;
 mod plugin_bench_all;
 mod plugin_builtin;
 mod plugin_check;
+mod plugin_dev;
 mod plugin_langs;
 mod plugin_langs_v0_2;
 mod plugin_native_log;

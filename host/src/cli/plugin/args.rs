@@ -1,4 +1,4 @@
-//! Arguments of `warden plugin check | new | list | replay | bench | pin | package | keygen |
+//! Arguments of `warden plugin check | new | list | replay | bench | dev | pin | package | keygen |
 //! sign | verify | push | add | update | remove`, and their dispatch.
 
 use std::path::PathBuf;
@@ -75,6 +75,32 @@ pub(crate) enum PluginCommand {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// Load a plugin under development for this user in this workspace, without writing any
+    /// config file or asking for trust; watch its file and say which build the next run loads.
+    Dev {
+        /// The component file, or the project directory (cargo's wasm32-wasip2 release output,
+        /// else its `plugin.wasm`).
+        path: Option<PathBuf>,
+        /// Its name (default: the configured entry pointing at the file, else the file's stem);
+        /// with --stop, the entry to remove.
+        #[arg(long)]
+        name: Option<String>,
+        /// `interceptor`, `hook` or `tool` (default: the configured entry's, else the world's).
+        #[arg(long)]
+        kind: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Load it and exit instead of watching the file.
+        #[arg(long)]
+        once: bool,
+        /// Stop loading the dev build (the one --name names, else every one of the workspace).
+        #[arg(long, conflicts_with_all = ["path", "once", "kind", "config"])]
+        stop: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Write the standard metadata sections (name, version, description, ...) into a
     /// component, in place or into OUT. Package first, then sign: packaging removes a signature.
@@ -257,6 +283,23 @@ impl PluginCommand {
                 config: &config,
                 json,
                 diff,
+            }),
+            Self::Dev {
+                path,
+                name,
+                kind,
+                config,
+                once,
+                stop,
+                dir,
+            } => super::dev::dev(&super::dev::DevArgs {
+                path: path.as_deref(),
+                name: name.as_deref(),
+                kind: kind.as_deref(),
+                config: &config,
+                once,
+                stop,
+                dir: dir.as_deref(),
             }),
             Self::Bench {
                 file,

@@ -6,6 +6,8 @@
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `bench`, `bench_tool`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `dev`: `plugin dev`, a build under development loaded for this user through the dev
+//!   overlay, watched.
 //! - `configured`: the `[[plugins]]` entry (and its config) `bench`, `replay` and `dev` use.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
@@ -23,6 +25,7 @@ mod bench_tool;
 mod check;
 mod clear_cache;
 mod configured;
+mod dev;
 mod keygen;
 mod list;
 mod lockfile;
