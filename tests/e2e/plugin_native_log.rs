@@ -53,3 +53,23 @@ fn a_logging_plugin_passes_its_native_tests() {
         "{err}"
     );
 }
+
+#[test]
+fn the_rust_readme_leads_with_the_dev_loop() {
+    let env = TestEnv::new();
+    let dir = env.outside().join("readme");
+    std::fs::create_dir_all(&dir).unwrap();
+    for world in ["interceptor", "hook", "tool"] {
+        let name = format!("r-{world}");
+        let out = env.run_in(&dir, &["plugin", "new", &name, "--world", world]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let readme = std::fs::read_to_string(dir.join(&name).join("README.md")).unwrap();
+        let first_block = readme.split("```").nth(1).unwrap();
+        assert!(
+            first_block.contains("warden plugin dev ."),
+            "{world}: {first_block}"
+        );
+        assert!(!readme.contains("{{"), "{readme}");
+        assert!(readme.contains("warden plugin dev --stop"), "{readme}");
+    }
+}

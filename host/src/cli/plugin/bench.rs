@@ -166,14 +166,19 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
         outln!("world:    {} ({} bytes)", info.world, info.size);
         outln!("input:    {}", plugin.input());
         if !init.is_empty() {
-            let from = target.entry.as_ref().map_or("--config".to_owned(), |e| {
-                format!(
-                    "{} and --config",
+            let mut from: Vec<String> = target
+                .entry
+                .iter()
+                .map(|e| {
                     e.declared_in
                         .as_ref()
                         .map_or(e.origin.clone(), |p| p.display().to_string())
-                )
-            });
+                })
+                .collect();
+            if !args.config.is_empty() {
+                from.push("--config".to_owned());
+            }
+            let from = from.join(" and ");
             let keys: Vec<&str> = init.iter().map(|(k, _)| k.as_str()).collect();
             outln!("config:   {} (from {from})", keys.join(", "));
         }
