@@ -50,4 +50,77 @@ mod tests {
         );
         assert_eq!(dev_overlay_path(Path::new("/w"), &|_| None), None);
     }
+
+    #[test]
+    fn the_overlay_is_a_user_layer_of_plugins_only_that_takes_the_place_of_an_entry() {
+        use crate::config::{LayerKind, Sources, load};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let entry = |name: &str, path: &str| {
+            format!("[[plugins]]\nname = \"{name}\"\nkind = \"interceptor\"\npath = \"{path}\"\n")
+        };
+        let user = write("user.toml", "");
+        let dev = write(
+            "state/plugin-dev/k.toml",
+            &format!(
+                "[tools]\nmode = \"full-auto\"\n\n{}",
+                entry("guard", "builtin:keyword-context")
+            ),
+        );
+        let project = write(
+            "ws/.warden/config.toml",
+            &format!(
+                "{}{}",
+                entry("guard", "builtin:pattern-guard"),
+                entry("other", "builtin:tool-guard")
+            ),
+        );
+        let sources = Sources {
+            layers: vec![
+                (LayerKind::User, user),
+                (LayerKind::User, dev.clone()),
+                (LayerKind::Project, project),
+            ],
+            managed_is_system: false,
+            notes: Vec::new(),
+        };
+        let loaded = load(&sources).unwrap();
+        let plugins: Vec<(&str, String, &str)> = loaded
+            .config
+            .plugins
+            .iter()
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.path.display().to_string(),
+                    e.origin.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            plugins,
+            [
+                ("guard", "builtin:keyword-context".to_owned(), "user"),
+                ("other", "builtin:tool-guard".to_owned(), "project"),
+            ]
+        );
+        assert_eq!(
+            loaded.config.plugins[0].declared_in.as_deref(),
+            Some(dev.as_path())
+        );
+        assert_eq!(loaded.dev_overrides, ["guard"]);
+        // Only `[[plugins]]` is read from the overlay.
+        assert_eq!(loaded.config.tools.mode, crate::domain::Mode::default());
+        // The project's own `guard` is not part of what waits for trust.
+        let code = loaded.project_code.unwrap();
+        let names: Vec<&str> = code.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["other"]);
+        assert!(loaded.warnings.iter().any(|w| w.contains("is a dev build")));
+    }
 }

@@ -422,7 +422,7 @@ impl Loaded {
                 for (spec, tool) in p.specs().to_vec().into_iter().zip(tools) {
                     let arguments = super::bench_tool::arguments(&spec, tool_args);
                     let mut benched = BenchedTool {
-                        plugin: &**p,
+                        plugin: p,
                         tool,
                         is_error: false,
                     };
