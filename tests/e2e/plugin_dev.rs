@@ -7,11 +7,10 @@
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::sync::mpsc;
-use std::time::Duration;
 
 use warden_tests::fixtures;
 
-use crate::support::{TestEnv, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, stderr, stdout};
 
 /// The project declares `guard` at `build/guard.wasm`, with config for both samples used as
 /// its builds: keyword-context (adds context) and pattern-guard (cancels the prompt).
@@ -123,7 +122,7 @@ fn the_watcher_names_each_rebuild() {
     });
     let wait_for = |prefix: &str| -> String {
         loop {
-            match rx.recv_timeout(Duration::from_secs(60)) {
+            match rx.recv_timeout(HANG_LIMIT) {
                 Ok(line) if line.starts_with(prefix) => return line,
                 Ok(_) => {}
                 Err(err) => panic!("no line starting {prefix:?}: {err}"),

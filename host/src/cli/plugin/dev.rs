@@ -362,7 +362,9 @@ fn watch(file: &Path, digest: &str) -> Result<u8, CliError> {
         file.display()
     );
     let mut last_digest = digest.to_owned();
-    let mut last = stamp(file);
+    // No stamp yet: the first look reads the file, so a build that landed since `digest` was
+    // taken is reported too.
+    let mut last = None;
     loop {
         std::thread::sleep(POLL);
         let now = stamp(file);
