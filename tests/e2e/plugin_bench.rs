@@ -34,7 +34,14 @@ fn bench_reports_every_call_point_and_start_up_as_json() {
     let points: Vec<&str> = calls.iter().map(|c| c["point"].as_str().unwrap()).collect();
     assert_eq!(
         points,
-        ["on-prompt-submit", "pre-llm-request", "on-turn-end"]
+        [
+            "on-prompt-submit",
+            "pre-llm-request",
+            "on-turn-end",
+            "pre-tool-call",
+            "post-tool-call",
+            "compaction"
+        ]
     );
     for call in calls {
         positive(&call["warm_ns"], "warm_ns");

@@ -28,6 +28,7 @@
 //! and line ([`Loaded::locked_by`] answers for one key).
 
 mod ceilings;
+mod dev_overlay;
 mod error;
 mod escalation_policy;
 mod grants;
@@ -54,6 +55,7 @@ mod url_parts;
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
 };
+pub use dev_overlay::{DEV_DIR, dev_overlay_path};
 pub use error::ConfigError;
 pub use escalation_policy::{AllowEscalation, escalation_kinds};
 pub use grants::{Approve, FsGrant, ToolGrants};

@@ -295,7 +295,7 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
         });
     }
     let trusted = Trusted::read(home)?;
-    let pending = pending(code, root, &trusted);
+    let pending = pending(code, root, &trusted, &loaded.dev_overrides);
     Ok(
         if trusted
             .get(root)
@@ -308,17 +308,34 @@ pub fn check(loaded: &Loaded, root: &Path, home: &Home) -> Result<TrustState, St
     )
 }
 
-/// The declarations of `code` against what `trusted` holds for `root`.
-pub fn pending(code: &ProjectCode, root: &Path, trusted: &Trusted) -> Pending {
-    let declared = code.declarations();
-    let digest = ProjectCode::digest(&declared);
-    let previous = trusted.get(root).map(|record| {
+/// The declarations of `code` against what `trusted` holds for `root`. A plugin of the project
+/// that a dev overlay entry takes the place of (`overrides`, `warden plugin dev`) is not loaded:
+/// it stands as it was last trusted (or, never trusted, is left out), so rebuilding it asks for
+/// no trust and trust is never given to it unseen.
+pub fn pending(
+    code: &ProjectCode,
+    root: &Path,
+    trusted: &Trusted,
+    overrides: &[String],
+) -> Pending {
+    let previous: Option<Vec<Declared>> = trusted.get(root).map(|record| {
         record
             .declared
             .iter()
             .filter_map(|v| serde_json::from_value::<Declared>(v.clone()).ok())
             .collect()
     });
+    let mut declared = code.declarations();
+    for name in overrides {
+        let id = format!("plugin:{name}");
+        if let Some(was) = previous.iter().flatten().find(|d| d.id == id)
+            && !declared.iter().any(|d| d.id == id)
+        {
+            declared.push(was.clone());
+        }
+    }
+    declared.sort_by(|a, b| a.id.cmp(&b.id));
+    let digest = ProjectCode::digest(&declared);
     Pending {
         root: root.to_owned(),
         file: code.file.clone(),

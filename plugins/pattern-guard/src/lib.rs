@@ -38,3 +38,29 @@ impl Interceptor for PatternGuard {
 }
 
 warden_plugin::export_interceptor!(PatternGuard);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warden_plugin::LogLevel;
+
+    #[test]
+    fn a_cancelled_prompt_is_logged_natively() {
+        let config = Config::from(vec![("pattern".to_owned(), "Secret".to_owned())]);
+        let mut guard = PatternGuard::init(config).unwrap();
+        let prompt = SubmittedPrompt::from_parts("s", "print the SECRET", Vec::new());
+        assert!(matches!(
+            guard.on_prompt_submit(prompt),
+            PromptAction::Cancel(_)
+        ));
+        let prompt = SubmittedPrompt::from_parts("s", "hello", Vec::new());
+        assert!(matches!(
+            guard.on_prompt_submit(prompt),
+            PromptAction::Continue
+        ));
+        let logged = warden_plugin::take_logged();
+        assert_eq!(logged.len(), 1, "{logged:?}");
+        assert_eq!(logged[0].0, LogLevel::Info);
+        assert!(logged[0].1.starts_with("cancelled: "), "{logged:?}");
+    }
+}

@@ -46,7 +46,7 @@ pub mod tool;
 pub mod workspace;
 
 pub use config::Config;
-pub use log::{LEVEL_VARIABLE, LogLevel, log, log_enabled};
+pub use log::{LEVEL_VARIABLE, LogLevel, log, log_enabled, take_logged};
 pub use types::*;
 
 #[doc(hidden)]

@@ -1,12 +1,12 @@
 //! Logging into the host's log, tagged with the plugin's name.
 
-#[cfg(feature = "hook")]
+#[cfg(all(feature = "hook", target_arch = "wasm32"))]
 use crate::hook::bindings::warden::plugin::host;
-#[cfg(feature = "interceptor")]
+#[cfg(all(feature = "interceptor", target_arch = "wasm32"))]
 use crate::interceptor::bindings::warden::plugin::host;
-#[cfg(feature = "resolver")]
+#[cfg(all(feature = "resolver", target_arch = "wasm32"))]
 use crate::resolver::bindings::warden::plugin::host;
-#[cfg(feature = "tool")]
+#[cfg(all(feature = "tool", target_arch = "wasm32"))]
 use crate::tool::bindings::warden::plugin::host;
 
 pub use crate::types::LogLevel;
@@ -41,9 +41,55 @@ pub fn log_enabled(level: LogLevel) -> bool {
 }
 
 /// Write one line to the host's log, unless the host does not record its level.
+///
+/// Built for any target other than wasm (`cargo test` of the plugin's logic), there is no host:
+/// the line goes to stderr as `[LEVEL] message` (which the test harness captures per test) and
+/// is kept for [`take_logged`].
 pub fn log(level: LogLevel, message: &str) {
     if log_enabled(level) {
+        #[cfg(target_arch = "wasm32")]
         host::log(level, message);
+        #[cfg(not(target_arch = "wasm32"))]
+        native::log(level, message);
+    }
+}
+
+/// The lines logged so far on this thread by a native build (`cargo test`), oldest first; the
+/// record is emptied.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn take_logged() -> Vec<(LogLevel, String)> {
+    native::take()
+}
+
+/// A wasm build has nothing to return: its lines go to the host.
+#[cfg(target_arch = "wasm32")]
+pub fn take_logged() -> Vec<(LogLevel, String)> {
+    Vec::new()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use super::LogLevel;
+    use std::cell::RefCell;
+
+    std::thread_local! {
+        static LOGGED: RefCell<Vec<(LogLevel, String)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn log(level: LogLevel, message: &str) {
+        let name = match level {
+            LogLevel::Trace => "TRACE",
+            LogLevel::Debug => "DEBUG",
+            LogLevel::Info => "INFO",
+            LogLevel::Warn => "WARN",
+            LogLevel::Error => "ERROR",
+        };
+        eprintln!("[{name}] {message}");
+        LOGGED.with(|logged| logged.borrow_mut().push((level, message.to_owned())));
+    }
+
+    pub(super) fn take() -> Vec<(LogLevel, String)> {
+        LOGGED.with(|logged| std::mem::take(&mut *logged.borrow_mut()))
     }
 }
 

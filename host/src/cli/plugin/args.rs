@@ -1,4 +1,4 @@
-//! Arguments of `warden plugin check | new | list | replay | bench | pin | package | keygen |
+//! Arguments of `warden plugin check | new | list | replay | bench | dev | pin | package | keygen |
 //! sign | verify | push | add | update | remove`, and their dispatch.
 
 use std::path::PathBuf;
@@ -37,9 +37,13 @@ pub(crate) enum PluginCommand {
     Replay {
         /// Session id.
         session: String,
-        /// The component file.
-        file: PathBuf,
-        /// A config value for the plugin's `init` (repeatable).
+        /// The component file, or `builtin:NAME` (default: the file of the entry --name names).
+        file: Option<PathBuf>,
+        /// The plugin's name: its decisions are compared with those the chain recorded under
+        /// this name, and its `[[plugins]]` entry in the session's workspace gives its config.
+        #[arg(long)]
+        name: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
         /// Print one JSON object.
@@ -59,17 +63,54 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Time a plugin's call points on a synthetic turn (warm instance, fresh instance) and its
-    /// start-up (warm compiled-code cache, cold).
+    /// Time every call point of a plugin's world on a synthetic turn (warm instance, fresh
+    /// instance) and its start-up (warm compiled-code cache, cold).
     Bench {
-        /// The component file.
-        file: PathBuf,
-        /// A config value for the plugin's `init` (repeatable).
+        /// The component file, or `builtin:NAME` (default: the file of the entry --name names).
+        file: Option<PathBuf>,
+        /// The `[[plugins]]` entry whose config, limits and grants apply (default: the entry
+        /// whose path is FILE, if any).
+        #[arg(long)]
+        name: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
+        /// A tool plugin's arguments for TOOL, a JSON object (repeatable; default: the
+        /// schema's required properties, each with a plain value).
+        #[arg(long = "args", value_name = "TOOL=JSON")]
+        args: Vec<String>,
+        /// Workspace directory whose configuration is read (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// Load a plugin under development for this user in this workspace, without writing any
+    /// config file or asking for trust; watch its file and say which build the next run loads.
+    Dev {
+        /// The component file, or the project directory (cargo's wasm32-wasip2 release output,
+        /// else its `plugin.wasm`).
+        path: Option<PathBuf>,
+        /// Its name (default: the configured entry pointing at the file, else the file's stem);
+        /// with --stop, the entry to remove.
+        #[arg(long)]
+        name: Option<String>,
+        /// `interceptor`, `hook` or `tool` (default: the configured entry's, else the world's).
+        #[arg(long)]
+        kind: Option<String>,
+        /// A config value for the plugin's `init` (repeatable; over the entry's config).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Load it and exit instead of watching the file.
+        #[arg(long)]
+        once: bool,
+        /// Stop loading the dev build (the one --name names, else every one of the workspace).
+        #[arg(long, conflicts_with_all = ["path", "once", "kind", "config"])]
+        stop: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Write the standard metadata sections (name, version, description, ...) into a
     /// component, in place or into OUT. Package first, then sign: packaging removes a signature.
@@ -256,14 +297,53 @@ impl PluginCommand {
             Self::Replay {
                 session,
                 file,
+                name,
                 config,
                 json,
                 diff,
-            } => super::replay::replay(&session, &file, &config, json, diff),
+            } => super::replay::replay(&super::replay::ReplayArgs {
+                session: &session,
+                file: file.as_deref(),
+                name: name.as_deref(),
+                config: &config,
+                json,
+                diff,
+            }),
             Self::ShadowReport { since, json } => {
                 super::shadow_report::report(since.as_deref(), json)
             }
-            Self::Bench { file, config, json } => super::bench::bench(&file, &config, json),
+            Self::Dev {
+                path,
+                name,
+                kind,
+                config,
+                once,
+                stop,
+                dir,
+            } => super::dev::dev(&super::dev::DevArgs {
+                path: path.as_deref(),
+                name: name.as_deref(),
+                kind: kind.as_deref(),
+                config: &config,
+                once,
+                stop,
+                dir: dir.as_deref(),
+            }),
+            Self::Bench {
+                file,
+                name,
+                config,
+                args,
+                dir,
+                json,
+            } => super::bench::bench(&super::bench::BenchArgs {
+                file: file.as_deref(),
+                name: name.as_deref(),
+                config: &config,
+                args: &args,
+                dir: dir.as_deref(),
+                json,
+            }),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
             Self::Package {
                 file,

@@ -1,9 +1,13 @@
-//! `warden plugin bench FILE.wasm [--config k=v]... [--json]`: what a plugin costs. Runs the
-//! plugin's call points on a synthetic turn (a 1 KB prompt; for a resolver, a 16 KB file) under
-//! its usual sandbox and limits, and prints per call point the time of a call on a warm
-//! instance and of a fresh instance + `init` + call, then the start-up time with a warm
-//! compiled-code cache and cold (compiling). Nothing is written outside a temporary directory
-//! that is removed at the end.
+//! `warden plugin bench [FILE.wasm | builtin:NAME] [--name NAME] [--config k=v]... [--args
+//! TOOL=JSON]... [--json]`: what a plugin costs. Runs every call point of the plugin's world on
+//! a synthetic turn (a 1 KB prompt, a tool call and its 1 KB result, a compaction; for a
+//! resolver, a 16 KB file; for a tool plugin, one call of each tool it describes) under its
+//! usual sandbox and limits, and prints per call point the time of a call on a warm instance
+//! and of a fresh instance + `init` + call, then the start-up time with a warm compiled-code
+//! cache and cold (compiling). The plugin's `[plugins.config]` (and its limits and grants) come
+//! from the workspace's configuration as `warden run` reads it, when an entry is named with
+//! `--name` or points at FILE; `--config` overrides single keys. Nothing is written outside a
+//! temporary directory that is removed at the end.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,13 +16,14 @@ use serde_json::json;
 
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
+use crate::config::{PluginEntry, ToolGrants};
 use crate::domain::{
-    CallPoint, Event, Hook, Interceptor, Item, RequestInfo, ResolveRequest, SubmittedPrompt,
-    TurnInfo,
+    CallPoint, CompactionInfo, CompactionMarker, Event, Hook, Interceptor, Item, RequestInfo,
+    ResolveRequest, SubmittedPrompt, Tool, ToolCall, ToolContext, ToolOutput, TurnInfo,
 };
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
-    ResolverPlugin, ResolverSource, World, inspect, read_component, with_roots,
+    ResolverPlugin, ResolverSource, ToolLoad, ToolPlugin, World, inspect, with_roots,
 };
 
 /// Timed rounds per figure; the median round is reported.
@@ -30,17 +35,52 @@ const STARTS: usize = 7;
 
 /// One call point's figures, in nanoseconds per call.
 struct Row {
-    point: &'static str,
+    point: String,
     warm_ns: f64,
     fresh_ns: f64,
+    /// A tool call's arguments.
+    arguments: Option<serde_json::Value>,
+    /// Whether the tool answered with an error.
+    is_error: bool,
 }
 
-/// Benchmark the plugin at `file`.
-pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, CliError> {
-    let init = super::replay::parse_config(config)?;
-    let bytes = read_component(file, crate::plugin::MAX_COMPONENT_BYTES)
+/// What a plugin is loaded with.
+struct Setup<'a> {
+    world: World,
+    name: &'a str,
+    file: &'a Path,
+    workspace: &'a Path,
+    entry: Option<&'a PluginEntry>,
+}
+
+/// What `plugin bench` was asked.
+pub(crate) struct BenchArgs<'a> {
+    /// The component: a file or `builtin:NAME` (else the configured entry's).
+    pub file: Option<&'a Path>,
+    /// The `[[plugins]]` entry whose config, limits and grants apply.
+    pub name: Option<&'a str>,
+    /// `--config KEY=VALUE` over the entry's config.
+    pub config: &'a [String],
+    /// `--args TOOL=JSON`: a tool's arguments.
+    pub args: &'a [String],
+    /// Workspace directory whose configuration is read.
+    pub dir: Option<&'a Path>,
+    /// Print one JSON object.
+    pub json: bool,
+}
+
+/// Benchmark the plugin.
+pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
+    let json = args.json;
+    let workspace = crate::cli::workspace::Workspace::find(args.dir)?.root;
+    let target = super::configured::target(&workspace, args.file, args.name, args.config)?;
+    let tool_args = super::bench_tool::parse_args(args.args)?;
+    let file = target.path.as_path();
+    let init = target.init.clone();
+    let bytes = crate::plugin::builtin::read(file, crate::plugin::MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;
     let what = file.display().to_string();
+    let name = target.name(args.name, "bench");
     let scratch = Scratch::new()?;
     let workspace = scratch.0.join("workspace");
     let cache = scratch.0.join("cache");
@@ -63,7 +103,17 @@ pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, Cl
         inspect(&checker, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
     drop(checker);
     let load = |engine: &PluginEngine| -> Result<Loaded, PluginError> {
-        Loaded::load(engine, info.world, file, &workspace, init.clone())
+        Loaded::load(
+            engine,
+            &Setup {
+                world: info.world,
+                name: &name,
+                file,
+                workspace: &workspace,
+                entry: target.entry.as_ref(),
+            },
+            init.clone(),
+        )
     };
     let usage = |err: PluginError| CliError::usage(err.to_string());
 
@@ -81,16 +131,25 @@ pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, Cl
     let warm_start = median(&mut starts);
 
     let rows = plugin
-        .rows()
+        .rows(&tool_args)
         .map_err(|err| CliError::failure(err.to_string()))?;
 
     if json {
         let calls: Vec<_> = rows
             .iter()
-            .map(|r| json!({"point": r.point, "warm_ns": r.warm_ns.round(), "fresh_ns": r.fresh_ns.round()}))
+            .map(|r| {
+                let mut row = json!({"point": r.point, "warm_ns": r.warm_ns.round(), "fresh_ns": r.fresh_ns.round()});
+                if let Some(arguments) = &r.arguments {
+                    row["arguments"] = arguments.clone();
+                    row["is_error"] = json!(r.is_error);
+                }
+                row
+            })
             .collect();
         let value = json!({
             "file": what,
+            "name": name,
+            "config": init.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             "world": info.world.as_str(),
             "sha256": info.sha256,
             "size": info.size,
@@ -103,8 +162,26 @@ pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, Cl
         outln!("{value}");
     } else {
         outln!("plugin:   {what}");
+        outln!("name:     {name}");
         outln!("world:    {} ({} bytes)", info.world, info.size);
         outln!("input:    {}", plugin.input());
+        if !init.is_empty() {
+            let mut from: Vec<String> = target
+                .entry
+                .iter()
+                .map(|e| {
+                    e.declared_in
+                        .as_ref()
+                        .map_or(e.origin.clone(), |p| p.display().to_string())
+                })
+                .collect();
+            if !args.config.is_empty() {
+                from.push("--config".to_owned());
+            }
+            let from = from.join(" and ");
+            let keys: Vec<&str> = init.iter().map(|(k, _)| k.as_str()).collect();
+            outln!("config:   {} (from {from})", keys.join(", "));
+        }
         outln!(
             "{:<20} {:>14} {:>28}",
             "call",
@@ -118,6 +195,10 @@ pub(crate) fn bench(file: &Path, config: &[String], json: bool) -> Result<u8, Cl
                 human(row.warm_ns),
                 human(row.fresh_ns)
             );
+            if let Some(arguments) = &row.arguments {
+                let answer = if row.is_error { "an error" } else { "a result" };
+                outln!("  arguments {arguments} (answered with {answer})");
+            }
         }
         outln!(
             "start-up: {} with a warm compiled-code cache, {} cold (compiling)",
@@ -159,24 +240,30 @@ enum Loaded {
     Interceptor(Box<InterceptorPlugin>),
     Hook(Box<HookPlugin>),
     Resolver(Box<ResolverPlugin>),
+    Tool(Box<ToolPlugin>),
 }
 
 impl Loaded {
     fn load(
         engine: &PluginEngine,
-        world: World,
-        file: &Path,
-        workspace: &Path,
+        setup: &Setup<'_>,
         init: Vec<(String, String)>,
     ) -> Result<Self, PluginError> {
-        let name = "bench";
+        let Setup {
+            world,
+            name,
+            file,
+            workspace,
+            entry,
+        } = *setup;
+        let limits = entry.map_or_else(Limits::default, Limits::from_entry);
         Ok(match world {
             World::Interceptor => Self::Interceptor(Box::new(InterceptorPlugin::load(
                 engine,
                 name,
                 file,
                 None,
-                Limits::default(),
+                limits,
                 with_roots(init, &[workspace.to_owned()]),
             )?)),
             World::Hook => Self::Hook(Box::new(HookPlugin::load(
@@ -198,28 +285,49 @@ impl Loaded {
                 init,
             )?)),
             World::Tool => {
-                return Err(PluginError::Load {
-                    plugin: name.to_owned(),
-                    stage: "bench",
-                    message: "a tool plugin's cost depends on the arguments it is called with; \
-                              `warden plugin bench` measures interceptors, hooks and resolvers \
-                              (cargo bench -p warden --bench tools measures tool calls)"
-                        .to_owned(),
-                });
+                // The entry's grants and limits, over the synthetic workspace; none without one.
+                let grants = entry.map_or_else(ToolGrants::default, |e| e.grants.clone());
+                let limits = entry.map_or_else(
+                    || Limits {
+                        timeout: Duration::from_millis(
+                            crate::config::plugin_defaults::TOOL_TIMEOUT_MS,
+                        ),
+                        ..Limits::default()
+                    },
+                    Limits::from_entry,
+                );
+                let roots = [workspace.to_owned()];
+                Self::Tool(Box::new(ToolPlugin::load(
+                    engine,
+                    name,
+                    ToolLoad {
+                        path: file,
+                        pin: None,
+                        limits,
+                        grants: &grants,
+                        roots: &roots,
+                        deny: &[],
+                    },
+                    init,
+                    &crate::cli::common::env,
+                )?))
             }
         })
     }
 
     fn input(&self) -> &'static str {
         match self {
-            Self::Interceptor(_) => "a 1 KB prompt, a request and a turn end of a synthetic turn",
+            Self::Interceptor(_) => {
+                "a 1 KB prompt, a request, a turn end, a tool call and its 1 KB result, a compaction"
+            }
             Self::Hook(_) => "a 1 KB prompt event, a request, a 1 KB answer, a turn end",
             Self::Resolver(_) => "a 16 KB text file",
+            Self::Tool(_) => "one call of each tool, in a workspace holding a 16 KB text file",
         }
     }
 
     /// The figures of every call point.
-    fn rows(&mut self) -> Result<Vec<Row>, PluginError> {
+    fn rows(&mut self, tool_args: &[(String, serde_json::Value)]) -> Result<Vec<Row>, PluginError> {
         let prompt = prompt_1k();
         match self {
             Self::Interceptor(p) => {
@@ -240,6 +348,18 @@ impl Loaded {
                     answer: prompt.clone(),
                     continuations: 0,
                 };
+                let call = ToolCall {
+                    id: "call-bench".into(),
+                    name: "read_file".into(),
+                    arguments: serde_json::json!({"path": "16k.txt"}),
+                };
+                let output = ToolOutput::ok(prompt.clone());
+                let compaction = CompactionInfo {
+                    session: "bench".into(),
+                    replaces: CompactionMarker { from: 1, to: 12 },
+                    summary: prompt.clone(),
+                    files: vec!["16k.txt".into()],
+                };
                 Ok(vec![
                     figures(p, CallPoint::OnPromptSubmit.name(), |p| {
                         p.on_prompt_submit(&submitted).map(drop)
@@ -249,6 +369,15 @@ impl Loaded {
                     })?,
                     figures(p, CallPoint::OnTurnEnd.name(), |p| {
                         p.on_turn_end(&turn).map(drop)
+                    })?,
+                    figures(p, CallPoint::PreToolCall.name(), |p| {
+                        p.pre_tool_call(&call).map(drop)
+                    })?,
+                    figures(p, CallPoint::PostToolCall.name(), |p| {
+                        p.post_tool_call(&call, &output).map(drop)
+                    })?,
+                    figures(p, CallPoint::Compaction.name(), |p| {
+                        p.on_compaction(&compaction).map(drop)
                     })?,
                 ])
             }
@@ -286,6 +415,25 @@ impl Loaded {
                 Ok(vec![figures(p, "resolve 16 KB", |p| {
                     p.resolve(&request).map(drop)
                 })?])
+            }
+            Self::Tool(p) => {
+                let mut rows = Vec::new();
+                let tools = p.tools();
+                for (spec, tool) in p.specs().to_vec().into_iter().zip(tools) {
+                    let arguments = super::bench_tool::arguments(&spec, tool_args);
+                    let mut benched = BenchedTool {
+                        plugin: p,
+                        tool,
+                        is_error: false,
+                    };
+                    let mut row = figures(&mut benched, &format!("call {}", spec.name), |t| {
+                        t.call(&arguments)
+                    })?;
+                    row.arguments = Some(arguments);
+                    row.is_error = benched.is_error;
+                    rows.push(row);
+                }
+                Ok(rows)
             }
         }
     }
@@ -326,11 +474,51 @@ impl Benched for Box<ResolverPlugin> {
     }
 }
 
+/// One tool of a tool plugin, as the bench drives it.
+struct BenchedTool<'a> {
+    plugin: &'a ToolPlugin,
+    tool: Box<dyn Tool + Send>,
+    /// Whether the last call answered with an error.
+    is_error: bool,
+}
+
+impl BenchedTool<'_> {
+    /// One call; a failure of the plugin itself (trap, deadline, memory) ends the bench, an
+    /// error answer (bad arguments, a missing file) is a figure like any other.
+    fn call(&mut self, arguments: &serde_json::Value) -> Result<(), PluginError> {
+        let mut resolver = super::bench_tool::NoResolver;
+        let cancelled = || false;
+        let mut context = ToolContext {
+            resolver: &mut resolver,
+            cancelled: &cancelled,
+        };
+        let output = self.tool.run(arguments, &mut context);
+        self.is_error = output.is_error;
+        match output.figures.and_then(|f| f.failure) {
+            Some(message) => Err(PluginError::Load {
+                plugin: self.plugin.name().to_owned(),
+                stage: "bench",
+                message,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Benched for BenchedTool<'_> {
+    fn new_turn(&mut self) {
+        self.tool.new_turn();
+    }
+    fn reset_instance(&mut self) {
+        self.plugin.reset();
+    }
+}
+
 /// Warm and fresh figures of one call point: the median of [`ROUNDS`] rounds, each round as
 /// many calls as fit in about [`ROUND`] (measured first). Each call starts a turn.
 fn figures<P: Benched>(
     plugin: &mut P,
-    point: &'static str,
+    point: &str,
     mut call: impl FnMut(&mut P) -> Result<(), PluginError>,
 ) -> Result<Row, PluginError> {
     let mut call = |plugin: &mut P| {
@@ -361,9 +549,11 @@ fn figures<P: Benched>(
         fresh.push(started.elapsed().as_secs_f64() * 1e9);
     }
     Ok(Row {
-        point,
+        point: point.to_owned(),
         warm_ns: median(&mut warm),
         fresh_ns: median(&mut fresh),
+        arguments: None,
+        is_error: false,
     })
 }
 

@@ -6,7 +6,10 @@
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `shadow_report`: `plugin shadow-report`, where a shadow interceptor disagreed.
-//! - `bench`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `bench`, `bench_tool`: `plugin bench`, what a plugin's call points and start-up cost.
+//! - `dev`: `plugin dev`, a build under development loaded for this user through the dev
+//!   overlay, watched.
+//! - `configured`: the `[[plugins]]` entry (and its config) `bench`, `replay` and `dev` use.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
 //! - `clear_cache`: `plugin clear-cache`, the compiled-code cache emptied.
@@ -24,9 +27,12 @@ mod add;
 mod admit;
 mod args;
 mod bench;
+mod bench_tool;
 mod check;
 mod clear_cache;
 mod fetch;
+mod configured;
+mod dev;
 mod keygen;
 mod list;
 mod lockfile;

@@ -195,6 +195,7 @@ fn rust_files(
             .replace("{{sdk}}", &sdk)
             .replace("{{sdk_note}}", &note)
             .replace("{{sdk_version}}", &sdk_version)
+            .replace("{{dev_loop}}", dev_loop(world))
             .replace(
                 "{{config}}",
                 &config_example(
@@ -235,6 +236,19 @@ fn rust_files(
         }
     }
     Ok(files)
+}
+
+/// The first steps of the Rust README after the build: load the build for yourself with
+/// `warden plugin dev` (a resolver is chosen with `fileref.resolver` instead).
+fn dev_loop(world: NewWorld) -> &'static str {
+    match world {
+        NewWorld::Resolver => {
+            "warden plugin check target/wasm32-wasip2/release/*.wasm\nwarden plugin bench target/wasm32-wasip2/release/*.wasm"
+        }
+        _ => {
+            "warden plugin dev .                  # load this build for you, here: no trust, no config edit;\n                                     # it watches the file, and each rebuild is picked up by the next run"
+        }
+    }
 }
 
 fn config_example(name: &str, world: NewWorld, path: &str) -> String {

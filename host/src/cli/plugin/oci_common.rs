@@ -249,10 +249,12 @@ pub(super) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
 
 /// The user and project config files of `workspace`, lowest layer first.
 pub(super) fn editable_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
+    // The dev overlay is `warden plugin dev`'s alone.
+    let dev = crate::config::dev_overlay_path(workspace, &env);
     Sources::standard(workspace, &env)
         .layers
         .into_iter()
-        .filter(|(kind, _)| *kind != LayerKind::Managed)
+        .filter(|(kind, path)| *kind != LayerKind::Managed && Some(path) != dev.as_ref())
         .collect()
 }
 

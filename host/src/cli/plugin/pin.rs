@@ -20,7 +20,12 @@ pub(crate) fn pin(name: &str, dir: Option<&Path>) -> Result<u8, CliError> {
     let sources = Sources::standard(&workspace, &env);
     // The highest layer that declares the plugin is the one in effect.
     let mut found = None;
+    // The dev overlay's entries are never pinned: they load whatever the build holds.
+    let dev = crate::config::dev_overlay_path(&workspace, &env);
     for (_, file) in sources.layers.iter().rev() {
+        if Some(file) == dev.as_ref() {
+            continue;
+        }
         let text = match std::fs::read_to_string(file) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,

@@ -1,7 +1,9 @@
-//! `warden plugin replay SESSION FILE.wasm [--config k=v]... [--json] [--diff]`: feed a plugin
-//! the inputs a recorded session saw and print, per call point, what it would decide beside
-//! what the chain decided then. The plugin runs in the usual sandbox; nothing is written (no
-//! history, no audit, no compiled-code cache).
+//! `warden plugin replay SESSION [FILE.wasm | builtin:NAME] [--name NAME] [--config k=v]...
+//! [--json] [--diff]`: feed a plugin the inputs a recorded session saw and print, per call
+//! point, what it would decide beside what the chain decided then. Its config is that of its
+//! `[[plugins]]` entry in the session's workspace (named with `--name`, or pointing at FILE), as
+//! `warden run` reads it, with `--config` over it. The plugin runs in the usual sandbox;
+//! nothing is written (no history, no audit, no compiled-code cache).
 
 use std::path::Path;
 
@@ -19,25 +21,39 @@ use crate::worker::replay::{
     session_points,
 };
 
-/// Replay session `session` into the plugin at `file`.
-pub(crate) fn replay(
-    session: &str,
-    file: &Path,
-    config: &[String],
-    json: bool,
-    diff: bool,
-) -> Result<u8, CliError> {
+/// What `plugin replay` was asked.
+pub(crate) struct ReplayArgs<'a> {
+    /// Session id (or a unique prefix).
+    pub session: &'a str,
+    /// The component: a file or `builtin:NAME` (else the configured entry's).
+    pub file: Option<&'a Path>,
+    /// The name the plugin goes by, and its `[[plugins]]` entry.
+    pub name: Option<&'a str>,
+    /// `--config KEY=VALUE` over the entry's config.
+    pub config: &'a [String],
+    /// Print one JSON object.
+    pub json: bool,
+    /// Print only the differing points.
+    pub diff: bool,
+}
+
+/// Replay the session into the plugin.
+pub(crate) fn replay(args: &ReplayArgs<'_>) -> Result<u8, CliError> {
+    let (json, diff) = (args.json, args.diff);
     let home = home()?;
-    let session = &crate::cli::session::resolve(&home, session)?;
+    let session = &crate::cli::session::resolve(&home, args.session)?;
     let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
+    let target =
+        super::configured::target(&loaded.header.workspace, args.file, args.name, args.config)?;
+    let file = target.path.as_path();
     // The plugin sees the roots the session had, as it would have in the session.
     let init = with_roots(
-        parse_config(config)?,
+        target.init.clone(),
         std::slice::from_ref(&loaded.header.workspace),
     );
     let (audit, _) = read_audit(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
-    let bytes = std::fs::read(file)
-        .map_err(|err| CliError::usage(format!("{}: cannot read: {err}", file.display())))?;
+    let bytes = crate::plugin::builtin::read(file, crate::plugin::MAX_COMPONENT_BYTES)
+        .map_err(|err| CliError::usage(err.to_string()))?;
     let engine = PluginEngine::new(EngineOptions::default())
         .map_err(|err| CliError::failure(err.to_string()))?;
     let (info, _) = inspect(&engine, &file.display().to_string(), &bytes)
@@ -48,7 +64,11 @@ pub(crate) fn replay(
         .flat_map(|p| p.chain.iter())
         .filter_map(|entry| entry.split_once(": ").map(|(name, _)| name))
         .collect();
-    let name = plugin_name(file, &loaded.header.workspace, &recorded);
+    let name = match (args.name, &target.entry) {
+        (Some(name), _) => name.to_owned(),
+        (None, Some(entry)) => entry.name.clone(),
+        (None, None) => plugin_name(file, &recorded),
+    };
     match info.world {
         World::Interceptor => {
             let mut plugin =
@@ -80,26 +100,15 @@ pub(crate) fn replay(
     Ok(EXIT_OK)
 }
 
-/// The name the plugin at `file` goes by: the name of the `[[plugins]]` entry of the session's
-/// workspace that points at this file, else a name the session's audit log records that
-/// differs from the file's stem only in `-` and `_` (cargo writes `card_guard.wasm` for the
-/// crate `card-guard`), else the stem.
-fn plugin_name(file: &Path, workspace: &Path, recorded: &[&str]) -> String {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+/// The name the plugin at `file` goes by when no `[[plugins]]` entry of the session's workspace
+/// points at it: a name the session's audit log records that differs from the file's stem (or
+/// a builtin's name) only in `-` and `_` (cargo writes `card_guard.wasm` for the crate
+/// `card-guard`), else the stem.
+fn plugin_name(file: &Path, recorded: &[&str]) -> String {
+    let stem = crate::plugin::builtin::builtin_name(file)
+        .map(str::to_owned)
+        .or_else(|| file.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "replay".into());
-    let real = std::fs::canonicalize(file).ok();
-    if let Some(real) = &real
-        && let Ok(loaded) = crate::config::load(&crate::cli::common::sources(workspace))
-        && let Some(entry) = loaded
-            .config
-            .plugins
-            .iter()
-            .find(|entry| std::fs::canonicalize(&entry.path).is_ok_and(|path| path == *real))
-    {
-        return entry.name.clone();
-    }
     let plain = |s: &str| s.replace('_', "-");
     recorded
         .iter()

@@ -64,7 +64,7 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         return Ok(EXIT_OK);
     };
     let trusted = Trusted::read(&home).map_err(|err| CliError::usage(err.to_string()))?;
-    let pending = trust::pending(code, &root, &trusted);
+    let pending = trust::pending(code, &root, &trusted, &loaded.dev_overrides);
     refuse_unreadable(&pending)?;
     trust::record(&home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
     if json {

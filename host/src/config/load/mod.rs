@@ -71,7 +71,8 @@ impl LayerKind {
 #[derive(Debug, Clone)]
 pub struct Sources {
     /// Files in precedence order, lowest first; missing files are skipped. A managed file that
-    /// exists but cannot be read or parsed is an error.
+    /// exists but cannot be read or parsed is an error. A second `User` layer is the workspace's
+    /// dev overlay (`config/dev_overlay.rs`): only its `[[plugins]]` are read.
     pub layers: Vec<(LayerKind, PathBuf)>,
     /// Whether the managed file in `layers` is the system one.
     pub managed_is_system: bool,
@@ -99,6 +100,10 @@ impl Sources {
             .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")));
         if let Some(dir) = config_home {
             layers.push((LayerKind::User, dir.join("warden").join("config.toml")));
+            // The dev overlay of `warden plugin dev`, when there is one: a second user layer.
+            if let Some(dev) = super::dev_overlay_path(workspace, env).filter(|p| p.is_file()) {
+                layers.push((LayerKind::User, dev));
+            }
         }
         layers.push((
             LayerKind::Project,
@@ -136,6 +141,9 @@ pub struct Loaded {
     /// Plugin entries refused by policy (a grant over a ceiling), each as the error it would
     /// be: only [`load_for_show`] fills it; every other load fails on the first.
     pub refused: Vec<String>,
+    /// Names of the dev overlay's entries (`warden plugin dev`): a project entry of the same
+    /// name is left out, and waits for trust as it was last trusted.
+    pub dev_overrides: Vec<String>,
 }
 
 impl Loaded {
@@ -151,6 +159,8 @@ struct Layer {
     path: PathBuf,
     table: Table,
     rules: Vec<crate::domain::rules::Rule>,
+    /// The dev overlay.
+    dev: bool,
 }
 
 /// Read and merge the layers in `sources`.
@@ -182,7 +192,12 @@ fn load_with(
     let mut parsed = Vec::new();
     let mut managed = None;
     let mut locks = Vec::new();
+    let mut user_layers = 0;
     for (kind, path) in &sources.layers {
+        if *kind == LayerKind::User {
+            user_layers += 1;
+        }
+        let dev = *kind == LayerKind::User && user_layers > 1;
         let text = if *kind == LayerKind::Managed {
             match managed::read(path)? {
                 Some(text) => text,
@@ -200,8 +215,15 @@ fn load_with(
                 }
             }
         };
-        let table = parse_layer(path, &text)?;
-        let rules = super::rules::read_layer(*kind, path, &text)?;
+        let mut table = parse_layer(path, &text)?;
+        if dev {
+            table.retain(|key, _| key == "plugins");
+        }
+        let rules = if dev {
+            Vec::new()
+        } else {
+            super::rules::read_layer(*kind, path, &text)?
+        };
         if *kind == LayerKind::Managed {
             locks = locks::check(path, &text)?;
             managed = Some(managed::source(path, &text, sources.managed_is_system));
@@ -211,6 +233,7 @@ fn load_with(
             path: path.clone(),
             table,
             rules,
+            dev,
         });
     }
     let user_file = sources
@@ -307,7 +330,7 @@ fn merge_layers(
 
     let mut merged = Table::new();
     let mut deny: Vec<String> = FileRefConfig::default().deny;
-    let mut plugins: Vec<(LayerKind, Value)> = Vec::new();
+    let mut plugins: Vec<(LayerKind, PathBuf, bool, Value)> = Vec::new();
     let mut mcp: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
     let mut modes = mode::ModeAsks::default();
@@ -329,6 +352,7 @@ fn merge_layers(
         path,
         mut table,
         rules,
+        dev,
     } in layers
     {
         files.push(path.clone());
@@ -376,7 +400,7 @@ fn merge_layers(
         if let Some(Value::Array(list)) = table.remove("plugins")
             && (include_project_code || kind != LayerKind::Project)
         {
-            plugins.extend(list.into_iter().map(|v| (kind, v)));
+            plugins.extend(list.into_iter().map(|v| (kind, path.clone(), dev, v)));
         }
         // `[[mcp]]` entries run code as the plugins do: a project's only once it is trusted.
         if let Some(Value::Array(list)) = table.remove("mcp")
@@ -442,17 +466,26 @@ fn merge_layers(
         .map(|(path, _, _)| path.clone())
         .collect();
     let mut entries = Vec::new();
-    for (kind, value) in plugins {
+    // The dev overlay's names: a user or project entry of the same name gives way to it.
+    let dev_overrides: Vec<String> = plugins
+        .iter()
+        .filter(|(_, _, dev, _)| *dev)
+        .filter_map(|(_, _, _, v)| v.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    for (kind, file, dev, value) in plugins {
         let spec: PluginSpec =
             value
                 .try_into()
                 .map_err(|err: toml::de::Error| ConfigError::Invalid {
-                    path: file_of(kind),
+                    path: file.clone(),
                     key: "plugins".into(),
                     message: err.message().to_owned(),
                 })?;
-        super::tool_policy::check_spec(&spec, &file_of(kind))?;
-        let cached = super::plugin_source::check_spec(&spec, &file_of(kind))?;
+        if !dev && kind != LayerKind::Managed && dev_overrides.contains(&spec.name) {
+            continue;
+        }
+        super::tool_policy::check_spec(&spec, &file)?;
+        let cached = super::plugin_source::check_spec(&spec, &file)?;
         if policy.managed_plugins_only && kind != LayerKind::Managed {
             warnings.push(format!(
                 "plugin `{}` from the {} layer was not loaded: managed policy allows managed plugins only",
@@ -464,7 +497,7 @@ fn merge_layers(
         let mut judged = super::tool_policy::check_against_policy(
             &spec,
             kind.as_str(),
-            &file_of(kind),
+            &file,
             policy.max_tool_grants.as_ref(),
             &ceiling_files,
             policy.managed_tools_only,
@@ -487,8 +520,16 @@ fn merge_layers(
             }
             Err(err) => return Err(err),
         }
+        if dev {
+            warnings.push(format!(
+                "plugin `{}` is a dev build ({}), loaded for this user by `warden plugin dev` ({}); `warden plugin dev --stop` ends it",
+                spec.name,
+                spec.path.display(),
+                file.display()
+            ));
+        }
         let mut entry = spec.resolve(kind.as_str());
-        entry.declared_in = Some(file_of(kind));
+        entry.declared_in = Some(file);
         if let Some(cached) = cached {
             entry.path = cached;
         }
@@ -572,6 +613,7 @@ fn merge_layers(
     });
     Ok(Loaded {
         refused,
+        dev_overrides,
         config: Config {
             model: file.model,
             fileref,

@@ -15,6 +15,7 @@ impl Plugin {
     /// The decision on a prompt, apart from the export glue so that `cargo test` can check it.
     fn decide(&self, text: &str) -> PromptAction {
         if text.contains(&self.word) {
+            warden_plugin::info!("the prompt mentions {:?}", self.word);
             PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
         } else {
             PromptAction::Continue
@@ -60,5 +61,9 @@ mod tests {
             other => panic!("expected one item, got {other:?}"),
         }
         assert!(matches!(plugin.decide("hello"), PromptAction::Continue));
+        // Natively, log lines go to stderr and are kept for the test to read.
+        let logged = warden_plugin::take_logged();
+        assert_eq!(logged.len(), 1, "{logged:?}");
+        assert_eq!(logged[0].1, "the prompt mentions \"deploy\"");
     }
 }

@@ -1,0 +1,155 @@
+//! `warden plugin dev`, through the real binary: a project's plugin under development loads
+//! for this user without `warden trust`, a rebuild (the file replaced) is picked up by the next
+//! run without trust, the project's config file stays byte for byte what it was, `--stop`
+//! brings back the trust requirement, the watcher names each new digest, and a managed policy
+//! that limits sources refuses it with nothing written.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::sync::mpsc;
+
+use warden_tests::fixtures;
+
+use crate::support::{HANG_LIMIT, TestEnv, stderr, stdout};
+
+/// The project declares `guard` at `build/guard.wasm`, with config for both samples used as
+/// its builds: keyword-context (adds context) and pattern-guard (cancels the prompt).
+const PROJECT: &str = "[[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npath = \"../build/guard.wasm\"\n[plugins.config]\nword = \"forbidden\"\ncontext = \"Be careful.\"\npattern = \"forbidden\"\nreason = \"blocked\"\n";
+
+fn build(env: &TestEnv, from: &std::path::Path) -> String {
+    let bytes = std::fs::read(from).unwrap();
+    // Replaced as a build does: a new file in place of the old.
+    let path = env.workspace().join("build/guard.wasm");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, &bytes).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    warden::plugin::sha256_hex(&bytes)
+}
+
+fn run_code(env: &TestEnv) -> (Option<i32>, String) {
+    let out = env.run(&["run", "--json", "the forbidden thing"]);
+    (out.status.code(), stderr(&out))
+}
+
+#[test]
+fn a_dev_build_loads_without_trust_and_rebuilds_need_none() {
+    let env = TestEnv::new();
+    let first = build(&env, &fixtures::keyword_context());
+    let config = env.untrusted_project_config(PROJECT);
+    let original = std::fs::read(&config).unwrap();
+
+    // Untrusted, the project's plugin keeps the run from starting.
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(2), "{err}");
+
+    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("dev: guard (interceptor) loaded for this user in "),
+        "{text}"
+    );
+    assert!(text.contains(&format!("  sha256: {first}")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "  file:   {}",
+            env.workspace().join("build/guard.wasm").display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("the project's trust is unchanged"), "{text}");
+
+    // Loaded: the run goes on (keyword-context adds its context), and says it is a dev build.
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("plugin `guard` is a dev build"), "{err}");
+
+    // A rebuild: the next run loads the new file, with no `warden trust`.
+    build(&env, &fixtures::pattern_guard());
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(3), "the rebuilt guard cancels: {err}");
+
+    // Stopped: the project's own entry waits for trust again.
+    let out = env.run(&["plugin", "dev", "--stop"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("dev: guard is no longer loaded"),
+        "{}",
+        stdout(&out)
+    );
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(2), "{err}");
+
+    // Trusted as it is now, then rebuilt: trust is asked again, unless the build is a dev one.
+    assert_eq!(env.trust().status.code(), Some(0));
+    assert_eq!(run_code(&env).0, Some(3));
+    build(&env, &fixtures::keyword_context());
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("changed since it was trusted"), "{err}");
+    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(run_code(&env).0, Some(0));
+    let out = env.run(&["plugin", "dev", "--stop", "--name", "guard"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    assert_eq!(
+        std::fs::read(&config).unwrap(),
+        original,
+        "the project config changed"
+    );
+}
+
+#[test]
+fn the_watcher_names_each_rebuild() {
+    let env = TestEnv::new();
+    build(&env, &fixtures::keyword_context());
+    env.untrusted_project_config(PROJECT);
+    let mut cmd = env.command();
+    cmd.args(["plugin", "dev", "build/guard.wasm"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |prefix: &str| -> String {
+        loop {
+            match rx.recv_timeout(HANG_LIMIT) {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(err) => panic!("no line starting {prefix:?}: {err}"),
+            }
+        }
+    };
+    wait_for("watching ");
+    let second = build(&env, &fixtures::pattern_guard());
+    let line = wait_for("rebuilt: ");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains(&format!("sha256 {second}")), "{line}");
+    // The entry stays until --stop: the rebuilt guard is what runs.
+    assert_eq!(run_code(&env).0, Some(3));
+}
+
+#[test]
+fn managed_policy_limiting_sources_refuses_a_dev_build() {
+    let env = TestEnv::new();
+    build(&env, &fixtures::keyword_context());
+    env.untrusted_project_config(PROJECT);
+    env.managed_config("[policy]\nallowed_sources = [\"builtin:*\"]\n");
+    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("managed policy"), "{err}");
+    assert!(err.contains("a local dev build is not loaded"), "{err}");
+    assert!(!env.state_home().join("plugin-dev").exists());
+    assert_eq!(run_code(&env).0, Some(2));
+}
