@@ -265,3 +265,41 @@ fn a_tool_plugins_own_failure_under_closed_ends_the_turn_and_is_audited() {
     );
     assert!(text.contains("; plugin failed: "), "{text}");
 }
+
+/// A closed failure at `pre-tool-call` refuses that one call (the model is told, the turn goes
+/// on, `run` exits 0 after a read), where one at a prompt point cancels the turn (exit 3).
+#[test]
+fn a_closed_failure_at_pre_tool_call_refuses_that_call_and_the_turn_goes_on() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    env.project_config(&format!(
+        "{MODEL}{}",
+        entry(
+            "interceptor",
+            "bad",
+            &fixtures::hostile(),
+            "failure = \"closed\"",
+            &[("mode", "rewrite-bad")]
+        ),
+    ));
+    let server = MockServer::start().unwrap();
+    let (code, value, err) = run(
+        &env,
+        &server,
+        &[("r1", "read_file", json!({"path": "a.txt"}))],
+        &[],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(value["outcome"], "finished", "{value}");
+    assert_eq!(server.requests().len(), 2, "the turn went on to a second request");
+    let results = tool_results(&env, value["session"].as_str().unwrap());
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].1, "{results:?}");
+    assert!(
+        results[0].0.contains("plugin bad failed")
+            && results[0].0.contains("failure policy is closed")
+            && !results[0].0.contains("alpha"),
+        "{results:?}"
+    );
+}
