@@ -51,6 +51,7 @@ mod plugin_builtin;
 mod plugin_check;
 mod plugin_langs;
 mod plugin_langs_v0_2;
+mod plugin_langs_v0_3;
 mod plugin_new_anywhere;
 mod plugin_oci;
 mod plugin_sign;
