@@ -34,7 +34,8 @@ fn cache_root() -> PathBuf {
         .join("plugin-langs")
 }
 
-/// Every file under `dir` (relative, sorted), skipping build output.
+/// Every file under `dir` (relative, sorted) that a build reads: not build output, not the
+/// README.
 fn files_of(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -44,7 +45,7 @@ fn files_of(dir: &Path) -> Vec<PathBuf> {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if matches!(
                 name.as_str(),
-                "target" | "node_modules" | "plugin.wasm" | "deps"
+                "target" | "node_modules" | "plugin.wasm" | "deps" | "README.md" | ".gitignore"
             ) {
                 continue;
             }
@@ -515,10 +516,5 @@ fn an_uncaught_exception_in_a_python_or_js_tool_shows_its_type_and_message() {
                 assert!(shown.contains(part), "{part}: {shown}");
             }
         }
-        // The real format, as the templates' READMEs show it.
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!("shown to the person:\n{err}\nshown to the model: {result}\n").as_bytes(),
-        );
     }
 }

@@ -130,7 +130,7 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
     );
     let js_error = format!(
         "plugin {name}: call trapped: wasm trap: wasm `unreachable` instruction executed \
-         (TypeError: args is null (at call@app.js:30:17))"
+         (TypeError: can't access property \"path\", args is null (at call@app.js:33:26))"
     );
     let fill = |text: &str| {
         text.replace("{{name}}", name)
