@@ -148,13 +148,19 @@ fn built(lang: &str, world: &str) -> Option<PathBuf> {
     if let Some((_, path)) = cache.iter().find(|(k, _)| *k == key) {
         return path.clone();
     }
-    let path = build_project(lang, world, |_| {});
+    let path = build_project(lang, world, "", |_| {});
     cache.push((key, path.clone()));
     path
 }
 
-/// Writes the project, `edit`s it, and builds it unless a build of the same files exists.
-fn build_project(lang: &str, world: &str, edit: impl FnOnce(&Path)) -> Option<PathBuf> {
+/// Writes the project, `edit`s it, and builds it unless a build of the same files exists (in
+/// `target/plugin-langs/{lang}-{world}{label}-{hash}`); older builds of the same key go.
+fn build_project(
+    lang: &str,
+    world: &str,
+    label: &str,
+    edit: impl FnOnce(&Path),
+) -> Option<PathBuf> {
     let env = TestEnv::new();
     let root = cache_root();
     std::fs::create_dir_all(&root).unwrap();
@@ -168,15 +174,29 @@ fn build_project(lang: &str, world: &str, edit: impl FnOnce(&Path)) -> Option<Pa
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let written = staging.path().join(&name);
     edit(&written);
-    let dir = root.join(format!("{lang}-{world}-{}", source_hash(&written)));
+    let key = format!("{lang}-{world}{label}-");
+    let hash = source_hash(&written);
+    let dir = root.join(format!("{key}{hash}"));
     let wasm = dir.join(&name).join("plugin.wasm");
-    if wasm.is_file() {
+    let project = dir.join(&name);
+    // A Rust project depends on the SDK by path, outside the hash: cargo decides what to rebuild.
+    if wasm.is_file() && lang != "rust" {
         return Some(wasm);
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let project = dir.join(&name);
-    std::fs::rename(&written, &project).unwrap();
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let other = entry.file_name().to_string_lossy().into_owned();
+        let stale = other.strip_prefix(&key).is_some_and(|rest| {
+            rest != hash && rest.len() == hash.len() && rest.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    if !project.is_dir() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::rename(&written, &project).unwrap();
+    }
     let mut cmd = build_command(lang, world, &project)?;
     let out = cmd.output().unwrap();
     assert!(
@@ -461,14 +481,14 @@ fn insert_before(file: &Path, marker: &str, line: &str) {
 /// stderr show its type and message, and for Python where it was raised.
 #[test]
 fn an_uncaught_exception_in_a_python_or_js_tool_shows_its_type_and_message() {
-    let python = build_project("python", "tool", |project| {
+    let python = build_project("python", "tool", "-raises", |project| {
         insert_before(
             &project.join("app.py"),
             "if name != \"count_lines\":",
             "        if \"boom\" in arguments:\n            raise KeyError(\"x\")",
         );
     });
-    let js = build_project("js", "tool", |project| {
+    let js = build_project("js", "tool", "-raises", |project| {
         insert_before(
             &project.join("app.js"),
             "if (name !== \"count_lines\")",

@@ -132,8 +132,15 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
         "plugin {name}: call trapped: wasm trap: wasm `unreachable` instruction executed \
          (TypeError: can't access property \"path\", args is null (at call@app.js:33:26))"
     );
+    // `package warden:plugin@X.Y.Z;`, the first line of worlds.wit.
+    let package = include_str!("../../../../../wit/worlds.wit")
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("package "))
+        .map_or("warden:plugin", |rest| rest.trim_end_matches(';'));
     let fill = |text: &str| {
         text.replace("{{name}}", name)
+            .replace("{{package}}", package)
             .replace("{{python_error}}", &python_error)
             .replace("{{js_error}}", &js_error)
             .replace("{{world}}", world.as_str())
@@ -260,6 +267,13 @@ mod tests {
                     find("wit/worlds.wit").is_some_and(|(_, t, _)| t.starts_with(&newest)),
                     "{lang:?} {world:?}"
                 );
+                let readme = &find("README.md").unwrap().1;
+                let package = newest.trim_start_matches("package ").trim_end_matches(';');
+                assert!(readme.contains(package), "{readme}");
+                let dev = readme.find("warden plugin dev").unwrap_or(usize::MAX);
+                let config = readme.find("```toml").unwrap_or(0);
+                assert!(dev < config, "the dev loop comes first: {readme}");
+                assert!(readme.contains("call trapped: "), "{readme}");
                 assert_eq!(
                     find("fs.js").is_some(),
                     lang == NewLang::Js && reads_files(world),
