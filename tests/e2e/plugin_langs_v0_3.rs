@@ -17,10 +17,16 @@ use sha2::{Digest, Sha256};
 use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::plugin_langs::{componentize_js, has_componentize_py, skip};
-use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
+use crate::support::{TestEnv, output_within, plugin_entry, stderr, stdout};
 use crate::tool_plugins::{MODEL, tool_entry};
 
 const LANGS: &[&str] = &["rust", "python", "js"];
+
+/// Deadlines for a loaded machine: a Python `init` can take over the default 100 ms there.
+const LOADED: &str = "timeout_ms = 10000";
+
+/// A run that compiles an 18 MB component first: minutes of CPU on a loaded machine, not a hang.
+const FIRST_START_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 fn repo() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).unwrap()
@@ -234,7 +240,7 @@ fn session(
         .env("OPENAI_BASE_URL", server.openai_url())
         .env("WARDEN_LOG", log)
         .args(["run", "--json", prompt]);
-    let out = output_within(cmd, HANG_LIMIT);
+    let out = output_within(cmd, FIRST_START_LIMIT);
     let err = stderr(&out);
     let Ok(value) = serde_json::from_str::<Value>(stdout(&out).trim()) else {
         return (out.status.code(), Value::Null, err);
@@ -285,7 +291,7 @@ fn interceptor_adds_its_context_in_every_language_alike() {
                     "interceptor",
                     "kw",
                     wasm,
-                    "",
+                    LOADED,
                     &[("word", word), ("context", "Deploys go through CI.")],
                 )
             )
@@ -323,7 +329,7 @@ fn hook_counts_the_same_events_in_every_language() {
     let Some((items, counts)) = same_in_every_language("hook", |env, wasm| {
         env.project_config(&format!(
             "{MODEL}{}",
-            plugin_entry("hook", "counter", wasm, "", &[])
+            plugin_entry("hook", "counter", wasm, LOADED, &[])
         ));
         let (code, items, err) =
             session(env, "hello", vec![Reply::text("hi")], "warden::plugin=info");
@@ -396,7 +402,7 @@ fn tool_counts_lines_and_refuses_paths_in_every_language_alike() {
         env.write(".env", "KEY=1\n");
         env.project_config(&format!(
             "{MODEL}{}",
-            tool_entry("counter", wasm, "fs = \"read\"")
+            tool_entry("counter", wasm, &format!("fs = \"read\"\n{LOADED}"))
         ));
         let (code, items, err) = session(
             env,
@@ -450,11 +456,14 @@ fn every_python_and_js_template_passes_its_native_tests() {
             } else {
                 ("node", &["--test"])
             };
-            let out = Command::new(program)
+            let Ok(out) = Command::new(program)
                 .args(args)
                 .current_dir(dir.path().join(&name))
                 .output()
-                .unwrap();
+            else {
+                skip(&format!("{name}'s native tests"), program);
+                continue;
+            };
             let text = format!("{}{}", stdout(&out), stderr(&out));
             assert!(out.status.success(), "{name}: {text}");
             let ran = if lang == "python" {
