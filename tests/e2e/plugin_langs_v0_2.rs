@@ -1,21 +1,20 @@
 //! Python and JavaScript plugins on WIT 0.2.0, built with the real toolchains and run by the
 //! real binary: the examples `python-tool-guard` (an interceptor denying and rewriting tool
-//! calls, adding a note after a failed one) and `js-tool` (a tool plugin), and the projects
-//! `warden plugin new --lang python|js` writes for the interceptor and tool worlds, built in a
-//! directory outside the checkout. An uncaught exception shows its type and message; the first
-//! load of a large component says it compiles, the second does not.
+//! calls, adding a note after a failed one) and `js-tool` (a tool plugin). An uncaught
+//! exception shows its type and message; the first load of a large component says it compiles,
+//! the second does not. (`plugin new --lang python|js` projects are on the newest WIT:
+//! `plugin_langs_v0_3`.)
 //!
 //! Each component is built once and compiled once per environment: a Python build costs
 //! seconds of CPU and its first compile about ten more. A missing toolchain prints a SKIP line
 //! (a failure under `CI=true`).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::{Value, json};
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::plugin_langs::{built_example, componentize_js, has_componentize_py, skip};
+use crate::plugin_langs::built_example;
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 use crate::tool_plugins::{MODEL, content, tool_entry};
 
@@ -65,60 +64,6 @@ fn tool_results(body: &Value) -> Vec<(String, String)> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// A project written by `warden plugin new NAME --lang LANG --world WORLD` in a temporary
-/// directory outside the checkout, `edit`ed, then built by its own `build.sh`: the temporary
-/// directory and the component. `None` (after a SKIP line) when the toolchain is missing.
-fn built_template(
-    env: &TestEnv,
-    lang: &str,
-    world: &str,
-    edit: impl FnOnce(&Path),
-) -> Option<(tempfile::TempDir, PathBuf)> {
-    let mut build_env: Vec<(&str, PathBuf)> = Vec::new();
-    if lang == "python" {
-        if !has_componentize_py() {
-            skip(
-                &format!("plugin new --lang python --world {world}"),
-                "componentize-py",
-            );
-            return None;
-        }
-    } else {
-        let Some(cjs) = componentize_js() else {
-            skip(
-                &format!("plugin new --lang js --world {world}"),
-                "componentize-js",
-            );
-            return None;
-        };
-        build_env.push(("COMPONENTIZE_JS", cjs));
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let name = format!("{lang}-{world}");
-    let out = env.run_in(
-        dir.path(),
-        &["plugin", "new", &name, "--lang", lang, "--world", world],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let project = dir.path().join(&name);
-    edit(&project);
-    let mut cmd = Command::new("bash");
-    cmd.arg(project.join("build.sh"));
-    for (key, value) in build_env {
-        cmd.env(key, value);
-    }
-    let built = cmd.output().unwrap();
-    assert!(
-        built.status.success(),
-        "{name}/build.sh failed:\n{}{}",
-        String::from_utf8_lossy(&built.stdout),
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let wasm = project.join("plugin.wasm");
-    assert!(wasm.is_file(), "{name}/build.sh wrote no plugin.wasm");
-    Some((dir, wasm))
 }
 
 fn guard_config(wasm: &Path) -> String {
@@ -211,91 +156,6 @@ fn js_tool_answers_and_a_type_error_shows_its_message() {
         assert!(shown.contains("text is undefined"), "{shown}");
         assert!(shown.contains("call@"), "{shown}");
     }
-}
-
-#[test]
-fn python_tool_project_builds_outside_the_checkout_reads_its_grant_and_shows_an_exception() {
-    let env = TestEnv::new();
-    let raise = |project: &Path| {
-        let app = project.join("app.py");
-        let text = std::fs::read_to_string(&app).unwrap();
-        let marker = "        if name != \"count_lines\":";
-        assert!(text.contains(marker), "{text}");
-        let text = text.replacen(
-            marker,
-            &format!(
-                "        if \"boom\" in arguments:\n            raise KeyError('x')\n{marker}"
-            ),
-            1,
-        );
-        std::fs::write(app, text).unwrap();
-    };
-    let Some((_dir, wasm)) = built_template(&env, "python", "tool", raise) else {
-        return;
-    };
-    env.write("notes.txt", "one\ntwo\nthree\n");
-    env.project_config(&format!(
-        "{MODEL}{}",
-        tool_entry("counter", &wasm, "fs = \"read\"")
-    ));
-    let (code, err, _, body) = turn(
-        &env,
-        &[
-            ("c1", "count_lines", json!({"path": "notes.txt"})),
-            (
-                "c2",
-                "count_lines",
-                json!({"path": "notes.txt", "boom": true}),
-            ),
-        ],
-        false,
-    );
-    assert_eq!(code, Some(0), "{err}");
-    let tools = tool_results(&body);
-    assert_eq!(content(&tools, "c1"), "notes.txt: 3 lines");
-    let failed = content(&tools, "c2");
-    for shown in [failed, err.as_str()] {
-        assert!(shown.contains("KeyError: 'x'"), "{shown}");
-        assert!(shown.contains("app.py, line "), "{shown}");
-        assert!(shown.contains("in call"), "{shown}");
-    }
-}
-
-#[test]
-fn js_interceptor_project_builds_outside_the_checkout_and_guards_tool_calls() {
-    let env = TestEnv::new();
-    let Some((_dir, wasm)) = built_template(&env, "js", "interceptor", |_| {}) else {
-        return;
-    };
-    env.project_config(&guard_config(&wasm));
-    guard_acts_in_a_turn(&env, true);
-}
-
-/// The same sources as the examples, which act in the tests above: here they only need to
-/// build outside the checkout into components (`plugin check` would compile each again).
-#[test]
-fn python_interceptor_and_js_tool_projects_build_outside_the_checkout() {
-    let env = TestEnv::new();
-    for (lang, world) in [("python", "interceptor"), ("js", "tool")] {
-        let Some((_dir, wasm)) = built_template(&env, lang, world, |_| {}) else {
-            continue;
-        };
-        let bytes = std::fs::read(&wasm).unwrap();
-        // `\0asm`, then the component encoding's version and layer.
-        assert_eq!(
-            bytes.get(..8),
-            Some(&b"\0asm\x0d\x00\x01\x00"[..]),
-            "{lang} {world}"
-        );
-    }
-    // The other worlds are Rust-only, and say so.
-    let dir = tempfile::tempdir().unwrap();
-    let out = env.run_in(
-        dir.path(),
-        &["plugin", "new", "x", "--lang", "python", "--world", "hook"],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--lang rust"), "{}", stderr(&out));
 }
 
 /// `doctor` counts the compiled-code cache's entries and size; `plugin clear-cache` removes

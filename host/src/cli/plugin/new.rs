@@ -20,7 +20,7 @@ pub(crate) enum NewWorld {
     Hook,
     /// Turns `@path` references into file content.
     Resolver,
-    /// Serves tools to the model, through the capabilities its entry grants (WIT 0.2.0).
+    /// Serves tools to the model, through the capabilities its entry grants.
     Tool,
 }
 

@@ -1,118 +1,166 @@
-//! Python (componentize-py) and JavaScript (componentize-js) projects for `warden plugin new`:
-//! an interceptor (a tool guard: pre-tool-call allow, deny or rewrite, post-tool-call notes) or
-//! a tool plugin, on WIT `warden:plugin@0.2.0`, whose files the project carries in `wit/`.
+//! Python (componentize-py) and JavaScript (componentize-js) projects for `warden plugin new`,
+//! one per world, on the newest WIT (`wit/`), whose files the project carries in `wit/`. Each
+//! project keeps its logic in a module of its own (`logic.py`, `logic.js`) with native tests
+//! beside it (`python3 -m unittest`, `node --test`); `app.py`/`app.js` is the WIT glue.
+//!
+//! JavaScript has no file API: the resolver and tool projects read the workspace through
+//! `wasi:filesystem` (`fs.js`), whose WIT their `build.sh` takes from the jco package the
+//! project installs (`wit/deps/`), declared beside warden's world in `wit/js-fs.wit`.
 
 use super::{Files, NewLang, NewWorld, config_example};
 use crate::cli::exit::CliError;
 
-/// The released WIT files the bindings generators read: 0.2.0, pinned (not the newest `wit/`).
+/// The WIT files the bindings generators read: the newest version, as the Rust SDK uses.
 const WIT: &[(&str, &str)] = &[
-    (
-        "act.wit",
-        include_str!("../../../../../wit/released/0.2.0/act.wit"),
-    ),
-    (
-        "host.wit",
-        include_str!("../../../../../wit/released/0.2.0/host.wit"),
-    ),
+    ("act.wit", include_str!("../../../../../wit/act.wit")),
+    ("host.wit", include_str!("../../../../../wit/host.wit")),
     (
         "intercept.wit",
-        include_str!("../../../../../wit/released/0.2.0/intercept.wit"),
+        include_str!("../../../../../wit/intercept.wit"),
     ),
     (
         "observe.wit",
-        include_str!("../../../../../wit/released/0.2.0/observe.wit"),
+        include_str!("../../../../../wit/observe.wit"),
     ),
     (
         "outgoing.wit",
-        include_str!("../../../../../wit/released/0.2.0/outgoing.wit"),
+        include_str!("../../../../../wit/outgoing.wit"),
+    ),
+    (
+        "prompts.wit",
+        include_str!("../../../../../wit/prompts.wit"),
     ),
     (
         "resolve.wit",
-        include_str!("../../../../../wit/released/0.2.0/resolve.wit"),
+        include_str!("../../../../../wit/resolve.wit"),
     ),
-    (
-        "types.wit",
-        include_str!("../../../../../wit/released/0.2.0/types.wit"),
-    ),
-    (
-        "worlds.wit",
-        include_str!("../../../../../wit/released/0.2.0/worlds.wit"),
-    ),
+    ("types.wit", include_str!("../../../../../wit/types.wit")),
+    ("worlds.wit", include_str!("../../../../../wit/worlds.wit")),
 ];
 
-/// The plugin source of `lang` for `world`: the examples' own files where an example exists,
-/// so that what the tests build and run is what a new project starts from.
-fn source(lang: NewLang, world: NewWorld) -> Option<(&'static str, &'static str)> {
-    Some(match (lang, world) {
-        (NewLang::Python, NewWorld::Interceptor) => (
-            "app.py",
-            include_str!("../../../../../examples/python-tool-guard/app.py"),
-        ),
-        (NewLang::Python, NewWorld::Tool) => {
-            ("app.py", include_str!("../templates/python/tool.py"))
-        }
+/// A file of a project: its name, its text and whether it is executable.
+type Template = (&'static str, &'static str, bool);
+
+macro_rules! world_files {
+    ($lang:literal, $world:literal, [$($file:literal),*]) => {
+        &[$(($file, include_str!(concat!("../templates/", $lang, "/", $world, "/", $file)), false)),*]
+    };
+}
+
+/// The sources of `lang` for `world`: the WIT glue, the logic and its native tests.
+fn sources(lang: NewLang, world: NewWorld) -> &'static [Template] {
+    match (lang, world) {
         (NewLang::Js, NewWorld::Interceptor) => {
-            ("app.js", include_str!("../templates/js/interceptor.js"))
+            world_files!("js", "interceptor", ["app.js", "logic.js", "logic.test.js"])
         }
-        (NewLang::Js, NewWorld::Tool) => (
-            "app.js",
-            include_str!("../../../../../examples/js-tool/app.js"),
-        ),
-        _ => return None,
-    })
+        (NewLang::Js, NewWorld::Hook) => {
+            world_files!("js", "hook", ["app.js", "logic.js", "logic.test.js"])
+        }
+        (NewLang::Js, NewWorld::Resolver) => {
+            world_files!("js", "resolver", ["app.js", "logic.js", "logic.test.js"])
+        }
+        (NewLang::Js, NewWorld::Tool) => {
+            world_files!("js", "tool", ["app.js", "logic.js", "logic.test.js"])
+        }
+        (_, NewWorld::Interceptor) => {
+            world_files!(
+                "python",
+                "interceptor",
+                ["app.py", "logic.py", "test_logic.py"]
+            )
+        }
+        (_, NewWorld::Hook) => {
+            world_files!("python", "hook", ["app.py", "logic.py", "test_logic.py"])
+        }
+        (_, NewWorld::Resolver) => {
+            world_files!(
+                "python",
+                "resolver",
+                ["app.py", "logic.py", "test_logic.py"]
+            )
+        }
+        (_, NewWorld::Tool) => {
+            world_files!("python", "tool", ["app.py", "logic.py", "test_logic.py"])
+        }
+    }
+}
+
+/// Whether a JavaScript project of `world` reads the workspace (through `fs.js`).
+fn reads_files(world: NewWorld) -> bool {
+    matches!(world, NewWorld::Resolver | NewWorld::Tool)
+}
+
+/// What the plugin of `world` does, for the README.
+fn what(world: NewWorld) -> &'static str {
+    match world {
+        NewWorld::Interceptor => {
+            "interceptor: when the prompt mentions the configured `word`, it adds a system item \
+             with the configured `context`"
+        }
+        NewWorld::Hook => {
+            "hook: it counts events by kind and logs the counts at the end of every turn \
+             (`WARDEN_LOG=warden::plugin=info` shows them)"
+        }
+        NewWorld::Resolver => {
+            "resolver: it serves `@path` references and the model's `read_file` and \
+             `list_files` from the workspace, which it sees read-only"
+        }
+        NewWorld::Tool => {
+            "tool plugin: `count_lines` counts the lines of a workspace file (its entry grants \
+             `fs = \"read\"`; absolute paths, `..` and the deny globs are refused)"
+        }
+    }
 }
 
 /// The files of a new Python or JavaScript project.
 pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files, CliError> {
-    let lang_name = if lang == NewLang::Python {
-        "python"
+    let python = lang == NewLang::Python;
+    let wasm = format!("/path/to/{name}/plugin.wasm");
+    let config = config_example(name, world, &wasm);
+    // componentize-js builds against a world that adds the WASI file system to warden's.
+    let build_world = if !python && reads_files(world) {
+        format!("{}-fs", world.as_str())
     } else {
-        "js"
+        world.as_str().to_owned()
     };
-    let Some((app, text)) = source(lang, world) else {
-        return Err(CliError::usage(format!(
-            "--lang {lang_name} has interceptor and tool templates; use --lang rust for a {}",
-            world.as_str()
-        )));
-    };
-    let (what, shape) = match (lang, world) {
-        (NewLang::Python, NewWorld::Tool) => (
-            "tool plugin",
-            "the class `Act` implements the `act` interface (`describe` lists the tools, `call` runs one)",
-        ),
-        (NewLang::Python, _) => (
-            "interceptor",
-            "the class `Intercept` implements the `intercept` interface (here a tool guard: \
-             `pre_tool_call` allows, denies or rewrites a call, `post_tool_call` adds notes)",
-        ),
-        (_, NewWorld::Tool) => (
-            "tool plugin",
-            "the exported object `act` implements the `act` interface (`describe` lists the \
-             tools, `call` runs one)",
-        ),
-        _ => (
-            "interceptor",
-            "the exported object `intercept` implements the `intercept` interface (here a tool \
-             guard: `preToolCall` allows, denies or rewrites a call, `postToolCall` adds notes)",
-        ),
-    };
-    let config = match world {
-        NewWorld::Interceptor => format!(
-            "[[plugins]]\nname = \"{name}\"\nkind = \"interceptor\"\npath = \"/path/to/{name}/plugin.wasm\"\n[plugins.config]\ndeny = \"write_file:secrets/\"\nrewrite = \"old/=>new/\""
-        ),
-        _ => config_example(name, world, &format!("/path/to/{name}/plugin.wasm")),
-    };
+    // What an uncaught error looks like through `warden run` (see docs/plugins.md).
+    let python_error = format!(
+        "plugin {name}: call trapped: wasm trap: wasm `unreachable` instruction executed \
+         (KeyError: 'path' (at /0/app.py, line 42, in call))"
+    );
+    let js_error = format!(
+        "plugin {name}: call trapped: wasm trap: wasm `unreachable` instruction executed \
+         (TypeError: can't access property \"path\", args is null (at call@app.js:33:26))"
+    );
+    // `package warden:plugin@X.Y.Z;`, the first line of worlds.wit.
+    let package = include_str!("../../../../../wit/worlds.wit")
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("package "))
+        .map_or("warden:plugin", |rest| rest.trim_end_matches(';'));
     let fill = |text: &str| {
         text.replace("{{name}}", name)
+            .replace("{{package}}", package)
+            .replace("{{python_error}}", &python_error)
+            .replace("{{js_error}}", &js_error)
             .replace("{{world}}", world.as_str())
-            .replace("{{what}}", what)
-            .replace("{{shape}}", shape)
-            .replace("{{app}}", app)
+            .replace("{{build_world}}", &build_world)
+            .replace("{{what}}", what(world))
             .replace("{{config}}", &config)
+            .replace(
+                "{{wasi_deps}}",
+                if !python && reads_files(world) {
+                    "yes"
+                } else {
+                    ""
+                },
+            )
     };
-    let mut files: Files = vec![(app.to_owned(), text.to_owned(), false)];
-    let dir: &[(&str, &str, bool)] = if lang == NewLang::Python {
+    let mut files: Files = sources(lang, world)
+        .iter()
+        .map(|(file, text, executable)| ((*file).to_owned(), (*text).to_owned(), *executable))
+        .collect();
+    let dir: &[Template] = if python {
         &[
             (
                 "build.sh",
@@ -132,6 +180,7 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
         ]
     } else {
         &[
+            ("named.js", include_str!("../templates/js/named.js"), false),
             ("build.sh", include_str!("../templates/js/build.sh"), true),
             (
                 "package.json",
@@ -154,6 +203,18 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
         dir.iter()
             .map(|(file, text, executable)| ((*file).to_owned(), fill(text), *executable)),
     );
+    if !python && reads_files(world) {
+        files.push((
+            "fs.js".into(),
+            include_str!("../templates/js/fs.js").into(),
+            false,
+        ));
+        files.push((
+            "wit/js-fs.wit".into(),
+            include_str!("../templates/js/js-fs.wit").into(),
+            false,
+        ));
+    }
     files.extend(
         WIT.iter()
             .map(|(file, text)| (format!("wit/{file}"), (*text).to_owned(), false)),
@@ -165,31 +226,58 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
 mod tests {
     use super::*;
 
+    const WORLDS: [NewWorld; 4] = [
+        NewWorld::Interceptor,
+        NewWorld::Hook,
+        NewWorld::Resolver,
+        NewWorld::Tool,
+    ];
+
     #[test]
-    fn each_language_has_an_interceptor_and_a_tool_on_0_2_0() {
+    fn each_language_has_every_world_on_the_newest_wit_with_native_tests() {
+        let newest = include_str!("../../../../../wit/worlds.wit")
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned();
         for lang in [NewLang::Python, NewLang::Js] {
-            for world in [NewWorld::Interceptor, NewWorld::Tool] {
+            for world in WORLDS {
                 let files = files("probe", world, lang).unwrap();
-                let build = files.iter().find(|(f, _, _)| f == "build.sh").unwrap();
+                let find = |name: &str| files.iter().find(|(f, _, _)| f == name);
+                let build = find("build.sh").unwrap();
+                assert!(build.2, "build.sh is executable");
                 assert!(
                     build
                         .1
-                        .contains(&format!("warden:plugin/{}", world.as_str()))
-                );
-                assert!(build.2, "build.sh is executable");
-                let source = &files[0].1;
-                assert!(!source.contains("@0.1.0"), "{lang:?} {world:?}");
-                let readme = files.iter().find(|(f, _, _)| f == "README.md").unwrap();
-                assert!(!readme.1.contains("{{"), "{}", readme.1);
-                assert!(files.iter().any(|(f, t, _)| f == "wit/worlds.wit"
-                    && t.contains("warden:plugin@0.2.0")));
-            }
-            for world in [NewWorld::Hook, NewWorld::Resolver] {
-                let err = files("probe", world, lang).unwrap_err();
-                assert!(
-                    err.message.contains("interceptor and tool"),
+                        .contains(&format!("warden:plugin/{}", world.as_str())),
                     "{}",
-                    err.message
+                    build.1
+                );
+                let tests = if lang == NewLang::Python {
+                    "test_logic.py"
+                } else {
+                    "logic.test.js"
+                };
+                assert!(find(tests).is_some(), "{lang:?} {world:?}: no {tests}");
+                for (file, text, _) in &files {
+                    assert!(!text.contains("{{"), "{lang:?} {world:?} {file}");
+                    assert!(!text.contains("@0.2.0"), "{lang:?} {world:?} {file}");
+                }
+                assert!(
+                    find("wit/worlds.wit").is_some_and(|(_, t, _)| t.starts_with(&newest)),
+                    "{lang:?} {world:?}"
+                );
+                let readme = &find("README.md").unwrap().1;
+                let package = newest.trim_start_matches("package ").trim_end_matches(';');
+                assert!(readme.contains(package), "{readme}");
+                let dev = readme.find("warden plugin dev").unwrap_or(usize::MAX);
+                let config = readme.find("```toml").unwrap_or(0);
+                assert!(dev < config, "the dev loop comes first: {readme}");
+                assert!(readme.contains("call trapped: "), "{readme}");
+                assert_eq!(
+                    find("fs.js").is_some(),
+                    lang == NewLang::Js && reads_files(world),
+                    "{lang:?} {world:?}"
                 );
             }
         }
