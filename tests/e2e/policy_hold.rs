@@ -380,10 +380,18 @@ fn a_fifo_as_plugin_or_resolver_is_refused_without_hanging() {
     let env = TestEnv::new();
     let fifo = env.root().join("plugin.wasm");
     mkfifo(&fifo);
-    env.project_config(&format!(
+    let entry = format!(
         "[[plugins]]\nname = \"p\"\nkind = \"hook\"\npath = \"{}\"\n",
         fifo.display()
-    ));
+    );
+    // `warden trust` refuses it without opening it (trust records content it could not read
+    // as nothing), and the loader refuses it in a layer that needs no trust.
+    env.untrusted_project_config(&entry);
+    let out = env.trust();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    std::fs::remove_file(env.workspace().join(".warden/config.toml")).unwrap();
+    env.user_config(&entry);
     let out = run_briefly(&env, &["run", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -392,7 +400,7 @@ fn a_fifo_as_plugin_or_resolver_is_refused_without_hanging() {
         stderr(&out)
     );
 
-    env.project_config(&format!("[fileref]\nresolver = \"{}\"\n", fifo.display()));
+    env.user_config(&format!("[fileref]\nresolver = \"{}\"\n", fifo.display()));
     let out = run_briefly(&env, &["preview", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -405,7 +413,13 @@ fn a_fifo_as_plugin_or_resolver_is_refused_without_hanging() {
 #[test]
 fn a_device_as_plugin_is_refused_without_reading_it() {
     let env = TestEnv::new();
-    env.project_config("[[plugins]]\nname = \"z\"\nkind = \"hook\"\npath = \"/dev/zero\"\n");
+    let entry = "[[plugins]]\nname = \"z\"\nkind = \"hook\"\npath = \"/dev/zero\"\n";
+    env.untrusted_project_config(entry);
+    let out = env.trust();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    std::fs::remove_file(env.workspace().join(".warden/config.toml")).unwrap();
+    env.user_config(entry);
     let out = run_briefly(&env, &["run", "hi"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
