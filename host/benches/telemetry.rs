@@ -181,6 +181,7 @@ fn telemetry(c: &mut Criterion) {
         chain: vec![ChainEntry {
             plugin: Box::new(guard),
             failure: FailurePolicy::Closed,
+            shadow: None,
         }],
         hooks: Hooks::new(Vec::new()),
         tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),

@@ -389,7 +389,11 @@ fn a_fifo_as_plugin_or_resolver_is_refused_without_hanging() {
     env.untrusted_project_config(&entry);
     let out = env.trust();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
     std::fs::remove_file(env.workspace().join(".warden/config.toml")).unwrap();
     env.user_config(&entry);
     let out = run_briefly(&env, &["run", "hi"]);
@@ -417,7 +421,11 @@ fn a_device_as_plugin_is_refused_without_reading_it() {
     env.untrusted_project_config(entry);
     let out = env.trust();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
     std::fs::remove_file(env.workspace().join(".warden/config.toml")).unwrap();
     env.user_config(entry);
     let out = run_briefly(&env, &["run", "hi"]);

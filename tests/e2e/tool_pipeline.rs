@@ -292,7 +292,11 @@ fn a_closed_failure_at_pre_tool_call_refuses_that_call_and_the_turn_goes_on() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(value["outcome"], "answered", "{value}");
-    assert_eq!(server.requests().len(), 2, "the turn went on to a second request");
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "the turn went on to a second request"
+    );
     let results = tool_results(&env, value["session"].as_str().unwrap());
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(results[0].1, "{results:?}");
