@@ -65,14 +65,15 @@ fn a_turn_with_a_failing_command_and_two_changes(cols: u16) {
     );
     term.type_text("/last");
     term.press("Enter");
-    let screen = term.wait_for_after("/last", "warden ›");
-    let after = &screen[screen.rfind("/last").unwrap_or(0)..];
+    // The typed command, not the summary's "/last shows them" hint, marks where its answer starts.
+    let screen = term.wait_for_after("warden › /last", "\nwarden ›");
+    let after = &screen[screen.rfind("warden › /last").unwrap_or(0)..];
     assert!(after.contains("row-2\n"), "{after}");
     assert!(after.contains("exit status: 3"), "{after}");
     term.type_text("/diff");
     term.press("Enter");
-    let screen = term.wait_for_after("/diff", "warden ›");
-    let after = &screen[screen.rfind("/diff").unwrap_or(0)..];
+    let screen = term.wait_for_after("warden › /diff", "\nwarden ›");
+    let after = &screen[screen.rfind("warden › /diff").unwrap_or(0)..];
     assert!(
         after.contains("created notes.txt (+2 −0) by write_file"),
         "{after}"

@@ -37,8 +37,11 @@ pub(crate) fn watch(
         if let Some(forwarder) = &forwarder {
             forwarder.interest(&mut fds);
         }
-        // Without a pidfd (kernels before 5.3) the child's end is looked for every 50 ms.
-        let timeout = if pidfd.is_some() { -1 } else { 50 };
+        // Never wait without end: a supervisor's helper runs in the command's PID namespace,
+        // and PID 1 cannot finish exiting (so its pidfd never becomes readable) until that
+        // helper is reaped here; every 50 ms the loop reaps what ended (and, without a pidfd,
+        // on kernels before 5.3, looks for PID 1's end).
+        let timeout = 50;
         // SAFETY: `fds` is a live array of `pollfd` of the given length.
         let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
         if rc < 0 && io::Error::last_os_error().kind() != ErrorKind::Interrupted {
