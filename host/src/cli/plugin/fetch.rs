@@ -9,9 +9,9 @@ use toml_edit::Item;
 
 use super::admit::Admission;
 use super::oci_common::{Keep, editable_layers, pull, read_doc, registry, settings, workspace};
-use super::update::project_untrusted;
+use super::update::{finish, project_untrusted};
 use crate::cli::common::env;
-use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::exit::CliError;
 use crate::cli::out::outln;
 use crate::config::{LayerKind, OCI_SCHEME, OciReference};
 use crate::oci::Cache;
@@ -86,20 +86,5 @@ pub(crate) fn fetch(
             }
         }
     }
-    if seen == 0 {
-        return match name {
-            Some(name) => Err(CliError::usage(format!(
-                "no [[plugins]] entry named {name:?} with an `{OCI_SCHEME}` source in the user or project config"
-            ))),
-            None => {
-                outln!("no plugin has an {OCI_SCHEME} source");
-                Ok(EXIT_OK)
-            }
-        };
-    }
-    if refused.is_empty() {
-        Ok(EXIT_OK)
-    } else {
-        Err(CliError::usage(refused.join("\n")))
-    }
+    finish(seen, name, &refused)
 }

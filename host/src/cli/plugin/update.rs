@@ -93,6 +93,12 @@ pub(crate) fn update(
             previous.save()?;
         }
     }
+    finish(seen, name, &refused)
+}
+
+/// How a command over the `oci://` entries (`update`, `fetch`) ends: a usage error when the
+/// entry `name` names has no such source, else the refusals met, if any.
+pub(super) fn finish(seen: usize, name: Option<&str>, refused: &[String]) -> Result<u8, CliError> {
     if seen == 0 {
         return match name {
             Some(name) => Err(CliError::usage(format!(
