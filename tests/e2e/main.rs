@@ -7,6 +7,7 @@ mod chat;
 mod chat_failures;
 mod chat_markdown;
 mod chat_plan;
+mod chat_plugin_dev;
 mod chat_rules;
 mod chat_transcript;
 mod chat_turns;

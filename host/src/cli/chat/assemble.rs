@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::counted::{CountedHook, CountedInterceptor, CountedTool, PluginRow};
+use super::dev_reload::DevBuilds;
 use crate::cli::common::{env, setup_error};
 use crate::cli::exit::CliError;
 use crate::config::{Config, PluginKind};
@@ -14,13 +15,22 @@ use crate::setup;
 use crate::store::{AuditLog, Home, SessionWriter};
 use crate::worker::{Hooks, ToolRegistry, Worker, WorkerParts};
 
-/// A worker on `session` (a new session when `None`), the `/plugins` rows and the `/mcp` rows.
+/// What the chat is made of: its worker, the `/plugins` rows, the `/mcp` rows, and the dev
+/// builds it reloads when they are rebuilt.
+pub(crate) struct Assembled {
+    pub worker: Worker,
+    pub plugins: Vec<PluginRow>,
+    pub mcp: Vec<ServerRow>,
+    pub dev: DevBuilds,
+}
+
+/// A worker on `session` (a new session when `None`), with its rows and dev builds.
 pub(crate) fn assemble(
     config: &Config,
     workspace: &Path,
     home: &Home,
     session: Option<&str>,
-) -> Result<(Worker, Vec<PluginRow>, Vec<ServerRow>), CliError> {
+) -> Result<Assembled, CliError> {
     let provider =
         setup::provider::from_config(&config.model, &env).map_err(|e| setup_error(e.into()))?;
     let engine = setup::engine_for(Some(home), config).map_err(setup_error)?;
@@ -35,6 +45,7 @@ pub(crate) fn assemble(
     let mut tool_plugins = tool_plugins.iter();
     let mut wrapped_chain = Vec::new();
     let mut wrapped_hooks = Vec::new();
+    let mut dev = DevBuilds::new(config, workspace);
     let mut tools =
         ToolRegistry::with(setup::builtin_tools(config, workspace).map_err(setup_error)?)
             .map_err(|e| CliError::usage(e.to_string()))?;
@@ -43,18 +54,28 @@ pub(crate) fn assemble(
         rows.push(row);
         match entry.kind {
             PluginKind::Interceptor => {
-                if let Some(plugin) = chain.next() {
+                if let Some(mut plugin) = chain.next() {
+                    if dev.is_dev(entry) {
+                        plugin = dev.interceptor(entry, plugin);
+                    }
                     wrapped_chain.push(CountedInterceptor::wrap(plugin, counters));
                 }
             }
             PluginKind::Hook => {
-                if let Some(hook) = hooks.next() {
+                if let Some(mut hook) = hooks.next() {
+                    if dev.is_dev(entry) {
+                        hook = dev.hook(entry, hook);
+                    }
                     wrapped_hooks.push(CountedHook::wrap(hook, counters));
                 }
             }
             PluginKind::Tool => {
                 if let Some((plugin, owner)) = tool_plugins.next() {
-                    for tool in plugin.tools() {
+                    let mut loaded = plugin.tools();
+                    if dev.is_dev(entry) {
+                        loaded = dev.tools(entry, loaded);
+                    }
+                    for tool in loaded {
                         tools
                             .register_plugin_tool(
                                 CountedTool::wrap(tool, Arc::clone(&counters)),
@@ -90,7 +111,13 @@ pub(crate) fn assemble(
     for alert in mcp.alerts() {
         worker.defer_alert(alert);
     }
-    Ok((worker, rows, mcp.rows()))
+    dev.keep_engine(engine);
+    Ok(Assembled {
+        worker,
+        plugins: rows,
+        mcp: mcp.rows(),
+        dev,
+    })
 }
 
 /// Open session `id` for this chat, refusing one recorded for another workspace.

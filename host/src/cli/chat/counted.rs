@@ -61,6 +61,13 @@ impl PluginRow {
         (row, counters)
     }
 
+    /// The row of `name` now runs the build `sha256`.
+    pub(crate) fn rebuilt(&mut self, name: &str, sha256: &str) {
+        if self.name == name {
+            sha256.clone_into(&mut self.sha256);
+        }
+    }
+
     /// `name  world  sha256:0123456789ab  failure=closed  calls=3 failures=0`.
     pub(crate) fn render(&self) -> String {
         let failure = match self.failure {

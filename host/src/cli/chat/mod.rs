@@ -8,7 +8,8 @@
 //!   [`markdown`] block by block as [`blocks`] close; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`]).
-//! - [`slash`]: slash commands; [`counted`]: the `/plugins` table.
+//! - [`slash`]: slash commands; [`counted`]: the `/plugins` table; [`dev_reload`]: dev builds
+//!   (`warden plugin dev`) rebuilt while the chat runs, loaded again before the next turn.
 //! - [`assemble`]: the worker this chat talks to; [`typeahead`]: text typed during a turn is
 //!   kept for the next prompt.
 //! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
@@ -19,6 +20,7 @@ mod assemble;
 mod blocks;
 mod completer;
 mod counted;
+mod dev_reload;
 mod edit_preview;
 mod editor;
 mod highlight;
@@ -104,8 +106,12 @@ pub(crate) fn chat(
         _ => session,
     };
     let telemetry = super::common::start_telemetry(&loaded.config.telemetry, &home);
-    let (worker, plugins, mcp) =
-        assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
+    let assemble::Assembled {
+        worker,
+        plugins,
+        mcp,
+        dev,
+    } = assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
     let _session = crate::telemetry::enter_session(worker.session_id(), child_of.as_deref());
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
@@ -113,6 +119,7 @@ pub(crate) fn chat(
         files,
         plugins,
         mcp,
+        dev,
         loaded,
         home,
         workspace,
@@ -135,6 +142,8 @@ struct Chat {
     plugins: Vec<PluginRow>,
     /// The MCP servers as started, for `/mcp`.
     mcp: Vec<crate::mcp::ServerRow>,
+    /// The dev builds loaded, reloaded before a turn when rebuilt.
+    dev: dev_reload::DevBuilds,
     loaded: Loaded,
     home: Home,
     workspace: PathBuf,
@@ -231,6 +240,7 @@ impl Chat {
 
     /// One turn; Ctrl-C cancels it and nothing partial is committed.
     fn turn(&mut self, text: &str) {
+        self.reload_dev_builds();
         let token = self.worker.new_cancel_token();
         *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
         let segments = fileref::parse(text).segments;
@@ -267,6 +277,25 @@ impl Chat {
         let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
         if let Some(status) = crate::cli::usage::status_line(self.worker.records(), &costing) {
             eprintln!("{}", self.style.dim(&status));
+        }
+    }
+
+    /// Load the dev builds rebuilt since the last turn, and say so.
+    fn reload_dev_builds(&mut self) {
+        for reload in self.dev.refresh() {
+            match &reload {
+                dev_reload::Reload::Loaded { name, sha256 } => {
+                    for row in self.plugins.iter_mut() {
+                        row.rebuilt(name, sha256);
+                    }
+                    eprintln!("{}", self.style.dim(&reload.message()));
+                }
+                dev_reload::Reload::Refused { name, .. } => eprintln!(
+                    "{}",
+                    self.style
+                        .alert(&Alert::warn(format!("plugin:{name}"), reload.message()))
+                ),
+            }
         }
     }
 

@@ -1,0 +1,94 @@
+//! `warden plugin dev` with a chat already running: before each turn the chat looks at the
+//! file of each dev build it loaded; a rebuild is loaded in place (one line names the plugin
+//! and its new digest) with no restart and no trust prompt, and a rebuild that does not load
+//! leaves the previous build in place and says why.
+
+use warden_tests::fixtures;
+use warden_tests::mock_server::{MockServer, Reply};
+
+use crate::chat::{chat_against, skip};
+use crate::support::{TestEnv, stderr};
+
+/// The project declares `guard` at `build/guard.wasm`, with config for both samples used as
+/// its builds: keyword-context (adds context) and pattern-guard (cancels the prompt).
+const PROJECT: &str = "[[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npath = \"../build/guard.wasm\"\n[plugins.config]\nword = \"forbidden\"\ncontext = \"Be careful.\"\npattern = \"forbidden\"\nreason = \"blocked by the rebuilt guard\"\n";
+
+/// Put `bytes` at `build/guard.wasm` as a build does (a new file in place of the old); its
+/// sha256.
+fn build(env: &TestEnv, bytes: &[u8]) -> String {
+    let path = env.workspace().join("build/guard.wasm");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    warden::plugin::sha256_hex(bytes)
+}
+
+#[test]
+fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
+    let first = build(&env, &std::fs::read(fixtures::keyword_context()).unwrap());
+    env.untrusted_project_config(PROJECT);
+    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("first answer"));
+    server.push(Reply::text("third answer"));
+    let term = chat_against(&env, &server);
+
+    // The first build adds its context.
+    term.type_text("the forbidden thing, once");
+    term.press("Enter");
+    term.wait_for("first answer");
+    let sent = server.requests()[0].body.to_string();
+    assert!(sent.contains("Be careful."), "{sent}");
+
+    // Rebuilt while the chat waits at its prompt: the next turn runs the new build.
+    let second = build(&env, &std::fs::read(fixtures::pattern_guard()).unwrap());
+    assert_ne!(first, second);
+    term.type_text("the forbidden thing, twice");
+    term.press("Enter");
+    let screen = term.wait_for("blocked by the rebuilt guard");
+    let line = format!("plugin guard reloaded (sha256 {second})");
+    assert!(screen.contains(&line), "{screen}");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the cancelled prompt reached the model"
+    );
+
+    // A build that does not load: the previous build stays and the chat says why, once.
+    let broken = build(&env, b"not a component");
+    term.type_text("the forbidden thing, thrice");
+    term.press("Enter");
+    let screen = term.wait_for_after("thrice", "blocked by the rebuilt guard");
+    let after = &screen[screen.rfind("thrice").unwrap()..];
+    assert!(
+        after.contains(&format!(
+            "warning [plugin:guard]: the rebuild (sha256 {broken}) did not load"
+        )),
+        "{screen}"
+    );
+    assert!(after.contains("the previous build stays"), "{screen}");
+    assert_eq!(server.requests().len(), 1);
+
+    // Fixed: the next turn loads it, and the model answers.
+    let fixed = build(&env, &std::fs::read(fixtures::keyword_context()).unwrap());
+    term.type_text("the forbidden thing, again");
+    term.press("Enter");
+    let screen = term.wait_for("third answer");
+    assert!(
+        screen.contains(&format!("plugin guard reloaded (sha256 {fixed})")),
+        "{screen}"
+    );
+    assert_eq!(server.requests().len(), 2);
+    // Never a trust prompt along the way.
+    assert!(!screen.contains("trust"), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
