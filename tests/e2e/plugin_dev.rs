@@ -153,3 +153,91 @@ fn managed_policy_limiting_sources_refuses_a_dev_build() {
     assert!(!env.state_home().join("plugin-dev").exists());
     assert_eq!(run_code(&env).0, Some(2));
 }
+
+/// A managed file that requires signatures, its trusted key made by `plugin keygen`.
+fn require_signed(env: &TestEnv) -> std::path::PathBuf {
+    let keys = env.root().join("keys");
+    let out = env.run(&["plugin", "keygen", &keys.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    env.managed_config(&format!(
+        "[policy]\nrequire_signed = true\ntrusted_keys = [{:?}]\n",
+        keys.join("warden-signing.pub").display().to_string()
+    ))
+}
+
+/// Each managed policy that a local build cannot meet refuses `plugin dev`, naming the policy
+/// key and the managed file, with nothing written.
+#[test]
+fn managed_policy_requiring_signatures_or_managed_plugins_refuses_a_dev_build() {
+    for (key, policy) in [
+        ("policy.require_signed", None),
+        (
+            "policy.managed_plugins_only",
+            Some("managed_plugins_only = true"),
+        ),
+        (
+            "policy.allowed_sources",
+            Some("allowed_sources = [\"builtin:*\"]"),
+        ),
+    ] {
+        let env = TestEnv::new();
+        build(&env, &fixtures::keyword_context());
+        env.untrusted_project_config(PROJECT);
+        let managed = match policy {
+            None => require_signed(&env),
+            Some(line) => env.managed_config(&format!("[policy]\n{line}\n")),
+        };
+        let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{key}: {err}");
+        assert!(err.contains(key), "{key}: {err}");
+        assert!(err.contains(&managed.display().to_string()), "{key}: {err}");
+        assert!(err.contains("a local dev build is not loaded"), "{err}");
+        assert!(!env.state_home().join("plugin-dev").exists(), "{key}");
+    }
+}
+
+/// An overlay written before the policy was set: the loader refuses its entry as it refuses
+/// any plugin the policy does not allow, naming it as a dev build.
+#[test]
+fn a_dev_build_from_before_a_policy_is_not_loaded_under_it() {
+    // pattern-guard as the dev build: when it loads, the prompt is cancelled (exit 3).
+    let setup = || {
+        let env = TestEnv::new();
+        build(&env, &fixtures::pattern_guard());
+        env.untrusted_project_config(PROJECT);
+        let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(run_code(&env).0, Some(3));
+        env
+    };
+
+    // Signatures required: the unsigned build is refused, the run does not start.
+    let env = setup();
+    let managed = require_signed(&env);
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("guard"), "{err}");
+    assert!(err.contains("policy.require_signed"), "{err}");
+    assert!(err.contains(&managed.display().to_string()), "{err}");
+
+    // Sources limited: refused likewise.
+    let env = setup();
+    env.managed_config("[policy]\nallowed_sources = [\"builtin:*\"]\n");
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("guard"), "{err}");
+    assert!(err.contains("allowed_sources"), "{err}");
+
+    // Managed plugins only: left out with a warning naming the dev build, the run goes on
+    // without it (the guard would have cancelled).
+    let env = setup();
+    env.managed_config("[policy]\nmanaged_plugins_only = true\n");
+    let (code, err) = run_code(&env);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("plugin `guard` (a dev build of `warden plugin dev`"),
+        "{err}"
+    );
+    assert!(err.contains("managed plugins only"), "{err}");
+}

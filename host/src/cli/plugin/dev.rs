@@ -172,7 +172,8 @@ fn component_file(path: &Path) -> Result<PathBuf, CliError> {
     Ok(absolute.join("plugin.wasm"))
 }
 
-/// Refuse when policy would not load a local, unsigned, unlisted build anyway.
+/// Refuse when policy would not load a local, unsigned, unlisted build anyway, naming the
+/// policy key and the file that sets it.
 fn refuse_under_policy(loaded: &Loaded) -> Result<(), CliError> {
     let policy = &loaded.config.policy;
     let from = loaded.managed.as_ref().map_or_else(
@@ -180,18 +181,23 @@ fn refuse_under_policy(loaded: &Loaded) -> Result<(), CliError> {
         |m| format!("managed policy ({})", m.path.display()),
     );
     let why = if policy.managed_plugins_only {
-        Some("allows managed plugins only".to_owned())
+        Some("`policy.managed_plugins_only`: it allows managed plugins only".to_owned())
     } else if policy.require_signed {
-        Some("requires every plugin to be signed by a trusted key".to_owned())
+        Some(
+            "`policy.require_signed`: it requires every plugin to be signed by a trusted key"
+                .to_owned(),
+        )
     } else {
-        policy
-            .allowed_sources
-            .as_ref()
-            .map(|sources| format!("allows plugins only from {}", sources.join(", ")))
+        policy.allowed_sources.as_ref().map(|sources| {
+            format!(
+                "`policy.allowed_sources`: it allows plugins only from {}",
+                sources.join(", ")
+            )
+        })
     };
     match why {
         Some(why) => Err(CliError::usage(format!(
-            "{from} {why}: a local dev build is not loaded, and nothing was written. Test it where that policy does not apply, or publish and sign it and add it as usual"
+            "{from} sets {why}; a local dev build is not loaded, and nothing was written. Test it where that policy does not apply, or publish and sign it and add it as usual"
         ))),
         None => Ok(()),
     }

@@ -487,10 +487,14 @@ fn merge_layers(
         super::tool_policy::check_spec(&spec, &file)?;
         let cached = super::plugin_source::check_spec(&spec, &file)?;
         if policy.managed_plugins_only && kind != LayerKind::Managed {
+            let from = if dev {
+                format!("(a dev build of `warden plugin dev`, {})", file.display())
+            } else {
+                format!("from the {} layer", kind.as_str())
+            };
             warnings.push(format!(
-                "plugin `{}` from the {} layer was not loaded: managed policy allows managed plugins only",
+                "plugin `{}` {from} was not loaded: managed policy allows managed plugins only",
                 spec.name,
-                kind.as_str()
             ));
             continue;
         }
