@@ -237,6 +237,84 @@ fn update_applies_managed_policy_and_rolls_back() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// `update` of every entry goes on past a refusal: each refusal is printed with its entry,
+/// the admitted update is written, the others are left as they were, and the exit is non-zero.
+#[test]
+fn update_of_several_entries_goes_on_past_a_refusal() {
+    let test = "update_of_several_entries_goes_on_past_a_refusal";
+    if !have_registry(test) {
+        return;
+    }
+    let registry = Registry::start(None);
+    let env = TestEnv::new();
+    let (secret, public) = keygen(&env);
+    env.user_config("[model]\nprovider = \"echo\"\n");
+    // `c` is added before the policy limits sources to `team/*`; `a` and `b` are signed.
+    let mut v1 = Vec::new();
+    // Three versions, so that each pin is its own.
+    for (repository, file, version) in [
+        ("other/c", "c-1.wasm", "1.0.0"),
+        ("team/a", "a-1.wasm", "1.0.1"),
+        ("team/b", "b-1.wasm", "1.0.2"),
+    ] {
+        let built = build(
+            &env,
+            &fixtures::keyword_context(),
+            file,
+            version,
+            Some(&secret),
+        );
+        let tag = registry.oci(&format!("{repository}:stable"));
+        push(&env, &built, &tag);
+        let out = env.run(&["plugin", "add", &tag, "--config", "word=x"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        v1.push(warden::plugin::sha256_hex(&std::fs::read(&built).unwrap()));
+    }
+    managed(&env, &public, &[registry.oci("team/*")]);
+    // New versions: every one unsigned but `b`'s.
+    let a2 = build(
+        &env,
+        &fixtures::keyword_context(),
+        "a-2.wasm",
+        "2.0.0",
+        None,
+    );
+    push(&env, &a2, &registry.oci("team/a:stable"));
+    let b2 = build(
+        &env,
+        &fixtures::keyword_context(),
+        "b-2.wasm",
+        "2.0.0",
+        Some(&secret),
+    );
+    push(&env, &b2, &registry.oci("team/b:stable"));
+    let b2_sha = warden::plugin::sha256_hex(&std::fs::read(&b2).unwrap());
+
+    let out = env.run(&["plugin", "update"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}\n{}", stdout(&out));
+    let line_of = |entry: &str| {
+        err.lines()
+            .find(|l| l.contains(&format!("plugin {entry}:")))
+            .unwrap_or_else(|| panic!("no refusal of {entry} in: {err}"))
+            .to_owned()
+    };
+    assert!(line_of("c").contains("policy.allowed_sources"), "{err}");
+    assert!(line_of("a").contains("policy.require_signed"), "{err}");
+    assert!(!err.contains("plugin b:"), "{err}");
+    assert!(
+        stdout(&out).contains("version  1.0.2 -> 2.0.0"),
+        "{}",
+        stdout(&out)
+    );
+
+    let text = std::fs::read_to_string(user_config_path(&env)).unwrap();
+    assert!(text.contains(&v1[0]), "c changed: {text}");
+    assert!(text.contains(&v1[1]), "a changed: {text}");
+    assert!(!text.contains(&v1[2]), "b not updated: {text}");
+    assert!(text.contains(&b2_sha), "b not updated: {text}");
+}
+
 /// `pin` does not write the digest of a file the loader would refuse.
 #[test]
 fn pin_refuses_an_unsigned_or_unlisted_file() {

@@ -3,7 +3,9 @@
 //! tools, imported capabilities) and write its new digest and sha256 into the same config file,
 //! comments kept. A version whose world changes or that imports a capability the old one did
 //! not is refused unless `--accept`; a lower version (the tag moved back) unless
-//! `--allow-downgrade`. An untrusted project's entries are skipped before anything is
+//! `--allow-downgrade`. Each entry is judged on its own: a refused or failed one is said with
+//! its name, the others are still updated, and the exit is non-zero when any was refused. An
+//! untrusted project's entries are skipped before anything is
 //! contacted: the registry a cloned repository names is reached only once it is trusted.
 
 use std::path::Path;
@@ -17,7 +19,7 @@ use super::oci_common::{
 };
 use super::previous_pin::{PreviousPin, PreviousPins};
 use crate::cli::common::env;
-use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_OK, EXIT_USAGE};
 use crate::cli::out::outln;
 use crate::config::{LayerKind, Loaded, OCI_SCHEME, OciReference, ProjectCode};
 use crate::oci::{Cache, compare_versions};
@@ -58,6 +60,8 @@ pub(crate) fn update(
     let mut previous = PreviousPins::load()?;
     let mut seen = 0;
     let mut refused = Vec::new();
+    // The exit status of an entry that failed (not refused), if any.
+    let mut failed = None;
     for (kind, file) in editable_layers(&root) {
         let mut doc = read_doc(&file)?;
         let mut replaced = Vec::new();
@@ -79,10 +83,22 @@ pub(crate) fn update(
                 settings: &settings,
                 admission: &admission,
             };
-            match update_entry(&mut doc, index, &context, flags)? {
-                Outcome::UpToDate => {}
-                Outcome::Updated(pin) => replaced.push(pin),
-                Outcome::Refused(why) => refused.push(why),
+            // A refusal or failure of one entry is said with its name, and the others go on.
+            match update_entry(&mut doc, index, &context, flags) {
+                Ok(Outcome::UpToDate) => {}
+                Ok(Outcome::Updated(pin)) => replaced.push(pin),
+                Ok(Outcome::Refused(why)) => refused.push(why),
+                Err(err) => {
+                    let at = format!("{}: plugin {}", file.display(), entry_name(&doc, index));
+                    if err.code != EXIT_USAGE {
+                        failed = Some(err.code);
+                    }
+                    refused.push(if err.message.starts_with(&at) {
+                        err.message
+                    } else {
+                        format!("{at}: {}", err.message)
+                    });
+                }
             }
         }
         if !replaced.is_empty() {
@@ -93,7 +109,12 @@ pub(crate) fn update(
             previous.save()?;
         }
     }
-    finish(seen, name, &refused)
+    finish(seen, name, &refused).map_err(|mut err| {
+        if let Some(code) = failed {
+            err.code = code;
+        }
+        err
+    })
 }
 
 /// How a command over the `oci://` entries (`update`, `fetch`) ends: a usage error when the
