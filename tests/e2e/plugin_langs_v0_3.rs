@@ -23,7 +23,7 @@ use crate::tool_plugins::{MODEL, tool_entry};
 const LANGS: &[&str] = &["rust", "python", "js"];
 
 /// Deadlines for a loaded machine: a Python `init` can take over the default 100 ms there.
-const LOADED: &str = "timeout_ms = 10000";
+pub(crate) const LOADED: &str = "timeout_ms = 10000";
 
 /// A run that compiles an 18 MB component first: minutes of CPU on a loaded machine, not a hang.
 const FIRST_START_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
@@ -225,7 +225,7 @@ fn build_project(
 
 /// One `warden run --json PROMPT` with the model answering `replies` in turn: the exit code,
 /// the committed items (`session export`) and stderr.
-fn session(
+pub(crate) fn session(
     env: &TestEnv,
     prompt: &str,
     replies: Vec<Reply>,
@@ -400,25 +400,36 @@ fn tool_counts_lines_and_refuses_paths_in_every_language_alike() {
     let Some(items) = same_in_every_language("tool", |env, wasm| {
         env.write("notes.txt", "one\ntwo\nthree\n");
         env.write(".env", "KEY=1\n");
+        for path in DENY_PATHS {
+            env.write(path, "x\n");
+        }
         env.project_config(&format!(
             "{MODEL}{}",
-            tool_entry("counter", wasm, &format!("fs = \"read\"\n{LOADED}"))
+            plugin_entry(
+                "tool",
+                "counter",
+                wasm,
+                &format!("fs = \"read\"\n{LOADED}"),
+                &[("deny", DENY_GLOBS)],
+            )
         ));
+        let mut calls = vec![
+            ("c1".to_owned(), json!({"path": "./notes.txt"})),
+            ("c2".to_owned(), json!({"path": "../x"})),
+            ("c3".to_owned(), json!({"path": ".env"})),
+            ("c4".to_owned(), json!({})),
+        ];
+        for (n, path) in DENY_PATHS.iter().enumerate() {
+            calls.push((format!("d{n}"), json!({ "path": path })));
+        }
+        let calls: Vec<(&str, &str, Value)> = calls
+            .iter()
+            .map(|(id, args)| (id.as_str(), "count_lines", args.clone()))
+            .collect();
         let (code, items, err) = session(
             env,
             "count",
-            vec![
-                Reply::tool_calls(
-                    "Counting.",
-                    &[
-                        ("c1", "count_lines", json!({"path": "./notes.txt"})),
-                        ("c2", "count_lines", json!({"path": "../x"})),
-                        ("c3", "count_lines", json!({"path": ".env"})),
-                        ("c4", "count_lines", json!({})),
-                    ],
-                ),
-                Reply::text("done"),
-            ],
+            vec![Reply::tool_calls("Counting.", &calls), Reply::text("done")],
             "warn",
         );
         assert_eq!(code, Some(0), "{} {err}", wasm.display());
@@ -435,7 +446,31 @@ fn tool_counts_lines_and_refuses_paths_in_every_language_alike() {
     ] {
         assert!(text.contains(shown), "{shown}: {text}");
     }
+    // The deny globs as the Rust SDK reads them, in every language: a glob without `/` at any
+    // depth, `*` within a name, `**` across directories.
+    for (path, denied) in DENY_PATHS.iter().zip(DENIED) {
+        let refusal = format!("{path}: denied by the workspace's deny globs");
+        let counted = format!("{path}: 1 lines");
+        assert!(
+            text.contains(if denied { &refusal } else { &counted }),
+            "{path} denied={denied}: {text}"
+        );
+    }
 }
+
+/// The `deny` config of the tool in the comparison above, and paths with whether they are
+/// denied by it.
+const DENY_GLOBS: &str = "**/secret*,src/**/*.pem,*.env";
+const DENY_PATHS: [&str; 7] = [
+    "secret.md",
+    "deep/er/secret.md",
+    "docs/secretary/x.txt",
+    "src/a/b/key.pem",
+    "src/a/key.txt",
+    "conf/b.env",
+    "a.env",
+];
+const DENIED: [bool; 7] = [true, true, false, true, false, true, true];
 
 /// The native tests `plugin new` writes beside the logic pass as written: `python3 -m
 /// unittest` and `node --test`, with no component built.

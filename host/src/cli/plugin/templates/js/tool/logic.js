@@ -5,6 +5,11 @@
 // their own paths (the host adds them to the config as `roots`, newline-separated), and nothing
 // else is. Absolute paths, `..` and the deny globs (`.env`, `*.pem`, `*.key` and the entry's
 // `deny` config key, comma-separated) are refused.
+//
+// Deny globs read as in the Rust SDK: a glob without `/` matches a name at any depth; one with
+// `/` matches the whole root-relative path; `*` and `?` never cross `/`, `**` as a whole
+// component crosses any number of directories, `[...]` is a class and `{a,b}` either; case is
+// ignored.
 
 const DENY = [".env", "*.pem", "*.key"];
 
@@ -19,12 +24,56 @@ export function workspace(config) {
   return { root: roots[0], deny: [...DENY, ...extra] };
 }
 
-/** A glob as a regular expression: `*` and `?` never cross `/`; case is ignored. */
-const globRegExp = (glob) =>
-  new RegExp(
-    `^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]")}$`,
-    "i",
-  );
+/** The regular expression a deny glob stands for, over a root-relative path. */
+export function globRegExp(glob) {
+  const pattern = glob.includes("/") ? glob.replace(/^\/+/, "") : `**/${glob}`;
+  let out = "";
+  let braces = 0;
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i];
+    const atStart = i === 0 || pattern[i - 1] === "/";
+    if (pattern.startsWith("**/", i) && atStart) {
+      out += "(?:.*/)?";
+      i += 3;
+    } else if (pattern.startsWith("**", i) && atStart && i + 2 === pattern.length) {
+      out += ".*";
+      i += 2;
+    } else if (c === "*") {
+      out += "[^/]*";
+      i += 1;
+    } else if (c === "?") {
+      out += "[^/]";
+      i += 1;
+    } else if (c === "[" && pattern.indexOf("]", i + 2) !== -1) {
+      const end = pattern.indexOf("]", i + 2);
+      const body = pattern.slice(i + 1, end).replace(/\\/g, "\\\\");
+      out += body.startsWith("!") ? `[^${body.slice(1)}]` : `[${body}]`;
+      i = end + 1;
+    } else if (c === "{") {
+      out += "(?:";
+      braces += 1;
+      i += 1;
+    } else if (c === "}" && braces > 0) {
+      out += ")";
+      braces -= 1;
+      i += 1;
+    } else if (c === "," && braces > 0) {
+      out += "|";
+      i += 1;
+    } else {
+      out += c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+      i += 1;
+    }
+  }
+  return new RegExp(`^${out}$`, "i");
+}
+
+/** Whether root-relative `relative` is denied (any `.git` component always is). */
+export function denied(deny, relative) {
+  if (relative.split("/").some((p) => p.toLowerCase() === ".git")) return true;
+  return deny.some((glob) => globRegExp(glob).test(relative));
+}
 
 /** `{ full, relative }` of `path`; throws a string saying why it is refused. */
 export function resolvePath({ root, deny }, path) {
@@ -34,13 +83,7 @@ export function resolvePath({ root, deny }, path) {
   const parts = path.split("/").filter((p) => p !== "" && p !== ".");
   if (parts.includes("..")) throw `${path}: \`..\` is refused: the path must stay in the workspace`;
   const relative = parts.join("/");
-  const name = parts[parts.length - 1] ?? "";
-  const denied =
-    parts.some((p) => p.toLowerCase() === ".git") ||
-    deny.some((glob) =>
-      glob.includes("/") ? globRegExp(glob.replace(/^\/+/, "")).test(relative) : globRegExp(glob).test(name),
-    );
-  if (denied) throw `${path}: denied by the workspace's deny globs`;
+  if (denied(deny, relative)) throw `${path}: denied by the workspace's deny globs`;
   return { full: [root, ...parts].join("/"), relative };
 }
 

@@ -20,6 +20,22 @@ class Tests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no workspace roots"):
             logic.workspace({})
 
+    def test_deny_globs_read_as_in_the_rust_sdk(self):
+        deny = ["**/secret*", "src/**/*.pem", "*.env"]
+        for path, denied in [
+            ("secret.md", True),
+            ("deep/er/secret.md", True),
+            ("docs/secretary/x.txt", False),
+            ("src/key.pem", True),
+            ("src/a/b/key.PEM", True),
+            ("lib/key.pem", False),
+            ("a.env", True),
+            ("conf/b.env", True),
+            ("notes.txt", False),
+            ("sub/.git/config", True),
+        ]:
+            self.assertEqual(logic.denied(deny, path), denied, path)
+
 
 if __name__ == "__main__":
     unittest.main()
