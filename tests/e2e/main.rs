@@ -31,6 +31,7 @@ mod escape_sockets_tty;
 mod escape_state_git;
 mod escape_trust;
 mod events;
+mod examples_v0_3;
 mod fileref_cases;
 mod fileref_cli;
 mod fileref_hostile;

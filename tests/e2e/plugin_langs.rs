@@ -33,10 +33,11 @@ fn missing_tool(example: &str) -> Option<&'static str> {
             .is_ok_and(|o| o.status.success())
     };
     match example {
-        "python-interceptor" | "python-tool-guard" => {
-            (!on_path("componentize-py")).then_some("componentize-py")
+        "python-interceptor" | "python-tool-guard" | "python-hook" | "python-tool"
+        | "python-resolver" => (!on_path("componentize-py")).then_some("componentize-py"),
+        "js-interceptor" | "js-tool" | "js-hook" | "js-resolver" => {
+            componentize_js().is_none().then_some("componentize-js")
         }
-        "js-interceptor" | "js-tool" => componentize_js().is_none().then_some("componentize-js"),
         _ => None,
     }
 }
