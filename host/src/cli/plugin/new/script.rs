@@ -90,6 +90,31 @@ fn reads_files(world: NewWorld) -> bool {
     matches!(world, NewWorld::Resolver | NewWorld::Tool)
 }
 
+/// The README's step that runs the build: `plugin dev` for what it loads; a resolver is chosen
+/// with `fileref.resolver` instead, and tried with `check` and `bench`.
+fn dev_step(world: NewWorld) -> &'static str {
+    match world {
+        NewWorld::Resolver => {
+            "warden plugin check plugin.wasm           # its world and digest\nwarden plugin bench plugin.wasm           # calls resolve, read-file and list-files on a sample workspace"
+        }
+        _ => {
+            "warden plugin dev plugin.wasm             # loads it for you alone; a running chat picks up each rebuild"
+        }
+    }
+}
+
+/// What the README says of that step.
+fn dev_note(world: NewWorld) -> &'static str {
+    match world {
+        NewWorld::Resolver => {
+            "A resolver is chosen, not added: `warden plugin dev` does not load one. Set `resolver` in\n`[fileref]` of your own `~/.config/warden/config.toml` (below) and `warden preview\n\"@some/file\"` shows what the model would get, with no trust asked."
+        }
+        _ => {
+            "`warden plugin dev PATH` runs your build in your own sessions only: it never writes the\nproject's config, so there is nothing to `warden trust` after each rebuild; a `warden chat`\nalready running loads the rebuild before its next turn."
+        }
+    }
+}
+
 /// What the plugin of `world` does, for the README.
 fn what(world: NewWorld) -> &'static str {
     match world {
@@ -147,6 +172,8 @@ pub(super) fn files(name: &str, world: NewWorld, lang: NewLang) -> Result<Files,
             .replace("{{build_world}}", &build_world)
             .replace("{{what}}", what(world))
             .replace("{{config}}", &config)
+            .replace("{{dev_step}}", dev_step(world))
+            .replace("{{dev_note}}", dev_note(world))
             .replace(
                 "{{wasi_deps}}",
                 if !python && reads_files(world) {
@@ -273,6 +300,15 @@ mod tests {
                 let dev = readme.find("warden plugin dev").unwrap_or(usize::MAX);
                 let config = readme.find("```toml").unwrap_or(0);
                 assert!(dev < config, "the dev loop comes first: {readme}");
+                // A resolver is not loaded by `plugin dev`: its README says how to try it.
+                if world == NewWorld::Resolver {
+                    assert!(readme.contains("does not load one"), "{readme}");
+                    assert!(readme.contains("warden plugin bench plugin.wasm"), "{readme}");
+                    assert!(!readme.contains("warden plugin dev plugin.wasm"), "{readme}");
+                } else {
+                    assert!(readme.contains("warden plugin dev plugin.wasm"), "{readme}");
+                    assert!(readme.contains("a running chat picks up"), "{readme}");
+                }
                 assert!(readme.contains("call trapped: "), "{readme}");
                 assert_eq!(
                     find("fs.js").is_some(),
