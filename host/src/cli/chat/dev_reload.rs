@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use crate::cli::common::env;
 use crate::config::{Config, PluginEntry, PluginKind};
@@ -38,6 +39,8 @@ struct DevBuild {
     entry: PluginEntry,
     /// The digest of the build in the slot.
     sha256: String,
+    /// The file's modification time and length when last hashed: unchanged, it is not read.
+    stamp: Option<(SystemTime, u64)>,
     /// The digest of the last rebuild that did not load (said once).
     refused: Option<String>,
     slot: Slot,
@@ -149,6 +152,7 @@ impl DevBuilds {
         self.builds.push(DevBuild {
             entry: entry.clone(),
             sha256,
+            stamp: stamp(&entry.path),
             refused: None,
             slot,
         });
@@ -161,10 +165,15 @@ impl DevBuilds {
         };
         let mut done = Vec::new();
         for build in &mut self.builds {
+            let now = stamp(&build.entry.path);
+            if now.is_some() && now == build.stamp {
+                continue;
+            }
             // A file that cannot be read now (a build in progress) is looked at next turn.
             let Ok(bytes) = std::fs::read(&build.entry.path) else {
                 continue;
             };
+            build.stamp = now;
             let sha256 = crate::plugin::sha256_hex(&bytes);
             if sha256 == build.sha256 || build.refused.as_deref() == Some(sha256.as_str()) {
                 continue;
@@ -184,6 +193,12 @@ impl DevBuilds {
         }
         done
     }
+}
+
+/// What identifies a version of the file without reading it: its modification time and length.
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 /// Load `build`'s file again, as its entry says, and put it in its slot.
