@@ -303,8 +303,14 @@ mod tests {
                 // A resolver is not loaded by `plugin dev`: its README says how to try it.
                 if world == NewWorld::Resolver {
                     assert!(readme.contains("does not load one"), "{readme}");
-                    assert!(readme.contains("warden plugin bench plugin.wasm"), "{readme}");
-                    assert!(!readme.contains("warden plugin dev plugin.wasm"), "{readme}");
+                    assert!(
+                        readme.contains("warden plugin bench plugin.wasm"),
+                        "{readme}"
+                    );
+                    assert!(
+                        !readme.contains("warden plugin dev plugin.wasm"),
+                        "{readme}"
+                    );
                 } else {
                     assert!(readme.contains("warden plugin dev plugin.wasm"), "{readme}");
                     assert!(readme.contains("a running chat picks up"), "{readme}");
