@@ -16,7 +16,12 @@ const PROJECT: &str = "[[plugins]]\nname = \"guard\"\nkind = \"interceptor\"\npa
 /// Put `bytes` at `build/guard.wasm` as a build does (a new file in place of the old); its
 /// sha256.
 fn build(env: &TestEnv, bytes: &[u8]) -> String {
-    let path = env.workspace().join("build/guard.wasm");
+    build_at(env, "build/guard.wasm", bytes)
+}
+
+/// [`build`] at `rel` in the workspace.
+fn build_at(env: &TestEnv, rel: &str, bytes: &[u8]) -> String {
+    let path = env.workspace().join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes).unwrap();
@@ -89,6 +94,83 @@ fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
     assert_eq!(server.requests().len(), 2);
     // Never a trust prompt along the way.
     assert!(!screen.contains("trust"), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+/// A dev tool plugin: a rebuild offering the same tools takes the old one's place (the
+/// `/plugins` row names the new digest); one offering other tools is not loaded, since the
+/// model's tool list is fixed for the chat, and the chat says to restart.
+#[test]
+fn a_running_chat_reloads_a_dev_tool_plugin_with_the_same_tools_only() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
+    let path = env.workspace().join("build/tool.wasm");
+    build_at(
+        &env,
+        "build/tool.wasm",
+        &std::fs::read(fixtures::grep_tool()).unwrap(),
+    );
+    env.untrusted_project_config(
+        "[[plugins]]\nname = \"search\"\nkind = \"tool\"\npath = \"../build/tool.wasm\"\nfs = \"read\"\n",
+    );
+    let out = env.run(&["plugin", "dev", "build/tool.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let server = MockServer::start().unwrap();
+    for answer in ["first answer", "second answer", "third answer"] {
+        server.push(Reply::text(answer));
+    }
+    let term = chat_against(&env, &server);
+    term.type_text("hello");
+    term.press("Enter");
+    term.wait_for("first answer");
+
+    // The same tool, packaged anew (other bytes): loaded before the next turn.
+    let packaged = env.root().join("packaged.wasm");
+    let out = env.run(&[
+        "plugin",
+        "package",
+        &fixtures::grep_tool().to_string_lossy(),
+        "--version",
+        "9.9.9",
+        "-o",
+        &packaged.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let second = build_at(&env, "build/tool.wasm", &std::fs::read(&packaged).unwrap());
+    term.type_text("again");
+    term.press("Enter");
+    let screen = term.wait_for("second answer");
+    assert!(
+        screen.contains(&format!("plugin search reloaded (sha256 {second})")),
+        "{screen}"
+    );
+    term.type_text("/plugins");
+    term.press("Enter");
+    term.wait_for(&format!("search  tool  sha256:{}", &second[..12]));
+
+    // Other tools: refused, the previous build stays.
+    let other = build_at(
+        &env,
+        "build/tool.wasm",
+        &std::fs::read(fixtures::edit_tool()).unwrap(),
+    );
+    term.type_text("once more");
+    term.press("Enter");
+    let screen = term.wait_for("third answer");
+    // The line is wider than the terminal: its parts, each within one row.
+    let said = format!("warning [plugin:search]: the rebuild (sha256 {other}) did not load");
+    assert!(screen.contains(&said), "{screen}");
+    assert!(
+        screen.contains("search_text before, put_file, replace_in_file now"),
+        "{screen}"
+    );
+    assert!(screen.contains("restart the chat"), "{screen}");
+    assert!(!path.with_extension("tmp").exists());
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }
