@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use opentelemetry::KeyValue;
@@ -13,7 +12,7 @@ use opentelemetry_sdk::logs::SdkLogger;
 use serde_json::Value;
 
 use super::export::Stats;
-use crate::store::{AuditEvent, AuditTap};
+use crate::store::AuditEvent;
 
 /// The name of every exported audit record; its kind is `warden.event`.
 pub(crate) const EVENT_NAME: &str = "warden.audit";
@@ -172,34 +171,7 @@ impl Meters {
     }
 }
 
-/// The export running, if any: what the audit tap hands events to.
-static CURRENT: std::sync::RwLock<Option<Arc<Tap>>> = std::sync::RwLock::new(None);
-
-/// Hands audit events to the export running, if any (registered with the store once).
-struct Relay;
-
-impl AuditTap for Relay {
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
-        let current = CURRENT.read().ok().and_then(|tap| tap.clone());
-        if let Some(tap) = current {
-            tap.appended(session, ts, events);
-        }
-    }
-}
-
-/// Makes `tap` the one audit events go to (`None`: none).
-pub(crate) fn set_current(tap: Option<Tap>) {
-    static REGISTERED: std::sync::Once = std::sync::Once::new();
-    REGISTERED.call_once(|| {
-        crate::store::set_audit_tap(Box::new(Relay));
-    });
-    if let Ok(mut current) = CURRENT.write() {
-        *current = tap.map(Arc::new);
-    }
-}
-
-/// The audit tap of one export: every appended event becomes a log record and feeds the
-/// counters.
+/// What turns audit events into log records and feeds the counters, on the export thread.
 pub(crate) struct Tap {
     pub logger: SdkLogger,
     pub meters: Meters,
@@ -208,10 +180,10 @@ pub(crate) struct Tap {
 }
 
 impl Tap {
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
+    /// One log record per event (each counted as handed over already).
+    pub(crate) fn emit(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
         let mut attributes = Vec::new();
         for event in events {
-            self.stats.logs_emitted.fetch_add(1, Ordering::Relaxed);
             let value = match serde_json::to_value(event) {
                 Ok(value) => value,
                 // Counted as emitted and never sent: reported as lost.

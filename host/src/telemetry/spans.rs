@@ -47,16 +47,10 @@ static PROVIDER: OnceLock<SdkTracerProvider> = OnceLock::new();
 /// The parent session's root, linked from each turn of a child session.
 static PARENT: Mutex<Option<SpanContext>> = Mutex::new(None);
 
-/// The plugin-call instruments of the export running.
-static PLUGIN_METERS: RwLock<Option<PluginMeters>> = RwLock::new(None);
-
 /// Sends ended spans to `processor`, and turns the layers on.
-pub(crate) fn switch_on(processor: BatchSpanProcessor, stats: Arc<Stats>, meters: PluginMeters) {
+pub(crate) fn switch_on(processor: BatchSpanProcessor, stats: Arc<Stats>) {
     if let Ok(mut slot) = SLOT.write() {
         *slot = Some((processor, stats));
-    }
-    if let Ok(mut slot) = PLUGIN_METERS.write() {
-        *slot = Some(meters);
     }
     ON.store(true, Ordering::Relaxed);
 }
@@ -64,9 +58,6 @@ pub(crate) fn switch_on(processor: BatchSpanProcessor, stats: Arc<Stats>, meters
 /// Turns the layers off and flushes the span processor for at most `timeout`.
 pub(crate) fn switch_off(timeout: Duration) {
     ON.store(false, Ordering::Relaxed);
-    if let Ok(mut slot) = PLUGIN_METERS.write() {
-        *slot = None;
-    }
     let taken = SLOT.write().ok().and_then(|mut slot| slot.take());
     if let Some((processor, _)) = taken {
         let _ = processor.shutdown_with_timeout(timeout);
@@ -116,7 +107,16 @@ pub fn tracing_layers() -> Box<dyn Layer<Registry> + Send + Sync> {
             .build()
     });
     let tracer = provider.tracer("warden");
+    // Only the spans' own fields: no source location, thread, target or busy/idle times
+    // (each an attribute built on the turn's thread), and no OpenTelemetry context made
+    // current on entering a span (parents come from the span tree; the span is built once,
+    // when it closes).
     let spans = tracing_opentelemetry::layer()
+        .with_location(false)
+        .with_threads(false)
+        .with_target(false)
+        .with_tracked_inactivity(false)
+        .with_context_activation(false)
         .with_tracer(tracer)
         .with_filter(WhenOn);
     let figures = Figures.with_filter(WhenOn);
@@ -183,6 +183,20 @@ pub fn enter_session(session: &str, parent: Option<&str>) -> opentelemetry::Cont
 pub(crate) struct PluginMeters {
     pub duration: Histogram<f64>,
     pub failures: Counter<u64>,
+}
+
+impl PluginMeters {
+    /// One plugin call of `us` microseconds at `point`.
+    pub(crate) fn record(&self, plugin: String, point: String, us: u64, failed: bool) {
+        let attributes = [
+            KeyValue::new("warden.plugin", plugin),
+            KeyValue::new("warden.point", point),
+        ];
+        self.duration.record(us as f64 / 1_000_000.0, &attributes);
+        if failed {
+            self.failures.add(1, &attributes);
+        }
+    }
 }
 
 /// The fields of a plugin-call span.
@@ -260,21 +274,12 @@ impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Figures {
         let Some(call) = span.extensions_mut().remove::<PluginCall>() else {
             return;
         };
-        let Ok(meters) = PLUGIN_METERS.read() else {
-            return;
-        };
-        let Some(meters) = meters.as_ref() else {
-            return;
-        };
-        let attributes = [
-            KeyValue::new("warden.plugin", call.plugin),
-            KeyValue::new("warden.point", call.point),
-        ];
-        meters
-            .duration
-            .record(call.us as f64 / 1_000_000.0, &attributes);
-        if call.outcome.starts_with("failed") {
-            meters.failures.add(1, &attributes);
-        }
+        let failed = call.outcome.starts_with("failed");
+        super::queue::submit(super::queue::Job::PluginCall {
+            plugin: call.plugin,
+            point: call.point,
+            us: call.us,
+            failed,
+        });
     }
 }
