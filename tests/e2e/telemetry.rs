@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
+use sha2::Digest as _;
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
@@ -170,7 +171,24 @@ fn audit_lines(env: &TestEnv, session: &str) -> usize {
 
 #[test]
 fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text() {
-    let test = "a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text";
+    exports_a_turn(
+        "a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text",
+        None,
+    );
+}
+
+#[test]
+fn the_same_turn_over_otlp_json_decodes_into_the_proto_definitions() {
+    exports_a_turn(
+        "the_same_turn_over_otlp_json_decodes_into_the_proto_definitions",
+        Some("http/json"),
+    );
+}
+
+/// A turn with a write, a denied call, a command and a plugin cancel, exported with
+/// `protocol` (the default when `None`): every request decodes into the OTLP proto classes,
+/// and carries the documented logs, spans and metrics, and no prompt or file text.
+fn exports_a_turn(test: &str, protocol: Option<&str>) {
     if let Some(missing) = crate::shell::sandbox_missing() {
         eprintln!("SKIP {test}: the sandbox cannot be built here: {missing}");
         return;
@@ -179,8 +197,11 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     let Some(collector) = Collector::start(test, &env, "ok") else {
         return;
     };
+    let protocol_line = protocol
+        .map(|p| format!("protocol = \"{p}\"\n"))
+        .unwrap_or_default();
     env.user_config(&format!(
-        "[telemetry]\nendpoint = \"{}\"\n",
+        "[telemetry]\nendpoint = \"{}\"\n{protocol_line}",
         collector.endpoint()
     ));
     env.write("secret.txt", "the secret\n");
@@ -229,6 +250,23 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     assert_eq!(code, Some(3), "{err}");
     let second = value["session"].as_str().unwrap().to_owned();
     assert!(!err.contains("telemetry"), "{err}");
+
+    // Every request decoded, in the encoding configured.
+    let requests = collector.requests();
+    let content_type = match protocol {
+        Some("http/json") => "application/json",
+        _ => "application/x-protobuf",
+    };
+    for request in &requests {
+        assert!(request.get("error").is_none(), "undecodable: {request}");
+        assert_eq!(request["content_type"], content_type, "{request}");
+    }
+    for path in ["/v1/logs", "/v1/traces", "/v1/metrics"] {
+        assert!(
+            requests.iter().any(|r| r["path"] == path),
+            "nothing sent to {path}"
+        );
+    }
 
     // Logs: one record per audit line of each session, named and attributed as documented.
     let logs = collector.logs();
@@ -301,6 +339,20 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
         assert!(by_id(&turn["parentSpanId"]).is_none(), "{turn}");
     }
     assert_ne!(turns[0]["traceId"], turns[1]["traceId"]);
+    // Ids of the documented sizes; a turn's trace id and parent are its session's, derived
+    // from the session id.
+    for span in &spans {
+        for (key, len) in [("traceId", 32), ("spanId", 16), ("parentSpanId", 16)] {
+            if let Some(id) = span[key].as_str() {
+                assert_eq!(id.len(), len, "{key} of {span}");
+            }
+        }
+    }
+    for turn in &turns {
+        let digest = sha2::Sha256::digest(attr(turn, "session").as_str().unwrap().as_bytes());
+        assert_eq!(turn["traceId"], hex::encode(&digest[..16]), "{turn}");
+        assert_eq!(turn["parentSpanId"], hex::encode(&digest[16..24]), "{turn}");
+    }
     for name in ["prompt stage", "model request", "tool call"] {
         let found = named(name);
         assert!(!found.is_empty(), "no {name} span");
