@@ -57,6 +57,7 @@ mod plugin_builtin;
 mod plugin_cache_trust;
 mod plugin_check;
 mod plugin_dev;
+mod plugin_digests;
 mod plugin_langs;
 mod plugin_langs_v0_2;
 mod plugin_langs_v0_3;

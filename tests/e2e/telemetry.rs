@@ -305,6 +305,24 @@ fn exports_a_turn(test: &str, protocol: Option<&str>) {
     assert_eq!(attr(&call("write_file"), "warden.mode"), "full-auto");
     assert_eq!(attr(&call("shell"), "warden.decision"), "allowed");
     assert!(attr(&call("shell"), "warden.bytes_out").as_i64().unwrap() > 0);
+    // The plugins that saw each call, by digest: both interceptors, for the read the guard
+    // denied (the other saw it at `post-tool-call`) as for the write.
+    let digests = |record: &Value| -> Vec<String> {
+        let list = &attr(record, "warden.plugin.digests")["arrayValue"]["values"];
+        list.as_array()
+            .unwrap_or_else(|| panic!("no warden.plugin.digests: {record}"))
+            .iter()
+            .map(|v| v["stringValue"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let sha256 =
+        |path: &std::path::Path| hex::encode(sha2::Sha256::digest(std::fs::read(path).unwrap()));
+    let (guard, topics) = (
+        sha256(&fixtures::tool_guard()),
+        sha256(&fixtures::pattern_guard()),
+    );
+    assert_eq!(digests(&denied), [guard.clone(), topics.clone()]);
+    assert_eq!(digests(&call("write_file")), [guard, topics]);
     let outcome = logs
         .iter()
         .find(|l| attr(l, "warden.event") == "model_outcome")

@@ -64,6 +64,7 @@ pub(crate) fn flatten(
                 }
             }
             Value::Null => {}
+            Value::Array(seen) if path == "seen_by" => digests(seen, out),
             scalar_or_list => {
                 if let Some(any) = any_value(scalar_or_list) {
                     out.push((attribute_name(path), any));
@@ -72,6 +73,32 @@ pub(crate) fn flatten(
         }
     }
     walk(value, &mut String::new(), include_text, out);
+}
+
+/// A tool call's `seen_by` as two lists of sha256: `warden.plugin.digests` (the enforcing
+/// interceptors) and `warden.plugin.shadow_digests` (those in `shadow` mode).
+fn digests(seen: &[Value], out: &mut Vec<(Cow<'static, str>, AnyValue)>) {
+    let mut enforcing = Vec::new();
+    let mut shadow = Vec::new();
+    for plugin in seen {
+        let Some(sha256) = plugin.get("sha256").and_then(Value::as_str) else {
+            continue;
+        };
+        let digest = AnyValue::String(sha256.to_owned().into());
+        if plugin.get("shadow").and_then(Value::as_bool) == Some(true) {
+            shadow.push(digest);
+        } else {
+            enforcing.push(digest);
+        }
+    }
+    for (name, list) in [
+        ("warden.plugin.digests", enforcing),
+        ("warden.plugin.shadow_digests", shadow),
+    ] {
+        if !list.is_empty() {
+            out.push((Cow::Borrowed(name), AnyValue::ListAny(Box::new(list))));
+        }
+    }
 }
 
 fn any_value(value: &Value) -> Option<AnyValue> {
@@ -241,6 +268,32 @@ mod tests {
             assert!(got.iter().any(|g| g == want), "{want} missing from {got:?}");
         }
         assert!(!got.iter().any(|g| g == "warden.reason"), "{got:?}");
+    }
+
+    #[test]
+    fn the_plugins_that_saw_a_call_become_two_lists_of_digests() {
+        let value = serde_json::json!({"seen_by": [
+            {"plugin": "a", "sha256": "aa"},
+            {"plugin": "b", "sha256": "bb"},
+            {"plugin": "c", "sha256": "cc", "shadow": true},
+        ]});
+        let mut out = Vec::new();
+        flatten(&value, false, &mut out);
+        let list = |name: &str| -> Vec<String> {
+            let Some((_, AnyValue::ListAny(items))) = out.iter().find(|(k, _)| k == name) else {
+                panic!("{name} missing from {out:?}");
+            };
+            items
+                .iter()
+                .map(|i| match i {
+                    AnyValue::String(s) => s.to_string(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(list("warden.plugin.digests"), ["aa", "bb"]);
+        assert_eq!(list("warden.plugin.shadow_digests"), ["cc"]);
+        assert_eq!(out.len(), 2, "{out:?}");
     }
 
     #[test]
