@@ -87,6 +87,7 @@ mod store;
 mod support;
 mod system_prompt;
 mod telemetry;
+mod telemetry_managed;
 mod tool_fs_guard;
 mod tool_guard;
 mod tool_pipeline;

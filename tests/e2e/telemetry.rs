@@ -20,7 +20,7 @@ use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 
-const MODEL: &str =
+pub(crate) const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 const PROMPT_MARK: &str = "PROMPT-TEXT-7f3a";
 const FILE_MARK: &str = "FILE-TEXT-91c2";
@@ -35,7 +35,7 @@ fn skip(test: &str, what: &str) {
 }
 
 /// The test collector, running.
-struct Collector {
+pub(crate) struct Collector {
     child: Child,
     port: u16,
     out: PathBuf,
@@ -43,7 +43,7 @@ struct Collector {
 
 impl Collector {
     /// Starts it in `mode` (`ok`, `refuse`, `hang`), or says SKIP and returns `None`.
-    fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
+    pub(crate) fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
         let probe = Command::new("python3")
             .args([
                 "-c",
@@ -55,7 +55,10 @@ impl Collector {
             return None;
         }
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("e2e/telemetry/receiver.py");
-        let out = env.root().join(format!("otlp-{mode}.jsonl"));
+        // Each collector its own file: a test may run two.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = env.root().join(format!("otlp-{mode}-{n}.jsonl"));
         let mut child = Command::new("python3")
             .arg(&script)
             .arg(&out)
@@ -71,12 +74,12 @@ impl Collector {
         Some(Self { child, port, out })
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Every request received, decoded.
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.out)
             .unwrap_or_default()
             .lines()
@@ -102,7 +105,7 @@ impl Collector {
         out
     }
 
-    fn logs(&self) -> Vec<Value> {
+    pub(crate) fn logs(&self) -> Vec<Value> {
         self.items("/v1/logs", "resourceLogs", "scopeLogs", "logRecords")
     }
 
@@ -123,7 +126,7 @@ impl Drop for Collector {
 }
 
 /// An OTLP attribute's value as plain JSON (ints arrive as strings in proto JSON).
-fn attr(item: &Value, key: &str) -> Value {
+pub(crate) fn attr(item: &Value, key: &str) -> Value {
     let Some(found) = item["attributes"]
         .as_array()
         .into_iter()
@@ -145,7 +148,11 @@ fn attr(item: &Value, key: &str) -> Value {
     value.clone()
 }
 
-fn run(env: &TestEnv, server: &MockServer, args: &[&str]) -> (Option<i32>, Value, String) {
+pub(crate) fn run(
+    env: &TestEnv,
+    server: &MockServer,
+    args: &[&str],
+) -> (Option<i32>, Value, String) {
     let mut cmd = env.command();
     cmd.env("OPENAI_API_KEY", "sk-test")
         .env("OPENAI_BASE_URL", server.openai_url())
@@ -156,7 +163,7 @@ fn run(env: &TestEnv, server: &MockServer, args: &[&str]) -> (Option<i32>, Value
     (out.status.code(), value, stderr(&out))
 }
 
-fn audit_lines(env: &TestEnv, session: &str) -> usize {
+pub(crate) fn audit_lines(env: &TestEnv, session: &str) -> usize {
     let path = env
         .state_home()
         .join("sessions")
