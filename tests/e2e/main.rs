@@ -8,6 +8,7 @@ mod chat_failures;
 mod chat_markdown;
 mod chat_plan;
 mod chat_rules;
+mod chat_telemetry;
 mod chat_transcript;
 mod chat_turns;
 mod children;

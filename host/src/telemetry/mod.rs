@@ -38,6 +38,9 @@ use crate::config::{TelemetryConfig, TelemetryProtocol};
 use crate::store::Home;
 
 pub use spans::{enter_session, tracing_layers};
+
+/// A session's trace entered on this thread (from [`enter_session`]), until dropped.
+pub type SessionTrace = opentelemetry::ContextGuard;
 pub use state::{ExportState, read_state};
 
 /// Records waiting for export, per signal; past this they are dropped (and counted lost).
