@@ -159,7 +159,8 @@ pub(crate) fn ignored_warning(hits: &[LockedHit]) -> Option<String> {
         )),
         _ => {
             // lock → [(file, keys set under it)], in the order met.
-            let mut locks: Vec<(&str, Vec<(String, Vec<&str>)>)> = Vec::new();
+            type Files<'a> = Vec<(String, Vec<&'a str>)>;
+            let mut locks: Vec<(&str, Files)> = Vec::new();
             for (lock, set, path) in hits {
                 let file = path.display().to_string();
                 let files = match locks.iter_mut().find(|(l, _)| l == lock) {
