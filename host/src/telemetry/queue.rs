@@ -1,6 +1,7 @@
 //! The hand-off between the turn's thread and export: the turn's thread only moves what
-//! happened (the typed audit events, a plugin call's figures) into a bounded queue; one
-//! thread of export's own turns them into log records and metric points.
+//! happened (the typed audit events, a span's name, ids, times and fields, a plugin call's
+//! figures) into a bounded queue; one thread of export's own turns them into log records,
+//! spans and metric points.
 //!
 //! Handing over never wakes the export thread (a wake-up is a system call and a thread
 //! switch on the turn's time): the thread wakes on its own every [`DRAIN_EVERY`], and when
@@ -32,6 +33,8 @@ pub(crate) enum Job {
         ts: SystemTime,
         events: Vec<AuditEvent>,
     },
+    /// One span of warden's ended.
+    Span(Box<super::spans::Ended>),
     /// One plugin call ended.
     PluginCall {
         plugin: String,
@@ -44,17 +47,23 @@ pub(crate) enum Job {
 /// The queue of the export running, and its counts.
 static QUEUE: RwLock<Option<(SyncSender<Job>, Arc<Stats>)>> = RwLock::new(None);
 
-/// Hands `job` to the export running, if any, without waiting. Audit events are counted as
-/// handed over whether or not the queue had room.
+/// Hands `job` to the export running, if any, without waiting. Audit events and spans are
+/// counted as handed over whether or not the queue had room.
 pub(crate) fn submit(job: Job) {
     let Ok(slot) = QUEUE.read() else { return };
     let Some((sender, stats)) = slot.as_ref() else {
         return;
     };
-    if let Job::Audit { events, .. } = &job {
-        stats
-            .logs_emitted
-            .fetch_add(events.len() as u64, Ordering::Relaxed);
+    match &job {
+        Job::Audit { events, .. } => {
+            stats
+                .logs_emitted
+                .fetch_add(events.len() as u64, Ordering::Relaxed);
+        }
+        Job::Span(_) => {
+            stats.spans_ended.fetch_add(1, Ordering::Relaxed);
+        }
+        Job::PluginCall { .. } => {}
     }
     // Full: dropped, and its events reported as lost at exit.
     let _ = sender.try_send(job);
@@ -122,6 +131,7 @@ fn drain(receiver: &Receiver<Job>, tap: &Tap, plugin_meters: &PluginMeters) {
                 ts,
                 events,
             } => tap.emit(&session, ts, &events),
+            Job::Span(ended) => super::spans::export(ended.into_span_data()),
             Job::PluginCall {
                 plugin,
                 point,
