@@ -6,6 +6,11 @@
 //! - **on**: export to a collector on 127.0.0.1 that answers every request at once;
 //! - **hung collector**: export to a collector that accepts connections and never answers.
 //!
+//! Each variant writes its sessions under a state directory of its own, so that none starts
+//! with the sessions of those before it. Each is measured twice: wall-clock, and the time the
+//! turn's thread spent on a CPU (`/proc/thread-self/schedstat`), the cost on the turn's thread
+//! that neither the machine's load nor export's own threads can blur.
+//!
 //! `cargo bench --profile dev -p warden --bench telemetry -- --warm-up-time 1 --measurement-time 5`
 
 #![allow(
@@ -141,6 +146,38 @@ fn hung_collector() -> u16 {
     port
 }
 
+/// What a turn's time is: wall-clock, or the time the turn's thread spent on a CPU (from
+/// `/proc/thread-self/schedstat`), which leaves out the time other processes and export's own
+/// threads held the CPU.
+#[derive(Clone, Copy)]
+enum Clock {
+    Wall,
+    TurnThreadCpu,
+}
+
+impl Clock {
+    fn suffix(self) -> &'static str {
+        match self {
+            Self::Wall => "",
+            Self::TurnThreadCpu => " (turn thread on-CPU time)",
+        }
+    }
+
+    fn now(self) -> Duration {
+        match self {
+            Self::Wall => {
+                static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+                EPOCH.get_or_init(Instant::now).elapsed()
+            }
+            Self::TurnThreadCpu => {
+                let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+                let ns: u64 = text.split_whitespace().next().unwrap().parse().unwrap();
+                Duration::from_nanos(ns)
+            }
+        }
+    }
+}
+
 fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
     let mut writer = SessionWriter::create(home, None, workspace).unwrap();
     writer.set_fsync_for_benchmarks(false);
@@ -196,6 +233,12 @@ fn telemetry(c: &mut Criterion) {
         ("telemetry on", Some(answering)),
         ("telemetry on, hung collector", Some(hung)),
     ] {
+        // Each variant its own state directory: sessions piling up in one would make every
+        // variant slower than the one before it.
+        let home = Home::new(
+            dir.path()
+                .join(format!("state-{}", name.replace([' ', ','], "-"))),
+        );
         let export = endpoint.map(|endpoint| {
             let config = TelemetryConfig {
                 endpoint: Some(endpoint),
@@ -203,22 +246,24 @@ fn telemetry(c: &mut Criterion) {
             };
             warden::telemetry::start(&config, &home).unwrap().unwrap()
         });
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for i in 0..iters {
-                    if i % TURNS_PER_SESSION == 0 {
-                        let (writer, audit) = session(&home, &workspace);
-                        worker.switch_session(writer, audit);
+        for clock in [Clock::Wall, Clock::TurnThreadCpu] {
+            group.bench_function(format!("{name}{}", clock.suffix()), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for i in 0..iters {
+                        if i % TURNS_PER_SESSION == 0 {
+                            let (writer, audit) = session(&home, &workspace);
+                            worker.switch_session(writer, audit);
+                        }
+                        let mut sink = CollectingSink::default();
+                        let start = clock.now();
+                        black_box(worker.submit("read the notes", &mut sink).unwrap());
+                        total += clock.now() - start;
                     }
-                    let mut sink = CollectingSink::default();
-                    let start = Instant::now();
-                    black_box(worker.submit("read the notes", &mut sink).unwrap());
-                    total += start.elapsed();
-                }
-                total
-            })
-        });
+                    total
+                })
+            });
+        }
         if let Some(export) = export {
             let report = export.finish();
             eprintln!(

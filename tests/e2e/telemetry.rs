@@ -14,12 +14,13 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
+use sha2::Digest as _;
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
 
-const MODEL: &str =
+pub(crate) const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 const PROMPT_MARK: &str = "PROMPT-TEXT-7f3a";
 const FILE_MARK: &str = "FILE-TEXT-91c2";
@@ -34,7 +35,7 @@ fn skip(test: &str, what: &str) {
 }
 
 /// The test collector, running.
-struct Collector {
+pub(crate) struct Collector {
     child: Child,
     port: u16,
     out: PathBuf,
@@ -42,7 +43,7 @@ struct Collector {
 
 impl Collector {
     /// Starts it in `mode` (`ok`, `refuse`, `hang`), or says SKIP and returns `None`.
-    fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
+    pub(crate) fn start(test: &str, env: &TestEnv, mode: &str) -> Option<Self> {
         let probe = Command::new("python3")
             .args([
                 "-c",
@@ -54,7 +55,10 @@ impl Collector {
             return None;
         }
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("e2e/telemetry/receiver.py");
-        let out = env.root().join(format!("otlp-{mode}.jsonl"));
+        // Each collector its own file: a test may run two.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let out = env.root().join(format!("otlp-{mode}-{n}.jsonl"));
         let mut child = Command::new("python3")
             .arg(&script)
             .arg(&out)
@@ -70,12 +74,12 @@ impl Collector {
         Some(Self { child, port, out })
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Every request received, decoded.
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         std::fs::read_to_string(&self.out)
             .unwrap_or_default()
             .lines()
@@ -101,7 +105,7 @@ impl Collector {
         out
     }
 
-    fn logs(&self) -> Vec<Value> {
+    pub(crate) fn logs(&self) -> Vec<Value> {
         self.items("/v1/logs", "resourceLogs", "scopeLogs", "logRecords")
     }
 
@@ -122,7 +126,7 @@ impl Drop for Collector {
 }
 
 /// An OTLP attribute's value as plain JSON (ints arrive as strings in proto JSON).
-fn attr(item: &Value, key: &str) -> Value {
+pub(crate) fn attr(item: &Value, key: &str) -> Value {
     let Some(found) = item["attributes"]
         .as_array()
         .into_iter()
@@ -144,7 +148,11 @@ fn attr(item: &Value, key: &str) -> Value {
     value.clone()
 }
 
-fn run(env: &TestEnv, server: &MockServer, args: &[&str]) -> (Option<i32>, Value, String) {
+pub(crate) fn run(
+    env: &TestEnv,
+    server: &MockServer,
+    args: &[&str],
+) -> (Option<i32>, Value, String) {
     let mut cmd = env.command();
     cmd.env("OPENAI_API_KEY", "sk-test")
         .env("OPENAI_BASE_URL", server.openai_url())
@@ -155,7 +163,7 @@ fn run(env: &TestEnv, server: &MockServer, args: &[&str]) -> (Option<i32>, Value
     (out.status.code(), value, stderr(&out))
 }
 
-fn audit_lines(env: &TestEnv, session: &str) -> usize {
+pub(crate) fn audit_lines(env: &TestEnv, session: &str) -> usize {
     let path = env
         .state_home()
         .join("sessions")
@@ -170,7 +178,24 @@ fn audit_lines(env: &TestEnv, session: &str) -> usize {
 
 #[test]
 fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text() {
-    let test = "a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text";
+    exports_a_turn(
+        "a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text",
+        None,
+    );
+}
+
+#[test]
+fn the_same_turn_over_otlp_json_decodes_into_the_proto_definitions() {
+    exports_a_turn(
+        "the_same_turn_over_otlp_json_decodes_into_the_proto_definitions",
+        Some("http/json"),
+    );
+}
+
+/// A turn with a write, a denied call, a command and a plugin cancel, exported with
+/// `protocol` (the default when `None`): every request decodes into the OTLP proto classes,
+/// and carries the documented logs, spans and metrics, and no prompt or file text.
+fn exports_a_turn(test: &str, protocol: Option<&str>) {
     if let Some(missing) = crate::shell::sandbox_missing() {
         eprintln!("SKIP {test}: the sandbox cannot be built here: {missing}");
         return;
@@ -179,8 +204,11 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     let Some(collector) = Collector::start(test, &env, "ok") else {
         return;
     };
+    let protocol_line = protocol
+        .map(|p| format!("protocol = \"{p}\"\n"))
+        .unwrap_or_default();
     env.user_config(&format!(
-        "[telemetry]\nendpoint = \"{}\"\n",
+        "[telemetry]\nendpoint = \"{}\"\n{protocol_line}",
         collector.endpoint()
     ));
     env.write("secret.txt", "the secret\n");
@@ -230,6 +258,23 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     let second = value["session"].as_str().unwrap().to_owned();
     assert!(!err.contains("telemetry"), "{err}");
 
+    // Every request decoded, in the encoding configured.
+    let requests = collector.requests();
+    let content_type = match protocol {
+        Some("http/json") => "application/json",
+        _ => "application/x-protobuf",
+    };
+    for request in &requests {
+        assert!(request.get("error").is_none(), "undecodable: {request}");
+        assert_eq!(request["content_type"], content_type, "{request}");
+    }
+    for path in ["/v1/logs", "/v1/traces", "/v1/metrics"] {
+        assert!(
+            requests.iter().any(|r| r["path"] == path),
+            "nothing sent to {path}"
+        );
+    }
+
     // Logs: one record per audit line of each session, named and attributed as documented.
     let logs = collector.logs();
     for session in [&first, &second] {
@@ -267,6 +312,24 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
     assert_eq!(attr(&call("write_file"), "warden.mode"), "full-auto");
     assert_eq!(attr(&call("shell"), "warden.decision"), "allowed");
     assert!(attr(&call("shell"), "warden.bytes_out").as_i64().unwrap() > 0);
+    // The plugins that saw each call, by digest: both interceptors, for the read the guard
+    // denied (the other saw it at `post-tool-call`) as for the write.
+    let digests = |record: &Value| -> Vec<String> {
+        let list = &attr(record, "warden.plugin.digests")["arrayValue"]["values"];
+        list.as_array()
+            .unwrap_or_else(|| panic!("no warden.plugin.digests: {record}"))
+            .iter()
+            .map(|v| v["stringValue"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let sha256 =
+        |path: &std::path::Path| hex::encode(sha2::Sha256::digest(std::fs::read(path).unwrap()));
+    let (guard, topics) = (
+        sha256(&fixtures::tool_guard()),
+        sha256(&fixtures::pattern_guard()),
+    );
+    assert_eq!(digests(&denied), [guard.clone(), topics.clone()]);
+    assert_eq!(digests(&call("write_file")), [guard, topics]);
     let outcome = logs
         .iter()
         .find(|l| attr(l, "warden.event") == "model_outcome")
@@ -301,6 +364,20 @@ fn a_turn_exports_every_audit_event_its_spans_and_counters_without_prompt_text()
         assert!(by_id(&turn["parentSpanId"]).is_none(), "{turn}");
     }
     assert_ne!(turns[0]["traceId"], turns[1]["traceId"]);
+    // Ids of the documented sizes; a turn's trace id and parent are its session's, derived
+    // from the session id.
+    for span in &spans {
+        for (key, len) in [("traceId", 32), ("spanId", 16), ("parentSpanId", 16)] {
+            if let Some(id) = span[key].as_str() {
+                assert_eq!(id.len(), len, "{key} of {span}");
+            }
+        }
+    }
+    for turn in &turns {
+        let digest = sha2::Sha256::digest(attr(turn, "session").as_str().unwrap().as_bytes());
+        assert_eq!(turn["traceId"], hex::encode(&digest[..16]), "{turn}");
+        assert_eq!(turn["parentSpanId"], hex::encode(&digest[16..24]), "{turn}");
+    }
     for name in ["prompt stage", "model request", "tool call"] {
         let found = named(name);
         assert!(!found.is_empty(), "no {name} span");

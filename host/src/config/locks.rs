@@ -139,27 +139,69 @@ pub(crate) fn check(path: &Path, text: &str) -> Result<Vec<LockedKey>, ConfigErr
     Ok(out)
 }
 
+/// One setting a lock removed: the lock's key, the dotted key the layer set under it (the
+/// lock's own key when it is not a table), and the layer's file.
+pub(crate) type LockedHit = (String, String, PathBuf);
+
 /// One warning for every setting the locks removed: a locked deployment says it once per
-/// command, not once per key and file. `warden config show` marks each locked key.
-pub(crate) fn ignored_warning(hits: &[(String, PathBuf)]) -> Option<String> {
+/// command, not once per key and file, and names what each file tried to set under a locked
+/// table. `warden config show` marks each locked key.
+pub(crate) fn ignored_warning(hits: &[LockedHit]) -> Option<String> {
     match hits {
         [] => None,
-        [(key, path)] => Some(format!(
-            "{}: `{key}` is locked by managed policy; the setting was ignored",
+        [(lock, set, path)] if lock == set => Some(format!(
+            "{}: `{lock}` is locked by managed policy; the setting was ignored",
+            path.display()
+        )),
+        [(lock, set, path)] => Some(format!(
+            "{}: `{lock}` is locked by managed policy; `{set}` was ignored",
             path.display()
         )),
         _ => {
-            let mut keys: Vec<(&str, Vec<String>)> = Vec::new();
-            for (key, path) in hits {
+            // lock → [(file, keys set under it)], in the order met.
+            type Files<'a> = Vec<(String, Vec<&'a str>)>;
+            let mut locks: Vec<(&str, Files)> = Vec::new();
+            for (lock, set, path) in hits {
                 let file = path.display().to_string();
-                match keys.iter_mut().find(|(k, _)| k == key) {
-                    Some((_, files)) => files.push(file),
-                    None => keys.push((key, vec![file])),
+                let files = match locks.iter_mut().find(|(l, _)| l == lock) {
+                    Some((_, files)) => files,
+                    None => {
+                        locks.push((lock, Vec::new()));
+                        let Some((_, files)) = locks.last_mut() else {
+                            continue;
+                        };
+                        files
+                    }
+                };
+                let keys = match files.iter_mut().find(|(f, _)| *f == file) {
+                    Some((_, keys)) => keys,
+                    None => {
+                        files.push((file, Vec::new()));
+                        let Some((_, keys)) = files.last_mut() else {
+                            continue;
+                        };
+                        keys
+                    }
+                };
+                if set != lock {
+                    keys.push(set);
                 }
             }
-            let listed: Vec<String> = keys
+            let listed: Vec<String> = locks
                 .iter()
-                .map(|(key, files)| format!("`{key}` is locked, set in {}", files.join(" and ")))
+                .map(|(lock, files)| {
+                    let files: Vec<String> = files
+                        .iter()
+                        .map(|(file, keys)| {
+                            if keys.is_empty() {
+                                file.clone()
+                            } else {
+                                format!("{file} (`{}`)", keys.join("`, `"))
+                            }
+                        })
+                        .collect();
+                    format!("`{lock}` is locked, set in {}", files.join(" and "))
+                })
                 .collect();
             Some(format!(
                 "settings locked by managed policy were ignored: {} (`warden config show` marks the locked keys)",
@@ -215,20 +257,29 @@ mod tests {
     #[test]
     fn ignored_settings_are_said_in_one_warning() {
         assert_eq!(ignored_warning(&[]), None);
-        let one = ignored_warning(&[("model".into(), PathBuf::from("u.toml"))]);
+        let hit = |lock: &str, set: &str, file: &str| -> LockedHit {
+            (lock.into(), set.into(), PathBuf::from(file))
+        };
+        let one = ignored_warning(&[hit("tools.mode", "tools.mode", "u.toml")]);
         assert_eq!(
             one.as_deref(),
-            Some("u.toml: `model` is locked by managed policy; the setting was ignored")
+            Some("u.toml: `tools.mode` is locked by managed policy; the setting was ignored")
+        );
+        let under = ignored_warning(&[hit("model", "model.name", "u.toml")]);
+        assert_eq!(
+            under.as_deref(),
+            Some("u.toml: `model` is locked by managed policy; `model.name` was ignored")
         );
         let many = ignored_warning(&[
-            ("model".into(), PathBuf::from("u.toml")),
-            ("tools.mode".into(), PathBuf::from("u.toml")),
-            ("model".into(), PathBuf::from("p.toml")),
+            hit("model", "model.name", "u.toml"),
+            hit("tools.mode", "tools.mode", "u.toml"),
+            hit("model", "model.name", "p.toml"),
+            hit("model", "model.provider", "p.toml"),
         ])
         .unwrap_or_default();
         assert!(
             many.contains(
-                "`model` is locked, set in u.toml and p.toml; `tools.mode` is locked, set in u.toml"
+                "`model` is locked, set in u.toml (`model.name`) and p.toml (`model.name`, `model.provider`); `tools.mode` is locked, set in u.toml"
             ),
             "{many}"
         );

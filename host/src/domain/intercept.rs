@@ -80,6 +80,11 @@ pub enum ToolDecision {
 pub trait Interceptor {
     /// Configured name.
     fn name(&self) -> &str;
+    /// The sha256 of its component (lowercase hex), when it has one: what the audit log
+    /// names it by.
+    fn sha256(&self) -> Option<&str> {
+        None
+    }
     /// `on-prompt-submit`.
     fn on_prompt_submit(
         &mut self,

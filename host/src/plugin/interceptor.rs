@@ -185,6 +185,10 @@ impl Interceptor for InterceptorPlugin {
         &self.name
     }
 
+    fn sha256(&self) -> Option<&str> {
+        Some(&self.info.sha256)
+    }
+
     fn new_turn(&mut self) {
         each_version!(&mut *self.managed, m, _c => m.new_turn());
     }

@@ -156,6 +156,10 @@ pub enum AuditEvent {
         /// and the reason it gave (the record says whether it was allowed and by whom).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         escalation: Option<Box<crate::domain::Escalation>>,
+        /// Every interceptor the chain asked about the call (at `pre-tool-call` or
+        /// `post-tool-call`), in chain order, once each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seen_by: Vec<PluginSeen>,
     },
     /// What an interceptor in `shadow` mode would have decided at a call point, beside what
     /// the chain decided; never applied.
@@ -195,6 +199,20 @@ pub enum AuditEvent {
         #[serde(default)]
         detail: serde_json::Value,
     },
+}
+
+/// An interceptor that saw a tool call: its name, its component's sha256, and whether it ran
+/// in `shadow` mode (its answers recorded, never applied).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginSeen {
+    /// Plugin name.
+    pub plugin: String,
+    /// sha256 of its component, lowercase hex (absent for an interceptor that has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// It ran in `shadow` mode.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
 }
 
 /// One call point as it happened: its input and how the chain ended. `pre-tool-call` has no

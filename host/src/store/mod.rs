@@ -45,8 +45,8 @@ mod scan;
 mod trust;
 
 pub use audit::{
-    AuditEvent, AuditLog, AuditRecord, AuditTap, PointEndRecord, PointInputRecord, PointRecord,
-    ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor, set_audit_tap,
+    AuditEvent, AuditLog, AuditRecord, AuditTap, PluginSeen, PointEndRecord, PointInputRecord,
+    PointRecord, ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor, set_audit_tap,
 };
 pub use audit_chain::{
     ChainBreak, ChainHead, ChainReport, check_signed_head, head_message, verify_chain,

@@ -1,11 +1,13 @@
 //! OpenTelemetry export (`[telemetry]`): one log record per audit event, the turn's spans, and
 //! counters, over OTLP/HTTP (protobuf or JSON) to the configured collector.
 //!
-//! - `records`: the audit tap: each appended audit event → a log record, and the counters
-//!   the events feed (tool decisions, tokens, sandbox refusals).
-//! - `spans`: the `tracing` layers: warden's spans → OpenTelemetry spans, plugin-call latency
-//!   and failures; a session's trace id is derived from its id, and a child session's turns
-//!   link to the parent's trace.
+//! - `queue`: the hand-off from the turn's thread: the typed audit events and plugin-call
+//!   figures go into a bounded queue that export's own thread drains.
+//! - `records`: on that thread, each audit event → a log record, and the counters the events
+//!   feed (tool decisions, tokens, sandbox refusals).
+//! - `spans`: the `tracing` layer: warden's spans noted on the turn's thread and built into
+//!   OpenTelemetry spans on export's, plugin-call latency and failures; a session's trace id
+//!   is derived from its id, and a child session's turns link to the parent's trace.
 //! - `export`: the OTLP exporters, counting what they sent and the last error.
 //! - `state`: what the last export reached, for `warden doctor`.
 //!
@@ -14,6 +16,7 @@
 //! is counted and said once at exit, after a short flush.
 
 mod export;
+mod queue;
 mod records;
 mod spans;
 mod state;
@@ -34,7 +37,7 @@ use opentelemetry_sdk::trace::BatchSpanProcessor;
 use crate::config::{TelemetryConfig, TelemetryProtocol};
 use crate::store::Home;
 
-pub use spans::{enter_session, tracing_layers};
+pub use spans::{SessionTrace, enter_session, tracing_layers};
 pub use state::{ExportState, read_state};
 
 /// Records waiting for export, per signal; past this they are dropped (and counted lost).
@@ -60,6 +63,7 @@ fn resource() -> Resource {
 /// was sent and lost.
 pub struct Telemetry {
     endpoint: String,
+    queue: queue::Running,
     logs: SdkLoggerProvider,
     metrics: SdkMeterProvider,
     stats: Arc<export::Stats>,
@@ -194,15 +198,19 @@ pub fn start(config: &TelemetryConfig, home: &Home) -> Result<Option<Telemetry>,
             .with_description("Plugin calls that failed (trap, deadline, bad answer)")
             .build(),
     };
-    spans::switch_on(spans, stats.clone(), plugin_meters);
-    records::set_current(Some(records::Tap {
-        logger: logs.logger("warden"),
-        meters: records::Meters::new(&meter),
-        stats: stats.clone(),
-        include_prompts: config.include_prompts,
-    }));
+    let queue = queue::start(
+        records::Tap {
+            logger: logs.logger("warden"),
+            meters: records::Meters::new(&meter),
+            stats: stats.clone(),
+            include_prompts: config.include_prompts,
+        },
+        plugin_meters,
+    )?;
+    spans::switch_on(spans, stats.clone());
     Ok(Some(Telemetry {
         endpoint: base.to_owned(),
+        queue,
         logs,
         metrics,
         stats,
@@ -220,7 +228,8 @@ impl Telemetry {
 
     fn flush(&mut self) -> Report {
         self.finished = true;
-        records::set_current(None);
+        // What the turn's thread handed over reaches the exporters' queues first.
+        self.queue.stop();
         // The three flushes run side by side, so that the whole exit waits `FLUSH` at most.
         std::thread::scope(|scope| {
             scope.spawn(|| {

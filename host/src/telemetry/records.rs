@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use opentelemetry::KeyValue;
@@ -13,7 +12,7 @@ use opentelemetry_sdk::logs::SdkLogger;
 use serde_json::Value;
 
 use super::export::Stats;
-use crate::store::{AuditEvent, AuditTap};
+use crate::store::AuditEvent;
 
 /// The name of every exported audit record; its kind is `warden.event`.
 pub(crate) const EVENT_NAME: &str = "warden.audit";
@@ -65,6 +64,7 @@ pub(crate) fn flatten(
                 }
             }
             Value::Null => {}
+            Value::Array(seen) if path == "seen_by" => digests(seen, out),
             scalar_or_list => {
                 if let Some(any) = any_value(scalar_or_list) {
                     out.push((attribute_name(path), any));
@@ -73,6 +73,32 @@ pub(crate) fn flatten(
         }
     }
     walk(value, &mut String::new(), include_text, out);
+}
+
+/// A tool call's `seen_by` as two lists of sha256: `warden.plugin.digests` (the enforcing
+/// interceptors) and `warden.plugin.shadow_digests` (those in `shadow` mode).
+fn digests(seen: &[Value], out: &mut Vec<(Cow<'static, str>, AnyValue)>) {
+    let mut enforcing = Vec::new();
+    let mut shadow = Vec::new();
+    for plugin in seen {
+        let Some(sha256) = plugin.get("sha256").and_then(Value::as_str) else {
+            continue;
+        };
+        let digest = AnyValue::String(sha256.to_owned().into());
+        if plugin.get("shadow").and_then(Value::as_bool) == Some(true) {
+            shadow.push(digest);
+        } else {
+            enforcing.push(digest);
+        }
+    }
+    for (name, list) in [
+        ("warden.plugin.digests", enforcing),
+        ("warden.plugin.shadow_digests", shadow),
+    ] {
+        if !list.is_empty() {
+            out.push((Cow::Borrowed(name), AnyValue::ListAny(Box::new(list))));
+        }
+    }
 }
 
 fn any_value(value: &Value) -> Option<AnyValue> {
@@ -172,34 +198,7 @@ impl Meters {
     }
 }
 
-/// The export running, if any: what the audit tap hands events to.
-static CURRENT: std::sync::RwLock<Option<Arc<Tap>>> = std::sync::RwLock::new(None);
-
-/// Hands audit events to the export running, if any (registered with the store once).
-struct Relay;
-
-impl AuditTap for Relay {
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
-        let current = CURRENT.read().ok().and_then(|tap| tap.clone());
-        if let Some(tap) = current {
-            tap.appended(session, ts, events);
-        }
-    }
-}
-
-/// Makes `tap` the one audit events go to (`None`: none).
-pub(crate) fn set_current(tap: Option<Tap>) {
-    static REGISTERED: std::sync::Once = std::sync::Once::new();
-    REGISTERED.call_once(|| {
-        crate::store::set_audit_tap(Box::new(Relay));
-    });
-    if let Ok(mut current) = CURRENT.write() {
-        *current = tap.map(Arc::new);
-    }
-}
-
-/// The audit tap of one export: every appended event becomes a log record and feeds the
-/// counters.
+/// What turns audit events into log records and feeds the counters, on the export thread.
 pub(crate) struct Tap {
     pub logger: SdkLogger,
     pub meters: Meters,
@@ -208,10 +207,10 @@ pub(crate) struct Tap {
 }
 
 impl Tap {
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
+    /// One log record per event (each counted as handed over already).
+    pub(crate) fn emit(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
         let mut attributes = Vec::new();
         for event in events {
-            self.stats.logs_emitted.fetch_add(1, Ordering::Relaxed);
             let value = match serde_json::to_value(event) {
                 Ok(value) => value,
                 // Counted as emitted and never sent: reported as lost.
@@ -269,6 +268,32 @@ mod tests {
             assert!(got.iter().any(|g| g == want), "{want} missing from {got:?}");
         }
         assert!(!got.iter().any(|g| g == "warden.reason"), "{got:?}");
+    }
+
+    #[test]
+    fn the_plugins_that_saw_a_call_become_two_lists_of_digests() {
+        let value = serde_json::json!({"seen_by": [
+            {"plugin": "a", "sha256": "aa"},
+            {"plugin": "b", "sha256": "bb"},
+            {"plugin": "c", "sha256": "cc", "shadow": true},
+        ]});
+        let mut out = Vec::new();
+        flatten(&value, false, &mut out);
+        let list = |name: &str| -> Vec<String> {
+            let Some((_, AnyValue::ListAny(items))) = out.iter().find(|(k, _)| k == name) else {
+                panic!("{name} missing from {out:?}");
+            };
+            items
+                .iter()
+                .map(|i| match i {
+                    AnyValue::String(s) => s.to_string(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(list("warden.plugin.digests"), ["aa", "bb"]);
+        assert_eq!(list("warden.plugin.shadow_digests"), ["cc"]);
+        assert_eq!(out.len(), 2, "{out:?}");
     }
 
     #[test]

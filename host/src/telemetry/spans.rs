@@ -1,29 +1,36 @@
 //! Spans: the turn's `tracing` spans (turn, prompt stage, model request, tool call, plugin
-//! call) exported through `tracing-opentelemetry`, and plugin-call figures from the same spans.
+//! call) exported as OpenTelemetry spans, and plugin-call figures from the same spans.
 //!
-//! The layers are in place from the start of the process and pass nothing on until export
+//! The turn's thread only notes what a span is — its name, ids, times and fields — and hands
+//! that to export's queue when the span closes; the OpenTelemetry span is built on export's
+//! thread ([`Ended::into_span_data`]). A span's parent is the span it was opened in; a span
+//! opened in none (a turn) is a child of its session's root, whose trace id is derived from
+//! the session id ([`enter_session`]), and a child session's turns link to the parent
+//! session's root.
+//!
+//! The layer is in place from the start of the process and passes nothing on until export
 //! starts (a flag read per span), so that configuration, read later, decides.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
-use std::time::Duration;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
 
+use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram};
 use opentelemetry::trace::{
-    SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider as _,
+    Link, SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState,
 };
-use opentelemetry::{Context, KeyValue};
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{
-    BatchSpanProcessor, SdkTracerProvider, Span, SpanData, SpanProcessor,
+    BatchSpanProcessor, IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks,
+    SpanProcessor,
 };
 use sha2::{Digest, Sha256};
 use tracing::Level;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::layer::Context as LayerContext;
@@ -31,6 +38,7 @@ use tracing_subscriber::layer::Filter;
 use tracing_subscriber::registry::{LookupSpan, Registry};
 
 use super::export::Stats;
+use super::queue::{Job, submit};
 
 /// Set while export runs.
 static ON: AtomicBool = AtomicBool::new(false);
@@ -38,89 +46,40 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// The span processor of the export running, with its counts.
 type Slot = RwLock<Option<(BatchSpanProcessor, Arc<Stats>)>>;
 
-/// Where the span layer's provider sends ended spans: the export running, if any.
+/// Where ended spans go: the export running, if any.
 static SLOT: Slot = RwLock::new(None);
 
-/// The tracer provider behind the span layer (kept for the life of the process).
-static PROVIDER: OnceLock<SdkTracerProvider> = OnceLock::new();
-
-/// The parent session's root, linked from each turn of a child session.
-static PARENT: Mutex<Option<SpanContext>> = Mutex::new(None);
-
-/// The plugin-call instruments of the export running.
-static PLUGIN_METERS: RwLock<Option<PluginMeters>> = RwLock::new(None);
-
-/// Sends ended spans to `processor`, and turns the layers on.
-pub(crate) fn switch_on(processor: BatchSpanProcessor, stats: Arc<Stats>, meters: PluginMeters) {
+/// Sends ended spans to `processor`, and turns the layer on.
+pub(crate) fn switch_on(mut processor: BatchSpanProcessor, stats: Arc<Stats>) {
+    processor.set_resource(&super::resource());
     if let Ok(mut slot) = SLOT.write() {
         *slot = Some((processor, stats));
-    }
-    if let Ok(mut slot) = PLUGIN_METERS.write() {
-        *slot = Some(meters);
     }
     ON.store(true, Ordering::Relaxed);
 }
 
-/// Turns the layers off and flushes the span processor for at most `timeout`.
+/// Turns the layer off and flushes the span processor for at most `timeout`.
 pub(crate) fn switch_off(timeout: Duration) {
     ON.store(false, Ordering::Relaxed);
-    if let Ok(mut slot) = PLUGIN_METERS.write() {
-        *slot = None;
-    }
     let taken = SLOT.write().ok().and_then(|mut slot| slot.take());
     if let Some((processor, _)) = taken {
         let _ = processor.shutdown_with_timeout(timeout);
     }
 }
 
-/// The span processor that hands spans to the export running, if any.
-#[derive(Debug)]
-struct Deferred;
-
-impl SpanProcessor for Deferred {
-    fn on_start(&self, span: &mut Span, cx: &Context) {
-        if let Ok(slot) = SLOT.read()
-            && let Some((inner, _)) = slot.as_ref()
-        {
-            inner.on_start(span, cx);
-        }
+/// Hands `span` (built on export's thread) to the span processor of the export running.
+pub(crate) fn export(span: SpanData) {
+    if let Ok(slot) = SLOT.read()
+        && let Some((processor, _)) = slot.as_ref()
+    {
+        processor.on_end(span);
     }
-
-    fn on_end(&self, span: SpanData) {
-        if let Ok(slot) = SLOT.read()
-            && let Some((inner, stats)) = slot.as_ref()
-        {
-            stats.spans_ended.fetch_add(1, Ordering::Relaxed);
-            inner.on_end(span);
-        }
-    }
-
-    fn force_flush(&self) -> OTelSdkResult {
-        Ok(())
-    }
-
-    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
-        Ok(())
-    }
-
-    fn set_resource(&mut self, _resource: &Resource) {}
 }
 
-/// The layers to install in the process's subscriber: warden's own spans to OpenTelemetry,
-/// and plugin-call figures, both silent until export starts.
+/// The layer to install in the process's subscriber: warden's own spans to OpenTelemetry,
+/// and plugin-call figures, silent until export starts.
 pub fn tracing_layers() -> Box<dyn Layer<Registry> + Send + Sync> {
-    let provider = PROVIDER.get_or_init(|| {
-        SdkTracerProvider::builder()
-            .with_resource(super::resource())
-            .with_span_processor(Deferred)
-            .build()
-    });
-    let tracer = provider.tracer("warden");
-    let spans = tracing_opentelemetry::layer()
-        .with_tracer(tracer)
-        .with_filter(WhenOn);
-    let figures = Figures.with_filter(WhenOn);
-    spans.and_then(figures).boxed()
+    Spans.with_filter(WhenOn).boxed()
 }
 
 /// warden's own spans, while export runs. A callsite's interest is "sometimes", never cached
@@ -167,16 +126,40 @@ fn session_root(session: &str) -> SpanContext {
     )
 }
 
+/// The session whose turns run on this thread: its root, and its parent session's root.
+#[derive(Clone)]
+struct Session {
+    root: SpanContext,
+    parent: Option<SpanContext>,
+}
+
+thread_local! {
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+/// A session entered on this thread (from [`enter_session`]); the one before comes back when
+/// it is dropped.
+pub struct SessionTrace {
+    before: Option<Session>,
+}
+
+impl Drop for SessionTrace {
+    fn drop(&mut self) {
+        let before = self.before.take();
+        SESSION.with(|slot| *slot.borrow_mut() = before);
+    }
+}
+
 /// Makes the turns of `session` run on this thread children of the session's root (its trace
 /// id derived from the id), linked to `parent`'s root for a child session; until the guard is
 /// dropped.
-pub fn enter_session(session: &str, parent: Option<&str>) -> opentelemetry::ContextGuard {
-    if let Ok(mut slot) = PARENT.lock() {
-        *slot = parent.map(session_root);
-    }
-    Context::new()
-        .with_remote_span_context(session_root(session))
-        .attach()
+pub fn enter_session(session: &str, parent: Option<&str>) -> SessionTrace {
+    let entered = Session {
+        root: session_root(session),
+        parent: parent.map(session_root),
+    };
+    let before = SESSION.with(|slot| slot.borrow_mut().replace(entered));
+    SessionTrace { before }
 }
 
 /// Plugin-call figures.
@@ -185,96 +168,198 @@ pub(crate) struct PluginMeters {
     pub failures: Counter<u64>,
 }
 
-/// The fields of a plugin-call span.
-#[derive(Default)]
-struct PluginCall {
-    plugin: String,
-    point: String,
-    outcome: String,
-    us: u64,
+impl PluginMeters {
+    /// One plugin call of `us` microseconds at `point`.
+    pub(crate) fn record(&self, plugin: String, point: String, us: u64, failed: bool) {
+        let attributes = [
+            KeyValue::new("warden.plugin", plugin),
+            KeyValue::new("warden.point", point),
+        ];
+        self.duration.record(us as f64 / 1_000_000.0, &attributes);
+        if failed {
+            self.failures.add(1, &attributes);
+        }
+    }
 }
 
-impl Visit for PluginCall {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        match field.name() {
-            "point" => self.point = value.to_owned(),
-            "outcome" => self.outcome = value.to_owned(),
-            "plugin" => self.plugin = value.to_owned(),
-            _ => {}
+/// A span as the turn's thread notes it: built into an OpenTelemetry span on export's thread.
+pub(crate) struct Ended {
+    context: SpanContext,
+    parent: SpanId,
+    parent_is_remote: bool,
+    name: &'static str,
+    start: SystemTime,
+    end: SystemTime,
+    attributes: Vec<KeyValue>,
+    links: Vec<Link>,
+}
+
+impl Ended {
+    /// The OpenTelemetry span.
+    pub(crate) fn into_span_data(self) -> SpanData {
+        let mut links = SpanLinks::default();
+        links.links = self.links;
+        SpanData {
+            span_context: self.context,
+            parent_span_id: self.parent,
+            parent_span_is_remote: self.parent_is_remote,
+            span_kind: SpanKind::Internal,
+            name: Cow::Borrowed(self.name),
+            start_time: self.start,
+            end_time: self.end,
+            attributes: self.attributes,
+            dropped_attributes_count: 0,
+            events: SpanEvents::default(),
+            links,
+            status: Status::Unset,
+            instrumentation_scope: opentelemetry::InstrumentationScope::builder("warden").build(),
         }
+    }
+}
+
+/// An open span, in the registry's extensions until it closes.
+struct Open(Ended);
+
+/// A span's fields as attributes.
+struct Fields<'a>(&'a mut Vec<KeyValue>);
+
+impl Fields<'_> {
+    fn set(&mut self, field: &Field, value: opentelemetry::Value) {
+        let key = field.name();
+        match self.0.iter_mut().find(|kv| kv.key.as_str() == key) {
+            Some(kv) => kv.value = value,
+            None => self.0.push(KeyValue::new(key, value)),
+        }
+    }
+}
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.set(field, value.to_owned().into());
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.set(field, value.into());
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.set(field, value.into());
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        if field.name() == "us" {
-            self.us = value;
+        match i64::try_from(value) {
+            Ok(value) => self.set(field, value.into()),
+            Err(_) => self.set(field, value.to_string().into()),
         }
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.set(field, value.into());
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "plugin" {
-            self.plugin = format!("{value:?}");
-        }
+        self.set(field, format!("{value:?}").into());
     }
 }
 
-/// Records plugin-call latency and failures from the `plugin call` spans, and links each turn
-/// of a child session to its parent's trace.
-struct Figures;
+/// The text of attribute `key`, if set.
+fn text<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
+    attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .and_then(|kv| match &kv.value {
+            opentelemetry::Value::String(s) => Some(s.as_str()),
+            _ => None,
+        })
+}
 
-impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Figures {
+/// Notes each span of warden's while export runs, hands it to export's queue when it
+/// closes, and the figures of each plugin call.
+struct Spans;
+
+impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
-        if attrs.metadata().name() != "plugin call" {
-            return;
-        }
-        let mut call = PluginCall::default();
-        attrs.record(&mut call);
-        if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(call);
-        }
+        let Some(span) = ctx.span(id) else { return };
+        let ids = RandomIdGenerator::default();
+        let parent = span.parent().and_then(|parent| {
+            parent
+                .extensions()
+                .get::<Open>()
+                .map(|open| open.0.context.clone())
+        });
+        let session = SESSION.with(|slot| slot.borrow().clone());
+        let (trace, parent_id, parent_is_remote, link) = match (parent, session) {
+            (Some(parent), _) => (parent.trace_id(), parent.span_id(), false, None),
+            (None, Some(session)) => (
+                session.root.trace_id(),
+                session.root.span_id(),
+                true,
+                session.parent,
+            ),
+            (None, None) => (ids.new_trace_id(), SpanId::INVALID, false, None),
+        };
+        let name = attrs.metadata().name();
+        let links = match link {
+            Some(parent) if name == "turn" => vec![Link::new(
+                parent,
+                vec![KeyValue::new("warden.link", "parent_session")],
+                0,
+            )],
+            _ => Vec::new(),
+        };
+        let mut attributes = Vec::with_capacity(attrs.fields().len());
+        attrs.record(&mut Fields(&mut attributes));
+        let now = SystemTime::now();
+        span.extensions_mut().insert(Open(Ended {
+            context: SpanContext::new(
+                trace,
+                ids.new_span_id(),
+                TraceFlags::SAMPLED,
+                false,
+                TraceState::default(),
+            ),
+            parent: parent_id,
+            parent_is_remote,
+            name,
+            start: now,
+            end: now,
+            attributes,
+            links,
+        }));
     }
 
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: LayerContext<'_, S>) {
         if let Some(span) = ctx.span(id)
-            && let Some(call) = span.extensions_mut().get_mut::<PluginCall>()
+            && let Some(open) = span.extensions_mut().get_mut::<Open>()
         {
-            values.record(call);
-        }
-    }
-
-    fn on_enter(&self, id: &Id, ctx: LayerContext<'_, S>) {
-        let Some(span) = ctx.span(id) else { return };
-        if span.name() != "turn" {
-            return;
-        }
-        let parent = PARENT.lock().ok().and_then(|slot| slot.clone());
-        if let Some(parent) = parent {
-            tracing::Span::current().add_link_with_attributes(
-                parent,
-                vec![KeyValue::new("warden.link", "parent_session")],
-            );
+            values.record(&mut Fields(&mut open.0.attributes));
         }
     }
 
     fn on_close(&self, id: Id, ctx: LayerContext<'_, S>) {
         let Some(span) = ctx.span(&id) else { return };
-        let Some(call) = span.extensions_mut().remove::<PluginCall>() else {
+        let Some(Open(mut ended)) = span.extensions_mut().remove::<Open>() else {
             return;
         };
-        let Ok(meters) = PLUGIN_METERS.read() else {
-            return;
-        };
-        let Some(meters) = meters.as_ref() else {
-            return;
-        };
-        let attributes = [
-            KeyValue::new("warden.plugin", call.plugin),
-            KeyValue::new("warden.point", call.point),
-        ];
-        meters
-            .duration
-            .record(call.us as f64 / 1_000_000.0, &attributes);
-        if call.outcome.starts_with("failed") {
-            meters.failures.add(1, &attributes);
+        ended.end = SystemTime::now();
+        if ended.name == "plugin call" {
+            let field = |key| text(&ended.attributes, key).unwrap_or_default().to_owned();
+            let us = ended
+                .attributes
+                .iter()
+                .find(|kv| kv.key.as_str() == "us")
+                .and_then(|kv| match kv.value {
+                    opentelemetry::Value::I64(us) => u64::try_from(us).ok(),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            submit(Job::PluginCall {
+                plugin: field("plugin"),
+                point: field("point"),
+                us,
+                failed: field("outcome").starts_with("failed"),
+            });
         }
+        submit(Job::Span(Box::new(ended)));
     }
 }

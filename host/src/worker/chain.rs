@@ -18,7 +18,7 @@ use std::time::Instant;
 use crate::config::FailurePolicy;
 use crate::domain::block;
 use crate::domain::{CallPoint, Entry, Interceptor, Item, PluginFailure, Source};
-use crate::store::AuditEvent;
+use crate::store::{AuditEvent, PluginSeen};
 use crate::worker::validate::{call_ids, check_plugin_items, reused_call_ids};
 
 /// One interceptor with its failure policy.
@@ -152,6 +152,8 @@ pub(crate) struct ChainRun<S> {
     pub(crate) decided: &'static str,
     /// The shadow entries' answers, in chain order.
     pub(crate) shadows: Vec<ShadowAnswer>,
+    /// Every entry asked, in chain order.
+    pub(crate) seen: Vec<PluginSeen>,
 }
 
 impl<S> ChainRun<S> {
@@ -204,6 +206,7 @@ pub(crate) fn run_chain<A, S>(
     let mut decisions = Vec::new();
     let mut failures = Vec::new();
     let mut shadows = Vec::new();
+    let mut seen = Vec::new();
     let mut decided = quiet;
     let mut end = ChainEnd::Done;
     let audit = |plugin: &str, decision: &str, reason: Option<String>| AuditEvent::PluginDecision {
@@ -218,6 +221,15 @@ pub(crate) fn run_chain<A, S>(
             continue;
         }
         let name = entry.plugin.name().to_owned();
+        seen.push(PluginSeen {
+            plugin: name.clone(),
+            sha256: entry
+                .plugin
+                .sha256()
+                .or(entry.shadow.as_deref())
+                .map(str::to_owned),
+            shadow: entry.shadow.is_some(),
+        });
         let span = tracing::debug_span!(
             "plugin call",
             plugin = %name,
@@ -291,6 +303,7 @@ pub(crate) fn run_chain<A, S>(
         failures,
         decided,
         shadows,
+        seen,
     }
 }
 
@@ -325,6 +338,8 @@ pub(crate) struct PointRun {
     pub(crate) end: PointEnd,
     pub(crate) decisions: Vec<AuditEvent>,
     pub(crate) failures: Vec<Failure>,
+    /// Every entry asked, in chain order.
+    pub(crate) seen: Vec<PluginSeen>,
 }
 
 /// Ask every interceptor of `chain` at prompt-side `point` through `call`. `used_ids` are the
@@ -406,6 +421,7 @@ pub(crate) fn run_point(
         },
         decisions,
         failures: run.failures,
+        seen: run.seen,
     }
 }
 

@@ -14,7 +14,7 @@ use crate::domain::{
     DENIED_PREFIX, DecidedBy, Entry, Escalation, Event, Item, Mode, NOT_RUN_PREFIX, Source,
     ToolCall, ToolDecision, ToolOutput,
 };
-use crate::store::{AuditEvent, ToolGrantRecord, ToolHttpRecord};
+use crate::store::{AuditEvent, PluginSeen, ToolGrantRecord, ToolHttpRecord};
 use crate::worker::ToolOwner;
 
 /// The output of a call not settled yet.
@@ -80,6 +80,8 @@ pub struct ToolCallOutcome {
     output: Option<ToolOutput>,
     /// The escalation a `shell` call asked for.
     escalation: Option<Escalation>,
+    /// The interceptors asked about it so far, in chain order, once each.
+    seen_by: Vec<PluginSeen>,
 }
 
 impl ToolCallOutcome {
@@ -95,6 +97,7 @@ impl ToolCallOutcome {
             rule: None,
             output: None,
             escalation: None,
+            seen_by: Vec::new(),
         }
     }
 
@@ -107,6 +110,11 @@ impl ToolCallOutcome {
             output: Some(output),
             ..Self::new(call)
         }
+    }
+
+    /// The interceptors in `seen` were asked about the call (each listed once).
+    pub(crate) fn seen_by(&mut self, seen: Vec<PluginSeen>) {
+        merge_seen(&mut self.seen_by, seen);
     }
 
     /// The tool plugin that serves the call.
@@ -369,6 +377,16 @@ impl ToolCallOutcome {
             plugin_failure: figures.and_then(|a| a.failure.clone()).map(Box::new),
             mcp: figures.and_then(|a| a.mcp.clone()).map(Box::new),
             escalation: self.escalation.clone().map(Box::new),
+            seen_by: self.seen_by.clone(),
+        }
+    }
+}
+
+/// Adds to `into` each of `seen` it does not list yet, in order.
+pub(crate) fn merge_seen(into: &mut Vec<PluginSeen>, seen: Vec<PluginSeen>) {
+    for plugin in seen {
+        if !into.contains(&plugin) {
+            into.push(plugin);
         }
     }
 }

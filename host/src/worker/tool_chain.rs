@@ -77,6 +77,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
             ToolDecision::Deny(reason) => ("deny", Some(reason.clone())),
         },
     );
+    outcome.seen_by(run.seen.clone());
     let shadowed = run.shadow_records(CallPoint::PreToolCall, Some((&call.name, &call.id)));
     let mut decisions = run.decisions;
     decisions.extend(shadowed);

@@ -112,7 +112,7 @@ pub(crate) fn chat(
         mcp,
         dev,
     } = assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
-    let _session = crate::telemetry::enter_session(worker.session_id(), child_of.as_deref());
+    let trace = crate::telemetry::enter_session(worker.session_id(), child_of.as_deref());
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
@@ -128,8 +128,10 @@ pub(crate) fn chat(
         cancel: Arc::new(Mutex::new(CancelToken::new())),
         last: None,
         turn_changes: Vec::new(),
+        trace: Some(trace),
     };
     let code = chat.run(index);
+    chat.trace = None;
     // Export is flushed and its losses said after the terminal is given back.
     drop(telemetry);
     code
@@ -156,9 +158,22 @@ struct Chat {
     last: Option<sink::LastOutput>,
     /// What the last turn changed (`/diff`).
     turn_changes: Vec<crate::domain::FileChange>,
+    /// The session whose trace the turns' spans join (see docs/telemetry.md).
+    trace: Option<crate::telemetry::SessionTrace>,
 }
 
 impl Chat {
+    /// The worker switched to another session (`/new`, `/resume`): its turns join that
+    /// session's trace, not the first one's.
+    fn trace_switched_session(&mut self) {
+        // One session's context at a time: the old one is left before the new one is entered.
+        self.trace = None;
+        self.trace = Some(crate::telemetry::enter_session(
+            self.worker.session_id(),
+            None,
+        ));
+    }
+
     fn run(&mut self, index: BackgroundIndex) -> Result<u8, CliError> {
         let current = Arc::clone(&self.cancel);
         if let Err(err) = ctrlc::set_handler(move || {
@@ -319,6 +334,7 @@ impl Chat {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();
                     self.worker.switch_session(writer, audit);
+                    self.trace_switched_session();
                     eprintln!(
                         "{}",
                         self.style.dim(&format!(

@@ -38,6 +38,7 @@ pub(crate) fn list(builtin: bool, json: bool, dir: Option<&Path>) -> Result<u8, 
                     "version": d.version,
                     "signer": d.signer,
                     "sha256": p.sha256,
+                    "digest": d.digest,
                     "origin": p.origin,
                     "declared_in": p.declared_in.as_ref().map(|d| d.display().to_string()),
                 })
@@ -82,6 +83,8 @@ struct Described {
     version: Option<String>,
     /// Who signed it (`signed by key …`, `unsigned`), or why it cannot be read.
     signer: String,
+    /// The sha256 of the component as it is now (what the audit log names it by).
+    digest: Option<String>,
 }
 
 fn describe(entry: &PluginEntry, keys: &[TrustedKey]) -> Described {
@@ -91,12 +94,14 @@ fn describe(entry: &PluginEntry, keys: &[TrustedKey]) -> Described {
             return Described {
                 version: None,
                 signer: "not in the plugin cache".to_owned(),
+                digest: None,
             };
         }
         Err(_) => {
             return Described {
                 version: None,
                 signer: "unreadable".to_owned(),
+                digest: None,
             };
         }
     };
@@ -112,7 +117,12 @@ fn describe(entry: &PluginEntry, keys: &[TrustedKey]) -> Described {
             who => format!("signed by {who}"),
         }
     };
-    Described { version, signer }
+    let digest = Some(crate::plugin::sha256_hex(&bytes));
+    Described {
+        version,
+        signer,
+        digest,
+    }
 }
 
 fn list_builtin(json: bool) {

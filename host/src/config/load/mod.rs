@@ -344,7 +344,7 @@ fn merge_layers(
             .map_or_else(|| PathBuf::from(kind.as_str()), |(_, p)| p.clone())
     };
 
-    let mut locked_hits: Vec<(String, PathBuf)> = Vec::new();
+    let mut locked_hits: Vec<super::locks::LockedHit> = Vec::new();
     let mut rule_layers = super::rules::RuleLayers::default();
     let mut builtin_rules = true;
     for Layer {
@@ -361,8 +361,14 @@ fn merge_layers(
         if kind != LayerKind::Managed {
             // Locks first, so that nothing below (plugins, deny globs) escapes them.
             for lock in locks {
-                if remove_dotted(&mut table, &lock.key) {
-                    locked_hits.push((lock.key.clone(), path.clone()));
+                if let Some(removed) = remove_dotted(&mut table, &lock.key) {
+                    // Named by what the layer set: `telemetry.enabled`, not the whole table.
+                    let mut set = Vec::new();
+                    keys_set(&lock.key, &removed, &mut set);
+                    locked_hits.extend(
+                        set.into_iter()
+                            .map(|key| (lock.key.clone(), key, path.clone())),
+                    );
                 }
             }
             if plugins_only && let Some(Value::Table(fr)) = table.get_mut("fileref") {
@@ -695,19 +701,31 @@ fn resolver_decl(path: &Path, keys: Table) -> Result<ProjectResolver, ConfigErro
 }
 
 /// Remove `a.b.c` from `table`; true if it was there.
-fn remove_dotted(table: &mut Table, key: &str) -> bool {
+/// Removes dotted `key` from `table`, returning what it held.
+fn remove_dotted(table: &mut Table, key: &str) -> Option<Value> {
     let mut parts: Vec<&str> = key.split('.').collect();
-    let Some(last) = parts.pop() else {
-        return false;
-    };
+    let last = parts.pop()?;
     let mut current = table;
     for part in parts {
         match current.get_mut(part) {
             Some(Value::Table(t)) => current = t,
-            _ => return false,
+            _ => return None,
         }
     }
-    current.remove(last).is_some()
+    current.remove(last)
+}
+
+/// The dotted keys `value`, found at `key`, sets: itself unless it is a table, else each key
+/// under it (an empty table is `key` itself).
+fn keys_set(key: &str, value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Table(table) if !table.is_empty() => {
+            for (inner, value) in table {
+                keys_set(&format!("{key}.{inner}"), value, out);
+            }
+        }
+        _ => out.push(key.to_owned()),
+    }
 }
 
 fn deep_merge(into: &mut Table, from: Table) {

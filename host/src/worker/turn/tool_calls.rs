@@ -172,6 +172,16 @@ impl Worker {
             used.extend(taken.into_iter().map(str::to_owned));
             run_point(&mut self.chain, CallPoint::PostToolCall, &used, ask)
         };
+        // The interceptors asked here saw the call too: its `tool_call` record names them.
+        if let Some(AuditEvent::ToolCall { seen_by, .. }) = events
+            .iter_mut()
+            .rev()
+            .find(|e| matches!(e, AuditEvent::ToolCall { call_id, .. } if *call_id == call.id))
+        {
+            crate::worker::outcome::merge_seen(seen_by, run.seen.clone());
+            let order: Vec<&str> = self.chain.iter().map(|e| e.plugin.name()).collect();
+            seen_by.sort_by_key(|seen| order.iter().position(|name| *name == seen.plugin));
+        }
         let (end, decisions) = self.report(sink, run);
         events.extend(decisions);
         let arguments = (!outcome.rewrites().is_empty()).then(|| outcome.arguments().clone());

@@ -286,6 +286,14 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 plugin_failure: None,
                 mcp: None,
                 escalation: None,
+                // `noter` saw it at `post-tool-call`, after the guard's deny.
+                seen_by: ["guard", "noter"]
+                    .map(|plugin| crate::store::PluginSeen {
+                        plugin: plugin.into(),
+                        sha256: None,
+                        shadow: false,
+                    })
+                    .to_vec(),
             },
             AuditEvent::ToolCall {
                 tool: "read_file".into(),
@@ -306,6 +314,14 @@ fn a_deny_is_an_error_result_a_rewrite_reaches_the_tool_and_post_items_follow() 
                 plugin_failure: None,
                 mcp: None,
                 escalation: None,
+                // `noter` saw it at `post-tool-call`, after the guard's deny.
+                seen_by: ["guard", "noter"]
+                    .map(|plugin| crate::store::PluginSeen {
+                        plugin: plugin.into(),
+                        sha256: None,
+                        shadow: false,
+                    })
+                    .to_vec(),
             },
         ]
     );
