@@ -43,7 +43,7 @@ guest_target=${CARGO_TARGET_DIR:-$here/guest/target}
 guest_wasm=$guest_target/wasm32-unknown-unknown/release/keyword_context_extism.wasm
 [[ -f $guest_wasm ]] || die "the guest built but $guest_wasm is missing"
 
-echo "== building the bench (warden, its samples, Extism 1.30)"
+echo "== building the bench (warden, its samples, Extism 1.41)"
 (cd "$here" && cargo bench --locked --bench extism --no-run) ||
     die "building the bench failed (see above)"
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use wasmtime::component::{Component, Linker};
 use wasmtime::{
-    Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
 };
 
 use super::cache::CompileCache;
@@ -110,13 +110,13 @@ fn pooling() -> PoolingAllocationConfig {
         // Calls are synchronous: no fiber stacks are ever taken from the pool, and each stack
         // reserved costs an `mprotect` when the engine is created (the default is 1000).
         .total_stacks(16)
-        // Reset the first pages of a reused slot with memset instead of decommitting them, so
-        // a fresh instance does not page-fault its stack and early heap back in.
-        .linear_memory_keep_resident(2 << 20)
-        .table_keep_resident(64 << 10)
-        // Where the kernel can tell (Linux 6.7+), reset only the pages the instance touched
-        // instead of memsetting the whole resident prefix.
-        .pagemap_scan(Enabled::Auto);
+        // A reused slot's linear memory is decommitted, not reset in place: an instance of a
+        // sample touches a handful of pages, and faulting those back in costs less than
+        // finding and resetting the pages kept resident (with a 2 MB resident prefix and the
+        // kernel's page-map scan, a fresh instance + `init` took 1.9x as long on wasmtime 50;
+        // docs/benchmarks.md). Tables are small and stay resident.
+        .linear_memory_keep_resident(0)
+        .table_keep_resident(64 << 10);
     pool
 }
 
