@@ -19,6 +19,7 @@ use serde_json::Value;
 use warden_plugin::Config;
 use warden_plugin::tool::{Tool, ToolOutput, ToolSpec};
 use warden_plugin::workspace::Workspace;
+use warden_rules::fsys;
 
 /// Largest file searched.
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -91,11 +92,15 @@ impl Search<'_> {
     }
 
     fn file(&mut self, path: &Path, relative: &str) {
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.len() <= MAX_FILE_BYTES => {}
+        // One `read` of the whole file on the opened descriptor: `std::fs::read` goes through a
+        // WASI input stream, whose reads the host answers on a thread of its own.
+        let meta = match fsys::lstat(path) {
+            Ok(meta) if meta.is_file() && meta.len <= MAX_FILE_BYTES => meta,
             _ => return,
-        }
-        let Ok(bytes) = std::fs::read(path) else {
+        };
+        let Ok(bytes) = fsys::open(path, meta).and_then(|(mut file, meta)| {
+            fsys::read_prefix(&mut file, MAX_FILE_BYTES as usize + 1, meta.len)
+        }) else {
             return;
         };
         if bytes.iter().take(8192).any(|&b| b == 0) {
