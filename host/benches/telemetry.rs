@@ -8,7 +8,7 @@
 //!
 //! Each variant writes its sessions under a state directory of its own, so that none starts
 //! with the sessions of those before it. Each is measured twice: wall-clock, and the time the
-//! turn's thread spent on a CPU (`/proc/thread-self/schedstat`), the cost on the turn's thread
+//! turn's thread spent on a CPU (`CLOCK_THREAD_CPUTIME_ID`), the cost on the turn's thread
 //! that neither the machine's load nor export's own threads can blur.
 //!
 //! `cargo bench --profile dev -p warden --bench telemetry -- --warm-up-time 1 --measurement-time 5`
@@ -147,7 +147,7 @@ fn hung_collector() -> u16 {
 }
 
 /// What a turn's time is: wall-clock, or the time the turn's thread spent on a CPU (from
-/// `/proc/thread-self/schedstat`), which leaves out the time other processes and export's own
+/// `CLOCK_THREAD_CPUTIME_ID`), which leaves out the time other processes and export's own
 /// threads held the CPU.
 #[derive(Clone, Copy)]
 enum Clock {
@@ -169,13 +169,27 @@ impl Clock {
                 static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
                 EPOCH.get_or_init(Instant::now).elapsed()
             }
-            Self::TurnThreadCpu => {
-                let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
-                let ns: u64 = text.split_whitespace().next().unwrap().parse().unwrap();
-                Duration::from_nanos(ns)
-            }
+            Self::TurnThreadCpu => thread_cpu_time(),
         }
     }
+}
+
+/// The calling thread's CPU time. `clock_gettime` brings the running thread's figure up to
+/// date; `/proc/thread-self/schedstat` does not (it moves at ticks and switches only, so a
+/// turn that never blocks can read as zero).
+#[allow(unsafe_code)]
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `timespec` for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap(),
+        u32::try_from(ts.tv_nsec).unwrap(),
+    )
 }
 
 fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
