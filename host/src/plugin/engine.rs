@@ -9,9 +9,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use wasmtime::component::{Component, Linker};
-use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
-};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
 
 use super::cache::CompileCache;
 use super::component_file::MAX_COMPONENT_BYTES;
