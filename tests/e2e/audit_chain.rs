@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, run_go_json, stderr, stdout};
 use crate::tool_plugins::AUTO_EDIT;
 
 const MODEL: &str =
@@ -33,14 +33,7 @@ fn scripted_session(env: &TestEnv, tag: &str) -> String {
         ],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    value["session"].as_str().unwrap().to_owned()
+    run_go_json(&env, &server.openai_url()).1
 }
 
 fn audit_file(env: &TestEnv, session: &str) -> PathBuf {

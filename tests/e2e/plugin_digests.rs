@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
+use crate::support::{TestEnv, plugin_entry, run_go_json, stderr, stdout};
 use crate::tool_plugins::AUTO_EDIT;
 
 const MODEL: &str =
@@ -75,14 +75,7 @@ fn a_tool_calls_audit_record_names_the_digest_of_every_plugin_that_saw_it() {
         ],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let ran = output_within(cmd, HANG_LIMIT);
-    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
-    let value: Value = serde_json::from_str(stdout(&ran).trim()).unwrap();
-    let session = value["session"].as_str().unwrap().to_owned();
+    let (ran, session) = run_go_json(&env, &server.openai_url());
 
     // The digests `plugin list` gives, by name.
     let out = env.run(&["plugin", "list", "--json"]);

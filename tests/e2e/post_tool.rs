@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry as entry, stderr, stdout};
+use crate::support::{TestEnv, plugin_entry as entry, run_go_json, stderr, stdout};
 
 const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
@@ -59,14 +59,7 @@ fn post_tool_call_sees_denied_calls_with_their_denial() {
         ],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let session = value["session"].as_str().unwrap().to_owned();
+    let (_, session) = run_go_json(&env, &server.openai_url());
 
     let export = env.run(&["session", "export", &session]);
     let history: Value = serde_json::from_str(&stdout(&export)).unwrap();

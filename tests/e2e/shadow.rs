@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{HANG_LIMIT, TestEnv, output_within, plugin_entry, stderr, stdout};
+use crate::support::{TestEnv, plugin_entry, run_go_json, stderr, stdout};
 use crate::tool_plugins::AUTO_EDIT;
 
 const MODEL: &str =
@@ -59,14 +59,7 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
         ],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let session = value["session"].as_str().unwrap().to_owned();
+    let (_, session) = run_go_json(&env, &server.openai_url());
 
     // What only the shadow would deny ran; what the enforcing guard denies stayed denied.
     let ws = env.workspace();

@@ -303,3 +303,17 @@ pub fn audited_tools(env: &TestEnv, session: &str) -> Vec<serde_json::Value> {
     let value: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     value["turns"][0]["tools"].as_array().unwrap().clone()
 }
+
+/// `warden run --json go` against the scripted model at `openai_url`, which must exit 0: the
+/// output and the session's id.
+pub fn run_go_json(env: &TestEnv, openai_url: &str) -> (Output, String) {
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", openai_url)
+        .args(["run", "--json", "go"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let session = value["session"].as_str().unwrap().to_owned();
+    (out, session)
+}
