@@ -33,7 +33,7 @@ fn scripted_session(env: &TestEnv, tag: &str) -> String {
         ],
     ));
     server.push(Reply::text("done"));
-    run_go_json(&env, &server.openai_url()).1
+    run_go_json(env, &server.openai_url()).1
 }
 
 fn audit_file(env: &TestEnv, session: &str) -> PathBuf {
