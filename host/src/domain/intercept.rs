@@ -81,8 +81,8 @@ pub trait Interceptor {
     /// Configured name.
     fn name(&self) -> &str;
     /// The sha256 of its component (lowercase hex), when it has one: what the audit log
-    /// names it by.
-    fn sha256(&self) -> Option<&str> {
+    /// names it by. Owned: a plugin a rebuild replaces answers for the build now in place.
+    fn sha256(&self) -> Option<String> {
         None
     }
     /// `on-prompt-submit`.

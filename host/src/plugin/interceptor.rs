@@ -185,8 +185,8 @@ impl Interceptor for InterceptorPlugin {
         &self.name
     }
 
-    fn sha256(&self) -> Option<&str> {
-        Some(&self.info.sha256)
+    fn sha256(&self) -> Option<String> {
+        Some(self.info.sha256.clone())
     }
 
     fn new_turn(&mut self) {

@@ -221,13 +221,10 @@ pub(crate) fn run_chain<A, S>(
             continue;
         }
         let name = entry.plugin.name().to_owned();
+        let sha256 = entry.plugin.sha256().or_else(|| entry.shadow.clone());
         seen.push(PluginSeen {
             plugin: name.clone(),
-            sha256: entry
-                .plugin
-                .sha256()
-                .or(entry.shadow.as_deref())
-                .map(str::to_owned),
+            sha256: sha256.clone(),
             shadow: entry.shadow.is_some(),
         });
         let span = tracing::debug_span!(
@@ -242,7 +239,7 @@ pub(crate) fn run_chain<A, S>(
         let started = Instant::now();
         let answer = ask(&name, entry.plugin.as_mut());
         span.record("us", started.elapsed().as_micros() as u64);
-        if let Some(sha256) = &entry.shadow {
+        if entry.shadow.is_some() {
             // Recorded, never applied: not its items, its rewrite, its stop nor its failure.
             let (decision, reason) = match &answer {
                 Ok(answer) => shadow_label(answer),
@@ -254,7 +251,7 @@ pub(crate) fn run_chain<A, S>(
             span.record("outcome", decision);
             shadows.push(ShadowAnswer {
                 plugin: name,
-                sha256: sha256.clone(),
+                sha256: sha256.unwrap_or_default(),
                 decision,
                 reason,
             });

@@ -119,6 +119,10 @@ impl Interceptor for CountedInterceptor {
         self.inner.name()
     }
 
+    fn sha256(&self) -> Option<String> {
+        self.inner.sha256()
+    }
+
     fn on_prompt_submit(
         &mut self,
         prompt: &SubmittedPrompt,
@@ -239,6 +243,10 @@ mod tests {
             "guard"
         }
 
+        fn sha256(&self) -> Option<String> {
+            Some("ab12".into())
+        }
+
         fn on_prompt_submit(
             &mut self,
             _: &SubmittedPrompt,
@@ -282,6 +290,8 @@ mod tests {
             },
             Arc::clone(&counters),
         );
+        // The audit log names the component the call went through.
+        assert_eq!(entry.plugin.sha256().as_deref(), Some("ab12"));
         let call = ToolCall {
             id: "c".into(),
             name: "grep".into(),

@@ -262,6 +262,10 @@ impl Interceptor for SwapInterceptor {
         &self.name
     }
 
+    fn sha256(&self) -> Option<String> {
+        self.slot.borrow().sha256()
+    }
+
     fn on_prompt_submit(
         &mut self,
         prompt: &SubmittedPrompt,
@@ -343,5 +347,50 @@ impl Tool for SwapTool {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .new_turn();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Continues everywhere; named by `sha256`.
+    struct Build(&'static str);
+
+    impl Interceptor for Build {
+        fn name(&self) -> &str {
+            "dev"
+        }
+
+        fn sha256(&self) -> Option<String> {
+            Some(self.0.into())
+        }
+
+        fn on_prompt_submit(
+            &mut self,
+            _: &SubmittedPrompt,
+        ) -> Result<PromptDecision, PluginFailure> {
+            Ok(PromptDecision::Continue)
+        }
+
+        fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+            Ok(Vec::new())
+        }
+
+        fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+            Ok(TurnEndDecision::Finish)
+        }
+    }
+
+    #[test]
+    fn a_swapped_interceptor_is_named_by_the_build_in_its_slot() {
+        let slot: InterceptorSlot = Rc::new(RefCell::new(Box::new(Build("aaaa"))));
+        let swap = SwapInterceptor {
+            name: "dev".into(),
+            slot: Rc::clone(&slot),
+        };
+        assert_eq!(swap.sha256().as_deref(), Some("aaaa"));
+        *slot.borrow_mut() = Box::new(Build("bbbb"));
+        assert_eq!(swap.sha256().as_deref(), Some("bbbb"));
     }
 }
