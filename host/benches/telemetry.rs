@@ -2,7 +2,9 @@
 //! `tool-guard` sample in the chain at every call point, history and audit without fsync),
 //! side by side in one run:
 //!
-//! - **off**: no `[telemetry]` (the span layers installed, as in the binary, but silent);
+//! - **off**: no `[telemetry]`;
+//! - **off, spans noted and dropped**: no export, but the turn's spans noted and dropped on the
+//!   turn's thread when the turn ends (what noting alone costs);
 //! - **on**: export to a collector on 127.0.0.1 that answers every request at once;
 //! - **hung collector**: export to a collector that accepts connections and never answers.
 //!
@@ -28,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use warden::config::{Config, FailurePolicy, TelemetryConfig};
@@ -201,9 +204,13 @@ fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
 }
 
 fn telemetry(c: &mut Criterion) {
-    // As in the binary: the span layers are always installed.
+    // As in the binary: logs at `warn` (none in these turns).
     tracing_subscriber::registry()
-        .with(warden::telemetry::tracing_layers())
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::sink)
+                .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
+        )
         .init();
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("ws");
@@ -244,9 +251,16 @@ fn telemetry(c: &mut Criterion) {
     let mut group = c.benchmark_group("turn with 10 tool calls");
     for (name, endpoint) in [
         ("telemetry off", None),
+        ("telemetry off, spans noted and dropped", None),
         ("telemetry on", Some(answering)),
         ("telemetry on, hung collector", Some(hung)),
     ] {
+        // What noting the spans costs the turn's thread alone: no export thread, each turn's
+        // spans dropped on the turn's thread.
+        let noted_only = name.ends_with("dropped");
+        if noted_only {
+            warden::trace::set_consumer(Some(Box::new(drop)));
+        }
         // Each variant its own state directory: sessions piling up in one would make every
         // variant slower than the one before it.
         let home = Home::new(
@@ -277,6 +291,9 @@ fn telemetry(c: &mut Criterion) {
                     total
                 })
             });
+        }
+        if noted_only {
+            warden::trace::set_consumer(None);
         }
         if let Some(export) = export {
             let report = export.finish();

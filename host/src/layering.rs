@@ -8,36 +8,37 @@ use std::path::Path;
 /// Folder → the folders it may import (besides itself).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("domain", &[]),
+    ("trace", &[]),
     ("config", &["domain"]),
     ("store", &["domain"]),
     ("llm", &["domain"]),
     ("confine", &["domain"]),
     ("fileref", &["domain", "config", "confine"]),
-    ("plugin", &["domain", "config", "confine"]),
+    ("plugin", &["domain", "config", "confine", "trace"]),
     ("complete", &["domain", "config"]),
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
     ("mcp", &["domain", "config", "confine", "sandbox"]),
     ("oci", &["domain", "config"]),
-    ("telemetry", &["domain", "config", "store"]),
+    ("telemetry", &["domain", "config", "store", "trace"]),
     (
         "worker",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools",
+            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "trace",
         ],
     ),
     (
         "setup",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
-            "worker", "mcp",
+            "worker", "mcp", "trace",
         ],
     ),
     (
         "serve",
         &[
             "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
-            "worker", "setup",
+            "worker", "setup", "trace",
         ],
     ),
     (
@@ -59,6 +60,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "mcp",
             "oci",
             "telemetry",
+            "trace",
         ],
     ),
 ];

@@ -19,10 +19,19 @@
 //!   resources (`@server:uri`), stdio servers confined by the sandbox.
 //! - [`oci`]: plugins distributed through OCI registries (push, pull, the local cache); it
 //!   builds on the domain and configuration.
+//! - [`trace`]: warden's spans, noted per thread while export is on; every layer opens them.
 //! - [`worker`]: the turn loop with its commit rules, the interceptor chain, the tool registry.
 //! - [`setup`]: a worker assembled from configuration.
 //! - [`serve`]: warden's tools served over MCP (`warden mcp serve`), above `setup`.
 //! - [`cli`]: the `warden` command line.
+
+/// The process's allocator: mimalloc. Its heaps are per thread and a block freed on another
+/// thread goes back without a lock the owner waits on, so export's thread, which frees what
+/// the turn's thread handed over, costs the turn nothing (with the C library's allocator, the
+/// turn's thread spent a third more time on a CPU with export on). See docs/decisions.md,
+/// "mimalloc as the allocator".
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod cli;
 pub mod complete;
@@ -40,6 +49,7 @@ pub mod setup;
 pub mod store;
 pub mod telemetry;
 pub mod tools;
+pub mod trace;
 pub mod worker;
 
 #[cfg(test)]

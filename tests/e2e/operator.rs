@@ -62,6 +62,40 @@ fn config_show_names_each_values_layer_and_the_locks() {
 }
 
 #[test]
+fn config_show_names_every_telemetry_key_and_the_layer_that_set_it() {
+    let env = TestEnv::new();
+    let out = env.run(&["config", "show", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let shown = json(&out);
+    for key in [
+        "telemetry.enabled",
+        "telemetry.endpoint",
+        "telemetry.protocol",
+        "telemetry.headers_env",
+        "telemetry.include_prompts",
+    ] {
+        assert_eq!(value_of(&shown, key)["layer"], "default", "{key}");
+    }
+    assert_eq!(
+        value_of(&shown, "telemetry.headers_env")["value"],
+        serde_json::json!({})
+    );
+
+    let managed = env.managed_config(
+        "[policy]\nlocked = [\"telemetry\"]\n[telemetry]\nendpoint = \"http://127.0.0.1:9\"\nheaders_env = { authorization = \"OTEL_TOKEN\" }\n",
+    );
+    let out = env.run(&["config", "show", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let shown = json(&out);
+    let headers = value_of(&shown, "telemetry.headers_env.authorization");
+    assert_eq!(headers["value"], "OTEL_TOKEN");
+    assert_eq!(headers["layer"], "managed");
+    assert_eq!(headers["file"], managed.to_str().unwrap());
+    assert_eq!(headers["locked"], true);
+    assert_eq!(value_of(&shown, "telemetry.endpoint")["locked"], true);
+}
+
+#[test]
 fn audit_shows_what_left_the_machine_per_turn() {
     let env = TestEnv::new();
     env.write("a.txt", "alpha\n");

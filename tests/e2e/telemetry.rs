@@ -482,6 +482,17 @@ fn prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent() {
         .args(["run", "--json", "--parent", &parent, "child"]);
     let out = output_within(cmd, HANG_LIMIT);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let child: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let child = child["session"].as_str().unwrap().to_owned();
+    // The child session resumed later: its turn links to the parent's trace as the first did.
+    server.push(Reply::text("three"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
+        .args(["run", "--json", "--session", &child, "child again"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     let requests = collector.requests();
     assert!(!requests.is_empty());
@@ -492,26 +503,29 @@ fn prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent() {
     );
     let spans = collector.spans();
     let turns: Vec<&Value> = spans.iter().filter(|s| s["name"] == "turn").collect();
-    assert_eq!(turns.len(), 2, "{spans:#?}");
+    assert_eq!(turns.len(), 3, "{spans:#?}");
     let parent_turn = turns
         .iter()
         .find(|t| attr(t, "session") == json!(parent))
         .unwrap();
-    let child_turn = turns
+    let child_turns: Vec<&&Value> = turns
         .iter()
-        .find(|t| attr(t, "session") != json!(parent))
-        .unwrap();
+        .filter(|t| attr(t, "session") == json!(child))
+        .collect();
+    assert_eq!(child_turns.len(), 2, "{turns:#?}");
     assert!(
         attr(parent_turn, "gen_ai.prompt")
             .as_str()
             .unwrap()
             .contains(PROMPT_MARK)
     );
-    let links = child_turn["links"].as_array().unwrap();
-    assert_eq!(links.len(), 1, "{child_turn}");
-    assert_eq!(links[0]["traceId"], parent_turn["traceId"]);
-    assert_eq!(links[0]["spanId"], parent_turn["parentSpanId"]);
-    assert_ne!(child_turn["traceId"], parent_turn["traceId"]);
+    for child_turn in child_turns {
+        let links = child_turn["links"].as_array().unwrap();
+        assert_eq!(links.len(), 1, "{child_turn}");
+        assert_eq!(links[0]["traceId"], parent_turn["traceId"]);
+        assert_eq!(links[0]["spanId"], parent_turn["parentSpanId"]);
+        assert_ne!(child_turn["traceId"], parent_turn["traceId"]);
+    }
 }
 
 #[test]

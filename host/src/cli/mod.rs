@@ -167,9 +167,5 @@ fn init_tracing() {
         .with_ansi(colour::stderr_colour())
         .with_target(false)
         .with_filter(filter);
-    // OpenTelemetry's layers first: they stay silent until `[telemetry]` starts export.
-    let _ = tracing_subscriber::registry()
-        .with(crate::telemetry::tracing_layers())
-        .with(fmt)
-        .try_init();
+    let _ = tracing_subscriber::registry().with(fmt).try_init();
 }

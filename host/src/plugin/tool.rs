@@ -370,9 +370,9 @@ impl Tool for PluginTool {
     fn run(&mut self, arguments: &serde_json::Value, _context: &mut ToolContext<'_>) -> ToolOutput {
         let arguments = arguments.to_string();
         let mut shared = lock(&self.shared);
-        let _span =
-            tracing::debug_span!("tool plugin call", plugin = %self.plugin, tool = %self.spec.name)
-                .entered();
+        let _span = crate::trace::span("tool plugin call")
+            .with("plugin", &self.plugin)
+            .with("tool", &self.spec.name);
         let (answer, figures) = self.call(&mut shared, &arguments);
         let (output, failure) = match answer {
             Ok(output) => (output, None),

@@ -4,6 +4,7 @@
 //! (`seq`, `prev`, `hash`), written under an exclusive lock on the file so that every writer of a
 //! session, in this process or another, extends one chain.
 
+use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -401,7 +402,7 @@ impl Drop for FileLock<'_> {
 /// export elsewhere). Set once, with [`set_audit_tap`].
 pub trait AuditTap: Send + Sync {
     /// `events` of session `session` were appended at `ts`.
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]);
+    fn appended(&self, session: &str, ts: SystemTime, events: Cow<'_, [AuditEvent]>);
 }
 
 static TAP: std::sync::OnceLock<Box<dyn AuditTap>> = std::sync::OnceLock::new();
@@ -457,7 +458,12 @@ impl AuditLog {
     }
 
     /// Appends events with one write and one fsync.
-    pub fn append_batch(&mut self, events: &[AuditEvent]) -> Result<(), StoreError> {
+    /// Events given by value reach the audit tap without a copy.
+    pub fn append_batch<'a>(
+        &mut self,
+        events: impl Into<Cow<'a, [AuditEvent]>>,
+    ) -> Result<(), StoreError> {
+        let events = events.into();
         if events.is_empty() {
             return Ok(());
         }
@@ -483,7 +489,7 @@ impl AuditLog {
             // A line cut short by a crash stays on its own line, where readers skip it.
             buf.push(b'\n');
         }
-        for event in events {
+        for event in events.iter() {
             let (seq, prev) = match &head {
                 Some(h) => (h.seq + 1, h.hash.as_str()),
                 None => (0, self.anchor.as_str()),

@@ -5,9 +5,10 @@
 //!   figures go into a bounded queue that export's own thread drains.
 //! - `records`: on that thread, each audit event → a log record, and the counters the events
 //!   feed (tool decisions, tokens, sandbox refusals).
-//! - `spans`: the `tracing` layer: warden's spans noted on the turn's thread and built into
-//!   OpenTelemetry spans on export's, plugin-call latency and failures; a session's trace id
-//!   is derived from its id, and a child session's turns link to the parent's trace.
+//! - `spans`: warden's spans ([`crate::trace`], noted on the turn's thread and handed over
+//!   a turn at a time) built into OpenTelemetry spans on export's thread, and plugin-call
+//!   latency and failures from them; a session's trace id is derived from its id, and a
+//!   child session's turns link to the parent's trace.
 //! - `export`: the OTLP exporters, counting what they sent and the last error.
 //! - `state`: what the last export reached, for `warden doctor`.
 //!
@@ -37,7 +38,7 @@ use opentelemetry_sdk::trace::BatchSpanProcessor;
 use crate::config::{TelemetryConfig, TelemetryProtocol};
 use crate::store::Home;
 
-pub use spans::{SessionTrace, enter_session, tracing_layers};
+pub use crate::trace::{SessionTrace, enter_session};
 pub use state::{ExportState, read_state};
 
 /// Records waiting for export, per signal; past this they are dropped (and counted lost).

@@ -1,6 +1,6 @@
 //! The hand-off between the turn's thread and export: the turn's thread only moves what
-//! happened (the typed audit events, a span's name, ids, times and fields, a plugin call's
-//! figures) into a bounded queue; one thread of export's own turns them into log records,
+//! happened (the typed audit events, and a turn's spans: names, ids, times and attributes)
+//! into a bounded queue; one thread of export's own turns them into log records,
 //! spans and metric points.
 //!
 //! Handing over never wakes the export thread (a wake-up is a system call and a thread
@@ -8,6 +8,7 @@
 //! export stops. A full queue drops the job on the turn's thread without waiting; its audit
 //! events were counted as handed over and are never sent, so they are reported as lost.
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, RwLock};
@@ -18,6 +19,7 @@ use super::export::Stats;
 use super::records::Tap;
 use super::spans::PluginMeters;
 use crate::store::{AuditEvent, AuditTap};
+use crate::trace::Ended;
 
 /// Jobs waiting for the export thread; past this they are dropped (and counted lost).
 const JOBS: usize = 8192;
@@ -33,15 +35,8 @@ pub(crate) enum Job {
         ts: SystemTime,
         events: Vec<AuditEvent>,
     },
-    /// One span of warden's ended.
-    Span(Box<super::spans::Ended>),
-    /// One plugin call ended.
-    PluginCall {
-        plugin: String,
-        point: String,
-        us: u64,
-        failed: bool,
-    },
+    /// Spans of warden's that ended on one thread: a turn's, at its end.
+    Spans(Vec<Ended>),
 }
 
 /// The queue of the export running, and its counts.
@@ -60,10 +55,11 @@ pub(crate) fn submit(job: Job) {
                 .logs_emitted
                 .fetch_add(events.len() as u64, Ordering::Relaxed);
         }
-        Job::Span(_) => {
-            stats.spans_ended.fetch_add(1, Ordering::Relaxed);
+        Job::Spans(spans) => {
+            stats
+                .spans_ended
+                .fetch_add(spans.len() as u64, Ordering::Relaxed);
         }
-        Job::PluginCall { .. } => {}
     }
     // Full: dropped, and its events reported as lost at exit.
     let _ = sender.try_send(job);
@@ -73,7 +69,7 @@ pub(crate) fn submit(job: Job) {
 struct Relay;
 
 impl AuditTap for Relay {
-    fn appended(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
+    fn appended(&self, session: &str, ts: SystemTime, events: Cow<'_, [AuditEvent]>) {
         // Nothing is copied while export is off.
         if QUEUE.read().map(|slot| slot.is_none()).unwrap_or(true) {
             return;
@@ -81,7 +77,7 @@ impl AuditTap for Relay {
         submit(Job::Audit {
             session: session.to_owned(),
             ts,
-            events: events.to_vec(),
+            events: events.into_owned(),
         });
     }
 }
@@ -131,13 +127,12 @@ fn drain(receiver: &Receiver<Job>, tap: &Tap, plugin_meters: &PluginMeters) {
                 ts,
                 events,
             } => tap.emit(&session, ts, &events),
-            Job::Span(ended) => super::spans::export(ended.into_span_data()),
-            Job::PluginCall {
-                plugin,
-                point,
-                us,
-                failed,
-            } => plugin_meters.record(plugin, point, us, failed),
+            Job::Spans(spans) => {
+                for span in spans {
+                    plugin_meters.record(&span);
+                    super::spans::export(super::spans::into_span_data(span));
+                }
+            }
         }
     }
 }

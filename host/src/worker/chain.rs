@@ -19,6 +19,7 @@ use crate::config::FailurePolicy;
 use crate::domain::block;
 use crate::domain::{CallPoint, Entry, Interceptor, Item, PluginFailure, Source};
 use crate::store::{AuditEvent, PluginSeen};
+use crate::trace::Value;
 use crate::worker::validate::{call_ids, check_plugin_items, reused_call_ids};
 
 /// One interceptor with its failure policy.
@@ -227,18 +228,13 @@ pub(crate) fn run_chain<A, S>(
             sha256: sha256.clone(),
             shadow: entry.shadow.is_some(),
         });
-        let span = tracing::debug_span!(
-            "plugin call",
-            plugin = %name,
-            point = point.name(),
-            shadow = entry.shadow.is_some(),
-            outcome = tracing::field::Empty,
-            us = tracing::field::Empty
-        );
-        let _entered = span.enter();
+        let span = crate::trace::span("plugin call")
+            .with("plugin", &name)
+            .with("point", Value::label(point.name()))
+            .with("shadow", entry.shadow.is_some());
         let started = Instant::now();
         let answer = ask(&name, entry.plugin.as_mut());
-        span.record("us", started.elapsed().as_micros() as u64);
+        span.set("us", started.elapsed().as_micros() as u64);
         if entry.shadow.is_some() {
             // Recorded, never applied: not its items, its rewrite, its stop nor its failure.
             let (decision, reason) = match &answer {
@@ -248,7 +244,7 @@ pub(crate) fn run_chain<A, S>(
                 }
                 Err(error) => ("failed-open", Some(error.to_string())),
             };
-            span.record("outcome", decision);
+            span.set("outcome", Value::label(decision));
             shadows.push(ShadowAnswer {
                 plugin: name,
                 sha256: sha256.unwrap_or_default(),
@@ -260,7 +256,7 @@ pub(crate) fn run_chain<A, S>(
         match (answer, entry.failure) {
             (Ok(answer), _) => {
                 let (outcome, stop) = take(&name, answer);
-                span.record("outcome", outcome.label);
+                span.set("outcome", Value::label(outcome.label));
                 if outcome.audited && (is_quiet(decided) || !is_quiet(outcome.label)) {
                     decided = outcome.label;
                 }
@@ -279,7 +275,7 @@ pub(crate) fn run_chain<A, S>(
                 } else {
                     "failed-open"
                 };
-                span.record("outcome", label);
+                span.set("outcome", Value::label(label));
                 let failure = Failure {
                     plugin: name.clone(),
                     error: Arc::new(error),

@@ -34,7 +34,7 @@ impl Hooks {
     pub(crate) fn emit(&mut self, event: &Event) -> Vec<Alert> {
         let mut alerts = Vec::new();
         for hook in &mut self.hooks {
-            let _span = tracing::debug_span!("hook", plugin = hook.name()).entered();
+            let _span = crate::trace::span("hook").with("plugin", hook.name());
             if let Err(err) = hook.on_event(event) {
                 tracing::warn!(plugin = hook.name(), "hook failed: {err}");
                 if self.reported.insert(hook.name().to_owned()) {

@@ -182,7 +182,7 @@ impl ToolRegistry {
         };
         match self.index(&call.name).and_then(|i| self.tools.get_mut(i)) {
             Some(tool) => {
-                let _span = tracing::debug_span!("tool run", tool = %call.name).entered();
+                let _span = crate::trace::span("tool run").with("tool", &call.name);
                 tool.run(&call.arguments, &mut context)
             }
             None => ToolOutput::error(format!("unknown tool `{}`", call.name)),

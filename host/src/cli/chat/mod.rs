@@ -91,10 +91,6 @@ pub(crate) fn chat(
     }
     mode.apply(&mut loaded)?;
     let index = BackgroundIndex::spawn(workspace.clone(), loaded.config.fileref.deny.clone());
-    let child_of = match &start {
-        resume::Start::Child(parent) => Some(parent.clone()),
-        _ => None,
-    };
     // A child session of `parent`: created here, reported to the parent at each turn's end.
     let session = match start {
         resume::Start::Child(parent) => Some(
@@ -112,7 +108,7 @@ pub(crate) fn chat(
         mcp,
         dev,
     } = assemble::assemble(&loaded.config, &workspace, &home, session.as_deref())?;
-    let trace = crate::telemetry::enter_session(worker.session_id(), child_of.as_deref());
+    let trace = crate::telemetry::enter_session(worker.session_id(), worker.parent_session());
     let files = edit_preview::Files::new(&workspace, &loaded.config.fileref.deny).map(Rc::new);
     let mut chat = Chat {
         worker,
@@ -168,9 +164,10 @@ impl Chat {
     fn trace_switched_session(&mut self) {
         // One session's context at a time: the old one is left before the new one is entered.
         self.trace = None;
+        // A child session resumed links to its parent's trace, as when it was started.
         self.trace = Some(crate::telemetry::enter_session(
             self.worker.session_id(),
-            None,
+            self.worker.parent_session(),
         ));
     }
 

@@ -193,10 +193,12 @@ fn refused_exit(refused: &[String]) -> Result<u8, CliError> {
 }
 
 /// Every non-object value with its dotted key; string maps (plugin and resolver config) stay
-/// whole.
+/// whole, and an empty table (`telemetry.headers_env` unset) is a value of its own, `{}`.
 fn flatten(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
     match value {
-        Value::Object(map) if !prefix.ends_with("resolver_config") => {
+        Value::Object(map)
+            if !prefix.ends_with("resolver_config") && (prefix.is_empty() || !map.is_empty()) =>
+        {
             for (key, inner) in map {
                 let dotted = if prefix.is_empty() {
                     key.clone()

@@ -59,7 +59,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
         ),
     }
     .map_err(setup_error)?;
-    let _session = crate::telemetry::enter_session(worker.session_id(), parent.as_deref());
+    let _session = crate::telemetry::enter_session(worker.session_id(), worker.parent_session());
     let root = workspace.root.display().to_string();
     let cancel = worker.cancel_token();
     // First Ctrl-C: cancel the model request (nothing partial is committed). Second: leave at

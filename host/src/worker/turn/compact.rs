@@ -51,7 +51,7 @@ impl Worker {
     /// built from, re-read every file referenced there, and commit marker, summary, files and
     /// interceptor items as one group. `Ok(None)` when there is nothing to compact.
     pub fn compact(&mut self, sink: &mut dyn TurnSink) -> Result<Option<Compacted>, WorkerError> {
-        let _span = tracing::info_span!("compaction", session = self.writer.id()).entered();
+        let _span = crate::trace::span("compaction").with("session", self.writer.id());
         let records = as_sent(self.writer.records());
         let (Some(first), Some(last)) = (records.first(), records.last()) else {
             return Ok(None);
@@ -121,14 +121,14 @@ impl Worker {
             PointEnd::Items(items) => items,
             PointEnd::Cancelled { plugin, reason } => {
                 // The runner only cancels on a `Cancel` verdict, which this point never gives.
-                self.audit(&with_end(decisions, "failed"))?;
+                self.audit(with_end(decisions, "failed"))?;
                 return Err(WorkerError::CompactionStopped {
                     plugin,
                     message: reason,
                 });
             }
             PointEnd::FailedClosed(failure) => {
-                self.audit(&with_end(decisions, "failed"))?;
+                self.audit(with_end(decisions, "failed"))?;
                 return Err(WorkerError::CompactionStopped {
                     message: failure.to_string(),
                     plugin: failure.plugin,
@@ -167,7 +167,7 @@ impl Worker {
             sha256: f.sha256.clone(),
             truncated: f.truncated,
         }));
-        self.audit(&with_end(events, "ok"))?;
+        self.audit(with_end(events, "ok"))?;
         self.emit(
             sink,
             Event::Compacted {
@@ -191,12 +191,9 @@ impl Worker {
         let count = request.items.len();
         let cancel = self.cancel.clone();
         let response = {
-            let _span = tracing::info_span!(
-                "model request",
-                provider = self.provider.name(),
-                items = count
-            )
-            .entered();
+            let _span = crate::trace::span("model request")
+                .with("provider", self.provider.name())
+                .with("items", count);
             self.provider.complete(&request, &mut |_| {}, &cancel)
         };
         // A success is written with the compaction's own records; a failure ends it here.
@@ -207,7 +204,7 @@ impl Worker {
                 Ok(response.text)
             }
             Err(err) => {
-                self.audit(&with_end(vec![outcome], "failed"))?;
+                self.audit(with_end(vec![outcome], "failed"))?;
                 Err(err.into())
             }
         }

@@ -34,6 +34,7 @@ pub use served::ServedCall;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use sha2::Digest;
@@ -256,6 +257,11 @@ impl Worker {
         self.writer.id()
     }
 
+    /// The session this one is a child of, if it is one.
+    pub fn parent_session(&self) -> Option<&str> {
+        self.writer.header().parent.as_deref()
+    }
+
     /// A token that cancels the running model request (e.g. from a Ctrl-C handler).
     pub fn cancel_token(&self) -> CancelToken {
         self.cancel.clone()
@@ -328,13 +334,21 @@ impl Worker {
     }
 
     /// Append `events` to the audit log as one batch, after the point records waiting for it.
-    pub(super) fn audit(&mut self, events: &[AuditEvent]) -> Result<(), WorkerError> {
+    /// Events given by value are not copied on their way to export.
+    pub(super) fn audit<'a>(
+        &mut self,
+        events: impl Into<Cow<'a, [AuditEvent]>>,
+    ) -> Result<(), WorkerError> {
+        let events = events.into();
         if self.deferred_audit.is_empty() {
             self.audit.append_batch(events)?;
         } else {
             let mut batch = std::mem::take(&mut self.deferred_audit);
-            batch.extend_from_slice(events);
-            self.audit.append_batch(&batch)?;
+            match events {
+                Cow::Borrowed(events) => batch.extend_from_slice(events),
+                Cow::Owned(events) => batch.extend(events),
+            }
+            self.audit.append_batch(batch)?;
         }
         Ok(())
     }
@@ -394,13 +408,9 @@ impl Worker {
         segments: &[Segment],
         sink: &mut dyn TurnSink,
     ) -> Result<TurnOutcome, WorkerError> {
-        let turn_span = tracing::info_span!(
-            "turn",
-            session = self.writer.id(),
-            gen_ai.conversation.id = self.writer.id(),
-            gen_ai.prompt = tracing::field::Empty
-        );
-        let _span = turn_span.enter();
+        let turn_span = crate::trace::span("turn")
+            .with("session", self.writer.id())
+            .with("gen_ai.conversation.id", self.writer.id());
         for alert in std::mem::take(&mut self.pending_alerts) {
             self.raise(sink, alert);
         }
@@ -414,7 +424,7 @@ impl Worker {
 
         // 1–2. File references, then the interceptor chain.
         let prepared = {
-            let _stage = tracing::info_span!("prompt stage").entered();
+            let _stage = crate::trace::span("prompt stage");
             prepare(
                 segments,
                 self.resolver.as_mut(),
@@ -430,7 +440,7 @@ impl Worker {
         }
         let typed = prepared.typed;
         if self.config.telemetry.include_prompts {
-            turn_span.record("gen_ai.prompt", typed.as_str());
+            turn_span.set("gen_ai.prompt", typed.as_str());
         }
         let resolved = prepared.resolved;
         let (end, mut decisions) = self.report(sink, prepared.run);
@@ -458,7 +468,7 @@ impl Worker {
             PointEnd::Cancelled { plugin, reason } => {
                 decisions.push(cancelled_by(&plugin));
                 decisions.push(cancelled(PointEndRecord::cancelled(&plugin, &reason)));
-                self.audit(&decisions)?;
+                self.audit(decisions)?;
                 return self.cancelled(sink, plugin, reason);
             }
             PointEnd::FailedClosed(failure) => {
@@ -468,7 +478,7 @@ impl Worker {
                     &plugin,
                     &failure.to_string(),
                 )));
-                self.audit(&decisions)?;
+                self.audit(decisions)?;
                 let reason = format!("plugin failed and its policy is closed: {failure}");
                 return self.cancelled(sink, plugin, reason);
             }
@@ -500,7 +510,7 @@ impl Worker {
             sha256: f.sha256.clone(),
             truncated: f.truncated,
         }));
-        self.audit(&events)?;
+        self.audit(events)?;
 
         self.run_model_loop(sink, &typed)
     }

@@ -79,27 +79,27 @@ impl Worker {
                         PointEndRecord::cancelled(&plugin, &reason),
                         Vec::new(),
                     ));
-                    self.audit(&decisions)?;
+                    self.audit(decisions)?;
                     return Ok(self.stopped_by(sink, &plugin, &reason, "at turn end"));
                 }
                 PointEnd::FailedClosed(failure) => {
                     let message = failure.to_string();
                     let end = PointEndRecord::failed_closed(&failure.plugin, &message);
                     decisions.push(PointRecord::event(input, end, Vec::new()));
-                    self.audit(&decisions)?;
+                    self.audit(decisions)?;
                     return Ok(self.stopped_by(sink, &failure.plugin, &message, "at turn end"));
                 }
             };
             if more.is_empty() {
                 decisions.push(PointRecord::event(input, PointEndRecord::Done, Vec::new()));
-                self.audit(&decisions)?;
+                self.audit(decisions)?;
                 self.emit(sink, Event::TurnEnded("answered".into()));
                 return Ok(TurnOutcome::Answered { text });
             }
             if continuations >= self.config.worker.max_continuations {
                 // The items were not committed: the point added nothing.
                 decisions.push(PointRecord::event(input, PointEndRecord::Done, Vec::new()));
-                self.audit(&decisions)?;
+                self.audit(decisions)?;
                 self.raise(
                     sink,
                     Alert::warn(
@@ -203,7 +203,7 @@ impl Worker {
                 (failure.plugin.clone(), message)
             }
         };
-        self.audit(&decisions)?;
+        self.audit(decisions)?;
         Ok(Some(self.stopped_by(
             sink,
             &plugin,
@@ -229,7 +229,7 @@ impl Worker {
             max_tokens: self.config.model.max_tokens,
             stream,
         };
-        self.audit(&[AuditEvent::ModelRequest {
+        self.audit(vec![AuditEvent::ModelRequest {
             provider: self.provider.name().to_owned(),
             model: Some(request.model.clone()),
             items: request.items.len() as u64,
@@ -259,12 +259,9 @@ impl Worker {
         );
         let cancel = self.cancel.clone();
         let result = {
-            let _span = tracing::info_span!(
-                "model request",
-                provider = self.provider.name(),
-                items = count
-            )
-            .entered();
+            let _span = crate::trace::span("model request")
+                .with("provider", self.provider.name())
+                .with("items", count);
             self.provider.complete(
                 &request,
                 &mut |event| {

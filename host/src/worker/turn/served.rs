@@ -56,7 +56,7 @@ impl Worker {
                 )
             });
         }
-        self.audit(&events)?;
+        self.audit(events)?;
         Ok(ServedCall {
             outcome,
             added,
@@ -71,6 +71,6 @@ impl Worker {
 
     /// Append `event` to the session's audit log now.
     pub fn audit_now(&mut self, event: AuditEvent) -> Result<(), WorkerError> {
-        self.audit(&[event])
+        self.audit(vec![event])
     }
 }

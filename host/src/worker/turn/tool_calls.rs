@@ -81,12 +81,9 @@ impl Worker {
         let mut posts: Vec<PostTool> = Vec::new();
         let mut stop: Option<Stop> = None;
         for call in calls {
-            let _call_span = tracing::info_span!(
-                "tool call",
-                gen_ai.tool.name = %call.name,
-                gen_ai.tool.call.id = %call.id
-            )
-            .entered();
+            let _call_span = crate::trace::span("tool call")
+                .with("gen_ai.tool.name", &call.name)
+                .with("gen_ai.tool.call.id", &call.id);
             sink.event(&TurnEvent::ToolCallRequested { call: call.clone() });
             let outcome = match &stop {
                 // The turn is over: later calls are answered, not run.
@@ -126,7 +123,7 @@ impl Worker {
                 record.added = seqs.by_ref().take(post.added).collect();
             }
         }
-        self.audit(&events)?;
+        self.audit(events)?;
         Ok(stop.map(|stop| {
             let when = if stop.during_call {
                 format!("running tool `{}`", stop.tool)
