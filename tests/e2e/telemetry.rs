@@ -466,33 +466,24 @@ fn prompts_leave_only_when_asked_and_a_child_turn_links_to_its_parent() {
     let server = MockServer::start().unwrap();
     server.push(Reply::text("one"));
     server.push(Reply::text("two"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
-        .args(["run", "--json", &format!("{PROMPT_MARK} parent")]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let parent: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let parent = parent["session"].as_str().unwrap().to_owned();
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
-        .args(["run", "--json", "--parent", &parent, "child"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let child: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let child = child["session"].as_str().unwrap().to_owned();
+    // One `warden run --json` with `args`: the session it ran in.
+    let run = |args: &[&str]| -> String {
+        let mut cmd = env.command();
+        cmd.env("OPENAI_API_KEY", "sk-test")
+            .env("OPENAI_BASE_URL", server.openai_url())
+            .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
+            .args(["run", "--json"])
+            .args(args);
+        let out = output_within(cmd, HANG_LIMIT);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let answer: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        answer["session"].as_str().unwrap().to_owned()
+    };
+    let parent = run(&[&format!("{PROMPT_MARK} parent")]);
+    let child = run(&["--parent", &parent, "child"]);
     // The child session resumed later: its turn links to the parent's trace as the first did.
     server.push(Reply::text("three"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .env("OTEL_TEST_TOKEN", "Bearer t0k3n")
-        .args(["run", "--json", "--session", &child, "child again"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run(&["--session", &child, "child again"]);
 
     let requests = collector.requests();
     assert!(!requests.is_empty());
