@@ -223,9 +223,11 @@ pub(crate) fn run_chain<A, S>(
         }
         let name = entry.plugin.name().to_owned();
         let sha256 = entry.plugin.sha256().or_else(|| entry.shadow.clone());
+        // Only a shadow's answer names its digest again.
+        let shadow_sha256 = entry.shadow.as_ref().and(sha256.clone());
         seen.push(PluginSeen {
             plugin: name.clone(),
-            sha256: sha256.clone(),
+            sha256,
             shadow: entry.shadow.is_some(),
         });
         let span = crate::trace::span("plugin call")
@@ -247,7 +249,7 @@ pub(crate) fn run_chain<A, S>(
             span.set("outcome", Value::label(decision));
             shadows.push(ShadowAnswer {
                 plugin: name,
-                sha256: sha256.unwrap_or_default(),
+                sha256: shadow_sha256.unwrap_or_default(),
                 decision,
                 reason,
             });

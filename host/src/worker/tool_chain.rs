@@ -38,7 +38,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
     let mut outcome = ToolCallOutcome::new(call.clone());
     // The call each interceptor sees: the model's until one rewrites it (cloned only then).
     let rewritten: RefCell<Option<ToolCall>> = RefCell::new(None);
-    let run = run_chain(
+    let mut run = run_chain(
         chain,
         CallPoint::PreToolCall,
         "allow",
@@ -77,7 +77,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
             ToolDecision::Deny(reason) => ("deny", Some(reason.clone())),
         },
     );
-    outcome.seen_by(run.seen.clone());
+    outcome.seen_by(std::mem::take(&mut run.seen));
     let shadowed = run.shadow_records(CallPoint::PreToolCall, Some((&call.name, &call.id)));
     let mut decisions = run.decisions;
     decisions.extend(shadowed);

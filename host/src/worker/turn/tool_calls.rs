@@ -157,7 +157,7 @@ impl Worker {
             })
         };
         let taken = call_ids(added.iter().map(|e| &e.item));
-        let run = if taken.is_empty() {
+        let mut run = if taken.is_empty() {
             run_point(
                 &mut self.chain,
                 CallPoint::PostToolCall,
@@ -175,7 +175,7 @@ impl Worker {
             .rev()
             .find(|e| matches!(e, AuditEvent::ToolCall { call_id, .. } if *call_id == call.id))
         {
-            crate::worker::outcome::merge_seen(seen_by, run.seen.clone());
+            crate::worker::outcome::merge_seen(seen_by, std::mem::take(&mut run.seen));
             let order: Vec<&str> = self.chain.iter().map(|e| e.plugin.name()).collect();
             seen_by.sort_by_key(|seen| order.iter().position(|name| *name == seen.plugin));
         }
