@@ -27,9 +27,9 @@
 
 /// The process's allocator: mimalloc. Its heaps are per thread and a block freed on another
 /// thread goes back without a lock the owner waits on, so export's thread, which frees what
-/// the turn's thread handed over, costs the turn nothing (with the C library's allocator, the
-/// turn's thread spent a third more time on a CPU with export on). See docs/decisions.md,
-/// "mimalloc as the allocator".
+/// the turn's thread handed over, no longer stalls the turn on an arena lock (with the C
+/// library's allocator, the turn's thread spent 1.4× the time on a CPU with export on). See
+/// docs/decisions.md, "Spans of warden's own, and mimalloc as the allocator".
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

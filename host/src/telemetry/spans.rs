@@ -4,7 +4,7 @@
 //!
 //! The turn's thread only notes a span (its name, ids, times and attributes) and hands a
 //! turn's spans over in one batch when the turn's span ends; the OpenTelemetry span, and the
-//! plugin-call figures, are built on export's thread ([`into_span_data`], [`plugin_call`]).
+//! plugin-call figures, are built on export's thread ([`into_span_data`], [`PluginMeters::record`]).
 
 use std::borrow::Cow;
 use std::sync::{Arc, RwLock};

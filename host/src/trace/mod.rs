@@ -115,7 +115,7 @@ impl From<usize> for Value {
 }
 
 /// A span as it ended.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Ended {
     /// Its trace and id.
     pub context: Context,
@@ -263,11 +263,6 @@ impl Span {
             id: None,
             _thread: PhantomData,
         }
-    }
-
-    /// Whether this span is noted (a consumer was on when it opened).
-    pub fn is_noted(&self) -> bool {
-        self.id.is_some()
     }
 
     /// Sets attribute `key` (replacing a value set before); nothing, not even the

@@ -126,10 +126,3 @@ fn numbers_too_large_for_an_attribute_become_text() {
     assert_eq!(Value::from(u64::MAX), Value::from(u64::MAX.to_string()));
     assert_eq!(Value::from(7usize), Value::Int(7));
 }
-
-#[test]
-fn a_span_never_noted_sets_nothing() {
-    let span = Span::none();
-    span.set("k", "v");
-    assert!(!span.is_noted());
-}
