@@ -1,7 +1,9 @@
 //! A chat turn as a person sees it, in a terminal (tmux): what Ctrl-C says while a command
 //! runs; a resumed chat's recap tells denied calls from those that ran; a long tool line
 //! leaves nothing behind at 80 columns; an approval takes one key, and Ctrl-C there denies and
-//! ends the turn; text typed during a turn is kept for the next prompt, Ctrl-C or not.
+//! ends the turn; text typed during a turn is kept for the next prompt, Ctrl-C or not, and a
+//! prompt sent with Enter during a turn is the next one; keys typed before an approval question
+//! never answer it.
 
 use serde_json::json;
 use warden_tests::mock_server::{MockServer, Reply};
@@ -237,6 +239,95 @@ fn text_typed_during_a_turn_is_kept_for_the_next_prompt_across_ctrl_c() {
         .unwrap_or_default();
     let last = messages.last().cloned().unwrap_or_default();
     assert_eq!(last["content"], "what next", "{messages:?}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+/// A whole prompt typed and sent with Enter while the model is still answering is the next
+/// turn, word for word, once this one ends, even after a stray Enter; and the keys are not
+/// echoed into the answer being drawn, they show at the prompt.
+#[test]
+fn a_prompt_sent_with_enter_during_a_turn_is_the_next_turn() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::delay(2_000, Reply::text("the first answer")));
+    server.push(Reply::text("the second answer"));
+    let term = chat_against(&env, &server);
+    term.type_text("first question");
+    term.press("Enter");
+    term.wait_for("waiting for ");
+    term.press("Enter");
+    term.type_text("what next");
+    term.press("Enter");
+    let screen = term.wait_for("the second answer");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{screen}");
+    let messages = requests[1].body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let last = messages.last().cloned().unwrap_or_default();
+    assert_eq!(last["content"], "what next", "{messages:?}\n{screen}");
+    let first = screen
+        .lines()
+        .find(|line| line.contains("the first answer"))
+        .unwrap_or_default();
+    assert!(!first.contains("what next"), "{screen}");
+    assert!(screen.contains("warden › what next"), "{screen}");
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
+}
+
+/// Keys typed while the model was still thinking never answer an approval question shown
+/// after them: "yes" typed ahead does not let the write run; the question waits for a key
+/// pressed once it is shown, and the keys typed ahead are in the next prompt, unsent.
+#[test]
+fn keys_typed_before_an_approval_question_do_not_answer_it() {
+    if skip() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.project_config(ASK);
+    let server = MockServer::start().expect("mock server");
+    server.push(Reply::delay(
+        2_000,
+        Reply::tool_calls(
+            "",
+            &[(
+                "w1",
+                "write_file",
+                json!({"path": "one.txt", "content": "1"}),
+            )],
+        ),
+    ));
+    server.push(Reply::text("told no"));
+    let term = chat_against(&env, &server);
+    term.type_text("write one");
+    term.press("Enter");
+    term.wait_for("waiting for ");
+    term.type_text("yes");
+    term.wait_for("allow? [y]es / [n]o / [a]lways");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let screen = term.screen();
+    assert!(!screen.contains("told no"), "{screen}");
+    assert!(
+        !env.workspace().join("one.txt").exists(),
+        "a key typed before the question answered it:\n{screen}"
+    );
+    assert!(
+        screen.contains("kept for your next prompt: yes"),
+        "{screen}"
+    );
+    term.type_text("n");
+    term.wait_for("told no");
+    term.wait_for_after("told no", "warden › yes");
+    assert!(!env.workspace().join("one.txt").exists());
+    assert_eq!(server.requests().len(), 2);
+    term.press("C-u");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }

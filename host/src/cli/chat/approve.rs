@@ -230,6 +230,19 @@ pub(crate) enum Asked {
 /// Show the question on stderr and read the answer: one key on a terminal (`y`, `n`, `a`,
 /// Ctrl-C), else one line of stdin.
 pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Files>) -> Asked {
+    if std::io::stdin().is_terminal() {
+        // Keys typed before the question is shown are not its answer.
+        let kept = super::typeahead::set_aside_pending();
+        if !kept.is_empty() {
+            eprintln!(
+                "{}",
+                style.dim(&format!(
+                    "  keys typed before this question are kept for your next prompt: {}",
+                    escape_capped(&kept, MAX_NAME)
+                ))
+            );
+        }
+    }
     eprint!("{}", question(style, call, why, files));
     if std::io::stdin().is_terminal()
         && let Some(asked) = read_key()

@@ -11,7 +11,7 @@
 //! - [`slash`]: slash commands; [`counted`]: the `/plugins` table; [`dev_reload`]: dev builds
 //!   (`warden plugin dev`) rebuilt while the chat runs, loaded again before the next turn.
 //! - [`assemble`]: the worker this chat talks to; [`typeahead`]: text typed during a turn is
-//!   kept for the next prompt.
+//!   kept for the next prompt, and keys typed before an approval question never answer it.
 //! - [`resume`]: the session it starts on or switches to (`--resume`, `/resume`, the picker),
 //!   and the earlier exchanges shown on resume.
 
@@ -219,6 +219,10 @@ impl Chat {
         );
         self.show_recap();
         loop {
+            let ahead = typeahead::take_set_aside();
+            if !ahead.is_empty() {
+                editor.run_edit_commands(&[reedline::EditCommand::InsertString(ahead)]);
+            }
             match editor.read_line(&editor::ChatPrompt) {
                 Ok(Signal::Success(buffer)) => {
                     // Trailing blanks (the space a completion adds) are not part of the prompt.

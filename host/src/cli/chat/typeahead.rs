@@ -1,11 +1,27 @@
-//! Text typed while a turn runs is kept for the next prompt: for the length of the turn the
-//! terminal's `NOFLSH` flag is set, so that Ctrl-C (which the terminal turns into SIGINT) no
-//! longer discards what was typed; the line editor reads it when the prompt comes back. The
-//! terminal's settings are put back when the turn ends.
+//! Text typed while a turn runs is kept for the next prompt, key for key. For the length of the
+//! turn the terminal:
+//!
+//! - keeps what was typed when Ctrl-C (which it still turns into SIGINT) cancels the turn
+//!   (`NOFLSH`);
+//! - passes every key on as typed (no `ICANON`, no `IEXTEN`), and Enter as Enter: without
+//!   `ICRNL` it is not turned into a line feed, which the line editor would read as Ctrl-J and
+//!   take everything after it along into one submission;
+//! - does not echo the keys into the answer being drawn (no `ECHO`): they show at the prompt.
+//!
+//! The line editor reads the keys when the prompt comes back; a prompt sent with Enter during
+//! the turn is the next turn. The terminal's settings are put back when the turn ends.
+//!
+//! Keys typed before an approval question is shown never answer it: [`set_aside_pending`]
+//! reads them first and keeps them, as text, for the next prompt ([`take_set_aside`]).
 
 #![allow(unsafe_code)]
 
 use std::os::fd::AsRawFd;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// Text typed ahead of an approval question, kept for the next prompt.
+static SET_ASIDE: Mutex<String> = Mutex::new(String::new());
 
 /// The terminal settings in force before the turn, restored on drop.
 pub(crate) struct KeepTypeahead {
@@ -13,7 +29,7 @@ pub(crate) struct KeepTypeahead {
 }
 
 impl KeepTypeahead {
-    /// Set `NOFLSH` on stdin's terminal; does nothing when stdin is not a terminal.
+    /// Set the turn's modes on stdin's terminal; does nothing when stdin is not a terminal.
     pub(crate) fn start() -> Self {
         let fd = std::io::stdin().as_raw_fd();
         let mut saved = std::mem::MaybeUninit::<libc::termios>::uninit();
@@ -27,7 +43,11 @@ impl KeepTypeahead {
         let saved = unsafe { saved.assume_init() };
         let mut keep = saved;
         keep.c_lflag |= libc::NOFLSH;
-        // SAFETY: `keep` is a valid `termios` read from this terminal with one flag added.
+        keep.c_lflag &= !(libc::ICANON | libc::IEXTEN | libc::ECHO);
+        keep.c_iflag &= !libc::ICRNL;
+        keep.c_cc[libc::VMIN] = 1;
+        keep.c_cc[libc::VTIME] = 0;
+        // SAFETY: `keep` is a valid `termios` read from this terminal with flags changed.
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &keep) } != 0 {
             return Self { saved: None };
         }
@@ -45,4 +65,46 @@ impl Drop for KeepTypeahead {
             }
         }
     }
+}
+
+/// Read the keys typed and not read yet, and keep them as text for the next prompt; returns
+/// the text this call kept. A character is kept as typed, Enter as a line break (the prompt is
+/// not sent: the person sees it first), Backspace takes the last character back; other keys
+/// are dropped.
+pub(crate) fn set_aside_pending() -> String {
+    use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers, poll, read};
+    let mut text = String::new();
+    while matches!(poll(Duration::ZERO), Ok(true)) {
+        let Ok(event) = read() else { break };
+        let Event::Key(key) = event else { continue };
+        if key.kind == KeyEventKind::Release
+            || key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        {
+            continue;
+        }
+        match key.code {
+            KeyCode::Char(c) => text.push(c),
+            KeyCode::Enter => text.push('\n'),
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            _ => {}
+        }
+    }
+    if !text.is_empty() {
+        SET_ASIDE
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_str(&text);
+    }
+    text
+}
+
+/// The text set aside since the last call, line breaks at its end dropped.
+pub(crate) fn take_set_aside() -> String {
+    let mut text = std::mem::take(&mut *SET_ASIDE.lock().unwrap_or_else(PoisonError::into_inner));
+    text.truncate(text.trim_end_matches('\n').len());
+    text
 }
