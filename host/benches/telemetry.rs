@@ -8,6 +8,9 @@
 //! - **on**: export to a collector on 127.0.0.1 that answers every request at once;
 //! - **hung collector**: export to a collector that accepts connections and never answers.
 //!
+//! Then off and on again with a model that takes 2 ms to answer (group "…, model answering in
+//! 2 ms"), so that export works while the turn waits for the model, as with a real one.
+//!
 //! Each variant writes its sessions under a state directory of its own, so that none starts
 //! with the sessions of those before it. Each is measured twice: wall-clock, and the time the
 //! turn's thread spent on a CPU (`CLOCK_THREAD_CPUTIME_ID`), the cost on the turn's thread
@@ -26,9 +29,11 @@ use std::hint::black_box;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use serde_json::json;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
@@ -46,8 +51,11 @@ const GUARD: &str = env!("WARDEN_TOOL_GUARD_WASM");
 const TURNS_PER_SESSION: u64 = 20;
 const CALLS: usize = 10;
 
-/// Ten `read_file` calls, then an answer.
-struct TenCalls;
+/// Ten `read_file` calls, then an answer; each answer given after `delay_us` microseconds (0:
+/// at once).
+struct TenCalls {
+    delay_us: Arc<AtomicU64>,
+}
 
 impl Provider for TenCalls {
     fn name(&self) -> &str {
@@ -64,6 +72,10 @@ impl Provider for TenCalls {
         _on_event: &mut dyn FnMut(&StreamEvent),
         _cancel: &CancelToken,
     ) -> Result<Response, LlmError> {
+        let delay = self.delay_us.load(Ordering::Relaxed);
+        if delay > 0 {
+            std::thread::sleep(Duration::from_micros(delay));
+        }
         let usage = Some(Usage {
             input_tokens: 100,
             output_tokens: 20,
@@ -231,10 +243,13 @@ fn telemetry(c: &mut Criterion) {
     )
     .unwrap();
     let (writer, audit) = session(&home, &workspace);
+    let delay_us = Arc::new(AtomicU64::new(0));
     let mut worker = Worker::new(WorkerParts {
         writer,
         audit,
-        provider: Box::new(TenCalls),
+        provider: Box::new(TenCalls {
+            delay_us: Arc::clone(&delay_us),
+        }),
         resolver: Box::new(resolver),
         chain: vec![ChainEntry {
             plugin: Box::new(guard),
@@ -252,9 +267,55 @@ fn telemetry(c: &mut Criterion) {
     for (name, endpoint) in [
         ("telemetry off", None),
         ("telemetry off, spans noted and dropped", None),
-        ("telemetry on", Some(answering)),
+        ("telemetry on", Some(answering.clone())),
         ("telemetry on, hung collector", Some(hung)),
     ] {
+        let variant = Variant {
+            name,
+            model_ms: 0,
+            endpoint,
+            clocks: &[Clock::Wall, Clock::TurnThreadCpu],
+        };
+        variant.run(&mut group, &dir, &workspace, &mut worker);
+    }
+    group.finish();
+
+    // The same turn with a model that takes 2 ms to answer, far quicker than any real one:
+    // export's threads do their work while the turn waits for the model, as they would with a
+    // real model, instead of beside the next turn.
+    delay_us.store(2_000, Ordering::Relaxed);
+    let mut group = c.benchmark_group("turn with 10 tool calls, model answering in 2 ms");
+    group.sampling_mode(SamplingMode::Flat).sample_size(30);
+    for (name, endpoint) in [("telemetry off", None), ("telemetry on", Some(answering))] {
+        let variant = Variant {
+            name,
+            model_ms: 2,
+            endpoint,
+            clocks: &[Clock::Wall, Clock::TurnThreadCpu],
+        };
+        variant.run(&mut group, &dir, &workspace, &mut worker);
+    }
+    group.finish();
+}
+
+/// One way of running the turn: its name, its collector (none: export off), the clocks it is
+/// measured by, and the model's delay in ms (which names its state directory).
+struct Variant {
+    name: &'static str,
+    model_ms: u64,
+    endpoint: Option<String>,
+    clocks: &'static [Clock],
+}
+
+impl Variant {
+    fn run(
+        self,
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        dir: &tempfile::TempDir,
+        workspace: &Path,
+        worker: &mut Worker,
+    ) {
+        let name = self.name;
         // What noting the spans costs the turn's thread alone: no export thread, each turn's
         // spans dropped on the turn's thread.
         let noted_only = name.ends_with("dropped");
@@ -263,24 +324,25 @@ fn telemetry(c: &mut Criterion) {
         }
         // Each variant its own state directory: sessions piling up in one would make every
         // variant slower than the one before it.
-        let home = Home::new(
-            dir.path()
-                .join(format!("state-{}", name.replace([' ', ','], "-"))),
-        );
-        let export = endpoint.map(|endpoint| {
+        let home = Home::new(dir.path().join(format!(
+            "state-{}-{}",
+            self.model_ms,
+            name.replace([' ', ','], "-")
+        )));
+        let export = self.endpoint.map(|endpoint| {
             let config = TelemetryConfig {
                 endpoint: Some(endpoint),
                 ..TelemetryConfig::default()
             };
             warden::telemetry::start(&config, &home).unwrap().unwrap()
         });
-        for clock in [Clock::Wall, Clock::TurnThreadCpu] {
+        for &clock in self.clocks {
             group.bench_function(format!("{name}{}", clock.suffix()), |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for i in 0..iters {
                         if i % TURNS_PER_SESSION == 0 {
-                            let (writer, audit) = session(&home, &workspace);
+                            let (writer, audit) = session(&home, workspace);
                             worker.switch_session(writer, audit);
                         }
                         let mut sink = CollectingSink::default();
@@ -303,7 +365,6 @@ fn telemetry(c: &mut Criterion) {
             );
         }
     }
-    group.finish();
 }
 
 criterion_group!(benches, telemetry);

@@ -28,8 +28,10 @@
 /// The process's allocator: mimalloc. Its heaps are per thread and a block freed on another
 /// thread goes back without a lock the owner waits on, so export's thread, which frees what
 /// the turn's thread handed over, no longer stalls the turn on an arena lock (with the C
-/// library's allocator, the turn's thread spent 1.4× the time on a CPU with export on). See
-/// docs/decisions.md, "Spans of warden's own, and mimalloc as the allocator".
+/// library's allocator, the turn's thread spent 1.4× the time on a CPU with export on). It is
+/// built with `no_thp` (the workspace's `Cargo.toml`): its arena asking for huge pages cost a
+/// warm run 15 MB of resident memory for no speed. See docs/decisions.md, "Spans of warden's
+/// own, and mimalloc as the allocator".
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -95,7 +95,7 @@ impl Item {
                 text.len()
                     + tool_calls
                         .iter()
-                        .map(|c| c.id.len() + c.name.len() + c.arguments.to_string().len())
+                        .map(|c| c.id.len() + c.name.len() + json_len(&c.arguments))
                         .sum::<usize>()
             }
             Self::ToolResult {
@@ -104,6 +104,25 @@ impl Item {
             Self::User { text } | Self::System { text } => text.len(),
         }
     }
+}
+
+/// The length of `value` written as compact JSON, counted as it is written instead of built:
+/// every model request sums this over the whole history.
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Neither a `Value` nor this writer can fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// Who produced a committed item. Assigned by the host; a plugin cannot choose or spoof it.
@@ -186,7 +205,48 @@ impl<'de> Deserialize<'de> for Source {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    fn json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            any::<String>().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+                prop::collection::btree_map(any::<String>(), inner, 0..6)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A call's arguments count as many bytes as their compact JSON text has.
+        #[test]
+        fn an_answers_size_counts_its_arguments_as_their_json_text(
+            arguments in json(),
+            text in ".{0,40}",
+        ) {
+            let item = Item::Assistant {
+                text: text.clone(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: arguments.clone(),
+                }],
+            };
+            prop_assert_eq!(
+                item.byte_len(),
+                text.len() + 2 + 9 + arguments.to_string().len()
+            );
+        }
+    }
 
     #[test]
     fn tool_result_serializes_with_tool_role_and_text() {
