@@ -263,48 +263,50 @@ fn telemetry(c: &mut Criterion) {
 
     let answering = format!("http://127.0.0.1:{}", answering_collector());
     let hung = format!("http://127.0.0.1:{}", hung_collector());
-    let mut group = c.benchmark_group("turn with 10 tool calls");
-    for (name, endpoint) in [
-        ("telemetry off", None),
-        ("telemetry off, spans noted and dropped", None),
-        ("telemetry on", Some(answering.clone())),
-        ("telemetry on, hung collector", Some(hung)),
-    ] {
-        let variant = Variant {
-            name,
-            model_ms: 0,
-            endpoint,
-            clocks: &[Clock::Wall, Clock::TurnThreadCpu],
-        };
-        variant.run(&mut group, &dir, &workspace, &mut worker);
+    // Then the same turn with a model that takes 2 ms to answer, far quicker than any real
+    // one: export's threads do their work while the turn waits for the model, as they would
+    // with a real model, instead of beside the next turn.
+    let groups = [
+        (
+            "turn with 10 tool calls",
+            0,
+            vec![
+                ("telemetry off", None),
+                ("telemetry off, spans noted and dropped", None),
+                ("telemetry on", Some(answering.clone())),
+                ("telemetry on, hung collector", Some(hung)),
+            ],
+        ),
+        (
+            "turn with 10 tool calls, model answering in 2 ms",
+            2,
+            vec![("telemetry off", None), ("telemetry on", Some(answering))],
+        ),
+    ];
+    for (group_name, model_ms, variants) in groups {
+        delay_us.store(model_ms * 1_000, Ordering::Relaxed);
+        let mut group = c.benchmark_group(group_name);
+        if model_ms > 0 {
+            group.sampling_mode(SamplingMode::Flat).sample_size(30);
+        }
+        for (name, endpoint) in variants {
+            let variant = Variant {
+                name,
+                model_ms,
+                endpoint,
+            };
+            variant.run(&mut group, &dir, &workspace, &mut worker);
+        }
+        group.finish();
     }
-    group.finish();
-
-    // The same turn with a model that takes 2 ms to answer, far quicker than any real one:
-    // export's threads do their work while the turn waits for the model, as they would with a
-    // real model, instead of beside the next turn.
-    delay_us.store(2_000, Ordering::Relaxed);
-    let mut group = c.benchmark_group("turn with 10 tool calls, model answering in 2 ms");
-    group.sampling_mode(SamplingMode::Flat).sample_size(30);
-    for (name, endpoint) in [("telemetry off", None), ("telemetry on", Some(answering))] {
-        let variant = Variant {
-            name,
-            model_ms: 2,
-            endpoint,
-            clocks: &[Clock::Wall, Clock::TurnThreadCpu],
-        };
-        variant.run(&mut group, &dir, &workspace, &mut worker);
-    }
-    group.finish();
 }
 
-/// One way of running the turn: its name, its collector (none: export off), the clocks it is
-/// measured by, and the model's delay in ms (which names its state directory).
+/// One way of running the turn: its name, its collector (none: export off), and the model's
+/// delay in ms (which names its state directory).
 struct Variant {
     name: &'static str,
     model_ms: u64,
     endpoint: Option<String>,
-    clocks: &'static [Clock],
 }
 
 impl Variant {
@@ -336,7 +338,7 @@ impl Variant {
             };
             warden::telemetry::start(&config, &home).unwrap().unwrap()
         });
-        for &clock in self.clocks {
+        for clock in [Clock::Wall, Clock::TurnThreadCpu] {
             group.bench_function(format!("{name}{}", clock.suffix()), |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;

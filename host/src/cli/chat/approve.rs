@@ -230,7 +230,8 @@ pub(crate) enum Asked {
 /// Show the question on stderr and read the answer: one key on a terminal (`y`, `n`, `a`,
 /// Ctrl-C), else one line of stdin.
 pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Files>) -> Asked {
-    if std::io::stdin().is_terminal() {
+    let terminal = std::io::stdin().is_terminal();
+    if terminal {
         // Keys typed before the question is shown are not its answer.
         let kept = super::typeahead::set_aside_pending();
         if !kept.is_empty() {
@@ -244,9 +245,7 @@ pub(crate) fn ask(style: Style, call: &ToolCall, why: &AskWhy, files: Option<&Fi
         }
     }
     eprint!("{}", question(style, call, why, files));
-    if std::io::stdin().is_terminal()
-        && let Some(asked) = read_key()
-    {
+    if terminal && let Some(asked) = read_key() {
         return asked;
     }
     Asked::Answer(read_answer(&mut std::io::stdin().lock()))
