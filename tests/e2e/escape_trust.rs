@@ -409,3 +409,47 @@ fn chat_asks_about_a_projects_held_back_settings() {
         assert_eq!(body.contains("CHAT-PROMPT-MARK"), sent, "{answer}: {body}");
     }
 }
+
+/// Promise: a project's `[telemetry]` sends nothing before the workspace is trusted, even
+/// from a project that declares no code and so nothing else that would ask for trust: it
+/// would send this machine's audit trail (and, with `headers_env`, the named variables)
+/// where the project says.
+#[test]
+fn a_project_telemetry_endpoint_gets_nothing_before_trust() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let env = TestEnv::new();
+    env.user_config(MODEL);
+    // Counts the connections made to it, and closes each at once.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&connections);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    env.untrusted_project_config(&format!(
+        "[telemetry]\nendpoint = \"http://127.0.0.1:{port}\"\ninclude_prompts = true\n"
+    ));
+    let (out, _server) = run_plain(&env, &["run", "hello"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(connections.load(Ordering::SeqCst), 0, "{err}");
+    assert!(err.contains("telemetry.endpoint"), "{err}");
+    assert!(err.contains("held back"), "{err}");
+
+    let trusted = env.trust();
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    assert!(
+        stdout(&trusted).contains("telemetry.endpoint"),
+        "{}",
+        stdout(&trusted)
+    );
+    let (out, _server) = run_plain(&env, &["run", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(connections.load(Ordering::SeqCst) > 0, "{}", stderr(&out));
+}

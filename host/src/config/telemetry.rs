@@ -10,8 +10,8 @@
 //! ```
 //!
 //! Header values are read from the environment only, never from a file. A project's
-//! `[telemetry]` applies only once the workspace is trusted (a cloned repository must not send
-//! the audit trail to a host it names). Managed policy sets and locks `telemetry.endpoint`, and
+//! `[telemetry]` keys are held back until the workspace is trusted (a cloned repository must
+//! not send the audit trail to a host it names): they are held settings. Managed policy sets and locks `telemetry.endpoint`, and
 //! locks `telemetry.enabled` to forbid turning export off.
 
 use std::collections::BTreeMap;
@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use super::error::ConfigError;
-use super::load::LayerKind;
 
 /// How the export is encoded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,24 +69,10 @@ impl TelemetryConfig {
     }
 }
 
-/// Take `[telemetry]` out of an untrusted project layer's `table` (with a warning), and check
-/// it in the others: an `http://` or `https://` endpoint, variable names.
-pub(crate) fn take(
-    table: &mut Table,
-    kind: LayerKind,
-    trusted: bool,
-    path: &Path,
-    warnings: &mut Vec<String>,
-) -> Result<(), ConfigError> {
-    if kind == LayerKind::Project && !trusted {
-        if table.remove("telemetry").is_some() {
-            warnings.push(format!(
-                "{}: `[telemetry]` of an untrusted project was not used (it would send this machine's audit trail where the project says); `warden trust` applies it",
-                path.display()
-            ));
-        }
-        return Ok(());
-    }
+/// Check `[telemetry]` in a layer's `table`: an `http://` or `https://` endpoint, variable
+/// names. A project's keys are held back until the workspace is trusted, as the other
+/// [`HELD_SETTINGS`](super::HELD_SETTINGS) are.
+pub(crate) fn check(table: &Table, path: &Path) -> Result<(), ConfigError> {
     let Some(Value::Table(telemetry)) = table.get("telemetry") else {
         return Ok(());
     };
@@ -130,28 +115,8 @@ mod tests {
     }
 
     #[test]
-    fn an_untrusted_projects_telemetry_waits_for_trust() {
-        let text = "[telemetry]\nendpoint = \"http://collector.example:4318\"\n";
-        let path = Path::new("p/.warden/config.toml");
-        let mut warnings = Vec::new();
-        let mut held = table(text);
-        take(&mut held, LayerKind::Project, false, path, &mut warnings).unwrap();
-        assert!(held.get("telemetry").is_none());
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("warden trust"), "{}", warnings[0]);
-        let mut trusted = table(text);
-        take(&mut trusted, LayerKind::Project, true, path, &mut warnings).unwrap();
-        assert!(trusted.get("telemetry").is_some());
-        let mut user = table(text);
-        take(&mut user, LayerKind::User, false, path, &mut warnings).unwrap();
-        assert!(user.get("telemetry").is_some());
-        assert_eq!(warnings.len(), 1);
-    }
-
-    #[test]
     fn a_bad_endpoint_or_header_variable_names_its_key() {
         let path = Path::new("u.toml");
-        let mut warnings = Vec::new();
         for (text, key) in [
             (
                 "[telemetry]\nendpoint = \"collector:4318\"\n",
@@ -162,9 +127,7 @@ mod tests {
                 "telemetry.headers_env.authorization",
             ),
         ] {
-            let err = take(&mut table(text), LayerKind::User, true, path, &mut warnings)
-                .unwrap_err()
-                .to_string();
+            let err = check(&table(text), path).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
         }
     }

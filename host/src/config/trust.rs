@@ -16,10 +16,11 @@
 //! of each workspace file it runs (`files`: the files its command names and those its
 //! `trust_files` globs match, see `trust_files.rs`), so that an edit of the script asks again.
 //!
-//! Settings of the project layer that change what the model is told or what a command gets
-//! are declarations too (`setting:<key>`, [`HELD_SETTINGS`]): `model.system_prompt`,
-//! `worker.instructions_file` and `tools.shell.env`. Until trusted they are held back (the
-//! loader leaves them out) rather than refused.
+//! Settings of the project layer that change what the model is told, what a command gets or
+//! where this machine's audit trail goes are declarations too (`setting:<key>`,
+//! [`HELD_SETTINGS`]): `model.system_prompt`, `worker.instructions_file`, `tools.shell.env`
+//! and every `telemetry.*` key. Until trusted they are held back (the loader leaves them out)
+//! rather than refused.
 //!
 //! A project that raises the permission mode (`[tools] mode`) above what the user layer (or
 //! the default `ask`) says grants the model more: that raise is a declaration too
@@ -62,6 +63,11 @@ pub const HELD_SETTINGS: &[&str] = &[
     "model.system_prompt",
     "worker.instructions_file",
     "tools.shell.env",
+    "telemetry.endpoint",
+    "telemetry.protocol",
+    "telemetry.headers_env",
+    "telemetry.include_prompts",
+    "telemetry.enabled",
 ];
 
 /// What the project layer declares that runs code.

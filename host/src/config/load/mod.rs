@@ -447,7 +447,7 @@ fn merge_layers(
         }
         shell.take(&mut table, kind, &path, &mut warnings)?;
         super::registries::take(&mut table, kind, &path, &mut warnings)?;
-        super::telemetry::take(&mut table, kind, include_project_code, &path, &mut warnings)?;
+        super::telemetry::check(&table, &path)?;
         deep_merge(&mut merged, table);
     }
 

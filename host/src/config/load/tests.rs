@@ -951,3 +951,33 @@ fn allow_escalation_is_set_by_the_user_narrowed_by_a_project_and_replaced_by_man
         .is_empty()
     );
 }
+
+#[test]
+fn a_projects_telemetry_is_held_back_until_trusted_and_the_users_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[telemetry]\nendpoint = \"http://collector.example:4318\"\nheaders_env = { authorization = \"OTEL_TOKEN\" }\n";
+    let project = write(dir.path(), "project.toml", text);
+    let layers = sources(&[(LayerKind::Project, &project)]);
+    let loaded = load(&layers).unwrap();
+    let code = loaded.project_code.clone().unwrap();
+    assert_eq!(
+        code.settings.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["telemetry.endpoint", "telemetry.headers_env"]
+    );
+    assert_eq!(
+        loaded.config.telemetry.endpoint.as_deref(),
+        Some("http://collector.example:4318")
+    );
+    let without = crate::config::load_without_project_code(&layers).unwrap();
+    assert_eq!(without.config.telemetry.endpoint, None);
+    assert!(without.config.telemetry.headers_env.is_empty());
+
+    let user = write(dir.path(), "user.toml", text);
+    let mine =
+        crate::config::load_without_project_code(&sources(&[(LayerKind::User, &user)])).unwrap();
+    assert_eq!(
+        mine.config.telemetry.endpoint.as_deref(),
+        Some("http://collector.example:4318")
+    );
+    assert!(mine.project_code.is_none());
+}
