@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group};
 use serde_json::json;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
@@ -215,52 +215,77 @@ fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
     (writer, audit)
 }
 
-fn telemetry(c: &mut Criterion) {
-    // As in the binary: logs at `warn` (none in these turns).
-    tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::sink)
-                .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
-        )
-        .init();
-    let dir = tempfile::tempdir().unwrap();
-    let workspace = dir.path().join("ws");
-    std::fs::create_dir_all(&workspace).unwrap();
-    std::fs::write(workspace.join("notes.txt"), "a note\n".repeat(50)).unwrap();
-    let workspace = std::fs::canonicalize(&workspace).unwrap();
-    let home = Home::new(dir.path().join("state"));
-    let config = Config::default();
-    let engine = setup::engine(None).unwrap();
-    let resolver = setup::resolver(&engine, &config, &workspace).unwrap();
-    let guard = InterceptorPlugin::load(
-        &engine,
-        "guard",
-        Path::new(GUARD),
-        None,
-        Limits::default(),
-        vec![("deny".to_owned(), "write_file:*.lock".to_owned())],
-    )
-    .unwrap();
-    let (writer, audit) = session(&home, &workspace);
-    let delay_us = Arc::new(AtomicU64::new(0));
-    let mut worker = Worker::new(WorkerParts {
-        writer,
-        audit,
-        provider: Box::new(TenCalls {
-            delay_us: Arc::clone(&delay_us),
-        }),
-        resolver: Box::new(resolver),
-        chain: vec![ChainEntry {
-            plugin: Box::new(guard),
-            failure: FailurePolicy::Closed,
-            shadow: None,
-        }],
-        hooks: Hooks::new(Vec::new()),
-        tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),
-        config,
-    });
+/// What every variant shares: the workspace, the worker with its chain, and the model's delay.
+struct Bench {
+    dir: tempfile::TempDir,
+    workspace: std::path::PathBuf,
+    worker: Worker,
+    delay_us: Arc<AtomicU64>,
+}
 
+impl Bench {
+    /// `cache`: where compiled plugin code is kept (none: compiled each time).
+    fn new(cache: Option<&Home>) -> Self {
+        // As in the binary: logs at `warn` (none in these turns).
+        tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::sink)
+                    .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
+            )
+            .init();
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::write(workspace.join("notes.txt"), "a note\n".repeat(50)).unwrap();
+        let workspace = std::fs::canonicalize(&workspace).unwrap();
+        let home = Home::new(dir.path().join("state"));
+        let config = Config::default();
+        let engine = setup::engine(cache).unwrap();
+        let resolver = setup::resolver(&engine, &config, &workspace).unwrap();
+        let guard = InterceptorPlugin::load(
+            &engine,
+            "guard",
+            Path::new(GUARD),
+            None,
+            Limits::default(),
+            vec![("deny".to_owned(), "write_file:*.lock".to_owned())],
+        )
+        .unwrap();
+        let (writer, audit) = session(&home, &workspace);
+        let delay_us = Arc::new(AtomicU64::new(0));
+        let worker = Worker::new(WorkerParts {
+            writer,
+            audit,
+            provider: Box::new(TenCalls {
+                delay_us: Arc::clone(&delay_us),
+            }),
+            resolver: Box::new(resolver),
+            chain: vec![ChainEntry {
+                plugin: Box::new(guard),
+                failure: FailurePolicy::Closed,
+                shadow: None,
+            }],
+            hooks: Hooks::new(Vec::new()),
+            tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),
+            config,
+        });
+        Self {
+            dir,
+            workspace,
+            worker,
+            delay_us,
+        }
+    }
+}
+
+fn telemetry(c: &mut Criterion) {
+    let Bench {
+        dir,
+        workspace,
+        mut worker,
+        delay_us,
+    } = Bench::new(None);
     let answering = format!("http://127.0.0.1:{}", answering_collector());
     let hung = format!("http://127.0.0.1:{}", hung_collector());
     // Then the same turn with a model that takes 2 ms to answer, far quicker than any real
@@ -369,5 +394,67 @@ impl Variant {
     }
 }
 
+/// Count mode, for an instruction counter (`bench/count-turn-instructions`): with
+/// `WARDEN_BENCH_COUNT_TURNS=N` set, run N turns with export off, or on when
+/// `WARDEN_BENCH_COUNT_EXPORT` is `on` (the answering collector) or `hung` (the collector that
+/// never answers), then flush export and exit; compiled plugin code is kept under
+/// `WARDEN_BENCH_COUNT_CACHE` when it is set. No timing: the
+/// counter, told to count inside `Worker::submit` only, gives the instructions the turn's
+/// thread ran, which neither the machine's load nor its clock can blur.
+fn count(turns: u64) {
+    let export = std::env::var("WARDEN_BENCH_COUNT_EXPORT").unwrap_or_default();
+    let Bench {
+        dir,
+        workspace,
+        mut worker,
+        delay_us: _,
+    } = Bench::new(
+        std::env::var_os("WARDEN_BENCH_COUNT_CACHE")
+            .map(Home::new)
+            .as_ref(),
+    );
+    let home = Home::new(dir.path().join("state-count"));
+    let port = match export.as_str() {
+        "on" => Some(answering_collector()),
+        "hung" => Some(hung_collector()),
+        _ => None,
+    };
+    let export = port.map(|port| {
+        let config = TelemetryConfig {
+            endpoint: Some(format!("http://127.0.0.1:{port}")),
+            ..TelemetryConfig::default()
+        };
+        warden::telemetry::start(&config, &home).unwrap().unwrap()
+    });
+    for i in 0..turns {
+        if i % TURNS_PER_SESSION == 0 {
+            let (writer, audit) = session(&home, &workspace);
+            worker.switch_session(writer, audit);
+        }
+        let mut sink = CollectingSink::default();
+        black_box(worker.submit("read the notes", &mut sink).unwrap());
+    }
+    if let Some(export) = export {
+        let report = export.finish();
+        eprintln!(
+            "export: {turns} turns, audit events {} handed over, {} sent; spans {} ended, {} sent",
+            report.logs.0, report.logs.1, report.spans.0, report.spans.1
+        );
+    } else {
+        eprintln!("export off: {turns} turns");
+    }
+}
+
 criterion_group!(benches, telemetry);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(turns) = std::env::var("WARDEN_BENCH_COUNT_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        count(turns);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -68,16 +68,12 @@ impl PluginMeters {
         if span.name != "plugin call" {
             return;
         }
-        let us = match span.get("us") {
-            Some(Value::Int(us)) => u64::try_from(*us).unwrap_or(0),
-            _ => 0,
-        };
         let text = |key| span.text(key).unwrap_or_default().to_owned();
         let attributes = [
             KeyValue::new("warden.plugin", text("plugin")),
             KeyValue::new("warden.point", text("point")),
         ];
-        self.duration.record(us as f64 / 1_000_000.0, &attributes);
+        self.duration.record(seconds(span), &attributes);
         if span
             .text("outcome")
             .is_some_and(|o| o.starts_with("failed"))
@@ -85,6 +81,14 @@ impl PluginMeters {
             self.failures.add(1, &attributes);
         }
     }
+}
+
+/// How long `span` lasted, in seconds, from its own start and end (0 if the wall clock was
+/// set back while it was open).
+fn seconds(span: &Ended) -> f64 {
+    span.end
+        .duration_since(span.start)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 fn context(context: Context, remote: bool) -> SpanContext {
@@ -134,5 +138,47 @@ pub(crate) fn into_span_data(span: Ended) -> SpanData {
         links,
         status: Status::Unset,
         instrumentation_scope: opentelemetry::InstrumentationScope::builder("warden").build(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, SystemTime};
+
+    use super::seconds;
+    use crate::trace::{Context, Ended};
+
+    fn ended(start: SystemTime, end: SystemTime) -> Ended {
+        Ended {
+            context: Context {
+                trace: [1; 16],
+                span: [2; 8],
+            },
+            parent: None,
+            parent_is_remote: false,
+            name: "plugin call",
+            start,
+            end,
+            attributes: Vec::new(),
+            link: None,
+        }
+    }
+
+    #[test]
+    fn a_plugin_call_lasts_from_its_spans_start_to_its_end() {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let span = ended(start, start + Duration::from_micros(1_250));
+        assert!(
+            (seconds(&span) - 0.001_25).abs() < 1e-9,
+            "{}",
+            seconds(&span)
+        );
+    }
+
+    #[test]
+    fn a_clock_set_back_during_the_call_gives_zero_not_a_panic() {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let span = ended(start, start - Duration::from_secs(3));
+        assert_eq!(seconds(&span), 0.0);
     }
 }

@@ -244,7 +244,9 @@ fn open(name: &'static str) -> Span {
             name,
             start: now,
             end: now,
-            attributes: Vec::new(),
+            // Room for the attributes most spans carry, so that setting them does not grow
+            // the vector one by one.
+            attributes: Vec::with_capacity(4),
             link,
         });
         id
@@ -311,8 +313,12 @@ impl Drop for Span {
             let mut ended = local.open.remove(at);
             ended.end = SystemTime::now();
             local.done.push(ended);
-            (local.open.is_empty() || local.done.len() >= BATCH)
-                .then(|| std::mem::take(&mut local.done))
+            // The next batch starts with the room this one needed: a turn's spans are not
+            // pushed into a vector grown from nothing each time.
+            (local.open.is_empty() || local.done.len() >= BATCH).then(|| {
+                let room = local.done.len();
+                std::mem::replace(&mut local.done, Vec::with_capacity(room))
+            })
         });
         if let Ok(Some(batch)) = batch {
             hand_over(batch);
