@@ -187,6 +187,40 @@ fn a_cloned_projects_plugins_run_only_once_trusted_and_trust_is_asked_again_on_c
 }
 
 #[test]
+fn trust_takes_the_workspace_as_an_argument_too() {
+    let env = TestEnv::new();
+    env.untrusted_project_config(&cloned_project(&env, "env = []"));
+    let root = ws(&env);
+    let elsewhere = env.root_path().join("home");
+    // `warden trust DIR`, from another directory, is `warden trust -C DIR`.
+    let out = env.run_in(&elsewhere, &["trust", &root]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("trusted {root} (digest ")),
+        "{}",
+        stdout(&out)
+    );
+    // `.` from inside the workspace names it too; `--revoke` takes it the same way.
+    let out = env.run(&["trust", ".", "--revoke"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&root), "{}", stdout(&out));
+    let out = env.run(&["doctor"]);
+    assert!(
+        stdout(&out).contains("waiting for trust"),
+        "{}",
+        stdout(&out)
+    );
+    // Both forms at once is a usage error, not a guess between them.
+    let out = env.run_in(&elsewhere, &["trust", &root, "-C", &root]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_workspace_without_project_plugins_needs_no_trust() {
     let env = TestEnv::new();
     env.untrusted_project_config(&format!("{MODEL}[worker]\nmax_steps = 3\n"));

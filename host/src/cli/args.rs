@@ -88,6 +88,9 @@ pub(crate) enum Command {
         /// Workspace root (default: as for `run`).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// Workspace root, as an argument: `warden trust .` is `warden trust -C .`.
+        #[arg(value_name = "DIR", conflicts_with = "dir")]
+        root: Option<PathBuf>,
         /// Remove the trust instead.
         #[arg(long)]
         revoke: bool,

@@ -137,7 +137,12 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
             full,
             prompt,
         } => run::preview(dir.as_deref(), json, full, &prompt.join(" ")),
-        Command::Trust { dir, revoke, json } => trust::trust_command(dir.as_deref(), revoke, json),
+        Command::Trust {
+            dir,
+            root,
+            revoke,
+            json,
+        } => trust::trust_command(dir.or(root).as_deref(), revoke, json),
         Command::Rules { command } => command.run(),
         Command::Plugin { command } => command.run(),
         Command::Mcp { command } => command.run(),
