@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What telemetry export costs a turn, in instructions rather than time: the telemetry bench's
 # turn (ten `read_file` calls, the `tool-guard` sample in the chain) run under Valgrind's
-# callgrind, with export off, on (a collector answering at once) and on with a collector that
-# never answers. Instruction counts do not move with the machine's load or its clock, so they
+# callgrind, with export off, on (a collector answering at once), and on with a collector that
+# never answers, one that answers 503, and none listening. Instruction counts do not move with the machine's load or its clock, so they
 # can tell a 2 % difference apart where the timed bench on a shared 2-core machine cannot.
 #
 # Two figures per variant, each per turn, from runs of 20 and 60 turns ((I60 - I20) / 40, so
@@ -37,9 +37,13 @@ per_turn() { # EXPORT [valgrind options]: instructions per turn
 }
 TURN="--toggle-collect=<warden::worker::turn::Worker>::submit"
 printf '%-8s %14s %8s %14s %8s\n' export "turn's thread" ratio "all threads" ratio
-for export in off on hung; do
+for export in off on hung refusing absent; do
   t=$(per_turn "$export" "$TURN"); a=$(per_turn "$export")
   [ "$t" -gt 1000000 ] || { echo "only $t instructions counted in Worker::submit: was it renamed?"; exit 1; }
   [ "$export" = off ] && { t0=$t; a0=$a; }
   printf '%-8s %14d %8.4f %14d %8.4f\n' "$export" "$t" "$(echo "$t / $t0" | bc -l)" "$a" "$(echo "$a / $a0" | bc -l)"
+done
+# What each 60-turn run handed to export and what the collector took: the rest was counted lost.
+for export in on hung refusing absent; do
+  printf '%-8s %s\n' "$export" "$(grep -h '^export' "$OUT/$export-60-2.out.log")"
 done

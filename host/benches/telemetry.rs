@@ -107,17 +107,35 @@ impl Provider for TenCalls {
 
 /// A collector that answers 200 to every request, keeping connections alive.
 fn answering_collector() -> u16 {
+    collector(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n",
+    )
+}
+
+/// A collector that refuses every request with 503, keeping connections alive.
+fn refusing_collector() -> u16 {
+    collector(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n")
+}
+
+/// A port on 127.0.0.1 where nothing listens: every connection is refused.
+fn absent_collector() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A collector giving `answer` to every request.
+fn collector(answer: &'static [u8]) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream));
+            std::thread::spawn(move || serve(stream, answer));
         }
     });
     port
 }
 
-fn serve(stream: TcpStream) {
+fn serve(stream: TcpStream, answer: &[u8]) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut writer = stream;
     loop {
@@ -139,10 +157,7 @@ fn serve(stream: TcpStream) {
         if reader.read_exact(&mut body).is_err() {
             return;
         }
-        if writer
-            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n")
-            .is_err()
-        {
+        if writer.write_all(answer).is_err() {
             return;
         }
     }
@@ -396,8 +411,8 @@ impl Variant {
 
 /// Count mode, for an instruction counter (`bench/count-turn-instructions`): with
 /// `WARDEN_BENCH_COUNT_TURNS=N` set, run N turns with export off, or on when
-/// `WARDEN_BENCH_COUNT_EXPORT` is `on` (the answering collector) or `hung` (the collector that
-/// never answers), then flush export and exit; compiled plugin code is kept under
+/// `WARDEN_BENCH_COUNT_EXPORT` is `on` (the answering collector), `hung` (a collector that
+/// never answers), `refusing` (one that answers 503) or `absent` (nothing listening), then flush export and exit; compiled plugin code is kept under
 /// `WARDEN_BENCH_COUNT_CACHE` when it is set. No timing: the
 /// counter, told to count inside `Worker::submit` only, gives the instructions the turn's
 /// thread ran, which neither the machine's load nor its clock can blur.
@@ -417,6 +432,8 @@ fn count(turns: u64) {
     let port = match export.as_str() {
         "on" => Some(answering_collector()),
         "hung" => Some(hung_collector()),
+        "refusing" => Some(refusing_collector()),
+        "absent" => Some(absent_collector()),
         _ => None,
     };
     let export = port.map(|port| {
