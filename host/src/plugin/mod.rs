@@ -27,6 +27,7 @@
 
 mod breaker;
 pub mod builtin;
+mod arguments;
 mod cache;
 mod component_file;
 mod engine;

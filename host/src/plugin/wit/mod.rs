@@ -8,7 +8,6 @@
 //! No other file of the plugin host names a version's module; the files outside `wit/` import
 //! none of them.
 
-mod arguments;
 #[doc(hidden)]
 pub mod fuzzing;
 mod shared;

@@ -66,7 +66,7 @@ macro_rules! wit_conversions {
             wit::ToolCall {
                 id: c.id.clone(),
                 name: c.name.clone(),
-                arguments: $crate::plugin::wit::arguments::text(&c.arguments),
+                arguments: $crate::plugin::arguments::text(&c.arguments),
             }
         }
 
