@@ -25,9 +25,9 @@
 //! domain types and traits only. The files here import one another without a cycle, and only
 //! `wit/` names a version's bindings (see the `layering` test).
 
+mod arguments;
 mod breaker;
 pub mod builtin;
-mod arguments;
 mod cache;
 mod component_file;
 mod engine;
