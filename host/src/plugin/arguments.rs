@@ -6,6 +6,7 @@
 //! converting a call costs the host, and between two plugins the arguments change only when one
 //! rewrites them. The last arguments written on this thread are kept with their text; text is
 //! reused only for arguments equal to them, so a plugin never sees any arguments but the call's.
+//! What is kept is one call's arguments per thread, until the next call replaces them.
 
 use std::cell::RefCell;
 
