@@ -45,6 +45,7 @@ use warden::llm::{CancelToken, LlmError, Provider, Request, Response, StopReason
 use warden::plugin::{InterceptorPlugin, Limits};
 use warden::setup;
 use warden::store::{AuditLog, Home, SessionWriter};
+use warden::telemetry::Telemetry;
 use warden::worker::{ChainEntry, Hooks, ToolRegistry, Worker, WorkerParts};
 
 const GUARD: &str = env!("WARDEN_TOOL_GUARD_WASM");
@@ -230,6 +231,34 @@ fn session(home: &Home, workspace: &Path) -> (SessionWriter, AuditLog) {
     (writer, audit)
 }
 
+/// Export to the collector at `endpoint`, its state kept under `home`.
+fn start_export(endpoint: String, home: &Home) -> Telemetry {
+    let config = TelemetryConfig {
+        endpoint: Some(endpoint),
+        ..TelemetryConfig::default()
+    };
+    warden::telemetry::start(&config, home).unwrap().unwrap()
+}
+
+/// Flushes `export` and prints, after `label`, what it was handed and what the collector took.
+fn finish_export(label: &str, export: Telemetry) {
+    let report = export.finish();
+    eprintln!(
+        "{label}: audit events {} handed over, {} sent; spans {} ended, {} sent",
+        report.logs.0, report.logs.1, report.spans.0, report.spans.1
+    );
+}
+
+/// Turn number `i` of a run: a new session every [`TURNS_PER_SESSION`] turns, then the turn.
+fn turn(worker: &mut Worker, home: &Home, workspace: &Path, i: u64) {
+    if i.is_multiple_of(TURNS_PER_SESSION) {
+        let (writer, audit) = session(home, workspace);
+        worker.switch_session(writer, audit);
+    }
+    let mut sink = CollectingSink::default();
+    black_box(worker.submit("read the notes", &mut sink).unwrap());
+}
+
 /// What every variant shares: the workspace, the worker with its chain, and the model's delay.
 struct Bench {
     dir: tempfile::TempDir,
@@ -371,25 +400,14 @@ impl Variant {
             self.model_ms,
             name.replace([' ', ','], "-")
         )));
-        let export = self.endpoint.map(|endpoint| {
-            let config = TelemetryConfig {
-                endpoint: Some(endpoint),
-                ..TelemetryConfig::default()
-            };
-            warden::telemetry::start(&config, &home).unwrap().unwrap()
-        });
+        let export = self.endpoint.map(|endpoint| start_export(endpoint, &home));
         for clock in [Clock::Wall, Clock::TurnThreadCpu] {
             group.bench_function(format!("{name}{}", clock.suffix()), |b| {
                 b.iter_custom(|iters| {
                     let mut total = Duration::ZERO;
                     for i in 0..iters {
-                        if i % TURNS_PER_SESSION == 0 {
-                            let (writer, audit) = session(&home, workspace);
-                            worker.switch_session(writer, audit);
-                        }
-                        let mut sink = CollectingSink::default();
                         let start = clock.now();
-                        black_box(worker.submit("read the notes", &mut sink).unwrap());
+                        turn(worker, &home, workspace, i);
                         total += clock.now() - start;
                     }
                     total
@@ -400,22 +418,18 @@ impl Variant {
             warden::trace::set_consumer(None);
         }
         if let Some(export) = export {
-            let report = export.finish();
-            eprintln!(
-                "{name}: audit events {} handed over, {} sent; spans {} ended, {} sent",
-                report.logs.0, report.logs.1, report.spans.0, report.spans.1
-            );
+            finish_export(name, export);
         }
     }
 }
 
-/// Count mode, for an instruction counter (`bench/count-turn-instructions`): with
+/// Count mode, for an instruction counter (`bench/telemetry-instructions/run.sh`): with
 /// `WARDEN_BENCH_COUNT_TURNS=N` set, run N turns with export off, or on when
 /// `WARDEN_BENCH_COUNT_EXPORT` is `on` (the answering collector), `hung` (a collector that
-/// never answers), `refusing` (one that answers 503) or `absent` (nothing listening), then flush export and exit; compiled plugin code is kept under
-/// `WARDEN_BENCH_COUNT_CACHE` when it is set. No timing: the
-/// counter, told to count inside `Worker::submit` only, gives the instructions the turn's
-/// thread ran, which neither the machine's load nor its clock can blur.
+/// never answers), `refusing` (one that answers 503) or `absent` (nothing listening), then
+/// flush export and exit; compiled plugin code is kept under `WARDEN_BENCH_COUNT_CACHE` when it
+/// is set. No timing: the counter, told to count inside `Worker::submit` only, gives the
+/// instructions the turn's thread ran, which neither the machine's load nor its clock can blur.
 fn count(turns: u64) {
     let export = std::env::var("WARDEN_BENCH_COUNT_EXPORT").unwrap_or_default();
     let Bench {
@@ -436,29 +450,13 @@ fn count(turns: u64) {
         "absent" => Some(absent_collector()),
         _ => None,
     };
-    let export = port.map(|port| {
-        let config = TelemetryConfig {
-            endpoint: Some(format!("http://127.0.0.1:{port}")),
-            ..TelemetryConfig::default()
-        };
-        warden::telemetry::start(&config, &home).unwrap().unwrap()
-    });
+    let export = port.map(|port| start_export(format!("http://127.0.0.1:{port}"), &home));
     for i in 0..turns {
-        if i % TURNS_PER_SESSION == 0 {
-            let (writer, audit) = session(&home, &workspace);
-            worker.switch_session(writer, audit);
-        }
-        let mut sink = CollectingSink::default();
-        black_box(worker.submit("read the notes", &mut sink).unwrap());
+        turn(&mut worker, &home, &workspace, i);
     }
-    if let Some(export) = export {
-        let report = export.finish();
-        eprintln!(
-            "export: {turns} turns, audit events {} handed over, {} sent; spans {} ended, {} sent",
-            report.logs.0, report.logs.1, report.spans.0, report.spans.1
-        );
-    } else {
-        eprintln!("export off: {turns} turns");
+    match export {
+        Some(export) => finish_export(&format!("export, {turns} turns"), export),
+        None => eprintln!("export off: {turns} turns"),
     }
 }
 

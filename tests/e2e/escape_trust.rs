@@ -106,8 +106,7 @@ fn project_env_names_reach_commands_only_once_trusted_and_granted() {
         "{err}"
     );
 
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    env.trusted();
     let (output, err, _) = run_shell(&env, "env");
     assert!(output.contains("PGPASSWORD=pg-secret-value-1"), "{output}");
     assert!(
@@ -190,13 +189,8 @@ fn a_project_system_prompt_is_not_sent_before_trust() {
     assert!(err.contains("model.system_prompt"), "{err}");
     assert!(err.contains("held back"), "{err}");
 
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
-    assert!(
-        stdout(&trusted).contains("model.system_prompt"),
-        "{}",
-        stdout(&trusted)
-    );
+    let trusted = env.trusted();
+    assert!(trusted.contains("model.system_prompt"), "{trusted}");
     let (out, server) = run_plain(&env, &["run", "hello"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let sent = server.requests()[0].body.to_string();
@@ -223,8 +217,7 @@ fn a_changed_setting_beside_trusted_code_is_refused_not_run_without_the_code() {
     env.untrusted_project_config(&format!(
         "[model]\nsystem_prompt = \"PROJECT-PROMPT-MARK\"\n\n{plugin}"
     ));
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    env.trusted();
     let (out, server) = run_plain(&env, &["run", "kwmark please"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let sent = server.requests()[0].body.to_string();
@@ -289,8 +282,7 @@ fn an_edited_mcp_server_script_asks_for_trust_again() {
     env.untrusted_project_config(
         "[[mcp]]\nname = \"srv\"\ncommand = [\"python3\", \"srv.py\"]\nfs = \"read\"\nstart_timeout_s = 2\n",
     );
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    env.trusted();
     // What an edit under `auto-edit` would do.
     env.write("srv.py", "import os\nos.system('id')\n");
     let (out, server) = run_plain(&env, &["run", "hello"]);
@@ -312,8 +304,7 @@ fn a_changed_file_named_by_trust_files_asks_for_trust_again() {
     env.untrusted_project_config(
         "[[mcp]]\nname = \"srv\"\ncommand = [\"python3\", \"srv.py\"]\nfs = \"read\"\nstart_timeout_s = 2\ntrust_files = [\"lib/*.py\"]\n",
     );
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    env.trusted();
     env.write("lib/helper.py", "X = 2\n");
     let (out, server) = run_plain(&env, &["run", "hello"]);
     let err = stderr(&out);
@@ -321,8 +312,7 @@ fn a_changed_file_named_by_trust_files_asks_for_trust_again() {
     assert!(err.contains("lib/helper.py"), "{err}");
     assert!(server.requests().is_empty());
     // A new file matching the globs is new code too.
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    env.trusted();
     env.write("lib/more.py", "Y = 1\n");
     let (out, _) = run_plain(&env, &["run", "hello"]);
     let err = stderr(&out);
@@ -442,13 +432,8 @@ fn a_project_telemetry_endpoint_gets_nothing_before_trust() {
     assert!(err.contains("telemetry.endpoint"), "{err}");
     assert!(err.contains("held back"), "{err}");
 
-    let trusted = env.trust();
-    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
-    assert!(
-        stdout(&trusted).contains("telemetry.endpoint"),
-        "{}",
-        stdout(&trusted)
-    );
+    let trusted = env.trusted();
+    assert!(trusted.contains("telemetry.endpoint"), "{trusted}");
     let (out, _server) = run_plain(&env, &["run", "hello"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(connections.load(Ordering::SeqCst) > 0, "{}", stderr(&out));

@@ -101,6 +101,18 @@ impl TestEnv {
         self.run(&["trust", "-C", &ws])
     }
 
+    /// [`TestEnv::trust`], which must succeed: what it printed.
+    pub fn trusted(&self) -> String {
+        let out = self.trust();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The user config (`$XDG_CONFIG_HOME/warden/config.toml`), written.
     pub fn user_config(&self, text: &str) -> PathBuf {
         let path = self

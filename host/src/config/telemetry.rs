@@ -11,8 +11,8 @@
 //!
 //! Header values are read from the environment only, never from a file. A project's
 //! `[telemetry]` keys are held back until the workspace is trusted (a cloned repository must
-//! not send the audit trail to a host it names): they are held settings. Managed policy sets and locks `telemetry.endpoint`, and
-//! locks `telemetry.enabled` to forbid turning export off.
+//! not send the audit trail to a host it names): they are held settings. Managed policy sets
+//! and locks `telemetry.endpoint`, and locks `telemetry.enabled` to forbid turning export off.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -209,28 +209,11 @@ mod tests {
 
     use super::*;
 
-    fn json() -> impl Strategy<Value = serde_json::Value> {
-        let leaf = prop_oneof![
-            Just(serde_json::Value::Null),
-            any::<bool>().prop_map(serde_json::Value::from),
-            any::<i64>().prop_map(serde_json::Value::from),
-            any::<f64>().prop_map(serde_json::Value::from),
-            any::<String>().prop_map(serde_json::Value::from),
-        ];
-        leaf.prop_recursive(4, 32, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
-                prop::collection::btree_map(any::<String>(), inner, 0..6)
-                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
     proptest! {
         /// A call's arguments count as many bytes as their compact JSON text has.
         #[test]
         fn an_answers_size_counts_its_arguments_as_their_json_text(
-            arguments in json(),
+            arguments in crate::domain::json_strategy::json(),
             text in ".{0,40}",
         ) {
             let item = Item::Assistant {

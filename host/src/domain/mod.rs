@@ -36,6 +36,8 @@ pub mod escape;
 mod failure;
 mod intercept;
 mod item;
+#[cfg(test)]
+pub(crate) mod json_strategy;
 pub mod mode;
 mod observe;
 pub mod plan;

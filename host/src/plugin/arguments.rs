@@ -58,9 +58,10 @@ fn same(a: &Value, b: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::text;
+    use crate::domain::json_strategy::json;
 
     #[test]
     fn arguments_rewritten_between_two_plugins_are_written_anew() {
@@ -82,29 +83,10 @@ mod tests {
         assert_eq!(text(&json!({"n": -0.0})), r#"{"n":-0.0}"#);
     }
 
-    fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            ".{0,8}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map(".{0,4}", inner, 0..4)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
     proptest! {
         /// Whatever came before, the text is the text of the arguments asked about.
         #[test]
-        fn the_text_is_always_that_of_the_arguments_given(values in prop::collection::vec(json_value(), 1..8)) {
+        fn the_text_is_always_that_of_the_arguments_given(values in prop::collection::vec(json(), 1..8)) {
             for value in &values {
                 prop_assert_eq!(text(value), value.to_string());
             }

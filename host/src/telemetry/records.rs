@@ -28,13 +28,8 @@ pub(crate) fn attribute_name(path: &str) -> Cow<'static, str> {
         "usage.output_tokens" => "gen_ai.usage.output_tokens",
         "tool" => "gen_ai.tool.name",
         "call_id" => "gen_ai.tool.call.id",
-        other => {
-            // Joined by hand: `format!` here was a tenth of export's work on each record.
-            let mut name = String::with_capacity("warden.".len() + other.len());
-            name.push_str("warden.");
-            name.push_str(other);
-            return Cow::Owned(name);
-        }
+        // Joined, not `format!`ted: formatting here was a tenth of export's work on a record.
+        other => return Cow::Owned(["warden.", other].concat()),
     })
 }
 

@@ -276,13 +276,6 @@ impl Span {
         }
     }
 
-    /// Whether this span is noted (a consumer is on): what an attribute that costs something
-    /// to measure, such as a duration of its own, is worth measuring for.
-    #[inline]
-    pub fn is_noted(&self) -> bool {
-        self.id.is_some()
-    }
-
     /// [`Span::set`], for building: `trace::span("x").with("k", v)`.
     #[inline]
     pub fn with(self, key: &'static str, value: impl Into<Value>) -> Self {
