@@ -208,6 +208,75 @@ fn the_edit_tool_writes_inside_the_workspace_and_is_refused_outside_and_on_denie
     assert!(!env.root().join("escape.txt").exists());
 }
 
+/// The edit tool reads with the SDK's `fs::read_to_string` (one `descriptor.read` per 64 KiB
+/// instead of a stream): a file of several reads comes back whole, an empty one reads as empty,
+/// and a link to a denied file is refused by the host as it is for `std::fs`.
+#[test]
+fn the_edit_tool_reads_files_of_any_size_whole_and_not_through_a_link_to_a_denied_file() {
+    let env = TestEnv::new();
+    let mut big = String::new();
+    let mut n = 0;
+    while big.len() < 200_000 {
+        big.push_str(&format!("line {n} of a file read in several calls\n"));
+        n += 1;
+    }
+    big.push_str("MARK at the end\n");
+    env.write("big.txt", &big);
+    env.write("empty.txt", "");
+    env.write(".env", "TOKEN=secret\n");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(".env", env.workspace().join("innocent")).unwrap();
+    env.project_config(&format!(
+        "{MODEL}{AUTO_EDIT}{}",
+        tool_entry("edit", &fixtures::edit_tool(), "fs = \"read-write\"")
+    ));
+    let (code, err, tools, _server, _) = turn_with_calls(
+        &env,
+        &[
+            (
+                "big",
+                "replace_in_file",
+                json!({"path": "big.txt", "old": "MARK", "new": "DONE"}),
+            ),
+            (
+                "empty",
+                "replace_in_file",
+                json!({"path": "empty.txt", "old": "x", "new": "y"}),
+            ),
+            (
+                "link",
+                "replace_in_file",
+                json!({"path": "innocent", "old": "secret", "new": "x"}),
+            ),
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        content(&tools, "big").contains("replaced 1 occurrence"),
+        "{tools:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("big.txt")).unwrap(),
+        big.replace("MARK", "DONE")
+    );
+    assert_eq!(
+        content(&tools, "empty"),
+        "[error] empty.txt: `old` does not occur in the file",
+        "{tools:?}"
+    );
+    let refused = content(&tools, "link");
+    assert!(
+        refused.starts_with("[error] innocent: refused by the host (permission denied)"),
+        "{tools:?}"
+    );
+    assert!(!refused.contains("TOKEN"), "{tools:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join(".env")).unwrap(),
+        "TOKEN=secret\n"
+    );
+}
+
 #[test]
 fn a_tool_holds_only_its_grants() {
     let env = TestEnv::new();

@@ -81,7 +81,8 @@ impl Edit {
             return Err("`old` must not be empty".to_owned());
         }
         let target = self.workspace.resolve_for_write(path)?;
-        let text = std::fs::read_to_string(&target.full).map_err(|e| io_error(path, &e))?;
+        let text =
+            warden_plugin::fs::read_to_string(&target.full).map_err(|e| io_error(path, &e))?;
         let count = text.matches(old).count();
         if count == 0 {
             return Err(format!("{path}: `old` does not occur in the file"));

@@ -32,6 +32,8 @@ mod log;
 mod slot;
 mod types;
 
+#[cfg(any(feature = "resolver", feature = "tool"))]
+pub mod fs;
 #[cfg(feature = "hook")]
 pub mod hook;
 #[cfg(feature = "interceptor")]

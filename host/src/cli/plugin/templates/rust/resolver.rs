@@ -32,7 +32,9 @@ impl Plugin {
 
     fn read(&self, path: &str) -> Result<String, ResolveError> {
         let full = self.locate(path)?;
-        let bytes = std::fs::read(&full).map_err(|err| match err.kind() {
+        // The SDK's read: one host call per 64 KiB on this thread (`std::fs` hands every
+        // read to a host thread).
+        let bytes = warden_plugin::fs::read(&full).map_err(|err| match err.kind() {
             std::io::ErrorKind::NotFound => ResolveError::NotFound(format!("{path} not found")),
             _ => ResolveError::Io(format!("{path}: {err}")),
         })?;
