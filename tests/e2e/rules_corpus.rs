@@ -310,7 +310,11 @@ impl Sandbox {
     }
 
     /// Run each command under `shell` (one process per batch of 250, four batches at a
-    /// time, each command in a subshell of its own): the programs each one ran.
+    /// time, each command in a subshell of its own): the programs each one ran. Every process
+    /// a command starts inherits fd 9, the write end of a pipe that the shell reads to its end, so
+    /// the next command starts only when all of them are gone: what the shell does not wait
+    /// for (a process substitution, a job left in the background) is recorded for its own
+    /// command.
     fn run(&self, shell: &str, commands: &[String]) -> Vec<BTreeSet<String>> {
         let batches: Vec<(usize, &[String])> = commands.chunks(250).enumerate().collect();
         let mut out: Vec<Vec<BTreeSet<String>>> = vec![Vec::new(); batches.len()];
@@ -340,7 +344,7 @@ impl Sandbox {
             std::fs::write(&file, command).unwrap();
             let _ = writeln!(
                 script,
-                "echo '### {i}' >> '{rec}'\n( cd '{work}' && . '{file}'; wait ) </dev/null >/dev/null 2>&1",
+                "echo '### {i}' >> '{rec}'\n( cd '{work}' && . '{file}'; wait ) 9>&1 </dev/null >/dev/null 2>&1 | while read -r _; do :; done",
                 rec = record.display(),
                 work = self.root.join("work").display(),
                 file = file.display(),
@@ -422,6 +426,24 @@ fn the_harness_records_every_program_that_runs() {
             set(&["xargs", "touch"]),
             set(&[])
         ]
+    );
+}
+
+/// A process substitution is not waited for by the shell: what it runs after a delay is still
+/// recorded for its own command, not for one that follows it.
+#[test]
+fn the_harness_records_a_late_process_substitution_for_its_own_command() {
+    let late = "ls > >(i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; tee out)";
+    let commands: Vec<String> = [late, "true", "cat in.txt"]
+        .iter()
+        .map(|c| (*c).to_owned())
+        .collect();
+    let sandbox = Sandbox::new(&BTreeSet::new());
+    let ran = sandbox.run("/bin/bash", &commands);
+    let names = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        ran.iter().map(names).collect::<Vec<_>>(),
+        [vec!["ls", "tee"], vec![], vec!["cat"]]
     );
 }
 
