@@ -127,6 +127,49 @@ fn bench_times_each_tool_of_a_tool_plugin() {
         "{text}"
     );
     assert!(text.contains("  arguments {"), "{text}");
+    // With no entry it has no `fs` grant: the search answers with an error, timed like a
+    // result, and the table shows why.
+    assert!(
+        text.contains("(answered with an error: ")
+            && text.contains(r#"grant it with `fs = "read"`"#),
+        "{text}"
+    );
+
+    // A wrong `--args` says what was wrong, whole in `--json`.
+    let wrong = format!(r#"{tool}={{"path":"."}}"#);
+    let json = bench_json(&env, &[path.to_str().unwrap(), "--args", &wrong]);
+    assert_eq!(json["calls"][0]["is_error"], true, "{json}");
+    assert_eq!(
+        json["calls"][0]["error"], "missing string argument `pattern`",
+        "{json}"
+    );
+    assert!(
+        json["calls"][0]["warm_ns"].as_f64().unwrap() > 0.0,
+        "{json}"
+    );
+    let out = env.run(&["plugin", "bench", path.to_str().unwrap(), "--args", &wrong]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("(answered with an error: missing string argument `pattern`)"),
+        "{text}"
+    );
+
+    // Configured with the grant, the same call answers with a result, which carries no `error`.
+    env.untrusted_project_config(&format!(
+        "{MODEL}{}",
+        plugin_entry("tool", "search", &path, "fs = \"read\"", &[])
+    ));
+    let json = bench_json(&env, &["--name", "search", "--args", &given]);
+    assert_eq!(json["calls"][0]["is_error"], false, "{json}");
+    assert!(json["calls"][0].get("error").is_none(), "{json}");
+    let out = env.run(&["plugin", "bench", "--name", "search", "--args", &given]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(answered with a result)"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// A session recorded with no plugin, in which the model reads `a.txt` and `secret.txt`.

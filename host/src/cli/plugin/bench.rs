@@ -32,6 +32,8 @@ const ROUNDS: usize = 11;
 const ROUND: Duration = Duration::from_millis(20);
 /// Start-ups timed with a warm cache.
 const STARTS: usize = 7;
+/// Most characters of a tool's error answer shown in the table (`--json` has it whole).
+const ERROR_SHOWN: usize = 200;
 
 /// One call point's figures, in nanoseconds per call.
 struct Row {
@@ -40,8 +42,8 @@ struct Row {
     fresh_ns: f64,
     /// A tool call's arguments.
     arguments: Option<serde_json::Value>,
-    /// Whether the tool answered with an error.
-    is_error: bool,
+    /// The text of the tool's error answer; `None` for a result.
+    error: Option<String>,
 }
 
 /// What a plugin is loaded with.
@@ -141,7 +143,10 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 let mut row = json!({"point": r.point, "warm_ns": r.warm_ns.round(), "fresh_ns": r.fresh_ns.round()});
                 if let Some(arguments) = &r.arguments {
                     row["arguments"] = arguments.clone();
-                    row["is_error"] = json!(r.is_error);
+                    row["is_error"] = json!(r.error.is_some());
+                    if let Some(error) = &r.error {
+                        row["error"] = json!(error);
+                    }
                 }
                 row
             })
@@ -196,8 +201,13 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 human(row.fresh_ns)
             );
             if let Some(arguments) = &row.arguments {
-                let answer = if row.is_error { "an error" } else { "a result" };
-                outln!("  arguments {arguments} (answered with {answer})");
+                match &row.error {
+                    None => outln!("  arguments {arguments} (answered with a result)"),
+                    Some(error) => outln!(
+                        "  arguments {arguments} (answered with an error: {})",
+                        first_line(error, ERROR_SHOWN)
+                    ),
+                }
             }
         }
         outln!(
@@ -424,13 +434,13 @@ impl Loaded {
                     let mut benched = BenchedTool {
                         plugin: p,
                         tool,
-                        is_error: false,
+                        error: None,
                     };
                     let mut row = figures(&mut benched, &format!("call {}", spec.name), |t| {
                         t.call(&arguments)
                     })?;
                     row.arguments = Some(arguments);
-                    row.is_error = benched.is_error;
+                    row.error = benched.error;
                     rows.push(row);
                 }
                 Ok(rows)
@@ -478,8 +488,8 @@ impl Benched for Box<ResolverPlugin> {
 struct BenchedTool<'a> {
     plugin: &'a ToolPlugin,
     tool: Box<dyn Tool + Send>,
-    /// Whether the last call answered with an error.
-    is_error: bool,
+    /// The text of the last call's error answer.
+    error: Option<String>,
 }
 
 impl BenchedTool<'_> {
@@ -493,7 +503,7 @@ impl BenchedTool<'_> {
             cancelled: &cancelled,
         };
         let output = self.tool.run(arguments, &mut context);
-        self.is_error = output.is_error;
+        self.error = output.is_error.then_some(output.content);
         match output.figures.and_then(|f| f.failure) {
             Some(message) => Err(PluginError::Load {
                 plugin: self.plugin.name().to_owned(),
@@ -553,8 +563,20 @@ fn figures<P: Benched>(
         warm_ns: median(&mut warm),
         fresh_ns: median(&mut fresh),
         arguments: None,
-        is_error: false,
+        error: None,
     })
+}
+
+/// The first line of `text`, cut to `max` characters with `…` when longer, or when more
+/// lines follow.
+fn first_line(text: &str, max: usize) -> String {
+    let mut lines = text.lines();
+    let line = lines.next().unwrap_or("");
+    let mut shown: String = line.chars().take(max).collect();
+    if shown.len() < line.len() || lines.next().is_some() {
+        shown.push('…');
+    }
+    shown
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -598,6 +620,17 @@ mod tests {
         assert_eq!(human(1_640.0), "1.64 µs");
         assert_eq!(human(3_100_000.0), "3.10 ms");
         assert_eq!(human(2_500_000_000.0), "2.50 s");
+    }
+
+    #[test]
+    fn first_line_cuts_long_and_multi_line_errors() {
+        assert_eq!(
+            first_line("no such file: a.txt", 200),
+            "no such file: a.txt"
+        );
+        assert_eq!(first_line("one\ntwo", 200), "one…");
+        assert_eq!(first_line("ééééé", 3), "ééé…");
+        assert_eq!(first_line("", 3), "");
     }
 
     #[test]
