@@ -155,12 +155,37 @@ fn bench_times_each_tool_of_a_tool_plugin() {
         "{text}"
     );
 
+    // The table says why, and how to grant it here.
+    assert!(
+        text.contains("note:     no [[plugins]] entry, so no grants: `--fs read`"),
+        "{text}"
+    );
+
+    // `--fs read` grants the synthetic workspace: the same call answers with a result.
+    let json = bench_json(
+        &env,
+        &[path.to_str().unwrap(), "--fs", "read", "--args", &given],
+    );
+    assert_eq!(json["fs"], "read", "{json}");
+    assert_eq!(json["calls"][0]["is_error"], false, "{json}");
+    // Not a tool plugin's world, or not a grant: a usage error.
+    let out = env.run(&["plugin", "bench", "builtin:tool-guard", "--fs", "read"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--fs is a tool plugin's grant; this component is an interceptor"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["plugin", "bench", path.to_str().unwrap(), "--fs", "write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+
     // Configured with the grant, the same call answers with a result, which carries no `error`.
     env.untrusted_project_config(&format!(
         "{MODEL}{}",
         plugin_entry("tool", "search", &path, "fs = \"read\"", &[])
     ));
     let json = bench_json(&env, &["--name", "search", "--args", &given]);
+    assert_eq!(json["fs"], "read", "{json}");
     assert_eq!(json["calls"][0]["is_error"], false, "{json}");
     assert!(json["calls"][0].get("error").is_none(), "{json}");
     let out = env.run(&["plugin", "bench", "--name", "search", "--args", &given]);

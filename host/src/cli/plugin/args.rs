@@ -79,6 +79,10 @@ pub(crate) enum PluginCommand {
         /// schema's required properties, each with a plain value).
         #[arg(long = "args", value_name = "TOOL=JSON")]
         args: Vec<String>,
+        /// A tool plugin's file-system grant over the bench's synthetic workspace (default:
+        /// its entry's, else none).
+        #[arg(long, value_parser = ["none", "read", "read-write"])]
+        fs: Option<String>,
         /// Workspace directory whose configuration is read (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -334,6 +338,7 @@ impl PluginCommand {
                 name,
                 config,
                 args,
+                fs,
                 dir,
                 json,
             } => super::bench::bench(&super::bench::BenchArgs {
@@ -341,6 +346,7 @@ impl PluginCommand {
                 name: name.as_deref(),
                 config: &config,
                 args: &args,
+                fs: fs.as_deref(),
                 dir: dir.as_deref(),
                 json,
             }),

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::config::{PluginEntry, ToolGrants};
+use crate::config::{FsGrant, PluginEntry, ToolGrants};
 use crate::domain::{
     CallPoint, CompactionInfo, CompactionMarker, Event, Hook, Interceptor, Item, RequestInfo,
     ResolveRequest, SubmittedPrompt, Tool, ToolCall, ToolContext, ToolOutput, TurnInfo,
@@ -53,6 +53,8 @@ struct Setup<'a> {
     file: &'a Path,
     workspace: &'a Path,
     entry: Option<&'a PluginEntry>,
+    /// A tool plugin's file-system grant (`--fs`, else its entry's, else none).
+    fs: FsGrant,
 }
 
 /// What `plugin bench` was asked.
@@ -65,6 +67,8 @@ pub(crate) struct BenchArgs<'a> {
     pub config: &'a [String],
     /// `--args TOOL=JSON`: a tool's arguments.
     pub args: &'a [String],
+    /// `--fs none|read|read-write`: a tool plugin's grant over the synthetic workspace.
+    pub fs: Option<&'a str>,
     /// Workspace directory whose configuration is read.
     pub dir: Option<&'a Path>,
     /// Print one JSON object.
@@ -104,6 +108,16 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
     let (info, _) =
         inspect(&checker, &what, &bytes).map_err(|err| CliError::usage(err.to_string()))?;
     drop(checker);
+    let fs = match (args.fs, info.world) {
+        (None, _) => target.entry.as_ref().map_or(FsGrant::None, |e| e.grants.fs),
+        (Some(fs), World::Tool) => parse_fs(fs)?,
+        (Some(_), world) => {
+            return Err(CliError::usage(format!(
+                "--fs is a tool plugin's grant; this component is {} {world}",
+                article(world)
+            )));
+        }
+    };
     let load = |engine: &PluginEngine| -> Result<Loaded, PluginError> {
         Loaded::load(
             engine,
@@ -113,6 +127,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 file,
                 workspace: &workspace,
                 entry: target.entry.as_ref(),
+                fs,
             },
             init.clone(),
         )
@@ -151,7 +166,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 row
             })
             .collect();
-        let value = json!({
+        let mut value = json!({
             "file": what,
             "name": name,
             "config": init.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
@@ -164,6 +179,9 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 "cold_ns": (cold.as_secs_f64() * 1e9).round(),
             },
         });
+        if info.world == World::Tool {
+            value["fs"] = json!(fs_name(fs));
+        }
         outln!("{value}");
     } else {
         outln!("plugin:   {what}");
@@ -187,6 +205,17 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
             let keys: Vec<&str> = init.iter().map(|(k, _)| k.as_str()).collect();
             outln!("config:   {} (from {from})", keys.join(", "));
         }
+        if info.world == World::Tool {
+            let from = match (args.fs, &target.entry) {
+                (Some(_), _) => "--fs".to_owned(),
+                (None, Some(entry)) => entry
+                    .declared_in
+                    .as_ref()
+                    .map_or_else(|| entry.origin.clone(), |path| path.display().to_string()),
+                (None, None) => "no [[plugins]] entry".to_owned(),
+            };
+            outln!("fs:       {} (from {from})", fs_name(fs));
+        }
         outln!(
             "{:<20} {:>14} {:>28}",
             "call",
@@ -209,6 +238,13 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                     ),
                 }
             }
+        }
+        let unconfigured = args.fs.is_none() && target.entry.is_none();
+        if unconfigured && rows.iter().any(|row| row.error.is_some()) {
+            outln!(
+                "note:     no [[plugins]] entry, so no grants: `--fs read` grants the bench's \
+                 synthetic workspace"
+            );
         }
         outln!(
             "start-up: {} with a warm compiled-code cache, {} cold (compiling)",
@@ -265,6 +301,7 @@ impl Loaded {
             file,
             workspace,
             entry,
+            fs,
         } = *setup;
         let limits = entry.map_or_else(Limits::default, Limits::from_entry);
         Ok(match world {
@@ -296,7 +333,9 @@ impl Loaded {
             )?)),
             World::Tool => {
                 // The entry's grants and limits, over the synthetic workspace; none without one.
-                let grants = entry.map_or_else(ToolGrants::default, |e| e.grants.clone());
+                // `--fs` replaces the file-system grant.
+                let mut grants = entry.map_or_else(ToolGrants::default, |e| e.grants.clone());
+                grants.fs = fs;
                 let limits = entry.map_or_else(
                     || Limits {
                         timeout: Duration::from_millis(
@@ -565,6 +604,36 @@ fn figures<P: Benched>(
         arguments: None,
         error: None,
     })
+}
+
+/// `--fs`'s value as a grant (clap has already refused any other word).
+fn parse_fs(fs: &str) -> Result<FsGrant, CliError> {
+    match fs {
+        "none" => Ok(FsGrant::None),
+        "read" => Ok(FsGrant::Read),
+        "read-write" => Ok(FsGrant::ReadWrite),
+        other => Err(CliError::usage(format!(
+            "--fs {other}: expected none, read or read-write"
+        ))),
+    }
+}
+
+/// A grant as `fs = "…"` spells it.
+fn fs_name(fs: FsGrant) -> &'static str {
+    match fs {
+        FsGrant::None => "none",
+        FsGrant::Read => "read",
+        FsGrant::ReadWrite => "read-write",
+    }
+}
+
+/// `an` or `a`, for a world's name.
+fn article(world: World) -> &'static str {
+    if world == World::Interceptor {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 /// The first line of `text`, cut to `max` characters with `…` when longer, or when more
