@@ -241,3 +241,72 @@ fn a_dev_build_from_before_a_policy_is_not_loaded_under_it() {
     );
     assert!(err.contains("managed plugins only"), "{err}");
 }
+
+/// A tool plugin loaded by `plugin dev` with no project entry has no file system unless
+/// `--fs` grants it: the run says so in the tool's error, `plugin dev` says how to grant it,
+/// and with `--fs read` the same call reads the workspace (the deny globs still hold).
+#[test]
+fn a_dev_tool_reads_the_workspace_only_with_the_fs_grant_it_is_given() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "a needle here\n");
+    env.write(".env", "needle=secret\n");
+    env.user_config(crate::tool_plugins::MODEL);
+    let bytes = std::fs::read(fixtures::grep_tool()).unwrap();
+    let path = env.workspace().join("build/tool.wasm");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    let search = [(
+        "call_1",
+        "search_text",
+        serde_json::json!({"pattern": "needle", "literal": true}),
+    )];
+
+    let out = env.run(&["plugin", "dev", "build/tool.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("  grants: none; a tool that reads the workspace needs `--fs read`"),
+        "{text}"
+    );
+    let (code, err, tools, _server, _) = crate::tool_plugins::turn_with_calls(&env, &search, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let result = crate::tool_plugins::content(&tools, "call_1");
+    assert!(result.contains("has no file system access"), "{result}");
+
+    let out = env.run(&["plugin", "dev", "build/tool.wasm", "--fs", "read", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("  grants: fs = \"read\""),
+        "{}",
+        stdout(&out)
+    );
+    let (code, err, tools, _server, _) = crate::tool_plugins::turn_with_calls(&env, &search, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        crate::tool_plugins::content(&tools, "call_1"),
+        "notes.txt:1: a needle here"
+    );
+
+    // A grant is a tool plugin's: an interceptor's dev build refuses it, with nothing written.
+    build(&env, &fixtures::keyword_context());
+    let out = env.run(&[
+        "plugin",
+        "dev",
+        "build/guard.wasm",
+        "--fs",
+        "read",
+        "--once",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--fs is a tool plugin's grant; build/guard.wasm is an interceptor"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["plugin", "dev", "--stop", "--name", "guard"]);
+    assert!(
+        !stdout(&out).contains("no longer loaded"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -106,11 +106,15 @@ pub(crate) enum PluginCommand {
         /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
+        /// A tool plugin's file-system grant over the workspace (over the entry's; default:
+        /// the configured entry's, else none).
+        #[arg(long, value_parser = ["none", "read", "read-write"])]
+        fs: Option<String>,
         /// Load it and exit instead of watching the file.
         #[arg(long)]
         once: bool,
         /// Stop loading the dev build (the one --name names, else every one of the workspace).
-        #[arg(long, conflicts_with_all = ["path", "once", "kind", "config"])]
+        #[arg(long, conflicts_with_all = ["path", "once", "kind", "config", "fs"])]
         stop: bool,
         /// Workspace directory (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
@@ -321,6 +325,7 @@ impl PluginCommand {
                 name,
                 kind,
                 config,
+                fs,
                 once,
                 stop,
                 dir,
@@ -329,6 +334,7 @@ impl PluginCommand {
                 name: name.as_deref(),
                 kind: kind.as_deref(),
                 config: &config,
+                fs: fs.as_deref(),
                 once,
                 stop,
                 dir: dir.as_deref(),

@@ -1,4 +1,4 @@
-//! `warden plugin dev PATH [--name NAME] [--kind KIND] [--config k=v]... [--once] [-C DIR]` and
+//! `warden plugin dev PATH [--name NAME] [--kind KIND] [--config k=v]... [--fs G] [--once] [-C DIR]` and
 //! `warden plugin dev --stop [--name NAME]`: load a plugin under development for this user and
 //! this workspace only. The entry goes into the workspace's dev overlay in the user's state
 //! (`config/dev_overlay.rs`), never into a config file: a project entry of the same name (or
@@ -33,6 +33,8 @@ pub(crate) struct DevArgs<'a> {
     pub kind: Option<&'a str>,
     /// `--config KEY=VALUE` over the entry's config.
     pub config: &'a [String],
+    /// `--fs none|read|read-write`: a tool plugin's file-system grant, over the entry's.
+    pub fs: Option<&'a str>,
     /// Write the entry and exit instead of watching.
     pub once: bool,
     /// Remove the entry (or every entry) instead.
@@ -87,6 +89,21 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         .or_else(|| configured.map(|e| e.name.clone()))
         .unwrap_or_else(|| stem_name(&file));
     let kind = kind_for(args.kind, configured.map(|e| e.kind), info.world, &file)?;
+    if let Some(fs) = args.fs {
+        if kind != PluginKind::Tool {
+            return Err(CliError::usage(format!(
+                "--fs is a tool plugin's grant; {} is {} {}",
+                path.display(),
+                if kind == PluginKind::Interceptor {
+                    "an"
+                } else {
+                    "a"
+                },
+                kind.name()
+            )));
+        }
+        table.insert("fs".into(), Value::String(fs.to_owned()));
+    }
     table.insert("name".into(), Value::String(name.clone()));
     table.insert("kind".into(), Value::String(kind.name().to_owned()));
     table.insert(
@@ -129,6 +146,8 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         .collect();
     if !grants.is_empty() {
         outln!("  grants: {}", grants.join(", "));
+    } else if kind == PluginKind::Tool {
+        outln!("  grants: none; a tool that reads the workspace needs `--fs read`");
     }
     outln!(
         "  kept in {} (not in any config file; the project's trust is unchanged)",

@@ -245,6 +245,9 @@ fn dev_loop(world: NewWorld) -> &'static str {
         NewWorld::Resolver => {
             "warden plugin check target/wasm32-wasip2/release/*.wasm\nwarden plugin bench target/wasm32-wasip2/release/*.wasm"
         }
+        NewWorld::Tool => {
+            "warden plugin dev . --fs read        # load this build for you, here, reading the workspace: no trust,\n                                     # no config edit; each rebuild is picked up by the next run"
+        }
         _ => {
             "warden plugin dev .                  # load this build for you, here: no trust, no config edit;\n                                     # it watches the file, and each rebuild is picked up by the next run"
         }

@@ -97,6 +97,9 @@ fn dev_step(world: NewWorld) -> &'static str {
         NewWorld::Resolver => {
             "warden plugin check plugin.wasm           # its world and digest\nwarden plugin bench plugin.wasm           # calls resolve, read-file and list-files on a sample workspace"
         }
+        NewWorld::Tool => {
+            "warden plugin dev plugin.wasm --fs read   # loads it for you alone, reading the workspace; a running chat picks up each rebuild"
+        }
         _ => {
             "warden plugin dev plugin.wasm             # loads it for you alone; a running chat picks up each rebuild"
         }
