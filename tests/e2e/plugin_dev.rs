@@ -310,3 +310,42 @@ fn a_dev_tool_reads_the_workspace_only_with_the_fs_grant_it_is_given() {
         stdout(&out)
     );
 }
+
+/// `--fs` above managed policy's ceiling for tool grants is refused by `plugin dev` itself,
+/// naming the ceiling, with nothing written: the next run is not the first to find out.
+#[test]
+fn a_dev_tool_grant_above_the_managed_ceiling_is_refused_with_nothing_written() {
+    let env = TestEnv::new();
+    let path = env.workspace().join("build/tool.wasm");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, std::fs::read(fixtures::grep_tool()).unwrap()).unwrap();
+    env.managed_config("[policy]\nmax_tool_grants = { fs = \"read\" }\n");
+
+    let out = env.run(&[
+        "plugin",
+        "dev",
+        "build/tool.wasm",
+        "--fs",
+        "read-write",
+        "--once",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("above the ceiling `policy.max_tool_grants.fs = \"read\"`"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
+    let out = env.run(&["plugin", "dev", "--stop"]);
+    assert!(
+        stdout(&out).contains("dev: nothing to stop"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.run(&["run", "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // Within the ceiling it loads.
+    let out = env.run(&["plugin", "dev", "build/tool.wasm", "--fs", "read", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -18,6 +18,24 @@ pub enum FsGrant {
     ReadWrite,
 }
 
+impl FsGrant {
+    /// The grant as `fs = "…"` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Read => "read",
+            Self::ReadWrite => "read-write",
+        }
+    }
+
+    /// The grant `fs = "…"` names, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::None, Self::Read, Self::ReadWrite]
+            .into_iter()
+            .find(|grant| grant.as_str() == text)
+    }
+}
+
 /// Everything a tool plugin is granted. The default grants nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolGrants {

@@ -180,8 +180,8 @@ pub(crate) fn check_against_policy(
             ".fs",
             format!(
                 "the {layer} layer grants fs = \"{}\", above the ceiling `policy.max_tool_grants.fs = \"{}\"`{set_in}; refused (grants are never narrowed silently)",
-                fs_name(fs),
-                fs_name(max)
+                fs.as_str(),
+                max.as_str()
             ),
         ));
     }
@@ -201,14 +201,6 @@ pub(crate) fn check_against_policy(
     };
     over("allowed_hosts", &spec.allowed_hosts, &ceiling.allowed_hosts)?;
     over("env", &spec.env, &ceiling.env)
-}
-
-fn fs_name(fs: FsGrant) -> &'static str {
-    match fs {
-        FsGrant::None => "none",
-        FsGrant::Read => "read",
-        FsGrant::ReadWrite => "read-write",
-    }
 }
 
 /// A host as `allowed_hosts` takes it: `name` or `name:port`, a DNS name or IPv4 address of

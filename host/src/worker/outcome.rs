@@ -8,7 +8,6 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::config::FsGrant;
 use crate::domain::builtin::ToolEffect;
 use crate::domain::{
     DENIED_PREFIX, DecidedBy, Entry, Escalation, Event, Item, Mode, NOT_RUN_PREFIX, Source,
@@ -394,12 +393,7 @@ pub(crate) fn merge_seen(into: &mut Vec<PluginSeen>, seen: Vec<PluginSeen>) {
 /// A tool plugin's grants as the audit log records them.
 fn grant_record(owner: &ToolOwner) -> Box<ToolGrantRecord> {
     Box::new(ToolGrantRecord {
-        fs: match owner.grants.fs {
-            FsGrant::None => "none",
-            FsGrant::Read => "read",
-            FsGrant::ReadWrite => "read-write",
-        }
-        .to_owned(),
+        fs: owner.grants.fs.as_str().to_owned(),
         allowed_hosts: owner.grants.allowed_hosts.clone(),
         env: owner.grants.env.clone(),
     })

@@ -180,7 +180,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
             },
         });
         if info.world == World::Tool {
-            value["fs"] = json!(fs_name(fs));
+            value["fs"] = json!(fs.as_str());
         }
         outln!("{value}");
     } else {
@@ -214,7 +214,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                     .map_or_else(|| entry.origin.clone(), |path| path.display().to_string()),
                 (None, None) => "no [[plugins]] entry".to_owned(),
             };
-            outln!("fs:       {} (from {from})", fs_name(fs));
+            outln!("fs:       {} (from {from})", fs.as_str());
         }
         outln!(
             "{:<20} {:>14} {:>28}",
@@ -608,23 +608,8 @@ fn figures<P: Benched>(
 
 /// `--fs`'s value as a grant (clap has already refused any other word).
 fn parse_fs(fs: &str) -> Result<FsGrant, CliError> {
-    match fs {
-        "none" => Ok(FsGrant::None),
-        "read" => Ok(FsGrant::Read),
-        "read-write" => Ok(FsGrant::ReadWrite),
-        other => Err(CliError::usage(format!(
-            "--fs {other}: expected none, read or read-write"
-        ))),
-    }
-}
-
-/// A grant as `fs = "…"` spells it.
-fn fs_name(fs: FsGrant) -> &'static str {
-    match fs {
-        FsGrant::None => "none",
-        FsGrant::Read => "read",
-        FsGrant::ReadWrite => "read-write",
-    }
+    FsGrant::parse(fs)
+        .ok_or_else(|| CliError::usage(format!("--fs {fs}: expected none, read or read-write")))
 }
 
 /// `an` or `a`, for a world's name.

@@ -124,7 +124,16 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
             }
         }
     }
+    let before = read_overlay(&overlay)?;
     write_entry(&overlay, &workspace, &name, table.clone())?;
+    // Loaded as the next run will load it: what the configuration refuses (a grant above
+    // managed policy's ceiling) is refused here, and the overlay is put back as it was.
+    if let Err(err) = crate::config::load(&crate::cli::common::sources(&workspace)) {
+        write_overlay(&overlay, &workspace, before)?;
+        return Err(CliError::usage(format!(
+            "{err}; the dev build is not loaded, and nothing was written"
+        )));
+    }
 
     outln!(
         "dev: {name} ({}) loaded for this user in {}",
