@@ -60,3 +60,25 @@ pub enum Approve {
     /// person's yes; later calls to that host run unasked. A call without such a host asks.
     PerHost,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `as_str` and `parse` spell each grant as a config file does.
+    #[test]
+    fn fs_grant_spelled_as_the_config_spells_it() {
+        #[derive(Deserialize)]
+        struct Entry {
+            fs: FsGrant,
+        }
+        for grant in [FsGrant::None, FsGrant::Read, FsGrant::ReadWrite] {
+            let text = format!("fs = {:?}", grant.as_str());
+            let entry: Entry = toml::from_str(&text).unwrap();
+            assert_eq!(entry.fs, grant, "{text}");
+            assert_eq!(FsGrant::parse(grant.as_str()), Some(grant));
+        }
+        assert_eq!(FsGrant::parse("write"), None);
+        assert_eq!(FsGrant::parse("Read"), None);
+    }
+}
