@@ -421,6 +421,15 @@ pub struct PluginEntry {
     pub declared_in: Option<PathBuf>,
 }
 
+impl PluginEntry {
+    /// Where the entry comes from, for a message: the file that declared it, else its layer.
+    pub fn declared_where(&self) -> String {
+        self.declared_in
+            .as_ref()
+            .map_or_else(|| self.origin.clone(), |path| path.display().to_string())
+    }
+}
+
 /// Per-plugin defaults.
 pub mod plugin_defaults {
     /// Interceptor call deadline.

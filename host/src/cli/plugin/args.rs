@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use crate::cli::CliError;
+use crate::config::FsGrant;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PluginCommand {
@@ -81,8 +82,8 @@ pub(crate) enum PluginCommand {
         args: Vec<String>,
         /// A tool plugin's file-system grant over the bench's synthetic workspace (default:
         /// its entry's, else none).
-        #[arg(long, value_parser = ["none", "read", "read-write"])]
-        fs: Option<String>,
+        #[arg(long, value_name = "none|read|read-write", value_parser = fs_grant)]
+        fs: Option<FsGrant>,
         /// Workspace directory whose configuration is read (default: the current directory).
         #[arg(short = 'C', value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -108,8 +109,8 @@ pub(crate) enum PluginCommand {
         config: Vec<String>,
         /// A tool plugin's file-system grant over the workspace (over the entry's; default:
         /// the configured entry's, else none).
-        #[arg(long, value_parser = ["none", "read", "read-write"])]
-        fs: Option<String>,
+        #[arg(long, value_name = "none|read|read-write", value_parser = fs_grant)]
+        fs: Option<FsGrant>,
         /// Load it and exit instead of watching the file.
         #[arg(long)]
         once: bool,
@@ -334,7 +335,7 @@ impl PluginCommand {
                 name: name.as_deref(),
                 kind: kind.as_deref(),
                 config: &config,
-                fs: fs.as_deref(),
+                fs,
                 once,
                 stop,
                 dir: dir.as_deref(),
@@ -352,7 +353,7 @@ impl PluginCommand {
                 name: name.as_deref(),
                 config: &config,
                 args: &args,
-                fs: fs.as_deref(),
+                fs,
                 dir: dir.as_deref(),
                 json,
             }),
@@ -444,5 +445,33 @@ impl PluginCommand {
             Self::Remove { name, dir } => super::remove::remove(&name, dir.as_deref()),
             Self::ClearCache => super::clear_cache::clear_cache(),
         }
+    }
+}
+
+/// `--fs`'s value: a grant as `fs = "…"` spells it.
+fn fs_grant(text: &str) -> Result<FsGrant, String> {
+    FsGrant::parse(text).ok_or_else(|| "expected none, read or read-write".to_owned())
+}
+
+/// `word` after `a`, or `an` before a vowel (`an interceptor`, `a hook`).
+pub(super) fn with_article(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {word}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fs_grant_and_article() {
+        assert_eq!(fs_grant("read-write"), Ok(FsGrant::ReadWrite));
+        assert!(fs_grant("write").is_err());
+        assert_eq!(with_article("interceptor"), "an interceptor");
+        assert_eq!(with_article("hook"), "a hook");
     }
 }

@@ -67,8 +67,8 @@ pub(crate) struct BenchArgs<'a> {
     pub config: &'a [String],
     /// `--args TOOL=JSON`: a tool's arguments.
     pub args: &'a [String],
-    /// `--fs none|read|read-write`: a tool plugin's grant over the synthetic workspace.
-    pub fs: Option<&'a str>,
+    /// `--fs`: a tool plugin's grant over the synthetic workspace.
+    pub fs: Option<FsGrant>,
     /// Workspace directory whose configuration is read.
     pub dir: Option<&'a Path>,
     /// Print one JSON object.
@@ -110,11 +110,11 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
     drop(checker);
     let fs = match (args.fs, info.world) {
         (None, _) => target.entry.as_ref().map_or(FsGrant::None, |e| e.grants.fs),
-        (Some(fs), World::Tool) => parse_fs(fs)?,
+        (Some(fs), World::Tool) => fs,
         (Some(_), world) => {
             return Err(CliError::usage(format!(
-                "--fs is a tool plugin's grant; this component is {} {world}",
-                article(world)
+                "--fs is a tool plugin's grant; this component is {}",
+                super::args::with_article(world.as_str())
             )));
         }
     };
@@ -192,11 +192,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
             let mut from: Vec<String> = target
                 .entry
                 .iter()
-                .map(|e| {
-                    e.declared_in
-                        .as_ref()
-                        .map_or(e.origin.clone(), |p| p.display().to_string())
-                })
+                .map(PluginEntry::declared_where)
                 .collect();
             if !args.config.is_empty() {
                 from.push("--config".to_owned());
@@ -208,10 +204,7 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
         if info.world == World::Tool {
             let from = match (args.fs, &target.entry) {
                 (Some(_), _) => "--fs".to_owned(),
-                (None, Some(entry)) => entry
-                    .declared_in
-                    .as_ref()
-                    .map_or_else(|| entry.origin.clone(), |path| path.display().to_string()),
+                (None, Some(entry)) => entry.declared_where(),
                 (None, None) => "no [[plugins]] entry".to_owned(),
             };
             outln!("fs:       {} (from {from})", fs.as_str());
@@ -604,21 +597,6 @@ fn figures<P: Benched>(
         arguments: None,
         error: None,
     })
-}
-
-/// `--fs`'s value as a grant (clap has already refused any other word).
-fn parse_fs(fs: &str) -> Result<FsGrant, CliError> {
-    FsGrant::parse(fs)
-        .ok_or_else(|| CliError::usage(format!("--fs {fs}: expected none, read or read-write")))
-}
-
-/// `an` or `a`, for a world's name.
-fn article(world: World) -> &'static str {
-    if world == World::Interceptor {
-        "an"
-    } else {
-        "a"
-    }
 }
 
 /// The first line of `text`, cut to `max` characters with `…` when longer, or when more

@@ -16,7 +16,7 @@ use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
-use crate::config::{Loaded, PluginKind};
+use crate::config::{FsGrant, Loaded, PluginKind};
 use crate::plugin::{ComponentInfo, EngineOptions, PluginEngine, World, inspect};
 
 /// How often the watched file is looked at.
@@ -33,8 +33,8 @@ pub(crate) struct DevArgs<'a> {
     pub kind: Option<&'a str>,
     /// `--config KEY=VALUE` over the entry's config.
     pub config: &'a [String],
-    /// `--fs none|read|read-write`: a tool plugin's file-system grant, over the entry's.
-    pub fs: Option<&'a str>,
+    /// `--fs`: a tool plugin's file-system grant, over the entry's.
+    pub fs: Option<FsGrant>,
     /// Write the entry and exit instead of watching.
     pub once: bool,
     /// Remove the entry (or every entry) instead.
@@ -92,17 +92,12 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
     if let Some(fs) = args.fs {
         if kind != PluginKind::Tool {
             return Err(CliError::usage(format!(
-                "--fs is a tool plugin's grant; {} is {} {}",
+                "--fs is a tool plugin's grant; {} is {}",
                 path.display(),
-                if kind == PluginKind::Interceptor {
-                    "an"
-                } else {
-                    "a"
-                },
-                kind.name()
+                super::args::with_article(kind.name())
             )));
         }
-        table.insert("fs".into(), Value::String(fs.to_owned()));
+        table.insert("fs".into(), Value::String(fs.as_str().to_owned()));
     }
     table.insert("name".into(), Value::String(name.clone()));
     table.insert("kind".into(), Value::String(kind.name().to_owned()));
@@ -143,10 +138,7 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
     outln!("  file:   {}", file.display());
     outln!("  sha256: {}", info.sha256);
     if let Some(entry) = configured {
-        let from = entry
-            .declared_in
-            .as_ref()
-            .map_or(entry.origin.clone(), |p| p.display().to_string());
+        let from = entry.declared_where();
         outln!("  entry:  config, limits and grants of {name:?} as {from} declares them");
     }
     let grants: Vec<String> = ["fs", "allowed_hosts", "env", "approve"]
