@@ -3,7 +3,7 @@
 //! pattern stays within another.
 //!
 //! A pattern is `name`, `name:port`, `*.domain` or `*.domain:port`:
-//! - `name` is a DNS name or an IPv4 address (labels of `[A-Za-z0-9-]`, compared without case
+//! - `name` is a DNS name (labels of `[A-Za-z0-9-]`, compared without case
 //!   and without a trailing dot), or an IPv6 address in brackets (`[::1]`);
 //! - without a port every port of the host is allowed, with one only that port (as a tool
 //!   plugin's `allowed_hosts`);
@@ -52,6 +52,16 @@ impl HostPattern {
             if !dns_name(&name) {
                 return Err(format!("{text:?} is not a host pattern: {how}"));
             }
+            if wildcard && ends_in_number(&name) {
+                return Err(format!(
+                    "{text:?}: a wildcard needs a domain name, not an address"
+                ));
+            }
+            if ends_in_number(&name) && !dotted_quad(&name) {
+                return Err(format!(
+                    "{text:?}: an address is written as four decimal octets (`127.0.0.1`), and a host name never ends in a number"
+                ));
+            }
             name
         };
         if wildcard && name.split('.').count() < 2 {
@@ -74,6 +84,10 @@ impl HostPattern {
         }
         let host = canonical_host(host);
         if self.wildcard {
+            // A wildcard names a domain: no address, in any spelling, is below one.
+            if host.starts_with('[') || ends_in_number(&host) {
+                return false;
+            }
             host.strip_suffix(self.name.as_str())
                 .is_some_and(|head| head.len() > 1 && head.ends_with('.'))
         } else {
@@ -168,6 +182,30 @@ fn canonical_host(host: &str) -> String {
         Ok(addr) => format!("[{addr}]"),
         Err(_) => normalize(host),
     }
+}
+
+/// Whether the last label of `name` is a number as the C resolver reads one (decimal, octal
+/// or `0x` hexadecimal): no top-level domain is, so such a name is an address spelling.
+fn ends_in_number(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let hex = last
+        .strip_prefix("0x")
+        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+    !last.is_empty() && (hex || last.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether `name` is an IPv4 address in the one spelling patterns take: four decimal octets
+/// without leading zeros.
+fn dotted_quad(name: &str) -> bool {
+    let octets: Vec<&str> = name.split('.').collect();
+    octets.len() == 4
+        && octets.iter().all(|o| {
+            !o.is_empty()
+                && o.len() <= 3
+                && o.bytes().all(|b| b.is_ascii_digit())
+                && (o.len() == 1 || !o.starts_with('0'))
+                && o.parse::<u16>().is_ok_and(|v| v <= 255)
+        })
 }
 
 fn dns_name(name: &str) -> bool {

@@ -95,8 +95,16 @@ fn label() -> impl Strategy<Value = String> {
     "[a-z0-9]([a-z0-9-]{0,6}[a-z0-9])?"
 }
 
+/// A host name: one to three labels, then a top-level label that is not a number.
 fn name() -> impl Strategy<Value = String> {
-    prop::collection::vec(label(), 2..4).prop_map(|l| l.join("."))
+    (
+        prop::collection::vec(label(), 1..3),
+        "[a-z]([a-z0-9-]{0,5}[a-z0-9])?",
+    )
+        .prop_map(|(mut l, top)| {
+            l.push(top);
+            l.join(".")
+        })
 }
 
 proptest! {
@@ -131,6 +139,22 @@ proptest! {
         prop_assert!(pinned.within(&exact));
     }
 
+    /// An address is taken exactly, and no wildcard, however written, matches an address.
+    #[test]
+    fn an_address_is_exact_and_below_no_wildcard(
+        octets in prop::array::uniform4(any::<u8>()),
+        domain in name(),
+        port in 1u16..,
+    ) {
+        let addr = std::net::Ipv4Addr::from(octets).to_string();
+        prop_assert!(pat(&addr).matches(&addr, port));
+        let wild = ["*.", domain.as_str()].concat();
+        prop_assert!(!pat(&wild).matches(&addr, port));
+        let tail = addr.split_once('.').map(|(_, t)| t.to_owned()).unwrap_or_default();
+        let over = ["*.", tail.as_str()].concat();
+        prop_assert!(HostPattern::parse(&over).is_err());
+    }
+
     /// `within` agrees with matching: a host the narrower pattern matches, the ceiling matches.
     #[test]
     fn within_implies_matching(
@@ -147,4 +171,44 @@ proptest! {
             prop_assert!(ceiling.matches(&host, port));
         }
     }
+}
+
+#[test]
+fn no_wildcard_reaches_an_address_and_an_address_is_written_one_way_only() {
+    // A wildcard over the last labels of an IPv4 address (`*.0.0.1` matched 127.0.0.1 on any
+    // port) is refused where it is written, in `allowed_hosts` and in an escalation alike.
+    for bad in ["*.0.0.1", "*.0.1", "*.0.0.1:8080", "*.168.1.1", "*.1.0x7f"] {
+        let err = HostPattern::parse(bad).err().unwrap_or_default();
+        assert!(err.contains("not an address"), "{bad}: {err:?}");
+    }
+    // An address is a dotted quad of decimal octets; the other spellings the C resolver takes
+    // for the same address (`127.1`, `0x7f.0.0.1`, `017700000001`, `2130706433`) are refused
+    // rather than read as names that match nothing, or the address they mean.
+    for bad in [
+        "127.1",
+        "0x7f.0.0.1",
+        "0177.0.0.1",
+        "2130706433",
+        "127.0.0.01",
+        "256.0.0.1",
+        "1.2.3.4.5",
+        "a.b.0x10",
+        "example.123",
+    ] {
+        let err = HostPattern::parse(bad).err().unwrap_or_default();
+        assert!(err.contains("address"), "{bad}: {err:?}");
+    }
+    // And a wildcard written before this rule existed never matches an address a request
+    // names, in any spelling.
+    let forged = HostPattern {
+        wildcard: true,
+        name: "0.0.1".into(),
+        port: None,
+    };
+    for host in ["127.0.0.1", "10.0.0.1", "[::ffff:127.0.0.1]"] {
+        assert!(!forged.matches(host, 80), "{host}");
+    }
+    assert!(pat("*.example.com").matches("a.example.com", 80));
+    assert!(!pat("*.example.com").matches("127.0.0.1", 80));
+    assert!(pat("10.0.0.1:80").matches("10.0.0.1", 80));
 }

@@ -15,7 +15,8 @@ use super::style::Style;
 use crate::confine::FsPolicy;
 use crate::confine::real_path::real_path;
 use crate::domain::diff::{DiffLine, unified};
-use crate::domain::escape::escape_capped;
+use crate::domain::escape::{escape, escape_capped};
+use crate::domain::{Escalation, EscalationKind};
 
 /// Largest current file read for a diff.
 const MAX_READ: u64 = 1 << 20;
@@ -132,13 +133,57 @@ pub(crate) fn edit_lines(style: Style, files: Option<&Files>, arguments: &Value)
     Some(out)
 }
 
-/// The lines a shell call's approval shows: its command (escaped), and where it runs.
-pub(crate) fn shell_lines(arguments: &Value) -> Option<String> {
+/// Longest command shown in full in an approval question; a longer one shows its first
+/// [`HEAD_SHOWN`] and last [`TAIL_SHOWN`] bytes, says how many are not shown and how to see
+/// them all (`[v]`): never cut silently.
+pub(crate) const MAX_COMMAND: usize = 2000;
+const HEAD_SHOWN: usize = 1200;
+const TAIL_SHOWN: usize = 600;
+
+/// The lines a shell call's approval shows: its command (escaped; whole when `whole` or short
+/// enough), and where it runs — in the sandbox, with what an escalation adds, or plainly
+/// outside it.
+pub(crate) fn shell_lines(arguments: &Value, whole: bool) -> Option<String> {
     let command = arguments.get("command").and_then(Value::as_str)?;
-    Some(format!(
-        "  command: {}\n  runs in the sandbox\n",
-        escape_capped(command, 2000)
-    ))
+    let escaped = escape(command);
+    let shown = if whole || escaped.len() <= MAX_COMMAND {
+        escaped.into_owned()
+    } else {
+        let head = floor_boundary(&escaped, HEAD_SHOWN);
+        let tail = ceil_boundary(&escaped, escaped.len() - TAIL_SHOWN);
+        format!(
+            "{}\n  … {} bytes of the command not shown here (press [v] to see all of it) …\n  {}",
+            &escaped[..head],
+            tail - head,
+            &escaped[tail..]
+        )
+    };
+    let place = match Escalation::from_arguments(arguments) {
+        Ok(Some(e)) if e.kind == EscalationKind::Unsandboxed => {
+            "runs OUTSIDE the sandbox, with your own rights: every file you can reach, the network, your credentials".to_owned()
+        }
+        Ok(Some(e)) => format!("runs in the sandbox, with {}", escape_capped(&e.grants(), MAX_LINE)),
+        _ => "runs in the sandbox".to_owned(),
+    };
+    Some(format!("  command: {shown}\n  {place}\n"))
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest char boundary of `s` at or above `at`.
+fn ceil_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 #[cfg(test)]
@@ -174,7 +219,7 @@ mod tests {
         assert!(shown.contains("current file not shown"), "{shown}");
         assert!(edit_lines(style, Some(&files), &serde_json::json!({"path": "a.txt"})).is_none());
         assert_eq!(
-            shell_lines(&serde_json::json!({"command": "rm -rf /\u{7}"})).unwrap(),
+            shell_lines(&serde_json::json!({"command": "rm -rf /\u{7}"}), false).unwrap(),
             "  command: rm -rf /\\u{7}\n  runs in the sandbox\n"
         );
     }
