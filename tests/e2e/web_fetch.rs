@@ -13,7 +13,7 @@ use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::chat::{chat_against, skip};
 use crate::shell::OPENAI;
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
 
 const PAGE: &str = "<!DOCTYPE html><html><head><title>Release notes</title><style>p{}</style></head><body><h1>Release 2.0</h1><p>Parsing is <b>faster</b> now.</p><ul><li>first change</li></ul></body></html>";
 
@@ -37,7 +37,9 @@ fn site() -> (u16, Arc<AtomicUsize>) {
                 }
             }
             count.fetch_add(1, Ordering::SeqCst);
-            let body = if first.contains("/big") {
+            let body = if first.contains("/esc") {
+                ESC_PAGE.to_owned()
+            } else if first.contains("/big") {
                 format!(
                     "<html><body><p>{}</p></body></html>",
                     "word ".repeat(20_000)
@@ -47,13 +49,22 @@ fn site() -> (u16, Arc<AtomicUsize>) {
             };
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 200 OK\r\ncontent-type: {}; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                if first.contains("/esc.txt") {
+                    "text/plain"
+                } else {
+                    "text/html"
+                },
                 body.len()
             );
         }
     });
     (port, served)
 }
+
+/// A page whose text paints on a terminal and reorders what is shown: ESC sequences, a bidi
+/// override, a line separator (served as HTML at `/esc`, as plain text at `/esc.txt`).
+const ESC_PAGE: &str = "<html><body><p>red \u{1b}[31mALERT\u{1b}[0m then \u{202e}txt.exe and line\u{2028}sep \u{9b}2J</p></body></html>";
 
 fn entry(hosts: &str) -> String {
     format!(
@@ -228,4 +239,47 @@ fn chat_asks_once_for_each_new_host_of_a_session() {
         "{screen}\n---\n{screen_end}"
     );
     assert_eq!(served.load(Ordering::SeqCst), 3);
+}
+
+/// A fetched page's ESC bytes reached the model raw: the page's text goes through the one
+/// escaping function (newlines kept) before it is committed.
+#[test]
+fn a_fetched_pages_control_characters_reach_the_model_escaped() {
+    let (port, _) = site();
+    let env = TestEnv::new();
+    env.user_config(&format!("{OPENAI}{}", entry("\"127.0.0.1\"")));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[
+            (
+                "f1",
+                "web_fetch",
+                json!({"url": format!("http://127.0.0.1:{port}/esc")}),
+            ),
+            (
+                "f2",
+                "web_fetch",
+                json!({"url": format!("http://127.0.0.1:{port}/esc.txt")}),
+            ),
+        ],
+    ));
+    server.push(Reply::text("read it"));
+    let out = run(&env, &server, &["--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results = results(&server);
+    for id in ["f1", "f2"] {
+        let page = &results.iter().find(|(i, _)| i == id).unwrap().1;
+        assert!(page.contains("ALERT"), "{page}");
+        for raw in ['\u{1b}', '\u{202e}', '\u{2028}', '\u{9b}'] {
+            assert!(
+                !page.contains(raw),
+                "{id}: {raw:?} reached the model: {page:?}"
+            );
+        }
+    }
+    // As plain text the page's controls are shown, escaped, rather than dropped.
+    let text = &results.iter().find(|(i, _)| i == "f2").unwrap().1;
+    assert!(text.contains("\\u{1b}[31mALERT"), "{text}");
+    assert!(!stdout(&out).contains('\u{1b}'), "{}", stdout(&out));
 }

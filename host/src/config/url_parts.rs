@@ -12,6 +12,29 @@ use reqwest::Url;
 
 use super::mcp::glob_match;
 
+/// The userinfo of `url` as written (`user:password` of `http://user:password@host/`), if
+/// it has one. The authority ends at the first `/`, `?`, `#` or `\\` (which an `http(s)` URL
+/// reads as `/`), and its userinfo at the last `@` before that.
+pub fn userinfo(url: &str) -> Option<&str> {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let rest = &url[start..];
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    rest[..end].rfind('@').map(|at| &rest[..at])
+}
+
+/// `url` with its [`userinfo`] replaced by `REDACTED`, for every place a URL is shown or
+/// stored (an exit warning, `warden doctor`, a state file); unchanged when it has none.
+pub fn without_userinfo(url: &str) -> std::borrow::Cow<'_, str> {
+    match userinfo(url) {
+        Some(info) => {
+            let start = url.find("://").map_or(0, |i| i + 3);
+            let after = &url[start + info.len()..];
+            std::borrow::Cow::Owned(format!("{}REDACTED{after}", &url[..start]))
+        }
+        None => std::borrow::Cow::Borrowed(url),
+    }
+}
+
 /// An `http(s)` URL parsed as the HTTP client parses it; the error says why not.
 pub(crate) fn parse_http_url(url: &str) -> Result<Url, String> {
     let parsed = Url::parse(url).map_err(|err| format!("{url:?} is not a URL: {err}"))?;

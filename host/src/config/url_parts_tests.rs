@@ -99,4 +99,24 @@ proptest! {
         prop_assert!(url_pattern_matches("https://*.wild.test/*", &url) || path.is_empty(), "{}", url);
         prop_assert_eq!(url_host_port(&url), Some(format!("{sub}.wild.test")));
     }
+
+    /// A URL's password never survives `without_userinfo`, and the host the client reaches
+    /// is still shown; a URL without userinfo is left as written.
+    #[test]
+    fn userinfo_is_never_shown(
+        user in "[a-zA-Z0-9._~-]{0,8}",
+        pass in "[a-zA-Z0-9._~!$&'()*+,;=:%-]{6,16}",
+        host in "[a-z]{1,8}\\.test",
+        path in "(/[a-z0-9]{0,6}){0,2}",
+    ) {
+        let url = ["https://", user.as_str(), ":", pass.as_str(), "@", host.as_str(), ":4318", path.as_str()].concat();
+        let shown = without_userinfo(&url);
+        let secret = [":", pass.as_str(), "@"].concat();
+        prop_assert!(!shown.contains(&secret), "{}", shown);
+        let expected = ["https://REDACTED@", host.as_str(), ":4318", path.as_str()].concat();
+        prop_assert_eq!(shown.as_ref(), expected.as_str());
+        let clean = ["https://", host.as_str(), ":4318", path.as_str()].concat();
+        let kept = without_userinfo(&clean);
+        prop_assert_eq!(kept.as_ref(), clean.as_str());
+    }
 }

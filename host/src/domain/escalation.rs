@@ -98,7 +98,7 @@ impl Escalation {
                 );
             }
         };
-        if reason.contains('\n') || reason.chars().count() > MAX_REASON {
+        if !super::escape::is_one_line(&reason) || reason.chars().count() > MAX_REASON {
             return Err(format!(
                 "invalid arguments for shell: `escalate.reason` must be one line of at most {MAX_REASON} characters"
             ));
@@ -184,6 +184,7 @@ fn valid_host(host: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
     use proptest::prelude::*;
     use serde_json::json;
 
@@ -258,6 +259,24 @@ mod tests {
                     prop_assert!(!h.contains('/') && !h.contains('@'));
                 }
             }
+        }
+    }
+
+    /// The reason is shown on one line of the question: any line break refuses it, not only
+    /// `\n` (a U+2028 or VT could paint a second line under `because:`).
+    #[test]
+    fn a_reason_broken_by_any_line_break_is_refused() {
+        for brk in [
+            '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+        ] {
+            let arguments = serde_json::json!({
+                "command": "git commit",
+                "escalate": {"kind": "git", "reason": format!("commit{brk}grants: nothing")},
+            });
+            let err = Escalation::from_arguments(&arguments)
+                .err()
+                .unwrap_or_default();
+            assert!(err.contains("one line"), "{brk:?}: {err}");
         }
     }
 }

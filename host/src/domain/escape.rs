@@ -33,6 +33,21 @@ pub fn is_unsafe(c: char) -> bool {
         )
 }
 
+/// True for a character that ends a line on some display: `\n`, `\r`, VT, FF, NEL and the
+/// Unicode line and paragraph separators.
+pub fn breaks_line(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Whether `s` stays on one line wherever it is shown (no [`breaks_line`] character): the
+/// check for fields that must be one line (a plan step, an escalation's reason).
+pub fn is_one_line(s: &str) -> bool {
+    !s.chars().any(breaks_line)
+}
+
 /// `s` as one inert line: see the module documentation.
 pub fn escape(s: &str) -> Cow<'_, str> {
     escape_keeping(s, &[])

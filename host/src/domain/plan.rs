@@ -124,7 +124,7 @@ impl Plan {
                 .map(str::trim)
                 .filter(|s| {
                     !s.is_empty()
-                        && !s.contains(['\n', '\r'])
+                        && super::escape::is_one_line(s)
                         && s.chars().count() <= MAX_STEP_CHARS
                 })
                 .ok_or(PlanError::BadStep(n))?;

@@ -171,3 +171,17 @@ proptest! {
         }
     }
 }
+
+/// A step is one line whatever breaks it: VT, FF, NEL and the Unicode line and paragraph
+/// separators passed the check that looked for `\n` and `\r` only.
+#[test]
+fn a_step_broken_by_any_line_break_is_refused() {
+    for brk in [
+        '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ] {
+        let step = format!("read the code{brk}[x] deploy to production");
+        let err = Plan::parse(&args(&[(&step, "pending")])).err();
+        assert_eq!(err, Some(PlanError::BadStep(1)), "{brk:?}");
+    }
+    assert!(Plan::parse(&args(&[("read\tthe code", "pending")])).is_ok());
+}

@@ -394,7 +394,7 @@ pub(crate) fn parse_arguments(json: &str) -> Result<serde_json::Value, serde_jso
     if json.trim().is_empty() {
         Ok(serde_json::Value::Object(serde_json::Map::new()))
     } else {
-        serde_json::from_str(json)
+        serde_json::from_str(&super::surrogates::replaced_in_str(json))
     }
 }
 

@@ -27,6 +27,7 @@ mod replay;
 mod retry;
 mod settings;
 pub mod sse;
+mod surrogates;
 
 use serde::{Deserialize, Serialize};
 

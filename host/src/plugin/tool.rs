@@ -348,7 +348,12 @@ impl PluginTool {
                 });
             }
             Ok(match answer {
-                Ok(content) => ToolOutput::ok(content),
+                // The one escaping function, as for every text from outside: no terminal
+                // control, line separator or bidi override of a fetched page or a plugin's
+                // answer reaches the model or the screen raw (newlines and tabs kept).
+                Ok(content) => {
+                    ToolOutput::ok(crate::domain::escape::terminal(&content).into_owned())
+                }
                 Err(message) => {
                     let mut text = escape_capped(&message, max.max(MAX_PLUGIN_STRING));
                     if let Some(hint) = self.fs_hint(&message) {

@@ -64,6 +64,8 @@ fn resource() -> Resource {
 /// was sent and lost.
 pub struct Telemetry {
     endpoint: String,
+    /// The endpoint's userinfo as written (`user:password`), scrubbed from export errors.
+    secret: Option<String>,
     queue: queue::Running,
     logs: SdkLoggerProvider,
     metrics: SdkMeterProvider,
@@ -210,7 +212,11 @@ pub fn start(config: &TelemetryConfig, home: &Home) -> Result<Option<Telemetry>,
     )?;
     spans::switch_on(spans, stats.clone());
     Ok(Some(Telemetry {
-        endpoint: base.to_owned(),
+        // Shown in the exit warning and stored in the state file: never its password.
+        endpoint: crate::config::without_userinfo(base).into_owned(),
+        secret: crate::config::userinfo(base)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned),
         queue,
         logs,
         metrics,
@@ -229,24 +235,35 @@ impl Telemetry {
 
     fn flush(&mut self) -> Report {
         self.finished = true;
+        let started = std::time::Instant::now();
         // What the turn's thread handed over reaches the exporters' queues first.
         self.queue.stop();
-        // The three flushes run side by side, so that the whole exit waits `FLUSH` at most.
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let _ = self.logs.shutdown_with_timeout(FLUSH);
-            });
-            scope.spawn(|| {
-                let _ = self.metrics.shutdown_with_timeout(FLUSH);
-            });
-            scope.spawn(|| spans::switch_off(FLUSH));
-        });
+        // The three flushes run side by side, and the exit waits for them `FLUSH` at most in
+        // all: an exporter whose request outlives its own timeout (a collector that accepts
+        // and never answers) is left behind, its records counted lost.
+        let (logs, metrics) = (self.logs.clone(), self.metrics.clone());
+        let left = FLUSH.saturating_sub(started.elapsed());
+        bounded(
+            left,
+            vec![
+                Box::new(move || {
+                    let _ = logs.shutdown_with_timeout(left);
+                }),
+                Box::new(move || {
+                    let _ = metrics.shutdown_with_timeout(left);
+                }),
+                Box::new(move || spans::switch_off(left)),
+            ],
+        );
         let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
         let report = Report {
             logs: (load(&self.stats.logs_emitted), load(&self.stats.logs_sent)),
             spans: (load(&self.stats.spans_ended), load(&self.stats.spans_sent)),
             metric_failures: load(&self.stats.metric_failures),
-            last_error: self.stats.last_error(),
+            last_error: self.stats.last_error().map(|e| match &self.secret {
+                Some(secret) => e.replace(secret.as_str(), "REDACTED"),
+                None => e,
+            }),
         };
         state::write(&self.state_file, &self.endpoint, &report);
         report
@@ -255,6 +272,32 @@ impl Telemetry {
     /// The endpoint export goes to.
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+}
+
+/// Run each of `jobs` on a thread of its own and wait until all have ended or `limit` has
+/// passed, whichever comes first; a job still running then is left to end (or to end with the
+/// process).
+fn bounded(limit: Duration, jobs: Vec<Box<dyn FnOnce() + Send>>) {
+    let deadline = std::time::Instant::now() + limit;
+    let (done, ended) = std::sync::mpsc::channel();
+    let mut count = 0;
+    for job in jobs {
+        let done = done.clone();
+        let spawned = std::thread::Builder::new()
+            .name("warden-telemetry-flush".into())
+            .spawn(move || {
+                job();
+                let _ = done.send(());
+            });
+        // A job no thread could be made for is not waited for.
+        count += usize::from(spawned.is_ok());
+    }
+    for _ in 0..count {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if ended.recv_timeout(left).is_err() {
+            return;
+        }
     }
 }
 
@@ -286,4 +329,33 @@ pub fn loss_line(endpoint: &str, report: &Report) -> Option<String> {
             .map(|e| format!(": {e}"))
             .unwrap_or_default()
     ))
+}
+
+#[cfg(test)]
+mod flush_tests {
+    use super::*;
+
+    /// A shutdown that never ends (a collector that accepts and never answers) no longer holds
+    /// the exit: the wait ends at its limit. Jobs that end are waited for.
+    #[test]
+    fn the_exit_flush_does_not_wait_for_a_job_that_never_ends() {
+        let (_never, blocked) = std::sync::mpsc::channel::<()>();
+        bounded(
+            Duration::from_millis(50),
+            vec![Box::new(move || {
+                let _ = blocked.recv();
+            })],
+        );
+        let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let jobs: Vec<Box<dyn FnOnce() + Send>> = (0..3)
+            .map(|_| {
+                let ran = Arc::clone(&ran);
+                Box::new(move || {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                }) as Box<dyn FnOnce() + Send>
+            })
+            .collect();
+        bounded(Duration::from_secs(60), jobs);
+        assert_eq!(ran.load(Ordering::SeqCst), 3);
+    }
 }

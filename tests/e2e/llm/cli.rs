@@ -89,3 +89,41 @@ fn run_shows_the_providers_message_on_401() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+/// A lone UTF-16 surrogate escape in a streamed answer (`"\ud800"`, which `serde_json`
+/// refuses) failed the whole turn: it is replaced by U+FFFD, the answer is shown and committed.
+#[test]
+fn a_lone_surrogate_in_an_answer_is_replaced_not_fatal() {
+    let env = TestEnv::new();
+    anthropic_project(&env);
+    let server = MockServer::start().expect("mock server");
+    let events = [
+        r#"{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","model":"test-model","content":[],"usage":{"input_tokens":3,"output_tokens":0}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"half \ud800 then \udc00 kept \ud83d\ude00 end"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}"#,
+        r#"{"type":"message_stop"}"#,
+    ];
+    let names = [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ];
+    let sse: String = names
+        .iter()
+        .zip(events)
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect();
+    server.push(Reply::RawSse(sse));
+    let out = run(&env, &server, Some("sk-ant-test"), "Say it");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(
+        stdout(&out).contains("half \u{fffd} then \u{fffd} kept 😀 end"),
+        "{}",
+        stdout(&out)
+    );
+}

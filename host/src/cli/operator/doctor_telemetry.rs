@@ -19,6 +19,7 @@ pub(super) fn check_telemetry(report: &mut Report, config: &Config) {
     } else {
         "no prompt text"
     };
+    let endpoint = crate::config::without_userinfo(endpoint);
     report.info(&format!(
         "telemetry: OTLP/HTTP to {endpoint} ({}; {prompts})",
         match telemetry.protocol {
@@ -40,11 +41,13 @@ pub(super) fn check_telemetry(report: &mut Report, config: &Config) {
         None => report.info("telemetry: nothing exported yet"),
         Some(state) if state.lost() == 0 && state.metric_failures == 0 => report.ok(&format!(
             "telemetry: last export to {} sent all {} audit events and {} spans",
-            state.endpoint, state.logs.0, state.spans.0
+            crate::config::without_userinfo(&state.endpoint),
+            state.logs.0,
+            state.spans.0
         )),
         Some(state) => report.fail(&format!(
             "telemetry: last export to {} lost {} of {} records ({} metric exports failed); last error: {}",
-            state.endpoint,
+            crate::config::without_userinfo(&state.endpoint),
             state.lost(),
             state.logs.0 + state.spans.0,
             state.metric_failures,

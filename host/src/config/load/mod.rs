@@ -335,6 +335,7 @@ fn merge_layers(
     let mut policy = PolicyConfig::default();
     let mut modes = mode::ModeAsks::default();
     let mut shell = super::shell::ShellLayers::default();
+    let mut telemetry = super::telemetry_layers::TelemetryLayers::default();
     let layer_files: Vec<(LayerKind, PathBuf)> =
         layers.iter().map(|l| (l.kind, l.path.clone())).collect();
     let file_of = |kind: LayerKind| {
@@ -448,6 +449,7 @@ fn merge_layers(
         shell.take(&mut table, kind, &path, &mut warnings)?;
         super::registries::take(&mut table, kind, &path, &mut warnings)?;
         super::telemetry::check(&table, &path)?;
+        telemetry.take(&mut table, kind, &path);
         deep_merge(&mut merged, table);
     }
 
@@ -549,6 +551,11 @@ fn merge_layers(
     let user_config = user_file
         .clone()
         .unwrap_or_else(|| PathBuf::from("~/.config/warden/config.toml"));
+    let telemetry = telemetry.finish(
+        policy.project_tool_grants.as_ref(),
+        &user_config,
+        &mut warnings,
+    )?;
     let mut servers = Vec::new();
     for (kind, value) in mcp {
         let spec: super::McpSpec =
@@ -635,7 +642,7 @@ fn merge_layers(
             mcp: servers,
             registries: file.registries,
             rules,
-            telemetry: file.telemetry,
+            telemetry,
         },
         warnings,
         files,

@@ -957,8 +957,27 @@ fn a_projects_telemetry_is_held_back_until_trusted_and_the_users_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let text = "[telemetry]\nendpoint = \"http://collector.example:4318\"\nheaders_env = { authorization = \"OTEL_TOKEN\" }\n";
     let project = write(dir.path(), "project.toml", text);
-    let layers = sources(&[(LayerKind::Project, &project)]);
+    // A project's header variable is a grant: refused unless the user lists it.
+    let refused = load(&sources(&[(LayerKind::Project, &project)]))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        refused.contains("telemetry.headers_env.authorization")
+            && refused.contains("project_tool_grants.env"),
+        "{refused}"
+    );
+    let grants = write(
+        dir.path(),
+        "grants.toml",
+        "[policy.project_tool_grants]\nenv = [\"OTEL_TOKEN\"]\n",
+    );
+    let layers = sources(&[(LayerKind::User, &grants), (LayerKind::Project, &project)]);
     let loaded = load(&layers).unwrap();
+    assert_eq!(
+        loaded.config.telemetry.headers_env["authorization"],
+        "OTEL_TOKEN"
+    );
     let code = loaded.project_code.clone().unwrap();
     assert_eq!(
         code.settings.keys().map(String::as_str).collect::<Vec<_>>(),

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::domain::{StreamEvent, ToolCall};
 use crate::llm::http::{Flow, StreamDecode, parse_arguments};
 use crate::llm::sse::SseEvent;
+use crate::llm::surrogates::{replaced_in_bytes, replaced_in_str};
 use crate::llm::{LlmError, Response, StopReason, Usage};
 
 const PROVIDER: &str = "anthropic";
@@ -164,11 +165,13 @@ impl StreamDecode for AnthropicStream {
     ) -> Result<Flow, LlmError> {
         self.events += 1;
         if ev.event == "content_block_delta" {
-            let d: DeltaEvent = serde_json::from_str(&ev.data).map_err(|e| malformed(ev, &e))?;
+            let d: DeltaEvent =
+                serde_json::from_str(&replaced_in_str(&ev.data)).map_err(|e| malformed(ev, &e))?;
             self.delta(d.index, d.delta, emit)?;
             return Ok(Flow::Continue);
         }
-        let parsed: Event = serde_json::from_str(&ev.data).map_err(|e| malformed(ev, &e))?;
+        let parsed: Event =
+            serde_json::from_str(&replaced_in_str(&ev.data)).map_err(|e| malformed(ev, &e))?;
         match parsed {
             Event::MessageStart { message } => {
                 let mut usage = Usage::default();
@@ -334,9 +337,11 @@ enum BodyBlock {
 
 /// Decodes a whole Messages response body.
 pub(crate) fn decode_body(body: &[u8]) -> Result<Response, LlmError> {
-    let body: Body = serde_json::from_slice(body).map_err(|e| LlmError::MalformedResponse {
-        provider: PROVIDER,
-        detail: format!("the body is not a Messages response: {e}"),
+    let body: Body = serde_json::from_slice(&replaced_in_bytes(body)).map_err(|e| {
+        LlmError::MalformedResponse {
+            provider: PROVIDER,
+            detail: format!("the body is not a Messages response: {e}"),
+        }
     })?;
     let mut response = Response {
         text: String::new(),

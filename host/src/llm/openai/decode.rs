@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::domain::{StreamEvent, ToolCall};
 use crate::llm::http::{Flow, StreamDecode, parse_arguments};
 use crate::llm::sse::SseEvent;
+use crate::llm::surrogates::{replaced_in_bytes, replaced_in_str};
 use crate::llm::{LlmError, Response, StopReason, Usage};
 
 const PROVIDER: &str = "openai";
@@ -126,7 +127,7 @@ impl StreamDecode for OpenAiStream {
         if ev.data.trim() == "[DONE]" {
             return Ok(Flow::Done);
         }
-        let chunk: Chunk = serde_json::from_str(&ev.data).map_err(|e| {
+        let chunk: Chunk = serde_json::from_str(&replaced_in_str(&ev.data)).map_err(|e| {
             stream_error(format!(
                 "chunk {} is not a chat.completion.chunk: {e}",
                 self.events
@@ -262,7 +263,7 @@ pub(crate) fn decode_body(body: &[u8]) -> Result<Response, LlmError> {
         provider: PROVIDER,
         detail,
     };
-    let body: Body = serde_json::from_slice(body)
+    let body: Body = serde_json::from_slice(&replaced_in_bytes(body))
         .map_err(|e| malformed(format!("the body is not a chat completion: {e}")))?;
     let Some(choice) = body.choices.into_iter().next() else {
         return Err(malformed("the completion has no choices".into()));
