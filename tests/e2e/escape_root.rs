@@ -314,3 +314,22 @@ fn a_read_write_mcp_server_cannot_take_its_mounts_apart_or_read_the_keyring() {
         "read-write",
     );
 }
+
+/// Promise: `warden doctor` tells the truth about the two pieces that make the sandbox hold
+/// as root: both are tried in its throw-away launcher and listed.
+#[test]
+fn doctor_lists_the_locked_mounts_and_the_capability_drop() {
+    let test = "doctor_lists_the_locked_mounts_and_the_capability_drop";
+    if !sandbox(test) {
+        return;
+    }
+    let env = TestEnv::new();
+    let out = env.run(&["doctor"]);
+    let text = crate::support::stdout(&out);
+    for piece in [
+        "ok    shell sandbox: locked mounts (a second user namespace locks every mount)",
+        "ok    shell sandbox: capability drop (bounding, ambient, inheritable, permitted and effective sets emptied; securebits locked)",
+    ] {
+        assert!(text.contains(piece), "{piece} missing in:\n{text}");
+    }
+}

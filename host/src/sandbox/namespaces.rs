@@ -283,3 +283,7 @@ pub(crate) fn new_session() -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "namespaces_tests.rs"]
+mod tests;

@@ -161,7 +161,8 @@ impl SandboxReport {
     /// Keep only the writes the kernel refused: a read-only or outside path that changed
     /// after its write was seen was written, whatever the place says. (A hidden path is
     /// covered in the launcher's view too, and a write to a covered file reaches the cover,
-    /// never the file: those entries stay.)
+    /// never the file: those entries stay, and their line says the write did not reach the
+    /// file rather than that it was refused.)
     pub(crate) fn keep_refused(&mut self, seen: &Seen) {
         self.read_only.retain(|p| !seen.changed(p));
         self.outside.retain(|p| !seen.changed(p));
@@ -240,7 +241,7 @@ impl SandboxReport {
         }
         if !self.hidden.is_empty() {
             return Some(format!(
-                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write was refused; no escalation short of `unsandboxed` reaches it]",
+                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write did not reach it (a hidden directory is read-only, a hidden file's writes are discarded); no escalation short of `unsandboxed` reaches it]",
                 shown(&self.hidden)
             ));
         }
