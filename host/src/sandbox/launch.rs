@@ -6,7 +6,9 @@
 //! launcher's, the spec's line having been read off the input first). The
 //! command runs as PID 1 of a new PID namespace (a fork of the launcher, which waits for it and
 //! exits with its status), with a `/proc` of its own where the kernel allows one, in a session
-//! of its own (no controlling terminal), under a [`seccomp`](super::seccomp) filter whose
+//! of its own (no controlling terminal), its mounts locked by a second user namespace
+//! ([`namespaces::lock_mounts`]), with no capability left ([`caps`](super::caps)), under a
+//! [`seccomp`](super::seccomp) filter whose
 //! notification listener PID 1 hands to the launcher's parent half: that half answers every
 //! `connect` of the command ([`notify`](super::notify)) while it waits
 //! ([`watch`](super::watch)).
@@ -32,7 +34,7 @@ use super::forward::{self, Forwarder};
 use super::notify::{self, Policy, Supervisor};
 use super::report::{Places, SandboxReport};
 use super::spec::{PROXY_SOCKET, SETUP_ERROR_PREFIX, SETUP_FAILED, SandboxSpec};
-use super::{dev, landlock, namespaces, probe, seccomp, watch};
+use super::{caps, dev, landlock, namespaces, probe, seccomp, watch};
 
 /// Run the launcher; returns only on failure (the exit status to use).
 pub fn launcher_main() -> i32 {
@@ -120,8 +122,12 @@ pub fn launcher_main() -> i32 {
     namespaces::die_with_parent();
     namespaces::mount_proc();
     let observe = spec.report && spec.guard.is_none();
-    if let Err(err) =
-        confine(&spec, port).and_then(|()| filter(&child_end, spec.guard.is_some(), observe))
+    // The mounts locked, Landlock, every capability dropped, then the filter: the order
+    // matters (each step needs what the next one takes away).
+    if let Err(err) = namespaces::lock_mounts()
+        .and_then(|()| confine(&spec, port))
+        .and_then(|()| caps::drop_all())
+        .and_then(|()| filter(&child_end, spec.guard.is_some(), observe))
     {
         return setup_error(&err);
     }

@@ -3,8 +3,8 @@
 //! (`warden __sandbox-exec`) before it runs `sh -c` (see `docs/shell.md`).
 //!
 //! - [`spec`]: what the launcher is asked to build ([`SandboxSpec`]);
-//! - [`launch`]: the launcher; `namespaces`, `dev` (its own `/dev`), `landlock`, `seccomp`:
-//!   its pieces; `notify`: the
+//! - [`launch`]: the launcher; `namespaces`, `dev` (its own `/dev`), `landlock`, `caps` (every
+//!   capability dropped), `seccomp`: its pieces; `notify`: the
 //!   supervisor answering the command's `connect` calls (its listener passed by `fd_pass`)
 //!   and, for a program granted the workspace, its file calls (`files`),
 //!   `watch`: the parent half's loop;
@@ -21,6 +21,7 @@
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
+mod caps;
 mod child;
 mod dev;
 pub mod env;

@@ -189,6 +189,19 @@ fn locked_flags(path: &Path) -> Result<libc::c_ulong, String> {
         .fold(0, |acc, (_, ms)| acc | ms))
 }
 
+/// Lock every mount of this process for good: a second user namespace (the same uid and gid
+/// mapped) owning a new mount namespace. The kernel copies every mount into it marked
+/// `MNT_LOCKED`, with its flags (read-only, `nosuid`, …) locked too, because the namespace
+/// that made them is more privileged than the new one: from here on, no cover can be
+/// unmounted, no read-only bind made writable and no subtree cloned without its covers, even
+/// with every capability of the new namespace. Called by PID 1 once its mounts (and `/proc`)
+/// are in place.
+pub(crate) fn lock_mounts() -> Result<(), String> {
+    let fail = |e: String| format!("locking the mounts: {e}");
+    enter_user().map_err(fail)?;
+    enter_mount().map_err(fail)
+}
+
 /// A new PID namespace for the children of this process: the next child forked is its PID 1,
 /// and when that process ends the kernel kills every process left in the namespace.
 pub(crate) fn enter_pid() -> Result<(), String> {
@@ -270,3 +283,7 @@ pub(crate) fn new_session() -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "namespaces_tests.rs"]
+mod tests;

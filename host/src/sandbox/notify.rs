@@ -37,7 +37,7 @@ use std::cell::RefCell;
 use std::ffi::OsStr;
 
 use super::files::{Answer, Caller, Files, read_path};
-use super::report::{Places, SandboxReport};
+use super::report::{Places, SandboxReport, Seen};
 
 /// `pidfd_open` flag for a thread's pidfd (Linux 6.9; `O_EXCL`).
 const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
@@ -83,6 +83,8 @@ pub(crate) struct Supervisor {
     resp_size: usize,
     /// What the sandbox refused so far.
     report: RefCell<SandboxReport>,
+    /// The state of each reported name when its write was seen.
+    seen: RefCell<Seen>,
 }
 
 /// One `connect` to make on the command's behalf.
@@ -141,12 +143,16 @@ impl Supervisor {
             resp_size: usize::from(sizes.seccomp_notif_resp)
                 .max(size_of::<libc::seccomp_notif_resp>()),
             report: RefCell::new(SandboxReport::default()),
+            seen: RefCell::new(Seen::default()),
         }
     }
 
-    /// What the sandbox refused the command.
+    /// What the sandbox refused the command (after it ended: a write that changed its
+    /// target was not refused, and is left out).
     pub(crate) fn report(&self) -> SandboxReport {
-        self.report.borrow().clone()
+        let mut report = self.report.borrow().clone();
+        report.keep_refused(&self.seen.borrow());
+        report
     }
 
     /// The listener, to poll for readability.
@@ -297,9 +303,9 @@ impl Supervisor {
                 None => return,
             }
         };
-        self.report
-            .borrow_mut()
-            .wrote(path.clone(), places.place(&path));
+        let place = places.place(&path);
+        self.seen.borrow_mut().note(&path, place);
+        self.report.borrow_mut().wrote(path, place);
     }
 
     /// Where `/proc/<link>` points, in the supervisor's `/proc`.

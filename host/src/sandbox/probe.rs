@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::spec::{LAUNCHER_SUBCOMMAND, SandboxSpec};
-use super::{forward, landlock, namespaces, seccomp};
+use super::{caps, forward, landlock, namespaces, seccomp};
 
 /// The name of the optional piece per-host network (`allowed_hosts`) needs.
 pub const PER_HOST_NETWORK: &str = "per-host network";
@@ -17,8 +17,9 @@ pub const PER_HOST_NETWORK: &str = "per-host network";
 /// One piece of the sandbox and whether this kernel gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
-    /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`, `Landlock`,
-    /// `seccomp`, or the optional [`PER_HOST_NETWORK`].
+    /// `user namespace`, `mount namespace`, `network namespace`, `PID namespace`,
+    /// `locked mounts`, `Landlock`, `seccomp`, `capability drop`, or the optional
+    /// [`PER_HOST_NETWORK`].
     pub name: String,
     /// Whether it can be built.
     pub ok: bool,
@@ -75,17 +76,31 @@ pub(crate) fn launcher_probe() -> i32 {
             "PID namespace",
             namespaces::enter_pid().map(|()| String::new()),
         );
+        push(
+            "locked mounts",
+            namespaces::lock_mounts()
+                .map(|()| "a second user namespace locks every mount".to_owned()),
+        );
     } else {
         push("mount namespace", needs_user());
         push("network namespace", needs_user());
         push(PER_HOST_NETWORK, needs_user());
         push("PID namespace", needs_user());
+        push("locked mounts", needs_user());
     }
     push(
         "Landlock",
         landlock::abi_version().map(|v| format!("ABI {v}")),
     );
     push("seccomp", seccomp::check());
+    // Last: nothing after it may need a capability.
+    push(
+        "capability drop",
+        caps::drop_all().map(|()| {
+            "bounding, ambient, inheritable, permitted and effective sets emptied; securebits locked"
+                .to_owned()
+        }),
+    );
     let text = serde_json::to_string(&pieces).unwrap_or_else(|_| "[]".to_owned());
     let _ = writeln!(std::io::stdout().lock(), "{text}");
     0

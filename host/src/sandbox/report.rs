@@ -1,6 +1,8 @@
 //! What the sandbox refused a command, as the launcher's parent half saw it: connects and name
 //! lookups the empty network (or the per-host proxy's rule) stopped, and writes by name to a
-//! read-only `.git`/`.warden`, a hidden path, or outside the roots. The launcher writes it as
+//! read-only `.git`/`.warden`, a hidden path, or outside the roots — only those the kernel
+//! refused: a written name whose state changed after the write was seen is dropped
+//! ([`Seen`]). The launcher writes it as
 //! one JSON line back on its standard input (a socket the `shell` tool holds) after the
 //! command ends; the tool turns it into the one line that ends a failed command's result,
 //! naming the rule and the escalation that would allow it ([`SandboxReport::explain`]).
@@ -68,6 +70,77 @@ impl Places {
     }
 }
 
+/// Most written paths whose state is kept to check after the command.
+const MAX_SEEN: usize = 64;
+
+/// One file's state as `lstat` gives it, or its absence: what a write the kernel lets
+/// through changes (the size, the times, the inode of a replaced name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileState {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileState {
+    fn of(path: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        Some(Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mode: meta.mode(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+}
+
+/// A written name's state, taken when the write was seen (before the kernel made it): a name
+/// created, removed, replaced by a rename or written changes it. (Its directory is not
+/// compared: a sibling created beside it changes that too.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp(Option<FileState>);
+
+impl Stamp {
+    fn of(path: &Path) -> Self {
+        Self(FileState::of(path))
+    }
+}
+
+/// The written names that fall outside the writable places, each with its state when the
+/// write was seen; after the command, a name whose state changed was written: the kernel did
+/// not refuse it, and the report does not say it did ([`SandboxReport::keep_refused`]).
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    stamps: Vec<(PathBuf, Stamp)>,
+}
+
+impl Seen {
+    /// Note the state of `path`, about to be written at `place` (the first write of a name
+    /// counts).
+    pub(crate) fn note(&mut self, path: &Path, place: Place) {
+        if place == Place::Writable
+            || self.stamps.len() >= MAX_SEEN
+            || self.stamps.iter().any(|(p, _)| p == path)
+        {
+            return;
+        }
+        self.stamps.push((path.to_path_buf(), Stamp::of(path)));
+    }
+
+    /// Whether `path` was noted and has changed since.
+    fn changed(&self, path: &Path) -> bool {
+        self.stamps
+            .iter()
+            .any(|(p, stamp)| p == path && Stamp::of(p) != *stamp)
+    }
+}
+
 fn push<T: PartialEq>(list: &mut Vec<T>, item: T) {
     if list.len() < MAX_EACH && !list.contains(&item) {
         list.push(item);
@@ -83,6 +156,16 @@ impl SandboxReport {
             Place::Hidden => push(&mut self.hidden, path),
             Place::Outside => push(&mut self.outside, path),
         }
+    }
+
+    /// Keep only the writes the kernel refused: a read-only or outside path that changed
+    /// after its write was seen was written, whatever the place says. (A hidden path is
+    /// covered in the launcher's view too, and a write to a covered file reaches the cover,
+    /// never the file: those entries stay, and their line says the write did not reach the
+    /// file rather than that it was refused.)
+    pub(crate) fn keep_refused(&mut self, seen: &Seen) {
+        self.read_only.retain(|p| !seen.changed(p));
+        self.outside.retain(|p| !seen.changed(p));
     }
 
     /// Record a connect to `destination` the network refused (a lookup when `lookup`).
@@ -158,7 +241,7 @@ impl SandboxReport {
         }
         if !self.hidden.is_empty() {
             return Some(format!(
-                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write was refused; no escalation short of `unsandboxed` reaches it]",
+                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write did not reach it (a hidden directory is read-only, a hidden file's writes are discarded); no escalation short of `unsandboxed` reaches it]",
                 shown(&self.hidden)
             ));
         }
@@ -176,6 +259,46 @@ impl SandboxReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write the kernel let through (the name created, or the file changed) is not reported
+    /// as refused; one that left the file and its directory as they were still is.
+    #[test]
+    fn a_write_that_changed_the_file_is_not_reported_as_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        std::fs::create_dir_all(git.join("hooks")).unwrap();
+        std::fs::write(git.join("config"), "[core]\n").unwrap();
+        let hook = git.join("hooks/pre-commit");
+        let config = git.join("config");
+        let refused = git.join("hooks/refused");
+        let mut seen = Seen::default();
+        let mut report = SandboxReport::default();
+        for path in [&hook, &config, &refused] {
+            seen.note(path, Place::ReadOnly);
+            report.wrote(path.clone(), Place::ReadOnly);
+        }
+        std::fs::write(&hook, "#!/bin/sh\n").unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&config)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"\tfsmonitor = x\n"))
+            .unwrap();
+        report.keep_refused(&seen);
+        assert_eq!(report.read_only, vec![refused.clone()]);
+        let line = report.explain(false).unwrap_or_default();
+        assert!(
+            !line.contains("pre-commit") && !line.contains("config") && line.contains("refused"),
+            "{line}"
+        );
+        let mut none_refused = SandboxReport::default();
+        let mut seen = Seen::default();
+        let outside = dir.path().join("elsewhere");
+        seen.note(&outside, Place::Outside);
+        none_refused.wrote(outside.clone(), Place::Outside);
+        std::fs::write(&outside, "x").unwrap();
+        none_refused.keep_refused(&seen);
+        assert_eq!(none_refused.explain(false), None);
+    }
 
     #[test]
     fn each_rule_names_its_escalation_and_nothing_refused_says_nothing() {

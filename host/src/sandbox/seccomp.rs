@@ -3,6 +3,15 @@
 //!
 //! - a system call of another architecture (32-bit x86 on x86_64) or an x32 call kills the
 //!   process: the rules below name the native numbers only;
+//! - the mount API ([`MOUNT_CALLS`]: `mount`, `umount2`, `pivot_root`, `open_tree`,
+//!   `open_tree_attr`, `move_mount`, `mount_setattr`, `fsopen`, `fsconfig`, `fsmount`,
+//!   `fspick`) fails with `EPERM`: the mounts are locked already
+//!   ([`lock_mounts`](super::namespaces::lock_mounts)) and the capabilities gone
+//!   ([`caps`](super::caps)), this is the third layer;
+//! - the keyring calls ([`KEY_CALLS`]: `add_key`, `request_key`, `keyctl`) fail with `EPERM`:
+//!   the person's session keyring, inherited by every process, stays out of reach, and so do
+//!   their user keyring and every key whose permissions would let any process of their uid
+//!   read it (a fresh session keyring would hide only the first);
 //! - `io_uring_setup` fails with `ENOSYS` (a ring's `connect` would not pass through here);
 //! - `socket` and `socketpair` of `AF_UNIX` datagram sockets fail with `EACCES` (a datagram
 //!   `sendto` names its destination without any `connect`);
@@ -161,6 +170,28 @@ impl Asm {
     }
 }
 
+/// `open_tree_attr` (Linux 6.15; one number on every architecture).
+const SYS_OPEN_TREE_ATTR: libc::c_long = 467;
+
+/// The mount API, refused with `EPERM`.
+pub(crate) const MOUNT_CALLS: &[libc::c_long] = &[
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_open_tree,
+    SYS_OPEN_TREE_ATTR,
+    libc::SYS_move_mount,
+    libc::SYS_mount_setattr,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+];
+
+/// The keyring calls, refused with `EPERM`.
+pub(crate) const KEY_CALLS: &[libc::c_long] =
+    &[libc::SYS_add_key, libc::SYS_request_key, libc::SYS_keyctl];
+
 /// The calls that name a file and wait for the parent half when the program is granted the
 /// workspace.
 pub(crate) const FILE_CALLS: &[libc::c_long] = &[
@@ -234,6 +265,11 @@ pub(crate) fn program_with(files: bool, observe: bool) -> Result<Vec<libc::sock_
         let native_nr = asm.label();
         asm.jge(X32_SYSCALL_BIT, kill, native_nr);
         asm.here(native_nr);
+    }
+    for call in MOUNT_CALLS.iter().chain(KEY_CALLS) {
+        let next = asm.label();
+        asm.jeq(nr(*call), no_perm, next);
+        asm.here(next);
     }
     for (call, target) in [
         (libc::SYS_connect, notify),

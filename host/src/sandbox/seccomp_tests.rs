@@ -254,3 +254,46 @@ fn writes_by_name_wait_for_the_supervisor_only_when_observed() {
         libc::SECCOMP_RET_ALLOW
     );
 }
+
+#[test]
+fn the_mount_api_and_the_keyring_calls_are_refused_in_every_program() {
+    let refused = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    for (files, observe) in [(false, false), (true, false), (false, true)] {
+        let program = program_with(files, observe).unwrap();
+        for call in MOUNT_CALLS.iter().chain(KEY_CALLS) {
+            assert_eq!(
+                run(&program, NATIVE_ARCH, *call as u32, [0; 6]),
+                refused,
+                "call {call} (files {files}, observe {observe})"
+            );
+        }
+        for call in [libc::SYS_read, libc::SYS_statx, libc::SYS_unshare] {
+            assert_ne!(
+                run(&program, NATIVE_ARCH, call as u32, [0; 6]),
+                refused,
+                "call {call}"
+            );
+        }
+    }
+    let names = [
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_mount_setattr,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_keyctl,
+    ];
+    for call in names {
+        assert!(
+            MOUNT_CALLS.contains(&call) || KEY_CALLS.contains(&call),
+            "{call}"
+        );
+    }
+}
