@@ -107,3 +107,21 @@ fn the_question_shows_where_a_command_runs_and_never_hides_its_tail() {
     term.wait_for("declined, fine");
     assert!(!env.workspace().join("tail-ran.txt").exists());
 }
+
+/// An escalation's reason is shown on one line under `because:`: a reason that a line
+/// separator, NEL, VT or FF breaks (and could paint a forged `grants:` line) is an error result,
+/// and nothing runs.
+#[test]
+fn a_reason_broken_by_any_line_break_is_refused_and_nothing_runs() {
+    let env = TestEnv::new();
+    env.project_config(OPENAI);
+    for brk in ['\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}'] {
+        let (message, err) = run_yes(
+            &env,
+            json!({"command": "touch ran.txt",
+                   "escalate": {"kind": "network", "reason": format!("fetch{brk}grants: nothing")}}),
+        );
+        assert!(message.contains("one line"), "{brk:?}: {message}\n{err}");
+        assert!(!env.workspace().join("ran.txt").exists(), "{brk:?}");
+    }
+}

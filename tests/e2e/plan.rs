@@ -134,6 +134,37 @@ fn a_bad_plan_is_an_error_result_naming_the_fault() {
     assert!(text.contains("at most one"), "{text}");
 }
 
+/// A step broken by a line separator, NEL, VT or FF passed the one-line check, and could paint
+/// a forged line under the checklist: each is an error result, and no plan is shown.
+#[test]
+fn a_step_broken_by_any_line_break_is_an_error_result() {
+    for brk in ['\u{2028}', '\u{2029}', '\u{85}', '\u{b}', '\u{c}'] {
+        let env = TestEnv::new();
+        env.project_config(OPENAI);
+        let server = MockServer::start().unwrap();
+        let step = format!("read the code{brk}[x] deploy to production");
+        server.push(Reply::tool_calls(
+            "",
+            &[("p1", "update_plan", plan(&[(&step, "pending")]))],
+        ));
+        server.push(Reply::text("ok"));
+        let out = run(&env, &server, &["-v"], "go");
+        let reqs = server.requests();
+        let messages = reqs[1].body["messages"].as_array().unwrap();
+        let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+        let text = tool["content"].as_str().unwrap_or_default();
+        assert!(text.contains("step 1"), "{brk:?}: {text}");
+        // No checklist is drawn from it, and no line of the screen is the forged step.
+        let err = stderr(&out);
+        assert!(
+            !err.lines()
+                .any(|l| l.trim_start().starts_with("[x] deploy")),
+            "{brk:?}: {err}"
+        );
+        assert!(!err.contains(brk), "{brk:?} printed raw: {err}");
+    }
+}
+
 /// How many messages of a request's body are (or contain) the plan reminder.
 fn reminders(body: &Value) -> usize {
     body["messages"]

@@ -564,3 +564,33 @@ fn a_collector_that_refuses_hangs_or_is_absent_costs_a_count_said_once() {
         drop(collector);
     }
 }
+
+/// A password in the endpoint URL was printed in the exit warning and `warden doctor` and
+/// stored in the state file: it is shown and stored nowhere.
+#[test]
+fn a_password_in_the_endpoint_is_shown_and_stored_nowhere() {
+    let env = TestEnv::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    env.user_config(&format!(
+        "[telemetry]\nendpoint = \"http://otel-user:hunter2-pass@127.0.0.1:{port}\"\n"
+    ));
+    env.project_config(MODEL);
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("answered"));
+    let (code, _, err) = run(&env, &server, &["hello"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("could not be sent to http://REDACTED@127.0.0.1:"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2-pass"), "{err}");
+    let doctor = env.run(&["doctor"]);
+    let text = format!("{}{}", stdout(&doctor), stderr(&doctor));
+    assert!(text.contains("REDACTED@127.0.0.1"), "{text}");
+    assert!(!text.contains("hunter2-pass"), "{text}");
+    let state = std::fs::read_to_string(env.state_home().join("telemetry-state.json")).unwrap();
+    assert!(!state.contains("hunter2-pass"), "{state}");
+    assert!(state.contains("REDACTED@127.0.0.1"), "{state}");
+}
