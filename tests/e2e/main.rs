@@ -27,6 +27,8 @@ mod complete;
 mod escape_dev;
 mod escape_egress;
 mod escape_files_later;
+mod escape_git;
+mod escape_git_reads;
 mod escape_registry;
 mod escape_sockets_tty;
 mod escape_state_git;
