@@ -34,14 +34,16 @@ impl Worker {
             .get("command")
             .and_then(|c| c.as_str())
             .unwrap_or_default();
+        let judgement = self.config.rules.judge_escalation(command, escalation.kind);
+        let ids = self.config.rules.ids(&judgement).unwrap_or_default();
+        // A rule's deny says why in its own words; nothing else lets more than git run.
         if escalation.kind == EscalationKind::Git
+            && !matches!(judgement.decision, Some(Decision::Deny))
             && let Err(why) = crate::domain::git_only(command)
         {
             outcome.deny(DecidedBy::Policy, why);
             return;
         }
-        let judgement = self.config.rules.judge_escalation(command, escalation.kind);
-        let ids = self.config.rules.ids(&judgement).unwrap_or_default();
         match judgement.decision {
             Some(Decision::Deny) => {
                 let reason = self.config.rules.reason(&judgement);
