@@ -7,9 +7,10 @@
 //! - **tool**: the whole `shell` tool call on a small workspace: the private temporary
 //!   directory made and removed, the deny-glob scan, the launcher, the process-group kill and
 //!   the output read;
-//! - **escalated tool**: the same call with `escalate` `git` (`.git` writable, its `hooks/`
-//!   and `config` bound read-only) and `network` (every host), beside the plain one: what an
-//!   escalation adds to a call's start-up.
+//! - **escalated tool**: the same call with `escalate` `git` (`.git` writable and pinned, its
+//!   `hooks/` and `config` bound read-only, snapshotted before and checked after; the command
+//!   is `git --version`, since a `git` escalation runs git alone) and `network` (every host),
+//!   beside the plain one: what an escalation adds to a call's start-up.
 //!
 //! `cargo bench --profile dev -p warden --bench shell -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -77,6 +78,7 @@ fn bench(c: &mut Criterion) {
         stdio: false,
         guard: None,
         report: false,
+        pinned: Vec::new(),
     };
     let input = serde_json::to_vec(&spec).unwrap();
     let tool = ShellTool::new(
@@ -146,10 +148,11 @@ fn bench(c: &mut Criterion) {
             hosts: Vec::new(),
             reason: "bench".into(),
         };
-        group.bench_function(format!("shell tool call (true), escalate {kind}"), |b| {
+        let command = command_for(escalation.kind);
+        group.bench_function(format!("shell tool call ({command}), escalate {kind}"), |b| {
             b.iter(|| {
                 let out = tool.execute_escalated(
-                    "true",
+                    command,
                     Some(&escalation),
                     Duration::from_secs(60),
                     &|| false,
@@ -160,6 +163,15 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
     paired(&tool);
+}
+
+/// The command benched under an escalation of `kind`: `true`, or `git --version` under `git`
+/// (which runs git alone).
+fn command_for(kind: EscalationKind) -> &'static str {
+    match kind {
+        EscalationKind::Git => "git --version",
+        _ => "true",
+    }
 }
 
 /// The plain and escalated tool calls interleaved (each round runs the three in a rotating
@@ -182,7 +194,7 @@ fn paired(tool: &ShellTool) {
             let at = (round + i) % cases.len();
             let start = std::time::Instant::now();
             let out = tool.execute_escalated(
-                "true",
+                command_for(cases[at].as_ref().map_or(EscalationKind::Network, |e| e.kind)),
                 cases[at].as_ref(),
                 Duration::from_secs(60),
                 &|| false,
