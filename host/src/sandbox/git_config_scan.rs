@@ -8,6 +8,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use super::hidden::gitfile_target;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,7 +26,9 @@ const LIST_DEADLINE: Duration = Duration::from_secs(5);
 /// what a gitfile points to), those that exist as regular files.
 pub fn config_files(repos: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for repo in repos.iter().filter(|r| r.is_dir()) {
+    // A gitfile (`gitdir: …`) names its repository, wherever it lies.
+    let targets: Vec<PathBuf> = repos.iter().filter_map(|r| gitfile_target(r)).collect();
+    for repo in repos.iter().chain(&targets).filter(|r| r.is_dir()) {
         push_repo(repo, &mut out, 0);
         if let Ok(text) = std::fs::read_to_string(repo.join("commondir")) {
             let common = repo.join(text.trim());
@@ -199,14 +203,23 @@ mod tests {
         std::fs::write(git.join("modules/lib/config"), "[merge \"m\"]\n\tdriver = evil\n").unwrap();
         std::fs::write(git.join("worktrees/wt/config.worktree"), "[core]\n\tfsmonitor = evil\n")
             .unwrap();
-        let files = config_files(std::slice::from_ref(&git));
-        assert_eq!(files.len(), 3, "{files:?}");
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(
+            elsewhere.path().join("config"),
+            "[diff \"far\"]\n\tcommand = evil\n",
+        )
+        .unwrap();
+        let gitfile = dir.path().join("wt.git");
+        std::fs::write(&gitfile, format!("gitdir: {}\n", elsewhere.path().display())).unwrap();
+        let files = config_files(&[git.clone(), gitfile]);
+        assert_eq!(files.len(), 4, "{files:?}");
         let keys: Vec<String> = entries(&files, None).into_iter().map(|(k, _)| k).collect();
         for key in [
             "filter.Up.Case.clean",
             "diff.x.textconv",
             "merge.m.driver",
             "core.fsmonitor",
+            "diff.far.command",
         ] {
             assert!(keys.iter().any(|k| k == key), "{key}: {keys:?}");
         }
