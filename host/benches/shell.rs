@@ -174,8 +174,8 @@ fn command_for(kind: EscalationKind) -> &'static str {
     }
 }
 
-/// The plain and escalated tool calls interleaved (each round runs the three in a rotating
-/// order), so that a machine's changing load falls on all three alike: the median of each and
+/// The plain and escalated tool calls interleaved (each round runs the four in a rotating
+/// order), so that a machine's changing load falls on all alike: the median of each and
 /// the ratios to the plain call, printed.
 fn paired(tool: &ShellTool) {
     let rounds: usize = std::env::var("WARDEN_BENCH_ROUNDS")
@@ -187,15 +187,21 @@ fn paired(tool: &ShellTool) {
         hosts: Vec::new(),
         reason: "bench".into(),
     };
-    let cases = [None, Some(escalation("git")), Some(escalation("network"))];
+    // (command, escalation): the plain call, the same git command without and with `git`.
+    let cases = [
+        ("true", None),
+        ("git --version", None),
+        ("git --version", Some(escalation("git"))),
+        ("true", Some(escalation("network"))),
+    ];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
     for round in 0..rounds {
         for i in 0..cases.len() {
             let at = (round + i) % cases.len();
             let start = std::time::Instant::now();
             let out = tool.execute_escalated(
-                command_for(cases[at].as_ref().map_or(EscalationKind::Network, |e| e.kind)),
-                cases[at].as_ref(),
+                cases[at].0,
+                cases[at].1.as_ref(),
                 Duration::from_secs(60),
                 &|| false,
             );
@@ -208,7 +214,12 @@ fn paired(tool: &ShellTool) {
         t[t.len() / 2]
     };
     let medians: Vec<Duration> = times.iter_mut().map(median).collect();
-    for (name, m) in ["plain", "escalate git", "escalate network"]
+    for (name, m) in [
+        "plain",
+        "plain git --version",
+        "escalate git (git --version)",
+        "escalate network",
+    ]
         .iter()
         .zip(&medians)
     {

@@ -89,7 +89,7 @@ pub fn entries(files: &[PathBuf], home: Option<&Path>) -> Vec<(String, String)> 
         if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        for (key, value) in list(&file) {
+        for (key, value) in cached_list(&file) {
             let lower = key.to_ascii_lowercase();
             if (lower == "include.path" || lower.starts_with("includeif."))
                 && lower.ends_with(".path")
@@ -113,6 +113,55 @@ fn include_target(file: &Path, value: &str, home: Option<&Path>) -> Option<PathB
         file.parent()?.join(value)
     };
     Some(path)
+}
+
+/// Most files whose listing is kept between calls.
+const CACHE_FILES: usize = 256;
+
+/// What identifies one version of a file: device, inode, size, modification and change
+/// times (the change time moves on every write, including one that restores the mtime).
+type Stamp = (u64, u64, u64, i64, i64, i64, i64);
+
+/// Listings by path, each with the stamp of the file it was read from.
+type Cache = std::collections::HashMap<PathBuf, (Stamp, Vec<(String, String)>)>;
+
+fn stamp(file: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(file).ok()?;
+    Some((
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    ))
+}
+
+/// [`list`], kept for as long as the file's stamp is the same (taken before it is read, so
+/// that a file changed meanwhile is read again next time). Saves a process per config file
+/// on every command.
+fn cached_list(file: &Path) -> Vec<(String, String)> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Cache>> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let Some(stamp) = stamp(file) else {
+        return list(file);
+    };
+    if let Ok(cache) = cache.lock()
+        && let Some((seen, entries)) = cache.get(file)
+        && *seen == stamp
+    {
+        return entries.clone();
+    }
+    let entries = list(file);
+    if let Ok(mut cache) = cache.lock() {
+        if cache.len() >= CACHE_FILES {
+            cache.clear();
+        }
+        cache.insert(file.to_owned(), (stamp, entries.clone()));
+    }
+    entries
 }
 
 /// `git config --file FILE --list --null`: its entries (none when git is missing or the file
@@ -224,6 +273,20 @@ mod tests {
             assert!(keys.iter().any(|k| k == key), "{key}: {keys:?}");
         }
         assert!(!mark.exists());
+    }
+
+    #[test]
+    fn a_changed_file_is_listed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        std::fs::write(&config, "[diff \"a\"]\n\ttextconv = x\n").unwrap();
+        let keys = |p: &Path| -> Vec<String> {
+            entries(&[p.to_owned()], None).into_iter().map(|(k, _)| k).collect()
+        };
+        assert_eq!(keys(&config), ["diff.a.textconv"]);
+        assert_eq!(keys(&config), ["diff.a.textconv"]);
+        std::fs::write(&config, "[diff \"b\"]\n\ttextconv = x\n").unwrap();
+        assert_eq!(keys(&config), ["diff.b.textconv"]);
     }
 
     #[test]
