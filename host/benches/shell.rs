@@ -149,17 +149,20 @@ fn bench(c: &mut Criterion) {
             reason: "bench".into(),
         };
         let command = command_for(escalation.kind);
-        group.bench_function(format!("shell tool call ({command}), escalate {kind}"), |b| {
-            b.iter(|| {
-                let out = tool.execute_escalated(
-                    command,
-                    Some(&escalation),
-                    Duration::from_secs(60),
-                    &|| false,
-                );
-                assert!(!out.is_error, "{}", out.content);
-            });
-        });
+        group.bench_function(
+            format!("shell tool call ({command}), escalate {kind}"),
+            |b| {
+                b.iter(|| {
+                    let out = tool.execute_escalated(
+                        command,
+                        Some(&escalation),
+                        Duration::from_secs(60),
+                        &|| false,
+                    );
+                    assert!(!out.is_error, "{}", out.content);
+                });
+            },
+        );
     }
     group.finish();
     paired(&tool);
@@ -220,8 +223,8 @@ fn paired(tool: &ShellTool) {
         "escalate git (git --version)",
         "escalate network",
     ]
-        .iter()
-        .zip(&medians)
+    .iter()
+    .zip(&medians)
     {
         println!(
             "shell_paired/{name}: median {:.2} ms over {rounds} rounds, {:.3}x the plain call",

@@ -27,7 +27,8 @@ use crate::mcp_client::sandbox;
 use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr};
 
 /// The model section every test uses.
-pub(crate) const MODEL: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
+pub(crate) const MODEL: &str =
+    "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 
 /// One finished `warden run`: its exit status and each call's result by id.
 pub(crate) struct Ran {
@@ -241,7 +242,10 @@ fn a_rebase_stopped_at_a_conflict_keeps_its_state() {
     let out = ran.get("c1");
     assert!(out.contains("CONFLICT"), "{out}");
     assert!(!out.contains("rebase-merge"), "{out}");
-    assert!(ws.join(".git/rebase-merge/git-rebase-todo").exists(), "{out}");
+    assert!(
+        ws.join(".git/rebase-merge/git-rebase-todo").exists(),
+        "{out}"
+    );
     std::fs::write(ws.join("a.txt"), "both\n").unwrap();
     git_ok(&ws, &["add", "a.txt"]);
     git_ok(&ws, &["rebase", "--continue"]);
@@ -267,11 +271,16 @@ fn a_git_escalation_runs_git_hardened() {
         FULL,
         &[(
             "c1",
-            escalated("git add a.txt && git commit -qm hardened && git diff HEAD~1 && git co-evil; git log -p -1"),
+            escalated(
+                "git add a.txt && git commit -qm hardened && git diff HEAD~1 && git co-evil; git log -p -1",
+            ),
         )],
     );
     let out = ran.get("c1");
     assert!(out.contains("+changed"), "{out}");
-    assert!(git_ok(&ws, &["log", "--oneline"]).contains("hardened"), "{out}");
+    assert!(
+        git_ok(&ws, &["log", "--oneline"]).contains("hardened"),
+        "{out}"
+    );
     assert_eq!(markers(&ws), Vec::<String>::new(), "{out}");
 }

@@ -66,7 +66,11 @@ fn unasked_git_reads_run_nothing_a_hostile_repository_names() {
     }
     std::fs::write(ws.join(".gitignore"), ".warden/\nMARK*\n").unwrap();
     std::fs::write(ws.join("a.txt"), "a\n").unwrap();
-    assert!(crate::escape_git::person_git(&ws, &["add", "."]).status.success());
+    assert!(
+        crate::escape_git::person_git(&ws, &["add", "."])
+            .status
+            .success()
+    );
     assert!(
         crate::escape_git::person_git(&ws, &["commit", "-qm", "first"])
             .status
@@ -88,7 +92,13 @@ fn unasked_git_reads_run_nothing_a_hostile_repository_names() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("MARK"))
         .collect();
-    assert_eq!(marks, Vec::<String>::new(), "{:?} (exit {:?})", ran.results, ran.code);
+    assert_eq!(
+        marks,
+        Vec::<String>::new(),
+        "{:?} (exit {:?})",
+        ran.results,
+        ran.code
+    );
     assert!(ran.get("c1").contains("a.txt"), "{:?}", ran.results);
     assert!(ran.get("c2").contains("+changed"), "{:?}", ran.results);
     assert!(ran.get("c3").contains("+a"), "{:?}", ran.results);

@@ -107,7 +107,9 @@ fn one(command: &SimpleCommand) -> Result<(), String> {
     if (subcommand == "submodule" && rest.contains(&"foreach"))
         || (subcommand == "bisect" && first == "run")
     {
-        return refuse(&format!("`{subcommand} {first}`, which runs other programs"));
+        return refuse(&format!(
+            "`{subcommand} {first}`, which runs other programs"
+        ));
     }
     for word in &rest {
         let name = word.split_once('=').map_or(*word, |(n, _)| n);
@@ -145,8 +147,14 @@ mod tests {
     #[test]
     fn anything_else_is_refused_with_the_command_named() {
         for (bad, names) in [
-            ("git add . && echo hi > .git/config", "`echo hi` is not `git`"),
-            ("git log > .git/info/attributes", "writes `.git/info/attributes`"),
+            (
+                "git add . && echo hi > .git/config",
+                "`echo hi` is not `git`",
+            ),
+            (
+                "git log > .git/info/attributes",
+                "writes `.git/info/attributes`",
+            ),
             ("mv .git .git-old", "`mv .git .git-old` is not `git`"),
             ("git status; printf x > f", "printf"),
             ("git commit -m \"$(cat msg)\"", "`cat msg` is not `git`"),

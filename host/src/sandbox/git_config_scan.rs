@@ -249,9 +249,16 @@ mod tests {
         )
         .unwrap();
         std::fs::write(git.join("extra.inc"), "[diff \"x\"]\n\ttextconv = evil\n").unwrap();
-        std::fs::write(git.join("modules/lib/config"), "[merge \"m\"]\n\tdriver = evil\n").unwrap();
-        std::fs::write(git.join("worktrees/wt/config.worktree"), "[core]\n\tfsmonitor = evil\n")
-            .unwrap();
+        std::fs::write(
+            git.join("modules/lib/config"),
+            "[merge \"m\"]\n\tdriver = evil\n",
+        )
+        .unwrap();
+        std::fs::write(
+            git.join("worktrees/wt/config.worktree"),
+            "[core]\n\tfsmonitor = evil\n",
+        )
+        .unwrap();
         let elsewhere = tempfile::tempdir().unwrap();
         std::fs::write(
             elsewhere.path().join("config"),
@@ -259,7 +266,11 @@ mod tests {
         )
         .unwrap();
         let gitfile = dir.path().join("wt.git");
-        std::fs::write(&gitfile, format!("gitdir: {}\n", elsewhere.path().display())).unwrap();
+        std::fs::write(
+            &gitfile,
+            format!("gitdir: {}\n", elsewhere.path().display()),
+        )
+        .unwrap();
         let files = config_files(&[git.clone(), gitfile]);
         assert_eq!(files.len(), 4, "{files:?}");
         let keys: Vec<String> = entries(&files, None).into_iter().map(|(k, _)| k).collect();
@@ -281,7 +292,10 @@ mod tests {
         let config = dir.path().join("config");
         std::fs::write(&config, "[diff \"a\"]\n\ttextconv = x\n").unwrap();
         let keys = |p: &Path| -> Vec<String> {
-            entries(&[p.to_owned()], None).into_iter().map(|(k, _)| k).collect()
+            entries(&[p.to_owned()], None)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
         };
         assert_eq!(keys(&config), ["diff.a.textconv"]);
         assert_eq!(keys(&config), ["diff.a.textconv"]);

@@ -13,8 +13,7 @@ fn git(dir: &Path, env: &[(String, String)], args: &[&str]) -> (String, bool) {
         .output()
         .unwrap();
     (
-        String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
         out.status.success(),
     )
 }
@@ -100,7 +99,10 @@ fn a_hostile_repository_runs_nothing_and_git_still_works() {
 
     let mut env = plain.clone();
     env.push(("GIT_EXTERNAL_DIFF".into(), "false".into()));
-    env.push(("GIT_CONFIG_PARAMETERS".into(), "'core.fsmonitor'='x'".into()));
+    env.push((
+        "GIT_CONFIG_PARAMETERS".into(),
+        "'core.fsmonitor'='x'".into(),
+    ));
     apply(&mut env, &hardening(&[ws.join(".git")], Some(&ws)));
     let (status, ok) = git(&ws, &env, &["status", "--short"]);
     assert!(ok && status.contains("a.txt"), "{status}");
@@ -123,10 +125,19 @@ fn a_hostile_repository_runs_nothing_and_git_still_works() {
 fn a_driver_key_is_given_a_value_that_runs_nothing_of_the_repositorys() {
     assert_eq!(neutral("filter.Y.z.clean", "evil").as_deref(), Some(""));
     assert_eq!(neutral("diff.x.textconv", "evil").as_deref(), Some("cat"));
-    assert_eq!(neutral("diff.x.command", "evil").as_deref(), Some(DIFF_COMMAND));
-    assert_eq!(neutral("merge.m.driver", "evil").as_deref(), Some(MERGE_DRIVER));
+    assert_eq!(
+        neutral("diff.x.command", "evil").as_deref(),
+        Some(DIFF_COMMAND)
+    );
+    assert_eq!(
+        neutral("merge.m.driver", "evil").as_deref(),
+        Some(MERGE_DRIVER)
+    );
     assert_eq!(neutral("alias.st", "!evil").as_deref(), Some(""));
-    assert_eq!(neutral("submodule.s.update", "!evil").as_deref(), Some("checkout"));
+    assert_eq!(
+        neutral("submodule.s.update", "!evil").as_deref(),
+        Some("checkout")
+    );
     assert_eq!(neutral("submodule.s.update", "rebase"), None);
     assert_eq!(neutral("user.name", "t"), None);
     assert_eq!(neutral("diff.textconv", "x"), None);

@@ -65,7 +65,8 @@ impl GitState {
     pub fn take(gits: &[PathBuf]) -> Result<Self, String> {
         let mut repos = Vec::new();
         for git in gits {
-            let meta = std::fs::symlink_metadata(git).map_err(|e| format!("{}: {e}", git.display()))?;
+            let meta =
+                std::fs::symlink_metadata(git).map_err(|e| format!("{}: {e}", git.display()))?;
             let mut walk = Walk::default();
             walk.all(git).map_err(|why| {
                 format!(
@@ -95,8 +96,8 @@ impl GitState {
 
 fn restore_one(before: &Snapshot, shown: &dyn Fn(&Path) -> String, notes: &mut Vec<String>) {
     let git = &before.git;
-    let same = std::fs::symlink_metadata(git)
-        .is_ok_and(|m| m.is_dir() && (m.dev(), m.ino()) == before.id);
+    let same =
+        std::fs::symlink_metadata(git).is_ok_and(|m| m.is_dir() && (m.dev(), m.ino()) == before.id);
     if !same {
         notes.push(replaced(before, shown));
         if !std::fs::symlink_metadata(git).is_ok_and(|m| m.is_dir()) {
@@ -163,9 +164,14 @@ fn restore_one(before: &Snapshot, shown: &dyn Fn(&Path) -> String, notes: &mut V
 fn replaced(before: &Snapshot, shown: &dyn Fn(&Path) -> String) -> String {
     let git = &before.git;
     let original = git.parent().and_then(|parent| {
-        std::fs::read_dir(parent).ok()?.flatten().map(|e| e.path()).find(|p| {
-            std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() && (m.dev(), m.ino()) == before.id)
-        })
+        std::fs::read_dir(parent)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                std::fs::symlink_metadata(p)
+                    .is_ok_and(|m| m.is_dir() && (m.dev(), m.ino()) == before.id)
+            })
     });
     let Some(original) = original else {
         return format!(
@@ -173,7 +179,10 @@ fn replaced(before: &Snapshot, shown: &dyn Fn(&Path) -> String) -> String {
             shown(git)
         );
     };
-    let aside = git.with_file_name(format!(".git-replaced-{}", &uuid::Uuid::now_v7().simple().to_string()[24..]));
+    let aside = git.with_file_name(format!(
+        ".git-replaced-{}",
+        &uuid::Uuid::now_v7().simple().to_string()[24..]
+    ));
     let moved = std::fs::rename(git, &aside).or_else(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Ok(()),
         _ => Err(e),
@@ -229,10 +238,13 @@ fn state_dir(
         (None, None) => return,
     };
     let path = git.join(rel);
-    let result = remove(&path).and_then(|()| {
-        was.iter().try_for_each(|(p, n)| put(&git.join(p), n))
-    });
-    let done = if was.is_empty() { "removed" } else { "put back as it was" };
+    let result =
+        remove(&path).and_then(|()| was.iter().try_for_each(|(p, n)| put(&git.join(p), n)));
+    let done = if was.is_empty() {
+        "removed"
+    } else {
+        "put back as it was"
+    };
     notes.push(match result {
         Ok(()) => format!("{} {done}: the command left it so that {why}", shown(&path)),
         Err(err) => format!(
@@ -245,8 +257,8 @@ fn state_dir(
 /// The `exec`/`x` lines of the todo files among `nodes`.
 fn exec_lines(nodes: &BTreeMap<PathBuf, Node>) -> Vec<String> {
     nodes
-        .iter()
-        .filter_map(|(_, n)| match n {
+        .values()
+        .filter_map(|n| match n {
             Node::File { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
             _ => None,
         })
@@ -272,7 +284,10 @@ fn new_entry_runs_code(git: &Path, rel: &Path, node: &Node) -> Option<String> {
         return match (name.as_str(), node) {
             (_, Node::Dir { .. }) if rel.components().count() == 2 => None,
             ("commondir", Node::File { bytes, .. })
-                if String::from_utf8_lossy(bytes).trim() == "../.." => None,
+                if String::from_utf8_lossy(bytes).trim() == "../.." =>
+            {
+                None
+            }
             ("gitdir", Node::File { .. }) => None,
             _ => Some("it would point git at other configuration or hooks".to_owned()),
         };
@@ -408,7 +423,10 @@ impl Walk {
             Node::Dir { mode }
         } else if meta.is_file() {
             if meta.len() > MAX_FILE_BYTES {
-                return Err(format!("{} is larger than {MAX_FILE_BYTES} bytes", path.display()));
+                return Err(format!(
+                    "{} is larger than {MAX_FILE_BYTES} bytes",
+                    path.display()
+                ));
             }
             self.bytes += meta.len();
             if self.bytes > MAX_TOTAL_BYTES {
@@ -418,7 +436,10 @@ impl Walk {
             Node::File { bytes, mode }
         } else {
             // A FIFO, socket or device: recorded by kind only (never opened).
-            Node::Link(PathBuf::from(format!("<special {:o}>", meta.mode() & 0o170000)))
+            Node::Link(PathBuf::from(format!(
+                "<special {:o}>",
+                meta.mode() & 0o170000
+            )))
         };
         let is_dir = matches!(node, Node::Dir { .. });
         self.nodes.insert(rel.to_owned(), node);
@@ -453,9 +474,16 @@ fn children(dir: &Path) -> Result<Vec<std::ffi::OsString>, String> {
         return Ok(Vec::new());
     }
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).take(MAX_ENTRIES + 1).collect();
+    let mut names: Vec<_> = entries
+        .flatten()
+        .map(|e| e.file_name())
+        .take(MAX_ENTRIES + 1)
+        .collect();
     if names.len() > MAX_ENTRIES {
-        return Err(format!("{} holds more than {MAX_ENTRIES} entries", dir.display()));
+        return Err(format!(
+            "{} holds more than {MAX_ENTRIES} entries",
+            dir.display()
+        ));
     }
     names.sort();
     Ok(names)

@@ -16,7 +16,10 @@ fn repo(dir: &Path) -> PathBuf {
     put_text(&git.join("hooks/pre-commit.sample"), "#!/bin/sh\n");
     put_text(&git.join("worktrees/wt/commondir"), "../..\n");
     put_text(&git.join("worktrees/wt/gitdir"), "/w/wt/.git\n");
-    put_text(&git.join("modules/lib/config"), "[core]\n\tworktree = ../../../lib\n");
+    put_text(
+        &git.join("modules/lib/config"),
+        "[core]\n\tworktree = ../../../lib\n",
+    );
     std::fs::create_dir_all(git.join("modules/lib/objects/pack")).unwrap();
     git
 }
@@ -26,7 +29,10 @@ fn a_changed_or_planted_path_is_put_back_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let git = repo(dir.path());
     let state = GitState::take(std::slice::from_ref(&git)).unwrap();
-    put_text(&git.join("modules/lib/config"), "[core]\n\tfsmonitor = evil\n");
+    put_text(
+        &git.join("modules/lib/config"),
+        "[core]\n\tfsmonitor = evil\n",
+    );
     put_text(&git.join("worktrees/wt/commondir"), "/tmp/evil\n");
     put_text(&git.join("hooks/pre-commit"), "#!/bin/sh\nevil\n");
     put_text(&git.join("config.worktree"), "[core]\n\tfsmonitor = evil\n");
@@ -56,8 +62,14 @@ fn what_git_itself_makes_stays() {
     let state = GitState::take(std::slice::from_ref(&git)).unwrap();
     put_text(&git.join("worktrees/new/commondir"), "../..\n");
     put_text(&git.join("worktrees/new/gitdir"), "/w/new/.git\n");
-    put_text(&git.join("modules/other/config"), "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /x\n");
-    put_text(&git.join("modules/other/hooks/update.sample"), "#!/bin/sh\n");
+    put_text(
+        &git.join("modules/other/config"),
+        "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /x\n",
+    );
+    put_text(
+        &git.join("modules/other/hooks/update.sample"),
+        "#!/bin/sh\n",
+    );
     put_text(&git.join("rebase-merge/git-rebase-todo"), "pick abc one\n");
     put_text(&git.join("rebase-merge/strategy"), "ort\n");
     std::fs::remove_dir_all(git.join("worktrees/wt")).unwrap();
@@ -72,13 +84,22 @@ fn what_git_itself_makes_stays() {
 fn new_state_that_runs_a_program_is_removed_and_the_persons_is_put_back() {
     let dir = tempfile::tempdir().unwrap();
     let git = repo(dir.path());
-    put_text(&git.join("sequencer/todo"), "pick abc one\nexec make test\n");
+    put_text(
+        &git.join("sequencer/todo"),
+        "pick abc one\nexec make test\n",
+    );
     let state = GitState::take(std::slice::from_ref(&git)).unwrap();
-    put_text(&git.join("rebase-merge/git-rebase-todo"), "pick abc one\n  x touch /tmp/m\n");
+    put_text(
+        &git.join("rebase-merge/git-rebase-todo"),
+        "pick abc one\n  x touch /tmp/m\n",
+    );
     put_text(&git.join("rebase-apply/strategy"), "evil\n");
     put_text(&git.join("sequencer/todo"), "exec make test\n");
     put_text(&git.join("worktrees/bad/commondir"), "/tmp/evil\n");
-    put_text(&git.join("modules/bad/config"), "[core]\n\tfsmonitor = evil\n");
+    put_text(
+        &git.join("modules/bad/config"),
+        "[core]\n\tfsmonitor = evil\n",
+    );
     put_text(&git.join("modules/bad/hooks/post-checkout"), "#!/bin/sh\n");
     let notes = state.restore(&shown);
     assert_eq!(notes.len(), 5, "{notes:#?}");
