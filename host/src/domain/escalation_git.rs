@@ -3,7 +3,7 @@
 //! text and no output redirection; and none of git's own ways to run another program or to
 //! read other configuration is used (`-c`, `--config-env`, `--exec-path`, `--git-dir`,
 //! `--work-tree`; `rebase --exec`, `--upload-pack`, `--receive-pack`, `submodule foreach`,
-//! `bisect run`, `difftool`, `mergetool`, `filter-branch` …). Anything else is refused before
+//! `bisect run`, `difftool`, `mergetool`, `filter-branch`, `help` (a browser or man viewer) …). Anything else is refused before
 //! it runs, with the reason.
 
 use super::shell_split::{SimpleCommand, split};
@@ -26,6 +26,7 @@ const GLOBAL_WITH_VALUE: &[&str] = &["-C"];
 const REFUSED_SUBCOMMANDS: &[&str] = &[
     "difftool",
     "mergetool",
+    "help",
     "filter-branch",
     "send-email",
     "instaweb",
@@ -173,6 +174,7 @@ mod tests {
             ("git submodule foreach touch m", "`submodule foreach`"),
             ("git bisect run make", "`bisect run`"),
             ("git difftool", "`difftool`"),
+            ("git help -w config", "`help`"),
             ("git $SUB", "expands"),
             ("", "runs no `git`"),
         ] {

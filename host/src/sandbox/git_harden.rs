@@ -103,6 +103,8 @@ pub fn neutral(key: &str, value: &str) -> Option<String> {
         ("alias", _) if name.is_empty() => "",
         ("trailer", "command" | "cmd") if !name.is_empty() => "",
         ("difftool" | "mergetool", "cmd") if !name.is_empty() => "false",
+        // `git help -w`/`-m` runs the browser or man viewer these name.
+        ("browser" | "man", "cmd" | "path") if !name.is_empty() => "false",
         ("remote", "uploadpack") if !name.is_empty() => "git-upload-pack",
         ("remote", "receivepack") if !name.is_empty() => "git-receive-pack",
         ("submodule", "update") if !name.is_empty() && value.starts_with('!') => "checkout",

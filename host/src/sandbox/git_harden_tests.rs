@@ -139,6 +139,7 @@ fn a_driver_key_is_given_a_value_that_runs_nothing_of_the_repositorys() {
         Some("checkout")
     );
     assert_eq!(neutral("submodule.s.update", "rebase"), None);
+    assert_eq!(neutral("browser.evil.cmd", "x").as_deref(), Some("false"));
     assert_eq!(neutral("user.name", "t"), None);
     assert_eq!(neutral("diff.textconv", "x"), None);
 }
