@@ -7,9 +7,10 @@
 //! - **tool**: the whole `shell` tool call on a small workspace: the private temporary
 //!   directory made and removed, the deny-glob scan, the launcher, the process-group kill and
 //!   the output read;
-//! - **escalated tool**: the same call with `escalate` `git` (`.git` writable, its `hooks/`
-//!   and `config` bound read-only) and `network` (every host), beside the plain one: what an
-//!   escalation adds to a call's start-up.
+//! - **escalated tool**: the same call with `escalate` `git` (`.git` writable and pinned, its
+//!   `hooks/` and `config` bound read-only, snapshotted before and checked after; the command
+//!   is `git --version`, since a `git` escalation runs git alone) and `network` (every host),
+//!   beside the plain one: what an escalation adds to a call's start-up.
 //!
 //! `cargo bench --profile dev -p warden --bench shell -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -77,6 +78,7 @@ fn bench(c: &mut Criterion) {
         stdio: false,
         guard: None,
         report: false,
+        pinned: Vec::new(),
     };
     let input = serde_json::to_vec(&spec).unwrap();
     let tool = ShellTool::new(
@@ -146,24 +148,37 @@ fn bench(c: &mut Criterion) {
             hosts: Vec::new(),
             reason: "bench".into(),
         };
-        group.bench_function(format!("shell tool call (true), escalate {kind}"), |b| {
-            b.iter(|| {
-                let out = tool.execute_escalated(
-                    "true",
-                    Some(&escalation),
-                    Duration::from_secs(60),
-                    &|| false,
-                );
-                assert!(!out.is_error, "{}", out.content);
-            });
-        });
+        let command = command_for(escalation.kind);
+        group.bench_function(
+            format!("shell tool call ({command}), escalate {kind}"),
+            |b| {
+                b.iter(|| {
+                    let out = tool.execute_escalated(
+                        command,
+                        Some(&escalation),
+                        Duration::from_secs(60),
+                        &|| false,
+                    );
+                    assert!(!out.is_error, "{}", out.content);
+                });
+            },
+        );
     }
     group.finish();
     paired(&tool);
 }
 
-/// The plain and escalated tool calls interleaved (each round runs the three in a rotating
-/// order), so that a machine's changing load falls on all three alike: the median of each and
+/// The command benched under an escalation of `kind`: `true`, or `git --version` under `git`
+/// (which runs git alone).
+fn command_for(kind: EscalationKind) -> &'static str {
+    match kind {
+        EscalationKind::Git => "git --version",
+        _ => "true",
+    }
+}
+
+/// The plain and escalated tool calls interleaved (each round runs the four in a rotating
+/// order), so that a machine's changing load falls on all alike: the median of each and
 /// the ratios to the plain call, printed.
 fn paired(tool: &ShellTool) {
     let rounds: usize = std::env::var("WARDEN_BENCH_ROUNDS")
@@ -175,15 +190,21 @@ fn paired(tool: &ShellTool) {
         hosts: Vec::new(),
         reason: "bench".into(),
     };
-    let cases = [None, Some(escalation("git")), Some(escalation("network"))];
+    // (command, escalation): the plain call, the same git command without and with `git`.
+    let cases = [
+        ("true", None),
+        ("git --version", None),
+        ("git --version", Some(escalation("git"))),
+        ("true", Some(escalation("network"))),
+    ];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
     for round in 0..rounds {
         for i in 0..cases.len() {
             let at = (round + i) % cases.len();
             let start = std::time::Instant::now();
             let out = tool.execute_escalated(
-                "true",
-                cases[at].as_ref(),
+                cases[at].0,
+                cases[at].1.as_ref(),
                 Duration::from_secs(60),
                 &|| false,
             );
@@ -196,9 +217,14 @@ fn paired(tool: &ShellTool) {
         t[t.len() / 2]
     };
     let medians: Vec<Duration> = times.iter_mut().map(median).collect();
-    for (name, m) in ["plain", "escalate git", "escalate network"]
-        .iter()
-        .zip(&medians)
+    for (name, m) in [
+        "plain",
+        "plain git --version",
+        "escalate git (git --version)",
+        "escalate network",
+    ]
+    .iter()
+    .zip(&medians)
     {
         println!(
             "shell_paired/{name}: median {:.2} ms over {rounds} rounds, {:.3}x the plain call",

@@ -1,7 +1,8 @@
 //! `shell`'s `escalate` through the real binary: a command the sandbox stops says so and
 //! names the escalation that would allow it; an escalated call is refused by `warden run`
 //! without `--yes`, runs with `--yes`, and is refused under `policy.allow_escalation = false`
-//! whatever the flags; `git` lets a commit through while `.git/hooks/` stays read-only.
+//! whatever the flags; `git` lets a commit through (a hook cannot be written: every command
+//! of a `git` escalation must be git, `tests/e2e/escape_git.rs`).
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -226,18 +227,14 @@ fn git_escalation_commits_while_hooks_stay_read_only() {
         last.contains(".git/index.lock") && last.contains("\"git\""),
         "{denied}"
     );
-    let command = format!("{commit}; echo 'exit 0' > .git/hooks/pre-commit; echo hook-rc=$?");
+    let command = "git add a.txt && git commit -qm from-the-agent && git log --oneline -1";
     let (message, _, _) = run_one(
         &env,
         json!({"command": command, "escalate": {"kind": "git", "reason": "commit the change"}}),
         &["--yes"],
         0,
     );
-    assert!(message.contains("committed"), "{message}");
-    assert!(
-        message.contains("hook-rc=") && !message.contains("hook-rc=0"),
-        "{message}"
-    );
+    assert!(message.contains("from-the-agent"), "{message}");
     assert!(!ws.join(".git/hooks/pre-commit").exists(), "{message}");
     assert!(git(&ws, &["log", "--oneline"]).contains("from-the-agent"));
 }

@@ -13,8 +13,8 @@ use serde_json::Value;
 pub enum EscalationKind {
     /// The network: every host, or the named hosts only (through the filtering proxy).
     Network,
-    /// `.git` writable (for `add`, `commit`, `stash`, `checkout` …), its `hooks/` and
-    /// `config` still read-only.
+    /// `.git` writable (for `add`, `commit`, `stash`, `checkout` …) to `git` alone, run
+    /// hardened; its `hooks/` and `config` still read-only.
     Git,
     /// No sandbox at all.
     Unsandboxed,
@@ -154,7 +154,7 @@ impl Escalation {
                 format!("network access to {} only", self.hosts.join(", "))
             }
             EscalationKind::Git => {
-                "write access to .git (its hooks/ and config stay read-only)".to_owned()
+                "write access to .git for git alone (its hooks/ and config stay read-only, no program of the repository runs, and what could plant code is put back after it)".to_owned()
             }
             EscalationKind::Unsandboxed => {
                 "no sandbox at all: the command runs with your own rights".to_owned()

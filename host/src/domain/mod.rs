@@ -21,7 +21,8 @@
 //! - [`plan`]: the model's plan (`update_plan`), read back from history, and its reminder rule.
 //! - [`defaults`]: the security defaults, written down once. [`escape`]: the one escaping
 //!   function for names and plugin-supplied text shown to the model or printed to a terminal.
-//! - [`Escalation`]: a `shell` call's request for more than the default sandbox.
+//! - [`Escalation`]: a `shell` call's request for more than the default sandbox;
+//!   [`git_only`]: what a `git` escalation may run.
 
 mod alert;
 mod approval;
@@ -32,6 +33,7 @@ pub mod defaults;
 pub mod diff;
 mod entry;
 mod escalation;
+mod escalation_git;
 pub mod escape;
 mod failure;
 mod intercept;
@@ -60,6 +62,7 @@ pub use approval::{Approval, AskWhy};
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use escalation::{Escalation, EscalationKind};
+pub use escalation_git::git_only;
 pub use failure::PluginFailure;
 pub use intercept::{
     Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnEndDecision,

@@ -143,6 +143,7 @@ pub(super) fn prepare(
                 deny: context.deny.clone(),
             }),
             report: false,
+            pinned: Vec::new(),
         };
         proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
             .map_err(|why| format!("per-host network: {why}"))?;

@@ -2,17 +2,17 @@
 //! `stash`, `checkout` …) while what could plant code stays out of its reach: `hooks/` and
 //! `config` stay read-only (bound over the writable directory), and `commondir` and
 //! `config.worktree` (which would point git at other configuration and hooks) stay
-//! read-only where they exist, and are removed after the command where it made them.
+//! read-only where they exist. The rest of what makes git run code is checked after the
+//! command and put back ([`git_state`](super::git_state)); the directory itself is pinned
+//! ([`git_pin`](super::git_pin)).
 //!
 //! A `.git` that is a placeholder (the root has no repository), a file (a linked worktree)
 //! or has no `config` stays read-only as a whole.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Inside a writable `.git`: what stays read-only.
 const KEPT: &[&str] = &["hooks", "config", "commondir", "config.worktree"];
-/// Of [`KEPT`], what is removed after the command when it made it.
-const SWEPT: &[&str] = &["commondir", "config.worktree"];
 
 /// What the `git` escalation opens for one command.
 #[derive(Debug, Default)]
@@ -21,8 +21,6 @@ pub struct GitGrant {
     pub opened: Vec<PathBuf>,
     /// Inside them, the paths bound read-only.
     pub kept: Vec<PathBuf>,
-    /// Paths absent before the command, removed after it if it made them.
-    absent: Vec<PathBuf>,
 }
 
 impl GitGrant {
@@ -46,8 +44,6 @@ impl GitGrant {
                 let path = git.join(name);
                 if std::fs::symlink_metadata(&path).is_ok() {
                     grant.kept.push(path);
-                } else if SWEPT.contains(name) {
-                    grant.absent.push(path);
                 }
             }
             grant.opened.push(git);
@@ -63,32 +59,6 @@ impl GitGrant {
             .collect();
         out.extend(self.kept.iter().cloned());
         out
-    }
-
-    /// After the command: remove what it made of the swept names; a note for each.
-    pub fn sweep(&self) -> Vec<String> {
-        self.absent
-            .iter()
-            .filter(|p| std::fs::symlink_metadata(p).is_ok())
-            .map(|p| match remove(p) {
-                Ok(()) => format!(
-                    "removed {} that the command created (it would point git at other configuration or hooks)",
-                    p.display()
-                ),
-                Err(err) => format!(
-                    "the command created {}, which could not be removed: {err}; remove it before running git",
-                    p.display()
-                ),
-            })
-            .collect()
-    }
-}
-
-fn remove(path: &Path) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(path)?.is_dir() {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
     }
 }
 
@@ -126,9 +96,5 @@ mod tests {
                 repo.join(".git/config")
             ]
         );
-        std::fs::write(repo.join(".git/commondir"), "../../elsewhere").unwrap();
-        let notes = grant.sweep();
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(!repo.join(".git/commondir").exists());
     }
 }

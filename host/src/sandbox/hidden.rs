@@ -147,7 +147,7 @@ impl Walk<'_> {
 }
 
 /// The directory a gitfile (`gitdir: PATH`, relative to the file's directory) names, canonical.
-fn gitfile_target(path: &Path) -> Option<PathBuf> {
+pub(super) fn gitfile_target(path: &Path) -> Option<PathBuf> {
     use std::io::Read;
     let file = std::fs::OpenOptions::new()
         .read(true)

@@ -189,6 +189,10 @@ fn build(spec: &SandboxSpec) -> Result<(), String> {
     }
     // Only the harmless devices: no terminal of the user's sessions, console or disk.
     dev::private_dev()?;
+    // Before the read-only binds, which go on top of it.
+    for path in &spec.pinned {
+        super::git_pin::pin(path)?;
+    }
     for path in &spec.read_only {
         namespaces::read_only(path)?;
     }

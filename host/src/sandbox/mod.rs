@@ -17,7 +17,10 @@
 //!   [`placeholder`]: the empty `.warden`/`.git` bound read-only where a root has none;
 //!   [`planted`]: repositories a command created, moved aside after it;
 //!   [`tracked`]: the denied files git tracks anyway (read by `git_index`);
-//!   `git_grant`: the `git` escalation's writable `.git`;
+//!   `git_grant`: the `git` escalation's writable `.git`, `git_pin`: bound onto itself so
+//!   that it cannot be moved, `git_state`: what in it makes git run code, checked and put
+//!   back after the command; [`git_harden`]: the configuration every sandboxed git runs
+//!   with (`git_config_scan`: the repositories' drivers it neutralizes);
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
@@ -28,8 +31,12 @@ pub mod env;
 mod fd_pass;
 mod files;
 mod forward;
+mod git_config_scan;
 mod git_grant;
+pub mod git_harden;
 mod git_index;
+mod git_pin;
+mod git_state;
 pub mod hidden;
 mod landlock;
 pub mod launch;

@@ -22,6 +22,11 @@ pub struct SandboxSpec {
     pub hide: Vec<PathBuf>,
     /// Files and directories inside the roots that stay read-only (`.warden`, `.git`).
     pub read_only: Vec<PathBuf>,
+    /// Directories inside the roots bound onto themselves, writable, before the read-only
+    /// binds: they cannot be renamed or removed during the command (the `.git` a `git`
+    /// escalation opened).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<PathBuf>,
     /// Whether the network stays reachable (otherwise: a new, empty network namespace).
     pub network: bool,
     /// Host patterns the command may reach through warden's filtering HTTP proxy when

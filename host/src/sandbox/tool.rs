@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 
 use super::child::{Captured, End, spawn_reader, wait};
 use super::git_grant::GitGrant;
+use super::git_harden;
+use super::git_state::GitState;
 use super::hidden::hidden_and_repos;
 use super::own::{cover_around_roots, own_paths};
 use super::placeholder::Placeholders;
@@ -154,6 +156,11 @@ impl ShellTool {
                 e.kind
             ));
         }
+        if escalation.is_some_and(|e| e.kind == EscalationKind::Git)
+            && let Err(why) = crate::domain::git_only(command)
+        {
+            return ToolOutput::error(format!("shell: {why}"));
+        }
         let Some(cwd) = self.roots.first().cloned() else {
             return ToolOutput::error("shell: no workspace root");
         };
@@ -177,7 +184,7 @@ impl ShellTool {
         cwd: &Path,
         tmp: &Path,
     ) -> ToolOutput {
-        let env = super::env::command_env(self.vars.iter().cloned(), &self.config.env, tmp);
+        let mut env = super::env::command_env(self.vars.iter().cloned(), &self.config.env, tmp);
         let (reader, writer) = match std::io::pipe() {
             Ok(pair) => pair,
             Err(err) => return ToolOutput::error(format!("shell: pipe: {err}")),
@@ -196,8 +203,17 @@ impl ShellTool {
         // The launcher's standard input: the spec out, the report back.
         let mut report_channel: Option<UnixStream> = None;
         let kind = escalation.map(|e| e.kind);
-        let mut git = None;
+        // What the `git` escalation opened, snapshotted before the command.
+        let mut git_state = None;
         if self.config.sandbox == ShellSandbox::None || kind == Some(EscalationKind::Unsandboxed) {
+            // The person chose `unsandboxed` for this one command: git runs as theirs would.
+            if kind != Some(EscalationKind::Unsandboxed) {
+                let repos: Vec<PathBuf> = self.roots.iter().map(|r| r.join(".git")).collect();
+                git_harden::apply(
+                    &mut env,
+                    &git_harden::hardening(&repos, self.home().as_deref()),
+                );
+            }
             cmd = Command::new("/bin/sh");
             cmd.arg("-c")
                 .arg(command)
@@ -233,7 +249,12 @@ impl ShellTool {
                 Err(err) => return ToolOutput::error(format!("shell: {err}")),
             };
             repos_before = Some(found.names.clone());
+            git_harden::apply(
+                &mut env,
+                &git_harden::hardening(&found.repos, self.home().as_deref()),
+            );
             let mut read_only = read_only(&self.roots, found.repos);
+            let mut pinned = Vec::new();
             if kind == Some(EscalationKind::Git) {
                 let made = _placeholders
                     .as_ref()
@@ -243,8 +264,12 @@ impl ShellTool {
                     Ok(grant) => grant,
                     Err(err) => return ToolOutput::error(format!("shell: {err}")),
                 };
+                git_state = match GitState::take(&grant.opened) {
+                    Ok(state) => Some(state),
+                    Err(err) => return ToolOutput::error(format!("shell: {err}; nothing ran")),
+                };
                 read_only = grant.apply(read_only);
-                git = Some(grant);
+                pinned = grant.opened;
             }
             let (network, allowed_hosts) = self.network_for(escalation);
             let spec = SandboxSpec {
@@ -254,6 +279,7 @@ impl ShellTool {
                 tmp: tmp.to_owned(),
                 hide: found.hide,
                 read_only,
+                pinned,
                 network,
                 allowed_hosts,
                 unix_sockets: self.config.unix_sockets.clone(),
@@ -314,8 +340,8 @@ impl ShellTool {
         if let Some(before) = repos_before {
             notes.extend(move_aside(&before, &self.roots, "the command"));
         }
-        if let Some(grant) = &git {
-            notes.extend(grant.sweep());
+        if let Some(state) = &git_state {
+            notes.extend(state.restore(&|p: &Path| shown(p, &self.roots)));
         }
         let hosts = self.config.network || !self.config.allowed_hosts.is_empty();
         let explained = refused.and_then(|r| r.explain(hosts && !self.config.network));
@@ -329,6 +355,16 @@ impl ShellTool {
             explained,
         )
     }
+}
+
+/// `path` as the person reads it: relative to the root holding it.
+fn shown(path: &Path, roots: &[PathBuf]) -> String {
+    roots
+        .iter()
+        .find_map(|r| path.strip_prefix(r).ok())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// What the launcher wrote back on `channel` after the command: one JSON line (none when it
@@ -467,7 +503,7 @@ impl Tool for ShellTool {
                  do not outlive it. When a command fails because of the sandbox (the result's \
                  last line says so: no network, `.git` read-only …) and the task needs it, call \
                  it again with `escalate` (`network`, optionally with `hosts`; `git` to write \
-                 `.git` for add/commit/stash/checkout; `unsandboxed` only as a last resort) and a \
+                 `.git` for add/commit/stash/checkout, git commands only; `unsandboxed` only as a last resort) and a \
                  one-line `reason`: the person is asked every time and may refuse. Never escalate \
                  a command that does not need it.",
                 self.network_description(),
@@ -482,7 +518,7 @@ impl Tool for ShellTool {
                         "type": "object",
                         "description": "Ask the person to run this one command with more than the default sandbox",
                         "properties": {
-                            "kind": {"type": "string", "enum": ["network", "git", "unsandboxed"], "description": "network: reach the network (all hosts, or `hosts`); git: write .git (hooks/ and config stay read-only); unsandboxed: no sandbox"},
+                            "kind": {"type": "string", "enum": ["network", "git", "unsandboxed"], "description": "network: reach the network (all hosts, or `hosts`); git: write .git, running git alone (every command must be git; hooks, fsmonitor, filters and the other programs git could run are off); unsandboxed: no sandbox"},
                             "hosts": {"type": "array", "items": {"type": "string"}, "description": "For network: the hosts needed (`index.crates.io`, `*.pypi.org`); omit for every host"},
                             "reason": {"type": "string", "description": "One line: why this command needs it"}
                         },

@@ -1,5 +1,5 @@
 //! A `shell` call's `escalate`: refused when policy forbids its kind (or its hosts leave the
-//! managed ceiling), decided by a rule on that escalation when one matches, else asked about
+//! managed ceiling, or a `git` escalation's command runs anything but git), decided by a rule on that escalation when one matches, else asked about
 //! in every mode; recorded on the call's audit record whatever became of it.
 
 use super::Worker;
@@ -36,6 +36,14 @@ impl Worker {
             .unwrap_or_default();
         let judgement = self.config.rules.judge_escalation(command, escalation.kind);
         let ids = self.config.rules.ids(&judgement).unwrap_or_default();
+        // A rule's deny says why in its own words; nothing else lets more than git run.
+        if escalation.kind == EscalationKind::Git
+            && !matches!(judgement.decision, Some(Decision::Deny))
+            && let Err(why) = crate::domain::git_only(command)
+        {
+            outcome.deny(DecidedBy::Policy, why);
+            return;
+        }
         match judgement.decision {
             Some(Decision::Deny) => {
                 let reason = self.config.rules.reason(&judgement);
