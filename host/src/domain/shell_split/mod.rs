@@ -19,6 +19,8 @@ mod walk;
 mod word;
 mod wrappers;
 
+pub(crate) use wrappers::exec_end;
+
 /// One word of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
