@@ -28,6 +28,7 @@ mod escape_dev;
 mod escape_egress;
 mod escape_files_later;
 mod escape_registry;
+mod escape_rules;
 mod escape_sockets_tty;
 mod escape_state_git;
 mod escape_trust;

@@ -315,10 +315,11 @@ fn the_built_in_allows_are_read_only_by_construction() {
         "git -p log",
         "git --bare log",
         "date -s 2020-01-01",
-        "cat $f",
+        "sort $f",
         "sort * ",
         "uniq f*",
-        "head -n $n f",
+        "uniq -f $n f",
+        "tree $d",
         "cargo test --config 'target.x.runner=\"sh\"'",
         "cargo test -Zunstable-options",
         "go test -exec sh ./...",
@@ -352,6 +353,8 @@ fn the_built_in_allows_are_read_only_by_construction() {
         "seq -5 5",
         "cd src",
         "echo hi",
+        "cat \"$f\" ~/.bashrc $(ls)",
+        "head -n $n f",
     ] {
         let j = set.judge_shell(command);
         assert_eq!(j.decision, Some(Decision::Allow), "{command}");

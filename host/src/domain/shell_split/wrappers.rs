@@ -69,8 +69,14 @@ const RUNS_COMMANDS: &[&str] = &[
     "xvfb-run",
 ];
 
-/// A variable that picks programs or how they are found.
+/// A variable that changes what a program reads or runs: one that picks programs or how they
+/// are found, or the configuration, modules or home a program reads (`HOME`, `XDG_*`,
+/// `PYTHONPATH`, `NODE_OPTIONS` …).
 pub(super) fn picks_programs(name: &str) -> bool {
+    // Where cargo writes its build: not what it reads or runs.
+    if name == "CARGO_TARGET_DIR" {
+        return false;
+    }
     matches!(
         name,
         "PATH"

@@ -32,6 +32,9 @@ pub(crate) struct Argv {
     pub digits: bool,
     /// The most operands that are all read (`uniq IN OUT` writes OUT); `None`: no limit.
     pub operands: Option<usize>,
+    /// No option of the program writes or runs anything (its man page lists none), so a word
+    /// the shell expands (`"$f"`, `$(pwd)`, `~/x`) can only read, whatever it becomes.
+    pub expands: bool,
 }
 
 impl Argv {
@@ -46,6 +49,7 @@ impl Argv {
         attached: true,
         digits: false,
         operands: None,
+        expands: false,
     };
 }
 
@@ -89,9 +93,10 @@ pub(crate) fn glob_operand(word: &Word) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "./_-+,:@%*?[]".contains(c))
 }
 
-/// An option's value in the next word: one the shell cannot split into more words.
-fn value_word(word: Option<&Word>) -> Option<()> {
-    word.filter(|w| glob_operand(w)).map(|_| ())
+/// An option's value in the next word: one the shell cannot split into more words (any
+/// word, for a program none of whose options writes).
+fn value_word(spec: &Argv, word: Option<&Word>) -> Option<()> {
+    word.filter(|w| spec.expands || glob_operand(w)).map(|_| ())
 }
 
 /// The operands of `args` (the program's name not included) when every option in it is on
@@ -102,6 +107,9 @@ pub(crate) fn operands<'a>(spec: &Argv, args: &'a [Word]) -> Option<Vec<&'a Word
     let mut options_end = false;
     while let Some(arg) = args.get(at) {
         at += 1;
+        if spec.expands && !arg.literal {
+            continue;
+        }
         let text = arg.text.as_str();
         if options_end || text == "-" || !text.starts_with('-') {
             if !glob_operand(arg) {
@@ -131,7 +139,7 @@ pub(crate) fn operands<'a>(spec: &Argv, args: &'a [Word]) -> Option<Vec<&'a Word
                 (Some(_), _, _) => {}
                 (None, Some(_), Some(_)) => {}
                 (None, Some(_), None) => {
-                    value_word(args.get(at))?;
+                    value_word(spec, args.get(at))?;
                     at += 1;
                 }
                 (None, None, Some(_)) => return None,
@@ -155,7 +163,7 @@ pub(crate) fn operands<'a>(spec: &Argv, args: &'a [Word]) -> Option<Vec<&'a Word
             }
             let rest = &letters[i + c.len_utf8()..];
             if rest.is_empty() {
-                value_word(args.get(at))?;
+                value_word(spec, args.get(at))?;
                 at += 1;
             } else if !spec.attached {
                 return None;

@@ -54,6 +54,7 @@ pub(super) const LS: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -71,6 +72,7 @@ pub(super) const CAT: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -89,6 +91,7 @@ pub(super) const HEAD: Argv = Argv {
         "version",
     ],
     digits: true,
+    expands: true,
     ..Argv::NONE
 };
 
@@ -112,6 +115,7 @@ pub(super) const TAIL: Argv = Argv {
         "version",
     ],
     digits: true,
+    expands: true,
     ..Argv::NONE
 };
 
@@ -129,6 +133,7 @@ pub(super) const WC: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -146,6 +151,7 @@ pub(super) const STAT: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -180,6 +186,7 @@ pub(super) const DU: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -205,6 +212,7 @@ pub(super) const DF: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -258,6 +266,7 @@ pub(super) const REALPATH: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -265,6 +274,7 @@ pub(super) const REALPATH: Argv = Argv {
 pub(super) const DIRNAME: Argv = Argv {
     flags: "z",
     long: &["zero", "help", "version"],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -273,6 +283,7 @@ pub(super) const BASENAME: Argv = Argv {
     flags: "az",
     valued: "s",
     long: &["multiple", "suffix=", "zero", "help", "version"],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -295,6 +306,7 @@ pub(super) const NL: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 

@@ -59,6 +59,7 @@ pub(super) const GREP: Argv = Argv {
         "binary",
     ],
     digits: true,
+    expands: true,
     ..Argv::NONE
 };
 

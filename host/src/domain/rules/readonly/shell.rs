@@ -9,6 +9,7 @@ use crate::domain::shell_split::Word;
 pub(super) const CD: Argv = Argv {
     flags: "LPe",
     operands: Some(1),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -16,6 +17,7 @@ pub(super) const CD: Argv = Argv {
 pub(super) const PWD: Argv = Argv {
     flags: "LP",
     operands: Some(0),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -32,12 +34,14 @@ pub(super) const WHICH: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
 /// `type`.
 pub(super) const TYPE: Argv = Argv {
     flags: "afptP",
+    expands: true,
     ..Argv::NONE
 };
 
@@ -67,6 +71,7 @@ pub(super) const DATE: Argv = Argv {
 pub(super) const WHOAMI: Argv = Argv {
     long: &["help", "version"],
     operands: Some(0),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -87,6 +92,7 @@ pub(super) const UNAME: Argv = Argv {
         "version",
     ],
     operands: Some(0),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -96,12 +102,14 @@ pub(super) const ID: Argv = Argv {
     long: &[
         "context", "group", "groups", "name", "real", "user", "zero", "help", "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
 /// `sleep DURATION…`.
 pub(super) const SLEEP: Argv = Argv {
     long: &["help", "version"],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -112,6 +120,7 @@ pub(super) const SEQ: Argv = Argv {
     long: &["format=", "separator=", "equal-width", "help", "version"],
     digits: true,
     operands: Some(3),
+    expands: true,
     ..Argv::NONE
 };
 

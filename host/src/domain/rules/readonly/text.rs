@@ -82,6 +82,7 @@ pub(super) const CUT: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -97,6 +98,7 @@ pub(super) const TR: Argv = Argv {
         "version",
     ],
     operands: Some(2),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -115,6 +117,7 @@ pub(super) const CMP: Argv = Argv {
         "version",
     ],
     operands: Some(4),
+    expands: true,
     ..Argv::NONE
 };
 
@@ -214,6 +217,7 @@ pub(super) const COLUMN: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
@@ -234,6 +238,7 @@ pub(super) const SUMS: Argv = Argv {
         "help",
         "version",
     ],
+    expands: true,
     ..Argv::NONE
 };
 
