@@ -108,7 +108,7 @@ impl RuleSet {
             Globals::Stripped(c) => Some(c),
             _ => None,
         };
-        let program = named.as_ref().unwrap_or(command).program().to_owned();
+        let program = named.as_ref().unwrap_or(command).program();
         let mut note = None;
         let found = self
             .rules
@@ -127,7 +127,7 @@ impl RuleSet {
                 let names_program = || {
                     r.command
                         .first()
-                        .is_some_and(|programs| programs.contains(&program))
+                        .is_some_and(|programs| programs.iter().any(|p| p == program))
                 };
                 if r.matches_command(command) || by_name() {
                     Some((r.decision, i))

@@ -143,11 +143,23 @@ impl Rule {
             .iter()
             .zip(&command.words)
             .all(|(alternatives, word)| word.literal && alternatives.contains(&word.text));
-        prefix
-            && (self.unless.is_empty()
-                || command.words.iter().all(|word| {
-                    word.literal && !self.unless.iter().any(|u| unless_matches(u, &word.text))
-                }))
+        if !prefix {
+            return false;
+        }
+        if self.unless.is_empty() {
+            return true;
+        }
+        for word in &command.words {
+            if !word.literal {
+                return false;
+            }
+            for pattern in &self.unless {
+                if unless_matches(pattern, &word.text) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Whether this command rule may match `command` once its words are expanded: every
@@ -231,8 +243,10 @@ fn path_glob(glob: &str, path: &str) -> bool {
 }
 
 fn unless_matches(pattern: &str, word: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => word.starts_with(prefix),
-        None => word == pattern,
+    // As bytes: no character boundary to check.
+    let (pattern, word) = (pattern.as_bytes(), word.as_bytes());
+    match pattern.split_last() {
+        Some((b'*', prefix)) => word.starts_with(prefix),
+        _ => pattern == word,
     }
 }
