@@ -121,7 +121,8 @@ pub(super) const CMP: Argv = Argv {
     ..Argv::NONE
 };
 
-/// `diff`: diff(1) runs `pr` with `-l`/`--paginate`; it writes no file.
+/// `diff`: diff(1) runs `pr` with `-l`/`--paginate`; it writes no file (`--from-file` and
+/// `--to-file` only name what is compared).
 pub(super) const DIFF: Argv = Argv {
     flags: "aBbcdEefHiNnpqrsTtuwyZ",
     valued: "CDFISUWXx",
