@@ -139,3 +139,67 @@ fn slash_rules_lists_where_each_comes_from_and_remove_takes_a_user_rule_out() {
     term.type_text("n");
     term.wait_for("second done");
 }
+
+/// "Always" for a harmless `awk` saves that exact command: the next `awk` with other words
+/// (`BEGIN{system(…)}`) asks again, and declined, leaves no marker.
+#[test]
+fn always_for_an_interpreter_saves_the_exact_command_and_other_code_asks() {
+    if skip() {
+        return;
+    }
+    if let Some(missing) = crate::shell::sandbox_missing() {
+        eprintln!("SKIP always_for_an_interpreter: the sandbox cannot be built here: {missing}");
+        return;
+    }
+    let env = TestEnv::new();
+    let user = env.user_config(
+        "[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n\n[tools]\nbuiltin_rules = false\n",
+    );
+    env.write("f.txt", "a b\n");
+    let server = MockServer::start().unwrap();
+    for (id, command, answer) in [
+        ("s1", "awk '{print $1}' f.txt", "first done"),
+        ("s2", "awk 'BEGIN{system(\"touch pwned\")}'", "second done"),
+    ] {
+        server.push(Reply::tool_calls(
+            "",
+            &[(id, "shell", serde_json::json!({ "command": command }))],
+        ));
+        server.push(Reply::text(answer));
+    }
+    let term = chat_against(&env, &server);
+    term.type_text("first column");
+    term.press("Enter");
+    let screen = term.wait_for("saved to your config");
+    assert!(
+        screen.contains("[a]lways for `awk '{print $1}' f.txt (exactly)` here"),
+        "{screen}"
+    );
+    term.type_text("a");
+    term.press("Enter");
+    let screen = term.wait_for("first done");
+    assert!(screen.contains("(exactly)"), "{screen}");
+    let saved = std::fs::read_to_string(&user).unwrap();
+    assert!(
+        saved.contains("command = [\"awk\", \"{print $1}\", \"f.txt\"]")
+            && saved.contains("exact = true"),
+        "{saved}"
+    );
+
+    term.type_text("again");
+    term.press("Enter");
+    let start = Instant::now();
+    loop {
+        let screen = term.screen();
+        if screen.matches("saved to your config)").count() >= 2 {
+            term.type_text("n");
+            term.press("Enter");
+            break;
+        }
+        assert!(!screen.contains("second done"), "ran unasked: {screen}");
+        assert!(start.elapsed() < Duration::from_secs(60), "{screen}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    term.wait_for("second done");
+    assert!(!env.workspace().join("pwned").exists());
+}

@@ -32,6 +32,7 @@ mod escape_git;
 mod escape_git_reads;
 mod escape_registry;
 mod escape_root;
+mod escape_rules;
 mod escape_sockets_tty;
 mod escape_state_git;
 mod escape_trust;

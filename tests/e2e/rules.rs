@@ -16,7 +16,11 @@ const CARGO_TEST_RULE: &str = "[tools]\nbuiltin_rules = false\n\n[[rules]]\nid =
 
 /// One `warden run` turn whose model calls `shell` with each command, then answers `done`:
 /// the tool results the model saw, the session id, and stderr.
-fn run_commands(env: &TestEnv, args: &[&str], commands: &[&str]) -> (Vec<String>, String, String) {
+pub(crate) fn run_commands(
+    env: &TestEnv,
+    args: &[&str],
+    commands: &[&str],
+) -> (Vec<String>, String, String) {
     let server = MockServer::start().unwrap();
     let calls: Vec<(String, &str, Value)> = commands
         .iter()
@@ -61,13 +65,13 @@ fn run_commands(env: &TestEnv, args: &[&str], commands: &[&str]) -> (Vec<String>
 
 /// The command ran (whatever its exit status): its result is not a denial (which the
 /// OpenAI-compatible encoding sends as `[error] tool call denied …`).
-fn ran(message: &str) -> bool {
+pub(crate) fn ran(message: &str) -> bool {
     !message
         .trim_start_matches("[error] ")
         .starts_with("tool call denied")
 }
 
-fn asked(message: &str) -> bool {
+pub(crate) fn asked(message: &str) -> bool {
     message.contains("denied by approval") && message.contains("does not ask")
 }
 

@@ -51,6 +51,8 @@ fn rule(id: &str, decision: Decision, command: &[&str]) -> Rule {
         why: String::new(),
         command: command.iter().map(|w| vec![(*w).to_owned()]).collect(),
         unless: Vec::new(),
+        exact: false,
+        read_only: false,
         tools: Vec::new(),
         paths: Vec::new(),
         examples: Vec::new(),

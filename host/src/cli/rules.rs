@@ -84,8 +84,13 @@ fn check(dir: Option<&Path>, json: bool, command: &str) -> Result<u8, CliError> 
             (true, None | Some(Decision::Allow)) => "wrapper: judged by the command it runs",
             (_, decision) => verdict_name(decision),
         };
+        let note = part
+            .note
+            .as_ref()
+            .map(|n| format!("; {}", crate::domain::escape::terminal(n)))
+            .unwrap_or_default();
         println!(
-            "{}\n    {verdict}; {by}",
+            "{}\n    {verdict}; {by}{note}",
             crate::domain::escape::terminal(&part.command.display())
         );
     }
@@ -124,6 +129,7 @@ fn check_json(rules: &RuleSet, judgement: &Judgement) -> serde_json::Value {
             "wrapper": p.command.wrapper,
             "decision": p.decision.map(Decision::name),
             "rule": rule_json(p.rule),
+            "note": p.note,
         })).collect::<Vec<_>>(),
         "uncertain": judgement.uncertain,
     })

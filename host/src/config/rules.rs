@@ -48,6 +48,10 @@ struct RuleSpec {
     command: Vec<OneOrMany>,
     #[serde(default)]
     unless: Vec<String>,
+    /// The command is the whole argv, not a prefix (as "always" saves it for a program that
+    /// runs what its arguments say).
+    #[serde(default)]
+    exact: bool,
     #[serde(default)]
     paths: Vec<String>,
     #[serde(default)]
@@ -158,6 +162,8 @@ fn build(spec: RuleSpec, kind: LayerKind, path: &Path, line: usize) -> Result<Ru
         why: spec.why,
         command,
         unless: spec.unless,
+        exact: spec.exact,
+        read_only: false,
         tools,
         paths: spec.paths,
         examples: spec.examples,
@@ -228,6 +234,7 @@ impl RuleLayers {
                             "id": r.id,
                             "command": r.command,
                             "unless": r.unless,
+                            "exact": r.exact,
                             "tool": r.tools,
                             "paths": r.paths,
                         })
@@ -353,6 +360,9 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
             }
         }
         table["command"] = toml_edit::value(command);
+        if rule.exact {
+            table["exact"] = toml_edit::value(true);
+        }
         table["decision"] = toml_edit::value(rule.decision.name());
         table["why"] = toml_edit::value(rule.why.as_str());
         table["examples"] = toml_edit::value(

@@ -79,13 +79,13 @@ fn always_offer(call: &ToolCall) -> Option<String> {
         return None;
     }
     let command = call.arguments.get("command")?.as_str()?;
-    let prefixes = crate::domain::rules::narrowest_prefix(command)?;
-    if prefixes.is_empty() {
+    let saved = crate::domain::rules::narrowest(command)?;
+    if saved.is_empty() {
         return None;
     }
-    let shown: Vec<String> = prefixes
+    let shown: Vec<String> = saved
         .iter()
-        .map(|p| format!("{} …", p.join(" ")))
+        .map(crate::domain::rules::Saved::shown)
         .collect();
     Some(escape_capped(&shown.join("`, `"), MAX_ALWAYS))
 }

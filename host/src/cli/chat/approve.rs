@@ -196,11 +196,11 @@ fn always_choice(call: &ToolCall) -> String {
         return format!("  allow? [y]es / [n]o / [a]lways for this tool in this chat{ONE_KEY}: ");
     }
     let command = call.arguments["command"].as_str().unwrap_or_default();
-    match crate::domain::rules::narrowest_prefix(command) {
-        Some(prefixes) if !prefixes.is_empty() => {
-            let shown: Vec<String> = prefixes
+    match crate::domain::rules::narrowest(command) {
+        Some(saved) if !saved.is_empty() => {
+            let shown: Vec<String> = saved
                 .iter()
-                .map(|p| format!("{} …", p.join(" ")))
+                .map(crate::domain::rules::Saved::shown)
                 .collect();
             format!(
                 "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config){ONE_KEY}: ",

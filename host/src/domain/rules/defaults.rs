@@ -2,6 +2,7 @@
 //! without asking under `ask` and `auto-edit`. They are listed by `warden config show` and
 //! turned off by `[tools] builtin_rules = false` (user or managed layer).
 
+use super::readonly::git::READS as GIT_READS;
 use super::rule::{Decision, Rule, RuleOrigin};
 
 /// (id, argv prefix, unless, why, example).
@@ -15,6 +16,19 @@ type Spec = (
 
 const READS: &str = "reads only; the sandbox still confines it";
 const BUILDS: &str = "builds or tests inside the sandbox";
+const FIND: &str = "lists files; a command it runs with `-exec` is judged on its own";
+const SHELL: &str = "changes nothing outside the shell";
+
+/// The rules that are read-only by construction: each matches only an argv whose every
+/// option and operand is on its program's positive list ([`super::readonly`]).
+const READ_ONLY: &[&str] = &[
+    "builtin:read-files",
+    "builtin:search",
+    "builtin:find",
+    "builtin:text",
+    "builtin:shell",
+    "builtin:git-read",
+];
 
 const SPECS: &[Spec] = &[
     (
@@ -30,15 +44,15 @@ const SPECS: &[Spec] = &[
     (
         "builtin:search",
         &[&["grep", "egrep", "fgrep", "rg"]],
-        &["--pre*"],
+        &[],
         READS,
         "grep -rn TODO src",
     ),
     (
         "builtin:find",
         &[&["find"]],
-        &["-delete", "-fprint*", "-fls"],
-        "lists files; a command it runs with `-exec` is judged on its own",
+        &[],
+        FIND,
         "find . -name '*.rs'",
     ),
     (
@@ -52,7 +66,7 @@ const SPECS: &[Spec] = &[
             "sha256sum",
             "md5sum",
         ]],
-        &["-o*", "--output*"],
+        &[],
         READS,
         "sort -u names.txt",
     ),
@@ -63,26 +77,13 @@ const SPECS: &[Spec] = &[
             "whoami", "uname", "id", "export", "sleep", "seq",
         ]],
         &[],
-        "changes nothing outside the shell",
+        SHELL,
         "cd src",
     ),
     (
         "builtin:git-read",
-        &[
-            &["git"],
-            &[
-                "status",
-                "diff",
-                "log",
-                "show",
-                "blame",
-                "rev-parse",
-                "ls-files",
-                "describe",
-                "shortlog",
-            ],
-        ],
-        &["--output*", "--ext-diff"],
+        &[&["git"], GIT_READS],
+        &[],
         READS,
         "git diff --stat",
     ),
@@ -94,35 +95,65 @@ const SPECS: &[Spec] = &[
                 "check", "test", "build", "clippy", "tree", "metadata", "bench", "doc",
             ],
         ],
-        &["--fix"],
+        // cargo(1): `--config` and `-Z` change what runs (a runner, a linker, a rustc
+        // wrapper), `--manifest-path` and `--lockfile-path` build another package.
+        &[
+            "--fix",
+            "--config*",
+            "-Z*",
+            "--manifest-path*",
+            "--lockfile-path*",
+        ],
         BUILDS,
         "cargo test -p warden",
     ),
     (
         "builtin:npm-test",
         &[&["npm", "pnpm", "yarn"], &["test"]],
-        &[],
+        // npm-config(7): these pick another package, configuration or shell.
+        &[
+            "--prefix*",
+            "--script-shell*",
+            "--userconfig*",
+            "--globalconfig*",
+            "--node-options*",
+            "--cwd*",
+            "--dir*",
+        ],
         BUILDS,
         "npm test",
     ),
     (
         "builtin:pytest",
         &[&["pytest"]],
-        &[],
+        // pytest: `-p` loads a plugin module, `-c`/`--rootdir` read another configuration.
+        &["-p*", "-c", "--config-file*", "--rootdir*", "--confcutdir*"],
         BUILDS,
         "pytest -q tests",
     ),
     (
         "builtin:python-pytest",
         &[&["python", "python3"], &["-m"], &["pytest"]],
-        &[],
+        &["-p*", "-c", "--config-file*", "--rootdir*", "--confcutdir*"],
         BUILDS,
         "python -m pytest",
     ),
     (
         "builtin:go",
         &[&["go"], &["test", "build", "vet"]],
-        &[],
+        // go help build: `-exec` and `-toolexec` run a program of the command's choosing,
+        // `-C` builds elsewhere, `-modfile` and `-overlay` replace files.
+        &[
+            "-exec*",
+            "--exec*",
+            "-toolexec*",
+            "--toolexec*",
+            "-C*",
+            "-modfile*",
+            "--modfile*",
+            "-overlay*",
+            "--overlay*",
+        ],
         BUILDS,
         "go test ./...",
     ),
@@ -141,6 +172,8 @@ pub fn builtin_rules() -> Vec<Rule> {
                 .map(|alts| alts.iter().map(|a| (*a).to_owned()).collect())
                 .collect(),
             unless: unless.iter().map(|u| (*u).to_owned()).collect(),
+            exact: false,
+            read_only: READ_ONLY.contains(id),
             tools: Vec::new(),
             paths: Vec::new(),
             examples: vec![(*example).to_owned()],

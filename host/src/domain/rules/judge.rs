@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::globals::{Globals, strip};
 use super::rule::{Decision, Rule};
 use crate::domain::EscalationKind;
 use crate::domain::shell_split::{SimpleCommand, split};
@@ -28,6 +29,9 @@ pub struct Part {
     pub decision: Option<Decision>,
     /// That rule's index in [`RuleSet::rules`].
     pub rule: Option<usize>,
+    /// Why a rule decided it in a way its words alone do not show (a global option that is
+    /// not understood next to a program a deny rule names).
+    pub note: Option<String>,
 }
 
 /// What the rules say of one call.
@@ -72,6 +76,13 @@ impl RuleSet {
                 out.push(format!("rule `{}`: {}", rule.id, rule.why));
             }
         }
+        for part in &judgement.parts {
+            if let Some(note) = &part.note
+                && part.decision == judgement.decision
+            {
+                out.push(note.clone());
+            }
+        }
         if out.is_empty() && !judgement.uncertain.is_empty() {
             out.push(format!(
                 "the command cannot be judged for certain ({}) and deny rules are in force",
@@ -81,29 +92,58 @@ impl RuleSet {
         out.join("; ")
     }
 
-    /// The strictest rule matching one simple command. A `deny` or `ask` rule that the
-    /// command may match once expanded (`git $x` and a rule on `git push`) makes it ask.
+    /// The strictest rule matching one simple command, and a note when the verdict needs one.
+    /// A `deny` or `ask` rule also holds for the program named by a path (`/usr/bin/git
+    /// push`) and through its global options (`git -C . push`); one that the command may
+    /// match once expanded (`git $x` and a rule on `git push`) makes it ask. A global option
+    /// not understood next to a program a deny rule names is refused.
     fn strictest(
         &self,
         command: &SimpleCommand,
         escalate: Option<EscalationKind>,
-    ) -> Option<(Decision, usize)> {
+    ) -> (Option<(Decision, usize)>, Option<String>) {
         let named = command.by_file_name();
-        self.rules
+        let globals = strip(command);
+        let stripped = match &globals {
+            Globals::Stripped(c) => Some(c),
+            _ => None,
+        };
+        let program = named.as_ref().unwrap_or(command).program();
+        let mut note = None;
+        let found = self
+            .rules
             .iter()
             .enumerate()
             .filter(|(_, r)| r.escalate == escalate)
             .filter_map(|(i, r)| {
-                // A deny or ask rule also holds for the program named by a path
-                // (`/usr/bin/git push`); an allow rule needs the name as written.
+                let strict = r.decision > Decision::Allow;
                 let by_name = || {
-                    r.decision > Decision::Allow
-                        && named.as_ref().is_some_and(|c| r.matches_command(c))
+                    strict
+                        && [named.as_ref(), stripped]
+                            .into_iter()
+                            .flatten()
+                            .any(|c| r.matches_command(c))
+                };
+                let names_program = || {
+                    r.command
+                        .first()
+                        .is_some_and(|programs| programs.iter().any(|p| p == program))
                 };
                 if r.matches_command(command) || by_name() {
                     Some((r.decision, i))
-                } else if r.decision > Decision::Allow && r.may_match_command(command) {
+                } else if strict
+                    && (r.may_match_command(command)
+                        || stripped.is_some_and(|c| r.may_match_command(c)))
+                {
                     Some((Decision::Ask, i))
+                } else if let Globals::Unknown(option) = &globals
+                    && strict
+                    && names_program()
+                {
+                    note = Some(format!(
+                        "the global option `{option}` of `{program}` is not understood here, so a rule on `{program}` cannot tell what it runs"
+                    ));
+                    Some((r.decision, i))
                 } else {
                     None
                 }
@@ -111,7 +151,8 @@ impl RuleSet {
             .fold(None, |best, (d, i)| match best {
                 Some((b, _)) if b >= d => best,
                 _ => Some((d, i)),
-            })
+            });
+        (found, note)
     }
 
     /// The verdict on a `shell` call of `command`: every simple command judged on its own,
@@ -136,10 +177,11 @@ impl RuleSet {
             .commands
             .into_iter()
             .map(|command| {
-                let found = self.strictest(&command, escalate);
+                let (found, note) = self.strictest(&command, escalate);
                 Part {
                     decision: found.map(|(d, _)| d),
                     rule: found.map(|(_, i)| i),
+                    note: note.filter(|_| found.is_some()),
                     command,
                 }
             })

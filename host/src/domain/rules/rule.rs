@@ -76,6 +76,15 @@ pub struct Rule {
     /// other tools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<Vec<String>>,
+    /// The command is the whole argv, not a prefix of it (an "always" answer for a program
+    /// that runs what its arguments say saves the exact command).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
+    /// A built-in allow for programs that only read: the program must be the first word of
+    /// `command`, and its whole argv read-only by construction (see
+    /// [`super::readonly::read_only`]); the rest of `command` is shown, not matched.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
     /// Words (a trailing `*` matches any ending) that keep a command rule from matching.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unless: Vec<String>,
@@ -112,9 +121,21 @@ impl Rule {
     }
 
     /// Whether this command rule matches one simple command: its first words are literal and
-    /// each is one of the alternatives at its position, and no word is one of `unless`.
+    /// each is one of the alternatives at its position (all of its words, for an exact
+    /// rule), no word is one of `unless`, and for a read-only rule the argv only reads.
     pub fn matches_command(&self, command: &SimpleCommand) -> bool {
-        if self.command.is_empty() || command.words.len() < self.command.len() {
+        if self.read_only {
+            return self.command.first().is_some_and(|programs| {
+                command
+                    .words
+                    .first()
+                    .is_some_and(|w| w.literal && programs.contains(&w.text))
+            }) && super::readonly::read_only(&command.words);
+        }
+        if self.command.is_empty()
+            || command.words.len() < self.command.len()
+            || (self.exact && command.words.len() != self.command.len())
+        {
             return false;
         }
         let prefix = self
@@ -122,11 +143,23 @@ impl Rule {
             .iter()
             .zip(&command.words)
             .all(|(alternatives, word)| word.literal && alternatives.contains(&word.text));
-        prefix
-            && (self.unless.is_empty()
-                || command.words.iter().all(|word| {
-                    word.literal && !self.unless.iter().any(|u| unless_matches(u, &word.text))
-                }))
+        if !prefix {
+            return false;
+        }
+        if self.unless.is_empty() {
+            return true;
+        }
+        for word in &command.words {
+            if !word.literal {
+                return false;
+            }
+            for pattern in &self.unless {
+                if unless_matches(pattern, &word.text) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Whether this command rule may match `command` once its words are expanded: every
@@ -184,9 +217,14 @@ impl Rule {
         words.join(" ")
     }
 
-    /// What the rule covers, for a listing: its command prefix, or its tool and path globs.
+    /// What the rule covers, for a listing: its command prefix (the whole command, for an
+    /// exact rule; the programs, for a read-only one), or its tool and path globs.
     pub fn covers_text(&self) -> String {
-        if self.is_command() {
+        if self.exact {
+            format!("{} (exactly)", self.command_text())
+        } else if self.read_only {
+            format!("{} (read-only options only)", self.command_text())
+        } else if self.is_command() {
             self.command_text()
         } else {
             format!(
@@ -205,8 +243,10 @@ fn path_glob(glob: &str, path: &str) -> bool {
 }
 
 fn unless_matches(pattern: &str, word: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => word.starts_with(prefix),
-        None => word == pattern,
+    // As bytes: no character boundary to check.
+    let (pattern, word) = (pattern.as_bytes(), word.as_bytes());
+    match pattern.split_last() {
+        Some((b'*', prefix)) => word.starts_with(prefix),
+        _ => pattern == word,
     }
 }

@@ -4,20 +4,25 @@
 //! `while`/`case` bodies, command and process substitutions, here-documents) and returns every
 //! simple command it would run, each with its words. Wrappers that run another command
 //! (`env`, `nohup`, `timeout`, `nice`, `exec`, `command`, `builtin`, `time`, `xargs`, the
-//! `-exec` of `find`, `sh -c`/`bash -lc` strings, parsed again) are unwrapped: the wrapper is
-//! listed (marked [`SimpleCommand::wrapper`]) and so is the command it runs.
+//! `-exec` of `find` up to its `;` or a `+` right after `{}`, `sh -c`/`bash -lc` strings,
+//! parsed again) are unwrapped: the wrapper is listed (marked [`SimpleCommand::wrapper`])
+//! and so is the command it runs.
 //!
 //! What cannot be known for certain from the text is listed in [`Split::uncertain`], with the
 //! reason: a variable or substitution in command position, `eval`, `source`/`.`, `alias`, a
 //! function definition, a shell that reads a script or its standard input, arithmetic that
 //! may expand a variable (bash evaluates `$(…)` found in its value), an assignment to a
-//! variable that picks programs (`PATH`, `BASH_ENV`, `LD_PRELOAD`, `GIT_*` …), an option of a
-//! wrapper it does not know, and text that does not parse. A rule never allows a command with
-//! anything uncertain in it.
+//! variable that changes what a program reads or runs (`PATH`, `HOME`, `XDG_*`, `BASH_ENV`,
+//! `LD_PRELOAD`, `GIT_*`, `PYTHONPATH` …), `xargs` (the words it adds come from standard
+//! input), an option of a wrapper it does not know, and text that does not parse. A rule
+//! never allows a command with anything uncertain in it. A file a redirection or `time -o`
+//! writes is listed in [`Split::writes`].
 
 mod walk;
 mod word;
 mod wrappers;
+
+pub(crate) use wrappers::exec_end;
 
 /// One word of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]

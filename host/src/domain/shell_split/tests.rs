@@ -71,3 +71,23 @@ fn plain_commands_split_as_the_parser_does() {
         assert!(plain_words(command).is_none(), "{command}");
     }
 }
+
+#[test]
+fn find_exec_ends_at_its_semicolon_or_at_a_plus_right_after_braces() {
+    // find(1) runs `time -o + sh -c 'touch p' {}`: the first `+` is time's value.
+    let first = split("find . -exec time -o + sh -c 'touch p' {} +");
+    assert_eq!(first.programs(), names(&["find", "time", "sh", "touch"]));
+    assert_eq!(first.writes, names(&["+"]), "time -o writes its report");
+    let second = split("find . -exec grep -e + {} \\; -exec touch q \\;");
+    assert_eq!(second.programs(), names(&["find", "grep", "touch"]));
+}
+
+#[test]
+fn xargs_arguments_are_uncertain_and_time_output_is_a_write() {
+    assert!(!programs("ls | xargs cat").1);
+    assert!(!programs("echo x | xargs").1);
+    assert_eq!(split("/usr/bin/time -o out ls").writes, names(&["out"]));
+    assert_eq!(split("env time --output=out ls").writes, names(&["out"]));
+    assert!(!programs("HOME=. git status").1);
+    assert!(!programs("export XDG_CONFIG_HOME=x; git diff").1);
+}

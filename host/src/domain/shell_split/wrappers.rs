@@ -69,8 +69,14 @@ const RUNS_COMMANDS: &[&str] = &[
     "xvfb-run",
 ];
 
-/// A variable that picks programs or how they are found.
+/// A variable that changes what a program reads or runs: one that picks programs or how they
+/// are found, or the configuration, modules or home a program reads (`HOME`, `XDG_*`,
+/// `PYTHONPATH`, `NODE_OPTIONS` …).
 pub(super) fn picks_programs(name: &str) -> bool {
+    // Where cargo writes its build: not what it reads or runs.
+    if name == "CARGO_TARGET_DIR" {
+        return false;
+    }
     matches!(
         name,
         "PATH"
@@ -101,9 +107,59 @@ pub(super) fn picks_programs(name: &str) -> bool {
             | "PERL5OPT"
             | "RUBYOPT"
             | "JAVA_TOOL_OPTIONS"
-    ) || ["LD_", "DYLD_", "GIT_", "BASH_FUNC_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+            | "HOME"
+            | "ZDOTDIR"
+            | "INPUTRC"
+            | "TMPDIR"
+            | "POSIXLY_CORRECT"
+            | "MAKEFLAGS"
+            | "MFLAGS"
+            | "CARGO_HOME"
+            | "RUSTUP_HOME"
+            | "RUSTFLAGS"
+            | "RUSTC_WRAPPER"
+            | "RUSTC_WORKSPACE_WRAPPER"
+            | "RUSTDOCFLAGS"
+            | "GOFLAGS"
+            | "GOPATH"
+            | "GOROOT"
+            | "GOENV"
+            | "GOTOOLCHAIN"
+            | "JQ_COLORS"
+            | "GREP_OPTIONS"
+            | "RIPGREP_CONFIG_PATH"
+            | "TAR_OPTIONS"
+            | "MAGIC"
+            | "TZDIR"
+            | "LOCPATH"
+            | "NLSPATH"
+            | "GCONV_PATH"
+            | "HOSTALIASES"
+            | "SSH_ASKPASS"
+            | "SUDO_ASKPASS"
+            | "GNUPGHOME"
+    ) || [
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "BASH_FUNC_",
+        "XDG_",
+        "PYTHON",
+        "PERL5",
+        "PERL_",
+        "RUBY",
+        "GEM_",
+        "BUNDLE_",
+        "NODE_",
+        "NPM_CONFIG_",
+        "npm_config_",
+        "LESS",
+        "CARGO_",
+        "PIP_",
+        "UV_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
         || [
             "_PAGER", "_EDITOR", "_COMMAND", "_WRAPPER", "_RUNNER", "_SHELL",
         ]
@@ -190,25 +246,35 @@ pub(super) fn argv(words: Vec<Word>, depth: usize, out: &mut Split) {
             options(args, &["-p"], &[], false)
         }
         "builtin" | "nohup" => options(args, &[], &[], false),
-        "time" => options(
-            args,
-            &[
-                "-p",
-                "-v",
-                "-a",
-                "-q",
-                "--verbose",
-                "--portability",
-                "--append",
-                "--quiet",
-            ],
-            &["-f", "-o", "--format", "--output"],
-            false,
-        ),
+        "time" => {
+            time_output(args, out);
+            options(
+                args,
+                &[
+                    "-p",
+                    "-v",
+                    "-a",
+                    "-q",
+                    "--verbose",
+                    "--portability",
+                    "--append",
+                    "--quiet",
+                ],
+                &["-f", "-o", "--format", "--output"],
+                false,
+            )
+        }
         "nice" => nice(args),
         "timeout" => timeout(args),
         "env" => env(args, out),
-        "xargs" => xargs(args),
+        "xargs" => {
+            // xargs(1) appends words read from standard input to its command: options
+            // (`… | xargs find` with `-delete` read), operands and their count are unknown.
+            out.uncertain.push(
+                "`xargs`: the arguments it adds come from standard input, unknown here".to_owned(),
+            );
+            xargs(args)
+        }
         "stdbuf" => options(args, &[], &["-i", "-o", "-e"], true),
         "find" => {
             push(out, &words, false);
@@ -233,6 +299,30 @@ pub(super) fn argv(words: Vec<Word>, depth: usize, out: &mut Split) {
             push(out, &words, true);
             out.uncertain.push(format!("`{name}`: {why}"));
         }
+    }
+}
+
+/// The file `time -o FILE` (`--output`) writes its report to: a write, as `> FILE` is.
+/// Other spellings (`-oFILE`, `--out=FILE`, clusters) are options the wrapper parse does
+/// not know, so the command is uncertain anyway.
+fn time_output(args: &[Word], out: &mut Split) {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        let text = arg.text.as_str();
+        if !text.starts_with('-') || text == "--" {
+            return;
+        }
+        if let Some(file) = text.strip_prefix("--output=") {
+            out.writes.push(file.to_owned());
+        } else if matches!(text, "-o" | "--output") {
+            if let Some(file) = args.get(at + 1) {
+                out.writes.push(file.text.clone());
+            }
+            at += 1;
+        } else if matches!(text, "-f" | "--format") {
+            at += 1;
+        }
+        at += 1;
     }
 }
 
@@ -424,7 +514,31 @@ fn xargs(args: &[Word]) -> Inner {
     Inner::Runs(at)
 }
 
-/// `find`'s `-exec`, `-execdir`, `-ok`, `-okdir` commands, each up to `;` or `+`.
+/// Where the command of a `find -exec` that starts at `start` ends: its `;`, or a `+` right
+/// after `{}` (find(1): "the command line is built … the `{}` must appear by itself, and
+/// only the `+` immediately after it ends the command"; any other `+` is an argument).
+pub(crate) fn exec_end(args: &[Word], start: usize) -> Option<usize> {
+    let mut at = start;
+    while let Some(arg) = args.get(at) {
+        if arg.literal && arg.text == ";" {
+            return Some(at);
+        }
+        if arg.literal
+            && arg.text == "+"
+            && at > start
+            && args
+                .get(at - 1)
+                .is_some_and(|w| w.literal && w.text == "{}")
+        {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// `find`'s `-exec`, `-execdir`, `-ok`, `-okdir` commands, each up to its `;` or to a `+`
+/// right after `{}`.
 fn find(args: &[Word], depth: usize, out: &mut Split) {
     let mut at = 0;
     while let Some(arg) = args.get(at) {
@@ -434,12 +548,7 @@ fn find(args: &[Word], depth: usize, out: &mut Split) {
         }
         if matches!(arg.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
             let start = at;
-            while args
-                .get(at)
-                .is_some_and(|a| !(a.literal && (a.text == ";" || a.text == "+")))
-            {
-                at += 1;
-            }
+            at = exec_end(args, start).unwrap_or(args.len());
             let inner = args.get(start..at).unwrap_or_default();
             if inner.first().is_some_and(|w| w.text.contains("{}")) {
                 out.uncertain

@@ -6,15 +6,33 @@ use std::path::{Component, Path, PathBuf};
 use super::Worker;
 use crate::config::save_user_rules;
 use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
-use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, narrowest_prefix};
+use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, Saved, narrowest};
 use crate::domain::{Alert, ToolCall, TurnSink};
 
-/// The rule "always" saves for one argv prefix: `always:cargo-test`.
-fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
+/// The rule "always" saves for one argv prefix (`always:cargo-test`), or for one exact
+/// command (`always:exact-awk-_print__1_-f`).
+fn always_rule(saved: &Saved, workspace: &Path, file: &Path) -> Rule {
+    let prefix = &saved.words;
+    // An exact command's words may be long and full of punctuation: its program and a hash
+    // of the whole argv keep its id short and unique.
+    let named = if saved.exact {
+        let hash = prefix.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, w| {
+            w.bytes()
+                .chain([0])
+                .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        });
+        vec![
+            "exact".to_owned(),
+            prefix.first().cloned().unwrap_or_default(),
+            format!("{hash:016x}"),
+        ]
+    } else {
+        prefix.clone()
+    };
     Rule {
         id: format!(
             "always:{}",
-            prefix
+            named
                 .join("-")
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) {
@@ -27,6 +45,8 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
         decision: Decision::Allow,
         why: "allowed with \"always\" when asked".to_owned(),
         command: prefix.iter().map(|w| vec![w.clone()]).collect(),
+        exact: saved.exact,
+        read_only: false,
         unless: Vec::new(),
         tools: Vec::new(),
         paths: Vec::new(),
@@ -49,8 +69,8 @@ fn always_rule(prefix: &[String], workspace: &Path, file: &Path) -> Rule {
 }
 
 impl Worker {
-    /// "Always" for a `shell` call: the narrowest argv prefixes that cover its command,
-    /// limited to this workspace, saved to the user layer and in force for the rest of this
+    /// "Always" for a `shell` call: the narrowest argv prefixes that cover its command (the
+    /// exact command for a program that runs what its arguments say), limited to this workspace, saved to the user layer and in force for the rest of this
     /// worker's life. False (the answer counts as yes, once) when the command cannot be
     /// covered by prefixes or there is no user file to save to (the person is told).
     pub(super) fn save_always_rule(&mut self, sink: &mut dyn TurnSink, call: &ToolCall) -> bool {
@@ -59,10 +79,9 @@ impl Worker {
             .get("command")
             .and_then(|c| c.as_str())
             .unwrap_or_default();
-        let (Some(prefixes), Some(file)) = (
-            narrowest_prefix(command),
-            self.config.rules.user_file.clone(),
-        ) else {
+        let (Some(prefixes), Some(file)) =
+            (narrowest(command), self.config.rules.user_file.clone())
+        else {
             self.raise(
                 sink,
                 Alert::warn(
@@ -73,11 +92,11 @@ impl Worker {
             return false;
         };
         let workspace = self.writer.header().workspace.clone();
-        let rules: Vec<Rule> = prefixes
+        let (rules, shown): (Vec<Rule>, Vec<String>) = prefixes
             .iter()
-            .map(|prefix| always_rule(prefix, &workspace, &file))
-            .filter(|rule| !self.config.rules.rules.iter().any(|r| r.id == rule.id))
-            .collect();
+            .map(|saved| (always_rule(saved, &workspace, &file), saved.shown()))
+            .filter(|(rule, _)| !self.config.rules.rules.iter().any(|r| r.id == rule.id))
+            .unzip();
         if let Err(err) = save_user_rules(&file, &rules) {
             self.raise(
                 sink,
@@ -88,7 +107,6 @@ impl Worker {
             );
             return false;
         }
-        let shown: Vec<String> = rules.iter().map(Rule::command_text).collect();
         if !shown.is_empty() {
             self.raise(
                 sink,
