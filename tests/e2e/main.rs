@@ -28,6 +28,7 @@ mod escape_asked;
 mod escape_dev;
 mod escape_egress;
 mod escape_files_later;
+mod escape_names;
 mod escape_registry;
 mod escape_root;
 mod escape_sockets_tty;

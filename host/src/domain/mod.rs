@@ -34,6 +34,7 @@ mod entry;
 mod escalation;
 pub mod escape;
 mod failure;
+pub mod file_name;
 mod intercept;
 mod item;
 #[cfg(test)]
