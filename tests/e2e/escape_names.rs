@@ -2,7 +2,8 @@
 //! creates files whose names are not UTF-8 (`ci\xff.yml`), hold a newline or an ESC sequence,
 //! and changes one whose name is not UTF-8. Each is a `file_changed` event and a line of the
 //! turn's summary (exact bytes in `path_hex`, valid against `docs/events.schema.json`), shown
-//! escaped in the terminal's summary, and `warden undo` removes or restores exactly those files.
+//! escaped in the terminal's summary and the chat's `/diff`, and `warden undo` removes or
+//! restores exactly those files.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use warden_tests::mock_server::{MockServer, Reply};
 
+use crate::chat::{chat_against, skip};
 use crate::events::schema;
 use crate::shell::{OPENAI, sandbox_missing};
 use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
@@ -214,4 +216,41 @@ fn undo_removes_and_restores_exactly_those_files() {
         .unwrap()
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn the_chats_diff_shows_every_name_escaped() {
+    let Some(env) = setup("the_chats_diff_shows_every_name_escaped") else {
+        return;
+    };
+    if skip() {
+        return;
+    }
+    env.user_config("[tools]\nmode = \"full-auto\"\n");
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[("s1", "shell", json!({ "command": COMMAND }))],
+    ));
+    server.push(Reply::text("finished the work"));
+    let term = chat_against(&env, &server);
+    term.resize(160);
+    term.type_text("go");
+    term.press("Enter");
+    let screen = term.wait_for_after("finished the work", "warden ›");
+    assert!(screen.contains("changed 4 files"), "{screen}");
+    term.type_text("/diff session");
+    term.press("Enter");
+    let screen = term.wait_for_after("/diff session", "warden ›");
+    let after = &screen[screen.rfind("/diff session").unwrap_or(0)..];
+    for shown in [
+        ".github/workflows/ci\\xff.yml",
+        "nl\\nname.txt",
+        "esc\\u{1b}[31m.txt",
+        "old\\xfe.txt",
+    ] {
+        assert!(after.contains(shown), "{shown} missing from {after}");
+    }
+    term.press("C-d");
+    assert_eq!(term.exit_code(), 0);
 }
