@@ -37,6 +37,7 @@ fn setup() -> tempfile::TempDir {
         cp.record(&Change {
             turn: 1,
             path: rel,
+            path_hex: None,
             before,
             after: Some(sha256_hex(after.as_bytes())),
             saved: true,

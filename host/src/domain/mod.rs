@@ -36,6 +36,7 @@ mod escalation;
 mod escalation_git;
 pub mod escape;
 mod failure;
+pub mod file_name;
 mod intercept;
 mod item;
 #[cfg(test)]

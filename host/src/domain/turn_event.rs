@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::alert::Alert;
 use super::builtin::ToolEffect;
+use super::file_name;
 use super::item::{Item, ToolCall};
 use super::plan::PlanStep;
 use super::report::RefReport;
@@ -143,8 +144,12 @@ pub struct FileChange {
     pub call_id: String,
     /// The tool (`write_file`, `edit_file`, `shell`).
     pub tool: String,
-    /// The path, relative to the workspace.
+    /// The path, relative to the workspace (a name that is not UTF-8 with U+FFFD for each
+    /// invalid byte; see [`file_name`]).
     pub path: String,
+    /// The name's exact bytes in hex, present only when it is not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_hex: Option<String>,
     /// `created`, `modified` or `deleted`.
     pub kind: ChangeKind,
     /// Lines added.
@@ -170,15 +175,32 @@ pub enum ChangeKind {
     Deleted,
 }
 
+impl FileChange {
+    /// The path for a person or the model, escaped (bytes that are not UTF-8 as `\xNN`).
+    pub fn shown(&self) -> String {
+        file_name::shown_fields(&self.path, self.path_hex.as_deref())
+    }
+}
+
 /// One file's changes over a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChangeSummary {
-    /// The path, relative to the workspace.
+    /// The path, relative to the workspace (as in [`FileChange::path`]).
     pub path: String,
+    /// The name's exact bytes in hex, present only when it is not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_hex: Option<String>,
     /// Lines added over the turn.
     pub added: u64,
     /// Lines removed over the turn.
     pub removed: u64,
+}
+
+impl ChangeSummary {
+    /// The path for a person or the model, escaped (bytes that are not UTF-8 as `\xNN`).
+    pub fn shown(&self) -> String {
+        file_name::shown_fields(&self.path, self.path_hex.as_deref())
+    }
 }
 
 #[cfg(test)]

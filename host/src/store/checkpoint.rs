@@ -12,6 +12,7 @@
 //! [`write_atomic`](super::fsio::write_atomic); each manifest line is appended and fsynced (the
 //! directory too when the file is new).
 
+use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use sha2::{Digest, Sha256};
 
 use super::StoreError;
 use super::fsio::{fsync_dir, sync_file, write_atomic, write_unsynced};
+use crate::domain::file_name;
 
 /// The checkpoint directory's name inside a session directory.
 pub const CHECKPOINT_DIR: &str = "checkpoints";
@@ -34,8 +36,12 @@ pub const MAX_SESSION_BYTES: u64 = 256 * 1024 * 1024;
 pub struct Change {
     /// The turn it belongs to.
     pub turn: u64,
-    /// The file, relative to the workspace root.
+    /// The file, relative to the workspace root (its name with U+FFFD for bytes that are not
+    /// UTF-8; see [`file_name`](crate::domain::file_name)).
     pub path: String,
+    /// The name's exact bytes in hex, present only when it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_hex: Option<String>,
     /// SHA-256 of the previous bytes; absent when the file did not exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
@@ -53,6 +59,18 @@ pub struct Change {
     /// past the bound were not recorded (`path` is empty).
     #[serde(default, skip_serializing_if = "is_false")]
     pub partial: bool,
+}
+
+impl Change {
+    /// The file's exact name, relative to the workspace root.
+    pub fn name(&self) -> Result<OsString, String> {
+        file_name::decode(&self.path, self.path_hex.as_deref())
+    }
+
+    /// The file's name for a person or the model, escaped.
+    pub fn shown(&self) -> String {
+        file_name::shown_fields(&self.path, self.path_hex.as_deref())
+    }
 }
 
 fn is_false(b: &bool) -> bool {

@@ -4,6 +4,7 @@ fn change(turn: u64, path: &str, before: Option<&str>, after: Option<&str>) -> C
     Change {
         turn,
         path: path.to_owned(),
+        path_hex: None,
         before: before.map(str::to_owned),
         after: after.map(str::to_owned),
         saved: true,
@@ -90,5 +91,55 @@ fn blob_refuses_bad_names_and_damaged_content() -> Result<(), StoreError> {
     let path = tmp.path().join(CHECKPOINT_DIR).join("blobs").join(&sha);
     fs::write(&path, b"changed").map_err(StoreError::io("write", &path))?;
     assert!(cp.blob(&sha).is_err());
+    Ok(())
+}
+
+#[test]
+fn a_name_of_any_bytes_round_trips_through_the_manifest() -> Result<(), StoreError> {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let tmp = tempfile::tempdir().map_err(StoreError::io("tempdir", "/tmp"))?;
+    let cp = Checkpoints::new(tmp.path());
+    let names: [&[u8]; 3] = [b".github/workflows/ci\xff.yml", b"nl\nname", b"esc\x1b[2J"];
+    for name in names {
+        let (path, path_hex) = crate::domain::file_name::encode(OsStr::from_bytes(name));
+        let mut ch = change(1, &path, None, Some("aa"));
+        ch.path_hex = path_hex;
+        cp.record(&ch)?;
+    }
+    let back = cp.changes(1)?;
+    let decoded: Vec<Vec<u8>> = back
+        .iter()
+        .filter_map(|c| c.name().ok())
+        .map(|n| n.as_bytes().to_vec())
+        .collect();
+    assert_eq!(decoded, names.map(<[u8]>::to_vec).to_vec());
+    assert!(back[0].path_hex.is_some() && back[1].path_hex.is_none());
+    assert_eq!(back[0].shown(), ".github/workflows/ci\\xff.yml");
+    assert_eq!(back[1].shown(), "nl\\nname");
+    assert_eq!(back[2].shown(), "esc\\u{1b}[2J");
+    Ok(())
+}
+
+#[test]
+fn a_manifest_written_before_path_hex_still_loads() -> Result<(), StoreError> {
+    let tmp = tempfile::tempdir().map_err(StoreError::io("tempdir", "/tmp"))?;
+    let cp = Checkpoints::new(tmp.path());
+    cp.record(&change(1, "a.txt", None, Some("aa")))?;
+    let manifest = tmp.path().join(CHECKPOINT_DIR).join("turn-00000001.jsonl");
+    std::fs::write(
+        &manifest,
+        "{\"turn\":1,\"path\":\"src/old.rs\",\"after\":\"bb\",\"command\":\"make\"}\n",
+    )
+    .map_err(StoreError::io("write", &manifest))?;
+    let back = cp.changes(1)?;
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].name().ok(), Some("src/old.rs".into()));
+    assert_eq!(back[0].path_hex, None);
+    // A bad `path_hex` is an error naming the field, never a wrong file.
+    let mut bad = back[0].clone();
+    bad.path_hex = Some("zz".into());
+    assert!(bad.name().is_err_and(|e| e.contains("path_hex")));
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! over the final name. A reader sees the old content or the new, never a part; an existing
 //! file's permission bits are kept.
 
+use std::ffi::OsStr;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 
@@ -11,11 +13,22 @@ use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt}
 /// existing file's permission bits (`None`: a new file, the usual `0o666` less the umask).
 pub(crate) fn replace_file(
     dir: &Dir,
-    name: &str,
+    name: &OsStr,
     bytes: &[u8],
     mode: Option<u32>,
 ) -> std::io::Result<()> {
-    let stem: String = name.chars().take(32).collect();
+    // The stem is text: bytes that are not UTF-8 and control characters become `_`.
+    let stem: String = String::from_utf8_lossy(name.as_bytes())
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{fffd}' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(32)
+        .collect();
     let mut attempts = 0;
     let (temp, mut file) = loop {
         let temp = format!(".{stem}.{:08x}.warden-tmp", fastrand::u32(..));

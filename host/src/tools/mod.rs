@@ -26,6 +26,7 @@ mod replace;
 mod restore;
 mod scan;
 mod search;
+mod walk;
 mod workspace;
 mod write;
 
@@ -41,7 +42,7 @@ pub use glob::Glob;
 pub use grep::Grep;
 pub use plan::UpdatePlan;
 pub use replace::{EditRefusal, replace};
-pub use restore::{Content, Snapshot, restore, snapshot};
+pub use restore::{Content, Snapshot, restore, restore_name, snapshot, snapshot_name};
 pub use scan::{Bounds, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, scan};
 pub use workspace::Workspace;
 pub use write::WriteFile;

@@ -3,6 +3,7 @@
 //! that root and named by the kernel, so that the rules are checked on the real path and the
 //! call acts on the opened directory with the final name only.
 
+use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -11,14 +12,16 @@ use cap_std::fs::Dir;
 use super::error::ToolError;
 use super::workspace::{Root, Workspace};
 use crate::confine::real_path::real_path;
+use crate::domain::file_name;
 
 /// A path argument, located: its root and its components below it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Located {
     /// Index of the root.
     pub(crate) root: usize,
-    /// Components below the root (no `.`, no `..`); empty for the root itself.
-    pub(crate) parts: Vec<String>,
+    /// Components below the root (no `.`, no `..`); empty for the root itself. Bytes: a
+    /// name a command created need not be UTF-8.
+    pub(crate) parts: Vec<OsString>,
 }
 
 impl Located {
@@ -28,17 +31,31 @@ impl Located {
         if self.parts.is_empty() {
             ".".to_owned()
         } else {
-            self.parts.join("/")
+            self.parts
+                .iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
         }
     }
 }
 
 /// `path` located in one of `roots` (as configured, and as the kernel names them).
+#[cfg(test)]
 pub(crate) fn locate(roots: &[(PathBuf, PathBuf)], path: &str) -> Result<Located, ToolError> {
+    locate_path(roots, Path::new(path), path)
+}
+
+/// [`locate`] of a path of any bytes, named `shown` in messages.
+pub(crate) fn locate_path(
+    roots: &[(PathBuf, PathBuf)],
+    requested: &Path,
+    shown: &str,
+) -> Result<Located, ToolError> {
+    let path = shown;
     let outside = || ToolError::Outside {
         path: path.to_owned(),
     };
-    let requested = Path::new(path);
     let (root, rest) = if requested.is_absolute() {
         let normal = normalise(requested).ok_or_else(outside)?;
         roots
@@ -60,11 +77,7 @@ pub(crate) fn locate(roots: &[(PathBuf, PathBuf)], path: &str) -> Result<Located
     let mut parts = Vec::new();
     for component in rest.components() {
         match component {
-            Component::Normal(name) => parts.push(
-                name.to_str()
-                    .ok_or_else(|| ToolError::Other(format!("`{path}` is not valid UTF-8")))?
-                    .to_owned(),
-            ),
+            Component::Normal(name) => parts.push(name.to_owned()),
             Component::CurDir => {}
             Component::ParentDir => {
                 parts.pop().ok_or_else(outside)?;
@@ -99,7 +112,7 @@ pub(crate) struct Parent {
     /// Its real path, as the kernel names it.
     pub(crate) real: PathBuf,
     /// The final name.
-    pub(crate) name: String,
+    pub(crate) name: OsString,
 }
 
 impl Parent {
@@ -147,13 +160,9 @@ pub(crate) fn open_parent(
     let mut dir = root.dir.try_clone().map_err(|e| ToolError::io(path, e))?;
     let mut real = root.real.clone();
     for (i, part) in dirs.iter().enumerate() {
-        let prefix = dirs
-            .iter()
-            .take(i + 1)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("/");
-        let next = match root.dir.open_dir(&prefix) {
+        let prefix_path: PathBuf = dirs.iter().take(i + 1).collect();
+        let prefix = file_name::shown(prefix_path.as_os_str());
+        let next = match root.dir.open_dir(&prefix_path) {
             Ok(next) => next,
             Err(e) if e.kind() == ErrorKind::NotFound && create => {
                 let wanted = real.join(part);
@@ -166,7 +175,7 @@ pub(crate) fn open_parent(
                     Err(e) => return Err(ToolError::io(&prefix, e)),
                 }
                 root.dir
-                    .open_dir(&prefix)
+                    .open_dir(&prefix_path)
                     .map_err(|e| ToolError::io(&prefix, e))?
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -203,10 +212,19 @@ mod tests;
 
 /// `path` located in `ws`'s roots.
 pub(crate) fn locate_in(ws: &Workspace, path: &str) -> Result<Located, ToolError> {
+    locate_path_in(ws, Path::new(path), path)
+}
+
+/// [`locate_in`] of a path of any bytes, named `shown` in messages.
+pub(crate) fn locate_path_in(
+    ws: &Workspace,
+    path: &Path,
+    shown: &str,
+) -> Result<Located, ToolError> {
     let roots: Vec<(PathBuf, PathBuf)> = ws
         .roots
         .iter()
         .map(|r| (r.given.clone(), r.real.clone()))
         .collect();
-    locate(&roots, path)
+    locate_path(&roots, path, shown)
 }

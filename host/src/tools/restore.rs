@@ -2,17 +2,20 @@
 //! through the same real-path rules as `write_file` (never `.warden/`, `.git/`, a deny glob,
 //! a symlink in the final name, or anything outside the workspace).
 
+use std::ffi::OsStr;
 use std::io::{ErrorKind, Read};
+use std::path::Path;
 
 use cap_std::fs::{OpenOptions, OpenOptionsExt};
 use sha2::{Digest, Sha256};
 
 use super::atomic::replace_file;
 use super::error::ToolError;
-use super::path::{locate_in, open_parent};
+use super::path::{locate_path_in, open_parent};
 use super::workspace::Workspace;
 use super::write::writable;
 use crate::domain::builtin::WRITE_FILE;
+use crate::domain::file_name;
 
 /// A file as a write would find it: its path relative to the workspace root (as the kernel
 /// names it) and its content.
@@ -57,13 +60,33 @@ fn hex(digest: &[u8]) -> String {
 /// at most `limit`, else its SHA-256 only. An error when the rules refuse the path (the tool
 /// would refuse it too).
 pub fn snapshot(ws: &Workspace, path: &str, limit: u64) -> Result<Snapshot, ToolError> {
-    let at = locate_in(ws, path)?;
+    snapshot_at(ws, Path::new(path), path, limit)
+}
+
+/// [`snapshot`] of the root-relative file `name`, whatever its bytes (a name a command
+/// created); messages name it escaped.
+pub fn snapshot_name(ws: &Workspace, name: &OsStr, limit: u64) -> Result<Snapshot, ToolError> {
+    snapshot_at(ws, Path::new(name), &file_name::shown(name), limit)
+}
+
+fn snapshot_at(
+    ws: &Workspace,
+    requested: &Path,
+    path: &str,
+    limit: u64,
+) -> Result<Snapshot, ToolError> {
+    let at = locate_path_in(ws, requested, path)?;
     let parent = match open_parent(ws, &at, path, false) {
         Ok(parent) => parent,
         // A missing directory: the file does not exist yet (its name is the path as located).
         Err(ToolError::Other(msg)) if msg.contains("does not exist") => {
             return Ok(Snapshot {
-                path: at.parts.join("/"),
+                path: at
+                    .parts
+                    .iter()
+                    .map(|p| p.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/"),
                 content: Content::Missing,
             });
         }
@@ -127,7 +150,22 @@ pub fn snapshot(ws: &Workspace, path: &str, limit: u64) -> Result<Snapshot, Tool
 /// Put `path` back to `bytes` (created or replaced, keeping its permission bits), or remove it
 /// when `bytes` is `None`.
 pub fn restore(ws: &Workspace, path: &str, bytes: Option<&[u8]>) -> Result<(), ToolError> {
-    let at = locate_in(ws, path)?;
+    restore_at(ws, Path::new(path), path, bytes)
+}
+
+/// [`restore`] of the root-relative file `name`, whatever its bytes; messages name it
+/// escaped.
+pub fn restore_name(ws: &Workspace, name: &OsStr, bytes: Option<&[u8]>) -> Result<(), ToolError> {
+    restore_at(ws, Path::new(name), &file_name::shown(name), bytes)
+}
+
+fn restore_at(
+    ws: &Workspace,
+    requested: &Path,
+    path: &str,
+    bytes: Option<&[u8]>,
+) -> Result<(), ToolError> {
+    let at = locate_path_in(ws, requested, path)?;
     let parent = match (open_parent(ws, &at, path, bytes.is_some()), bytes) {
         (Ok(parent), _) => parent,
         (Err(ToolError::Other(msg)), None) if msg.contains("does not exist") => return Ok(()),

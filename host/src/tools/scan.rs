@@ -1,17 +1,19 @@
-//! A bounded scan of the workspace around a `shell` command: every regular file the resolver's
-//! listing rules show (`warden_rules::listing`: gitignored and denied entries skipped, `.git`
-//! skipped, symlinks never followed), opened without following a symlink and without
+//! A bounded scan of the workspace around a `shell` command: every regular file the listing
+//! rules show ([`super::walk`]: gitignored and denied entries skipped, `.git` skipped, symlinks
+//! never followed, names of any bytes, UTF-8 or not), opened without following a symlink and without
 //! blocking (a FIFO a command left never stalls the scan), skipped unless it is a regular file,
 //! checked on its real path under the write rules, hashed, and its bytes handed to a keeper (the checkpoint
 //! store). [`diff`] turns a before and an after scan into the files created, changed, deleted.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 
 use cap_std::fs::{OpenOptions, OpenOptionsExt};
 use sha2::{Digest, Sha256};
 
+use super::walk;
 use super::workspace::Workspace;
 use crate::confine::real_path::real_path;
 
@@ -32,8 +34,8 @@ pub struct Seen {
 /// What a scan found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// Root-relative path → what it held.
-    pub files: BTreeMap<String, Seen>,
+    /// Root-relative name (bytes, as the kernel has it) → what it held.
+    pub files: BTreeMap<OsString, Seen>,
     /// A bound was hit: files past it were not looked at.
     pub partial: bool,
 }
@@ -56,24 +58,23 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
     let Some(root) = ws.roots.first() else {
         return out;
     };
-    let listed =
-        match warden_rules::listing::list(&root.real, "", &root.real, &ws.deny, bounds.files) {
-            Ok(listed) => listed,
-            Err(e) => {
-                tracing::debug!("workspace scan failed: {e}");
-                out.partial = true;
-                return out;
-            }
-        };
-    out.partial = listed.omitted > 0;
-    let mut entries = listed.entries;
+    let walked = match walk::files(&root.real, &ws.deny, bounds.files) {
+        Ok(walked) => walked,
+        Err(e) => {
+            tracing::debug!("workspace scan failed: {e}");
+            out.partial = true;
+            return out;
+        }
+    };
+    out.partial = walked.omitted;
+    let mut entries = walked.files;
     entries.sort();
     let mut read = 0u64;
     let mut options = OpenOptions::new();
     options
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    for rel in entries.iter().filter(|e| !e.ends_with('/')) {
+    for rel in &entries {
         let Ok(file) = root.dir.open_with(rel, &options) else {
             continue;
         };
@@ -122,8 +123,8 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
 /// One file a command changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileDiff {
-    /// Root-relative path.
-    pub path: String,
+    /// Root-relative name.
+    pub path: OsString,
     /// What it held before; `None` when created.
     pub before: Option<Seen>,
     /// Its sha after; `None` when deleted.

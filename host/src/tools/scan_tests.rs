@@ -1,3 +1,6 @@
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
 use super::*;
 
 fn seen(sha: &str) -> Seen {
@@ -11,7 +14,7 @@ fn scan_of(files: &[(&str, &str)], partial: bool) -> Scan {
     Scan {
         files: files
             .iter()
-            .map(|(p, s)| ((*p).to_owned(), seen(s)))
+            .map(|(p, s)| (std::ffi::OsString::from(*p), seen(s)))
             .collect(),
         partial,
     }
@@ -90,13 +93,44 @@ fn a_file_over_the_limit_is_not_saved_and_a_bound_makes_the_scan_partial() {
         true
     });
     assert!(!s.partial);
-    assert!(!s.files["big.bin"].saved);
-    assert!(s.files["big.bin"].sha.starts_with("size:100:"));
-    assert!(s.files["small.txt"].saved);
+    assert!(!s.files[OsStr::new("big.bin")].saved);
+    assert!(s.files[OsStr::new("big.bin")].sha.starts_with("size:100:"));
+    assert!(s.files[OsStr::new("small.txt")].saved);
     assert_eq!(kept, vec![b"hi".to_vec()]);
 
     let tight = Bounds { bytes: 1, ..bounds };
     let s = scan(&ws, tight, &mut |_| true);
     assert!(s.partial);
-    assert!(!s.files.contains_key("small.txt"));
+    assert!(!s.files.contains_key(OsStr::new("small.txt")));
+}
+
+#[test]
+fn names_of_any_bytes_are_scanned_and_diffed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(
+        &[dir.path().to_path_buf()],
+        &crate::config::FileRefConfig::default(),
+    )
+    .unwrap();
+    let bounds = Bounds {
+        files: 100,
+        bytes: 1000,
+        file_bytes: 100,
+    };
+    let before = scan(&ws, bounds, &mut |_| true);
+    let names: [&[u8]; 3] = [b"ci\xff.yml", b"nl\nname", b"esc\x1b[31m"];
+    for name in names {
+        std::fs::write(dir.path().join(OsStr::from_bytes(name)), b"x").unwrap();
+    }
+    let after = scan(&ws, bounds, &mut |_| true);
+    let changes = diff(&before, &after);
+    let mut found: Vec<&[u8]> = changes
+        .iter()
+        .filter(|d| d.before.is_none())
+        .map(|d| d.path.as_bytes())
+        .collect();
+    found.sort();
+    let mut want = names.to_vec();
+    want.sort();
+    assert_eq!(found, want);
 }

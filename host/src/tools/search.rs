@@ -34,7 +34,12 @@ pub(crate) fn start<'a>(ws: &'a Workspace, path: &str) -> Result<Start<'a>, Tool
     let root = ws.roots.get(at.root).ok_or_else(|| ToolError::Outside {
         path: path.to_owned(),
     })?;
-    let rel = at.parts.join("/");
+    let rel = at
+        .parts
+        .iter()
+        .map(|p| p.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
     let (file, is_dir) = if rel.is_empty() {
         (
             root.dir

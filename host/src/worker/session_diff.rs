@@ -1,12 +1,14 @@
 //! What a session changed, from its checkpoints ([`crate::store::Checkpoints`]): each file
 //! any turn changed, its content before the first change against what is there now.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 use crate::config::FileRefConfig;
 use crate::domain::FileChange;
+use crate::domain::file_name;
 use crate::store::{Checkpoints, MAX_FILE_BYTES};
-use crate::tools::{Workspace, snapshot};
+use crate::tools::{Workspace, snapshot_name};
 
 use super::turn::file_change::{Side, net_change};
 
@@ -20,19 +22,24 @@ pub fn session_diff(
 ) -> Result<Vec<FileChange>, String> {
     let ws = Workspace::open(&[workspace.to_path_buf()], config).map_err(|e| e.to_string())?;
     let store = Checkpoints::new(session_dir);
-    // Path → its first recorded previous content (sha, kept), in first-changed order.
-    let mut first: Vec<(String, Option<String>, bool)> = Vec::new();
+    // Name (bytes) → its first recorded previous content (sha, kept), in first-changed order.
+    let mut first: Vec<(OsString, Option<String>, bool)> = Vec::new();
     for turn in store.turns().map_err(|e| e.to_string())? {
         for change in store.changes(turn).map_err(|e| e.to_string())? {
-            if change.partial || first.iter().any(|(path, _, _)| *path == change.path) {
+            if change.partial {
                 continue;
             }
-            first.push((change.path, change.before, change.saved));
+            let name = change.name()?;
+            if first.iter().any(|(path, _, _)| *path == name) {
+                continue;
+            }
+            first.push((name, change.before, change.saved));
         }
     }
     let mut out = Vec::new();
     for (path, before, saved) in first {
-        let now = snapshot(&ws, &path, MAX_FILE_BYTES).map_err(|e| format!("{path}: {e}"))?;
+        let now = snapshot_name(&ws, &path, MAX_FILE_BYTES)
+            .map_err(|e| format!("{}: {e}", file_name::shown(&path)))?;
         if now.content.sha() == before {
             continue;
         }

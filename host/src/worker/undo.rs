@@ -10,14 +10,15 @@ use std::path::Path;
 use crate::config::FileRefConfig;
 use crate::domain::block;
 use crate::store::{Checkpoints, MAX_FILE_BYTES, StoreError};
-use crate::tools::{Workspace, restore, snapshot};
+use crate::tools::{Workspace, restore_name, snapshot_name};
 
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UndoLine {
     /// The turn's manifest number.
     pub turn: u64,
-    /// The file, relative to the workspace root.
+    /// The file, relative to the workspace root, escaped for display (bytes that are not
+    /// UTF-8 as `\xNN`, control characters as `\n`, `\u{1b}`).
     pub path: String,
     /// `removed`, `restored`, or why it was not.
     pub done: String,
@@ -87,7 +88,7 @@ pub fn undo(
                 path: if change.partial {
                     "(workspace)".to_owned()
                 } else {
-                    change.path.clone()
+                    change.shown()
                 },
                 done,
                 ok,
@@ -138,7 +139,11 @@ fn undo_one(
             false,
         );
     }
-    let now = match snapshot(ws, &change.path, MAX_FILE_BYTES) {
+    let name = match change.name() {
+        Ok(name) => name,
+        Err(e) => return (format!("not restored: {e}"), false),
+    };
+    let now = match snapshot_name(ws, &name, MAX_FILE_BYTES) {
         Ok(now) => now,
         Err(e) => return (format!("not restored: {e}"), false),
     };
@@ -159,7 +164,7 @@ fn undo_one(
         },
         None => None,
     };
-    match restore(ws, &change.path, previous.as_deref()) {
+    match restore_name(ws, &name, previous.as_deref()) {
         Ok(()) if previous.is_none() => ("removed (the turn created it)".to_owned(), true),
         Ok(()) => ("restored".to_owned(), true),
         Err(e) => (format!("not restored: {e}"), false),

@@ -5,6 +5,7 @@ fn line(path: &str, before: Option<String>, after: Option<String>, saved: bool) 
     Change {
         turn: 1,
         path: path.to_owned(),
+        path_hex: None,
         before,
         after,
         saved,

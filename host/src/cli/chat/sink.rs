@@ -178,7 +178,7 @@ impl ChatSink {
             self.style.dim(&format!(
                 "    {} {} (+{} −{})",
                 kind_word(change),
-                escape_capped(&change.path, 200),
+                escape_capped(&change.shown(), 200),
                 change.added,
                 change.removed
             ))
@@ -230,7 +230,7 @@ pub(crate) fn print_changes(style: Style, changes: &[FileChange]) {
             style.bold(&format!(
                 "{} {} (+{} −{}){by}",
                 kind_word(change),
-                escape_capped(&change.path, 200),
+                escape_capped(&change.shown(), 200),
                 change.added,
                 change.removed,
             ))
@@ -378,7 +378,7 @@ impl TurnSink for ChatSink {
                 let s = if changes.len() == 1 { "" } else { "s" };
                 let names: Vec<String> = changes
                     .iter()
-                    .map(|c| escape_capped(&c.path, 200))
+                    .map(|c| escape_capped(&c.shown(), 200))
                     .collect();
                 self.note(&format!(
                     "  changed {} file{s} (+{added} −{removed}): {} — /diff shows them",

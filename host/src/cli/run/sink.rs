@@ -198,7 +198,7 @@ impl TurnSink for CliSink {
                 self.note(&format!(
                     "  {} {} (+{} −{})",
                     escape(&change.tool),
-                    escape(&change.path),
+                    change.shown(),
                     change.added,
                     change.removed
                 ));
@@ -226,7 +226,7 @@ impl TurnSink for CliSink {
                         changes.len(),
                         changes
                             .iter()
-                            .map(|c| escape(&c.path).into_owned())
+                            .map(|c| c.shown())
                             .collect::<Vec<_>>()
                             .join(", ")
                     );

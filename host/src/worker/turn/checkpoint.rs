@@ -101,7 +101,7 @@ impl Worker {
         }
         *shown = Some(changed(
             call,
-            &before.path,
+            std::ffi::OsStr::new(&before.path),
             Side::of(&before.content),
             Side::of(&after.content),
         ));
@@ -117,6 +117,7 @@ impl Worker {
         let change = Change {
             turn,
             path: before.path,
+            path_hex: None,
             before: previous,
             after: after.content.sha(),
             saved,

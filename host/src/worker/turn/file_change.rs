@@ -2,7 +2,10 @@
 //! lines added and removed, and its unified diff (none when a side is binary or not kept);
 //! and what a whole turn did to each file, for its summary.
 
+use std::ffi::OsStr;
+
 use crate::domain::diff::{render, unified};
+use crate::domain::file_name;
 use crate::domain::{ChangeKind, ChangeSummary, FileChange, ToolCall};
 use crate::tools::Content;
 
@@ -48,7 +51,7 @@ pub(crate) struct Changed {
 }
 
 /// What `call` did to `path`, from `before` to `after`.
-pub(super) fn changed(call: &ToolCall, path: &str, before: Side, after: Side) -> Changed {
+pub(super) fn changed(call: &ToolCall, path: &OsStr, before: Side, after: Side) -> Changed {
     Changed {
         change: file_change(call, path, &before, &after),
         before,
@@ -64,11 +67,9 @@ pub(crate) struct TurnChanges(Vec<Changed>);
 impl TurnChanges {
     /// One more change, in call order.
     pub(super) fn add(&mut self, change: Changed) {
-        match self
-            .0
-            .iter_mut()
-            .find(|c| c.change.path == change.change.path)
-        {
+        match self.0.iter_mut().find(|c| {
+            c.change.path == change.change.path && c.change.path_hex == change.change.path_hex
+        }) {
             Some(known) => known.after = change.after,
             None => self.0.push(change),
         }
@@ -89,6 +90,7 @@ impl TurnChanges {
                 };
                 ChangeSummary {
                     path: c.change.path.clone(),
+                    path_hex: c.change.path_hex.clone(),
                     added,
                     removed,
                 }
@@ -99,7 +101,7 @@ impl TurnChanges {
 
 /// The change to `path` from `before` to `after` over several turns (no one call made it:
 /// `call_id` and `tool` are empty).
-pub(crate) fn net_change(path: &str, before: &Side, after: &Side) -> FileChange {
+pub(crate) fn net_change(path: &OsStr, before: &Side, after: &Side) -> FileChange {
     let nobody = ToolCall {
         id: String::new(),
         name: String::new(),
@@ -108,7 +110,7 @@ pub(crate) fn net_change(path: &str, before: &Side, after: &Side) -> FileChange 
     file_change(&nobody, path, before, after)
 }
 
-fn file_change(call: &ToolCall, path: &str, before: &Side, after: &Side) -> FileChange {
+fn file_change(call: &ToolCall, path: &OsStr, before: &Side, after: &Side) -> FileChange {
     let kind = match (before, after) {
         (Side::Missing, _) => ChangeKind::Created,
         (_, Side::Missing) => ChangeKind::Deleted,
@@ -129,10 +131,12 @@ fn file_change(call: &ToolCall, path: &str, before: &Side, after: &Side) -> File
         }
         _ => (String::new(), 0, 0, false),
     };
+    let (path, path_hex) = file_name::encode(path);
     FileChange {
         call_id: call.id.clone(),
         tool: call.name.clone(),
-        path: path.to_owned(),
+        path,
+        path_hex,
         kind,
         added,
         removed,
@@ -157,19 +161,34 @@ mod tests {
     fn a_text_change_has_its_diff_and_counts() {
         let change = file_change(
             &call(),
-            "a.rs",
+            OsStr::new("a.rs"),
             &Side::Bytes(b"a\nb\n".to_vec()),
             &Side::Bytes(b"a\nB\nc\n".to_vec()),
         );
         assert_eq!(change.kind, ChangeKind::Modified);
         assert_eq!((change.added, change.removed), (2, 1));
         assert!(change.diff.contains("-b\n+B\n+c\n"), "{}", change.diff);
-        let created = file_change(&call(), "n", &Side::Missing, &Side::Bytes(b"x\n".to_vec()));
+        let created = file_change(
+            &call(),
+            OsStr::new("n"),
+            &Side::Missing,
+            &Side::Bytes(b"x\n".to_vec()),
+        );
         assert_eq!((created.kind, created.added), (ChangeKind::Created, 1));
-        let binary = file_change(&call(), "b", &Side::Bytes(vec![0, 1]), &Side::Missing);
+        let binary = file_change(
+            &call(),
+            OsStr::new("b"),
+            &Side::Bytes(vec![0, 1]),
+            &Side::Missing,
+        );
         assert_eq!(binary.kind, ChangeKind::Deleted);
         assert!(binary.diff.is_empty());
-        let unknown = file_change(&call(), "u", &Side::Unknown, &Side::Bytes(b"x".to_vec()));
+        let unknown = file_change(
+            &call(),
+            OsStr::new("u"),
+            &Side::Unknown,
+            &Side::Bytes(b"x".to_vec()),
+        );
         assert!(unknown.diff.is_empty());
     }
 
@@ -179,7 +198,7 @@ mod tests {
         let text = |t: &str| Side::Bytes(t.as_bytes().to_vec());
         turn.add(changed(
             &call(),
-            "n",
+            OsStr::new("n"),
             Side::Missing,
             text(
                 "a
@@ -189,7 +208,7 @@ b
         ));
         turn.add(changed(
             &call(),
-            "o",
+            OsStr::new("o"),
             text(
                 "x
 ",
@@ -201,7 +220,7 @@ b
         ));
         turn.add(changed(
             &call(),
-            "n",
+            OsStr::new("n"),
             text(
                 "a
 b

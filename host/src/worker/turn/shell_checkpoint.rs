@@ -8,9 +8,10 @@
 use super::Worker;
 use super::file_change::{Changed, Side, changed};
 use crate::domain::builtin::SHELL;
+use crate::domain::file_name;
 use crate::domain::{Alert, ToolCall, TurnSink};
 use crate::store::{Change, MAX_FILE_BYTES};
-use crate::tools::{Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, scan, snapshot};
+use crate::tools::{Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, scan, snapshot_name};
 
 /// Most files of one command whose diffs are shown (the rest are named without one).
 const MAX_SHOWN_DIFFS: usize = 100;
@@ -116,7 +117,7 @@ impl Worker {
                 None => Side::Missing,
             };
             let now = match &file.after {
-                Some(_) if read => snapshot(&state.ws, &file.path, MAX_FILE_BYTES)
+                Some(_) if read => snapshot_name(&state.ws, &file.path, MAX_FILE_BYTES)
                     .map_or(Side::Unknown, |s| Side::of(&s.content)),
                 Some(_) => Side::Unknown,
                 None => Side::Missing,
@@ -126,9 +127,11 @@ impl Worker {
                 Some(seen) => (Some(seen.sha), seen.saved),
                 None => (None, true),
             };
+            let (path, path_hex) = file_name::encode(&file.path);
             let change = Change {
                 turn,
-                path: file.path,
+                path,
+                path_hex,
                 before: previous,
                 after: file.after,
                 saved,
@@ -141,6 +144,7 @@ impl Worker {
             let change = Change {
                 turn,
                 path: String::new(),
+                path_hex: None,
                 before: None,
                 after: None,
                 saved: false,
