@@ -97,6 +97,12 @@ pub fn accepted_digest(overlay: &Path, name: &str) -> Option<String> {
     if written_in_session(overlay, name) {
         return None;
     }
+    recorded_digest(overlay, name)
+}
+
+/// The digest the overlay at `overlay` records for entry `name`, whether or not a session saw
+/// the build written since.
+pub fn recorded_digest(overlay: &Path, name: &str) -> Option<String> {
     let text = std::fs::read_to_string(overlay).ok()?;
     let table: toml::Table = toml::from_str(&text).ok()?;
     table

@@ -195,15 +195,18 @@ impl DevBuilds {
             pinned.sha256.clone_from(&accepted);
             let loaded = match accepted {
                 Some(_) => load_into(engine, &self.config, &self.workspace, &pinned, &build.slot),
-                None => Err(crate::config::dev_build_not_accepted(
-                    &name,
-                    &build.entry.path,
-                    None,
-                    &sha256,
-                    self.overlay
-                        .as_deref()
-                        .is_some_and(|overlay| crate::config::written_in_session(overlay, &name)),
-                )),
+                None => {
+                    let overlay = self.overlay.as_deref();
+                    Err(crate::config::dev_build_not_accepted(
+                        &name,
+                        &build.entry.path,
+                        overlay
+                            .and_then(|o| crate::config::recorded_digest(o, &name))
+                            .as_deref(),
+                        &sha256,
+                        overlay.is_some_and(|o| crate::config::written_in_session(o, &name)),
+                    ))
+                }
             };
             match loaded {
                 Ok(()) => {
