@@ -108,3 +108,59 @@ impl TurnSink for Watching<'_> {
         self.sink.approve_tool(call, why)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ChangeKind, CollectingSink};
+
+    fn change(path: &str) -> FileChange {
+        FileChange {
+            call_id: "c1".into(),
+            tool: "shell".into(),
+            path: path.into(),
+            kind: ChangeKind::Modified,
+            added: 0,
+            removed: 0,
+            diff: String::new(),
+            diff_cut: false,
+        }
+    }
+
+    #[test]
+    fn a_change_to_a_dev_build_is_recorded_and_said_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(workspace.join("build")).unwrap();
+        let overlay = dir.path().join("plugin-dev/k.toml");
+        std::fs::create_dir_all(overlay.parent().unwrap()).unwrap();
+        let files = DevBuildFiles {
+            workspace: workspace.clone(),
+            builds: vec![(
+                "probe".into(),
+                workspace.join("build/probe.wasm"),
+                overlay.clone(),
+            )],
+        };
+        let mut sink = CollectingSink::default();
+        files
+            .watching(&mut sink)
+            .event(&TurnEvent::FileChanged(change("build/other.wasm")));
+        assert!(sink.alerts.is_empty());
+        assert!(!crate::config::written_in_session(&overlay, "probe"));
+        // Through a path that names the same file another way.
+        files
+            .watching(&mut sink)
+            .event(&TurnEvent::FileChanged(change("build/../build/probe.wasm")));
+        assert!(crate::config::written_in_session(&overlay, "probe"));
+        assert_eq!(sink.alerts.len(), 1);
+        assert_eq!(sink.alerts[0].source, "plugin:probe");
+        assert!(
+            sink.alerts[0]
+                .message
+                .contains("was written by `shell`: it is not loaded again"),
+            "{}",
+            sink.alerts[0].message
+        );
+    }
+}
