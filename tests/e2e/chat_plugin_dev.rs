@@ -1,12 +1,14 @@
 //! `warden plugin dev` with a chat already running: before each turn the chat looks at the
-//! file of each dev build it loaded; a rebuild is loaded in place (one line names the plugin
-//! and its new digest) with no restart and no trust prompt, and a rebuild that does not load
-//! leaves the previous build in place and says why.
+//! file of each dev build it loaded; a rebuild the person accepted (the watcher of
+//! `plugin dev` accepts each one it sees; `plugin dev` again accepts the file as it is) is
+//! loaded in place (one line names the plugin and its new digest) with no restart and no trust
+//! prompt, and a rebuild that does not load leaves the previous build in place and says why.
 
 use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::chat::{chat_against, skip};
+use crate::plugin_dev::Watcher;
 use crate::support::{TestEnv, stderr};
 
 /// The project declares `guard` at `build/guard.wasm`, with config for both samples used as
@@ -38,8 +40,7 @@ fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
     env.user_config("[model]\nprovider = \"openai\"\nname = \"m\"\nmax_retries = 0\n");
     let first = build(&env, &std::fs::read(fixtures::keyword_context()).unwrap());
     env.untrusted_project_config(PROJECT);
-    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let watcher = Watcher::start(&env, &["build/guard.wasm"]);
 
     let server = MockServer::start().unwrap();
     server.push(Reply::text("first answer"));
@@ -56,6 +57,7 @@ fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
     // Rebuilt while the chat waits at its prompt: the next turn runs the new build.
     let second = build(&env, &std::fs::read(fixtures::pattern_guard()).unwrap());
     assert_ne!(first, second);
+    watcher.wait_for("rebuilt: ");
     term.type_text("the forbidden thing, twice");
     term.press("Enter");
     let screen = term.wait_for("blocked by the rebuilt guard");
@@ -69,6 +71,7 @@ fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
 
     // A build that does not load: the previous build stays and the chat says why, once.
     let broken = build(&env, b"not a component");
+    watcher.wait_for("rebuilt: ");
     term.type_text("the forbidden thing, thrice");
     term.press("Enter");
     let screen = term.wait_for_after("thrice", "blocked by the rebuilt guard");
@@ -84,6 +87,7 @@ fn a_running_chat_picks_up_a_dev_rebuild_before_its_next_turn() {
 
     // Fixed: the next turn loads it, and the model answers.
     let fixed = build(&env, &std::fs::read(fixtures::keyword_context()).unwrap());
+    watcher.wait_for("rebuilt: ");
     term.type_text("the forbidden thing, again");
     term.press("Enter");
     let screen = term.wait_for("third answer");
@@ -142,6 +146,11 @@ fn a_running_chat_reloads_a_dev_tool_plugin_with_the_same_tools_only() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let second = build_at(&env, "build/tool.wasm", &std::fs::read(&packaged).unwrap());
+    let accept = || {
+        let out = env.run(&["plugin", "dev", "build/tool.wasm", "--once"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    accept();
     term.type_text("again");
     term.press("Enter");
     let screen = term.wait_for("second answer");
@@ -159,6 +168,7 @@ fn a_running_chat_reloads_a_dev_tool_plugin_with_the_same_tools_only() {
         "build/tool.wasm",
         &std::fs::read(fixtures::edit_tool()).unwrap(),
     );
+    accept();
     term.type_text("once more");
     term.press("Enter");
     let screen = term.wait_for("third answer");

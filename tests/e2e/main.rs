@@ -26,6 +26,7 @@ mod compiled_cache_upgrade;
 mod complete;
 mod escape_asked;
 mod escape_dev;
+mod escape_devbuild;
 mod escape_egress;
 mod escape_files_later;
 mod escape_git;

@@ -1,8 +1,9 @@
 //! `warden plugin dev`, through the real binary: a project's plugin under development loads
 //! for this user without `warden trust`, a rebuild (the file replaced) is picked up by the next
-//! run without trust, the project's config file stays byte for byte what it was, `--stop`
-//! brings back the trust requirement, the watcher names each new digest, and a managed policy
-//! that limits sources refuses it with nothing written.
+//! run without trust once the person accepts it (the watcher accepts each rebuild it sees;
+//! otherwise `plugin dev` again), the project's config file stays byte for byte what it was,
+//! `--stop` brings back the trust requirement, the watcher names each new digest, and a managed
+//! policy that limits sources refuses it with nothing written.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -65,8 +66,18 @@ fn a_dev_build_loads_without_trust_and_rebuilds_need_none() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("plugin `guard` is a dev build"), "{err}");
 
-    // A rebuild: the next run loads the new file, with no `warden trust`.
-    build(&env, &fixtures::pattern_guard());
+    // A rebuild nobody accepted is not loaded; accepted by `plugin dev` again, the next run
+    // loads the new file, with no `warden trust`.
+    let second = build(&env, &fixtures::pattern_guard());
+    let (code, err) = run_code(&env);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("is not the build `warden plugin dev` accepted"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("sha256 {second}")), "{err}");
+    let out = env.run(&["plugin", "dev", "build/guard.wasm", "--once"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let (code, err) = run_code(&env);
     assert_eq!(code, Some(3), "the rebuilt guard cancels: {err}");
 
@@ -101,41 +112,71 @@ fn a_dev_build_loads_without_trust_and_rebuilds_need_none() {
     );
 }
 
+/// `warden plugin dev ARGS…` watching, its output lines read as they come; killed when dropped.
+pub(crate) struct Watcher {
+    child: std::process::Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Watcher {
+    /// Start `plugin dev` with `args` in `env` and wait until it watches.
+    pub(crate) fn start(env: &TestEnv, args: &[&str]) -> Self {
+        let mut cmd = env.command();
+        cmd.args(["plugin", "dev"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let watcher = Self { child, lines: rx };
+        watcher.wait_for("watching ");
+        watcher
+    }
+
+    /// The next line starting with `prefix` (within the hang limit).
+    pub(crate) fn wait_for(&self, prefix: &str) -> String {
+        self.wait_for_any(&[prefix])
+    }
+
+    /// The next line starting with one of `prefixes` (within the hang limit).
+    pub(crate) fn wait_for_any(&self, prefixes: &[&str]) -> String {
+        loop {
+            match self.lines.recv_timeout(HANG_LIMIT) {
+                Ok(line) if prefixes.iter().any(|p| line.starts_with(p)) => return line,
+                Ok(_) => {}
+                Err(err) => panic!("no line starting with one of {prefixes:?}: {err}"),
+            }
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn the_watcher_names_each_rebuild() {
     let env = TestEnv::new();
     build(&env, &fixtures::keyword_context());
     env.untrusted_project_config(PROJECT);
-    let mut cmd = env.command();
-    cmd.args(["plugin", "dev", "build/guard.wasm"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    let lines = BufReader::new(child.stdout.take().unwrap());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in lines.lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let wait_for = |prefix: &str| -> String {
-        loop {
-            match rx.recv_timeout(HANG_LIMIT) {
-                Ok(line) if line.starts_with(prefix) => return line,
-                Ok(_) => {}
-                Err(err) => panic!("no line starting {prefix:?}: {err}"),
-            }
-        }
-    };
-    wait_for("watching ");
+    let watcher = Watcher::start(&env, &["build/guard.wasm"]);
     let second = build(&env, &fixtures::pattern_guard());
-    let line = wait_for("rebuilt: ");
-    let _ = child.kill();
-    let _ = child.wait();
+    let line = watcher.wait_for("rebuilt: ");
+    drop(watcher);
     assert!(line.contains(&format!("sha256 {second}")), "{line}");
-    // The entry stays until --stop: the rebuilt guard is what runs.
+    assert!(line.contains("accepted"), "{line}");
+    // The entry stays until --stop: the rebuilt guard, which the watcher accepted, is what runs.
     assert_eq!(run_code(&env).0, Some(3));
 }
 

@@ -28,6 +28,7 @@ mod common;
 mod compact;
 mod compile_notice;
 mod complete;
+mod dev_writes;
 mod exit;
 mod mcp;
 mod mode;

@@ -4,6 +4,20 @@
 //! they need no trust; an entry takes the place of a user or project entry of the same name
 //! (the project's declaration of it then waits for trust as it was last trusted, or not at
 //! all), and managed policy applies to it as to any plugin. Only `[[plugins]]` is read from it.
+//!
+//! Each entry carries the `sha256` of the build `warden plugin dev` accepted (when it started,
+//! and per rebuild its watcher saw): a run or a chat loads the file only while it still has
+//! that digest. The file lives in the workspace, where the model's commands and tools can write;
+//! the overlay lives in the user's state, where they cannot. So a build a command or a tool
+//! put in place of the accepted one is refused (see `dev_build_not_accepted`), never loaded
+//! with the dev entry's grants.
+//!
+//! A session that sees a tool call, a command or an MCP server write a dev build's file
+//! records the entry's name beside the overlay (`<key>.written`, see [`record_written`]); from
+//! then on the entry's build is refused whatever its digest, and the watcher of
+//! `warden plugin dev` accepts no rebuild of it, until the person runs `warden plugin dev` for
+//! it again. This closes the window where a watcher sees the model's file before the session
+//! has said who wrote it.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +44,116 @@ pub fn dev_overlay_path(workspace: &Path, env: &dyn Fn(&str) -> Option<String>) 
     Some(root.join(DEV_DIR).join(format!("{key}.toml")))
 }
 
+/// The file beside `overlay` that names the entries whose build a session saw written.
+pub fn written_path(overlay: &Path) -> PathBuf {
+    overlay.with_extension("written")
+}
+
+/// Whether a session saw a tool call, a command or an MCP server write the build of entry
+/// `name` of `overlay` since `warden plugin dev` last accepted it.
+pub fn written_in_session(overlay: &Path, name: &str) -> bool {
+    std::fs::read_to_string(written_path(overlay))
+        .is_ok_and(|text| text.lines().any(|line| line == name))
+}
+
+/// Record that a session saw the build of entry `name` of `overlay` written (appended: a
+/// session only ever adds names; `warden plugin dev` removes one when it accepts the build).
+pub fn record_written(overlay: &Path, name: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if written_in_session(overlay, name) {
+        return Ok(());
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(written_path(overlay))?;
+    file.write_all(format!("{name}\n").as_bytes())
+}
+
+/// Forget that a session wrote the build of `name` (the person accepted it again).
+pub fn clear_written(overlay: &Path, name: &str) -> std::io::Result<()> {
+    let path = written_path(overlay);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(err),
+    };
+    let kept: String = text
+        .lines()
+        .filter(|line| *line != name && !line.is_empty())
+        .map(|line| format!("{line}\n"))
+        .collect();
+    if kept.is_empty() {
+        std::fs::remove_file(&path)
+    } else {
+        std::fs::write(&path, kept)
+    }
+}
+
+/// The digest of the build the overlay at `overlay` records as accepted for entry `name`, if
+/// the overlay holds that entry with a digest and no session saw the build written since (read
+/// anew each time: the watcher of `warden plugin dev` records each rebuild it accepts).
+pub fn accepted_digest(overlay: &Path, name: &str) -> Option<String> {
+    if written_in_session(overlay, name) {
+        return None;
+    }
+    recorded_digest(overlay, name)
+}
+
+/// The digest the overlay at `overlay` records for entry `name`, whether or not a session saw
+/// the build written since.
+pub fn recorded_digest(overlay: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(overlay).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table
+        .get("plugins")?
+        .as_array()?
+        .iter()
+        .filter_map(toml::Value::as_table)
+        .find(|t| t.get("name").and_then(toml::Value::as_str) == Some(name))?
+        .get("sha256")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Whether `declared_in` is a dev overlay file (a `*.toml` right under [`DEV_DIR`]).
+pub fn is_dev_overlay(declared_in: &Path) -> bool {
+    declared_in
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|dir| dir == DEV_DIR)
+        && declared_in.extension().is_some_and(|ext| ext == "toml")
+}
+
+/// Why a dev build whose file is not the build `warden plugin dev` accepted is not loaded:
+/// `found` is the file's digest now, `accepted` the overlay's (none for an entry written
+/// before digests were recorded).
+pub fn dev_build_not_accepted(
+    name: &str,
+    file: &Path,
+    accepted: Option<&str>,
+    found: &str,
+    written: bool,
+) -> String {
+    let accepted = accepted.map_or_else(
+        || "none recorded".to_owned(),
+        |digest| format!("sha256 {digest}"),
+    );
+    let who = if written {
+        "a tool call, a command or an MCP server wrote it during a session"
+    } else {
+        "a command or a tool may have replaced it"
+    };
+    format!(
+        "{} is not the build `warden plugin dev` accepted ({accepted}; the file \
+         now has sha256 {found}), so it is not loaded: {who}. \
+         If you built it, accept it with `warden plugin dev {}` (its watcher accepts each rebuild \
+         it sees), or end the dev build with `warden plugin dev --stop --name {name}`",
+        file.display(),
+        file.display()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +173,40 @@ mod tests {
                 .starts_with("/home/u/.local/state/warden/plugin-dev")
         );
         assert_eq!(dev_overlay_path(Path::new("/w"), &|_| None), None);
+    }
+
+    #[test]
+    fn an_overlay_file_is_a_toml_file_right_under_the_dev_dir() {
+        assert!(is_dev_overlay(Path::new("/s/plugin-dev/0123.toml")));
+        assert!(!is_dev_overlay(Path::new("/s/plugin-dev/0123.txt")));
+        assert!(!is_dev_overlay(Path::new("/s/.warden/config.toml")));
+        assert!(!is_dev_overlay(Path::new("/s/plugin-dev/x/0123.toml")));
+    }
+
+    #[test]
+    fn the_accepted_digest_is_read_from_the_named_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let overlay = dir.path().join("k.toml");
+        assert_eq!(accepted_digest(&overlay, "a"), None);
+        std::fs::write(
+            &overlay,
+            "[[plugins]]\nname = \"a\"\nsha256 = \"aa\"\n[[plugins]]\nname = \"b\"\n",
+        )
+        .unwrap();
+        assert_eq!(accepted_digest(&overlay, "a").as_deref(), Some("aa"));
+        assert_eq!(accepted_digest(&overlay, "b"), None);
+        assert_eq!(accepted_digest(&overlay, "c"), None);
+        // Written in a session: nothing is accepted until `plugin dev` clears it.
+        record_written(&overlay, "a").unwrap();
+        record_written(&overlay, "a").unwrap();
+        record_written(&overlay, "b").unwrap();
+        assert!(written_in_session(&overlay, "a"));
+        assert_eq!(accepted_digest(&overlay, "a"), None);
+        clear_written(&overlay, "a").unwrap();
+        assert_eq!(accepted_digest(&overlay, "a").as_deref(), Some("aa"));
+        assert!(written_in_session(&overlay, "b"));
+        clear_written(&overlay, "b").unwrap();
+        assert!(!written_path(&overlay).exists());
     }
 
     #[test]

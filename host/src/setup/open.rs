@@ -197,8 +197,10 @@ fn load_in_order<'a, T: Send>(
     entries: &[&'a PluginEntry],
     load: impl Fn(&'a PluginEntry) -> Result<T, PluginError> + Sync,
 ) -> Result<Vec<T>, SetupError> {
-    let checks: Vec<Result<(), SetupError>> =
-        entries.iter().map(|entry| check_component(entry)).collect();
+    let checks: Vec<Result<(), SetupError>> = entries
+        .iter()
+        .map(|entry| check_component(entry).and_then(|()| check_dev_digest(entry)))
+        .collect();
     let load = &load;
     let jobs: Vec<LoadJob<'_, Result<T, PluginError>>> = entries
         .iter()
@@ -226,9 +228,66 @@ fn load_in_order<'a, T: Send>(
     Ok(out)
 }
 
+/// Whether `entry` is a dev build of `warden plugin dev` (declared in the dev overlay).
+fn is_dev(entry: &PluginEntry) -> bool {
+    entry
+        .declared_in
+        .as_deref()
+        .is_some_and(crate::config::is_dev_overlay)
+}
+
+/// A dev build's entry records the digest `warden plugin dev` accepted; one without it (written
+/// before digests were recorded), or whose file a session saw written since, is refused like
+/// a file that changed.
+fn check_dev_digest(entry: &PluginEntry) -> Result<(), SetupError> {
+    let written = entry
+        .declared_in
+        .as_deref()
+        .is_some_and(|overlay| crate::config::written_in_session(overlay, &entry.name));
+    if !is_dev(entry) || (entry.sha256.is_some() && !written) {
+        return Ok(());
+    }
+    let found = std::fs::read(&entry.path).map_or_else(
+        |err| format!("unreadable: {err}"),
+        |bytes| crate::plugin::sha256_hex(&bytes),
+    );
+    Err(PluginError::Load {
+        plugin: entry.name.clone(),
+        stage: "dev build check",
+        message: crate::config::dev_build_not_accepted(
+            &entry.name,
+            &entry.path,
+            entry.sha256.as_deref(),
+            &found,
+            written,
+        ),
+    }
+    .into())
+}
+
 /// A registry plugin's pin mismatch names the cache and `plugin update`, not `plugin pin`: the
-/// file in the cache was changed, and the pin is what the registry served.
+/// file in the cache was changed, and the pin is what the registry served. A dev build's names
+/// `warden plugin dev`: the file is not the build it accepted.
 fn cached_mismatch(entry: &PluginEntry, err: PluginError) -> PluginError {
+    if is_dev(entry)
+        && let PluginError::DigestMismatch {
+            plugin,
+            expected,
+            found,
+        } = err
+    {
+        return PluginError::Load {
+            message: crate::config::dev_build_not_accepted(
+                &plugin,
+                &entry.path,
+                Some(&expected),
+                &found,
+                false,
+            ),
+            plugin,
+            stage: "dev build check",
+        };
+    }
     match (&entry.source, err) {
         (
             Some(source),

@@ -1,9 +1,13 @@
 //! Dev builds in a running chat: each plugin the chat loaded from the workspace's dev overlay
 //! (`warden plugin dev`) sits behind a slot the worker calls through. Before each turn the
-//! chat reads each such file; when its digest changed, the new build is loaded with the same
+//! chat reads each such file; when its digest changed, and it is the digest the overlay now
+//! records as accepted (the watcher of `warden plugin dev` records each rebuild it sees, and
+//! running `plugin dev` again accepts the file as it is), the new build is loaded with the same
 //! entry (config, limits, grants) and policy as at start, and takes the slot's place: one line
-//! says so. A rebuild that does not load leaves the previous build in the slot, and one line
-//! says why (once per digest). Nothing is asked: the entry is the user's own, as at start.
+//! says so. A file the overlay does not record as accepted (a command or a tool replaced it)
+//! is refused, like a rebuild that does not load: the previous build stays in the slot, and one
+//! line says why and how to accept it (once per digest and accepted digest). Nothing is asked:
+//! what loads is what the person accepted.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -41,8 +45,9 @@ struct DevBuild {
     sha256: String,
     /// The file's modification time and length when last hashed: unchanged, it is not read.
     stamp: Option<(SystemTime, u64)>,
-    /// The digest of the last rebuild that did not load (said once).
-    refused: Option<String>,
+    /// The digest of the last rebuild that did not load, with the digest accepted then (said
+    /// once: tried again when the person accepts another).
+    refused: Option<(String, Option<String>)>,
     slot: Slot,
 }
 
@@ -173,20 +178,46 @@ impl DevBuilds {
             let Ok(bytes) = std::fs::read(&build.entry.path) else {
                 continue;
             };
-            build.stamp = now;
             let sha256 = crate::plugin::sha256_hex(&bytes);
-            if sha256 == build.sha256 || build.refused.as_deref() == Some(sha256.as_str()) {
+            // The overlay says which build the person accepted now; the load is pinned to it,
+            // so a file that is not that build is refused with the dev build's message.
+            let accepted = self
+                .overlay
+                .as_deref()
+                .and_then(|overlay| crate::config::accepted_digest(overlay, &build.entry.name));
+            let tried = (sha256.clone(), accepted.clone());
+            if sha256 == build.sha256 || build.refused.as_ref() == Some(&tried) {
+                build.stamp = now;
                 continue;
             }
             let name = build.entry.name.clone();
-            match load_into(engine, &self.config, &self.workspace, build) {
+            let mut pinned = build.entry.clone();
+            pinned.sha256.clone_from(&accepted);
+            let loaded = match accepted {
+                Some(_) => load_into(engine, &self.config, &self.workspace, &pinned, &build.slot),
+                None => {
+                    let overlay = self.overlay.as_deref();
+                    Err(crate::config::dev_build_not_accepted(
+                        &name,
+                        &build.entry.path,
+                        overlay
+                            .and_then(|o| crate::config::recorded_digest(o, &name))
+                            .as_deref(),
+                        &sha256,
+                        overlay.is_some_and(|o| crate::config::written_in_session(o, &name)),
+                    ))
+                }
+            };
+            match loaded {
                 Ok(()) => {
                     build.sha256.clone_from(&sha256);
+                    build.entry = pinned;
                     build.refused = None;
+                    build.stamp = now;
                     done.push(Reload::Loaded { name, sha256 });
                 }
                 Err(why) => {
-                    build.refused = Some(sha256.clone());
+                    build.refused = Some(tried);
                     done.push(Reload::Refused { name, sha256, why });
                 }
             }
@@ -201,16 +232,17 @@ fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-/// Load `build`'s file again, as its entry says, and put it in its slot.
+/// Load `entry`'s file again, as it says, and put it in `slot`.
 fn load_into(
     engine: &PluginEngine,
     config: &Config,
     workspace: &Path,
-    build: &DevBuild,
+    entry: &PluginEntry,
+    slot: &Slot,
 ) -> Result<(), String> {
     let mut one = config.clone();
-    one.plugins = vec![build.entry.clone()];
-    match (&build.slot, build.entry.kind) {
+    one.plugins = vec![entry.clone()];
+    match (slot, entry.kind) {
         (Slot::Interceptor(slot), PluginKind::Interceptor) => {
             let (chain, _) = setup::plugins(engine, &one, workspace).map_err(|e| e.to_string())?;
             let plugin = chain

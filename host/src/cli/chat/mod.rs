@@ -264,7 +264,11 @@ impl Chat {
             .with_files(self.files.clone())
             .with_cancel(token);
         let typeahead = typeahead::KeepTypeahead::start();
-        let result = self.worker.submit_segments(&segments, &mut sink);
+        let dev_builds =
+            crate::cli::dev_writes::DevBuildFiles::of(&self.loaded.config, &self.workspace);
+        let result = self
+            .worker
+            .submit_segments(&segments, &mut dev_builds.watching(&mut sink));
         drop(typeahead);
         sink.settle();
         if sink.last.is_some() {

@@ -3,9 +3,16 @@
 //! this workspace only. The entry goes into the workspace's dev overlay in the user's state
 //! (`config/dev_overlay.rs`), never into a config file: a project entry of the same name (or
 //! pointing at the same file) gives way to it, with its config, limits and grants copied, so a
-//! rebuild needs no `warden trust` and the project's trust stays as it was. Without `--once` it
-//! then watches the file and says, per rebuild, which digest the next run loads. Under a policy
-//! that requires signatures, limits sources or allows managed plugins only, nothing is written.
+//! rebuild needs no `warden trust` and the project's trust stays as it was. The grants of a
+//! project entry (`fs`, `allowed_hosts`, `env`, `approve`) are copied only while the project is
+//! trusted; otherwise they are left out and named, so none reaches a dev build unseen.
+//!
+//! The entry records the sha256 of the build accepted now; a run or a chat loads the file only
+//! while it has that digest (`config/dev_overlay.rs`), so a build that a command or a tool put in
+//! its place is refused until the person accepts it by running `plugin dev` again. Without
+//! `--once` it then watches the file and accepts each rebuild it sees that loads, saying which
+//! digest the next run loads. Under a policy that requires signatures, limits sources or allows
+//! managed plugins only, nothing is written.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -83,6 +90,13 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         Some(table) => table,
         None => Table::new(),
     };
+    // An untrusted project's grants are not the person's: left out, and named below.
+    let left_out = match configured {
+        Some(entry) if entry.origin == "project" && !project_trusted(&loaded, &workspace) => {
+            take_grants(&mut table)
+        }
+        _ => Vec::new(),
+    };
     let name = args
         .name
         .map(str::to_owned)
@@ -105,8 +119,8 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         "path".into(),
         Value::String(file.to_string_lossy().into_owned()),
     );
-    // The dev build is whatever the file holds now: no pin, and never a registry source.
-    table.remove("sha256");
+    // The dev build is the file as it is now, pinned to its digest; never a registry source.
+    table.insert("sha256".into(), Value::String(info.sha256.clone()));
     table.remove("source");
     let overrides = super::replay::parse_config(args.config)?;
     if !overrides.is_empty() {
@@ -121,6 +135,9 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
     }
     let before = read_overlay(&overlay)?;
     write_entry(&overlay, &workspace, &name, table.clone())?;
+    // The person accepts the file as it is now, whoever wrote it.
+    crate::config::clear_written(&overlay, &name)
+        .map_err(|err| CliError::failure(format!("{}: {err}", overlay.display())))?;
     // Loaded as the next run will load it: what the configuration refuses (a grant above
     // managed policy's ceiling) is refused here, and the overlay is put back as it was.
     if let Err(err) = crate::config::load(&crate::cli::common::sources(&workspace)) {
@@ -150,16 +167,49 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
     } else if kind == PluginKind::Tool {
         outln!("  grants: none; a tool that reads the workspace needs `--fs read`");
     }
+    if !left_out.is_empty() {
+        outln!(
+            "  not copied: {} of the project's entry, which is not trusted; give `--fs` here, or trust the project (`warden trust`) and run `warden plugin dev` again",
+            left_out.join(", ")
+        );
+    }
     outln!(
         "  kept in {} (not in any config file; the project's trust is unchanged)",
         overlay.display()
     );
-    outln!("  each `warden run` or `warden chat` loads the file as it is when it starts");
+    outln!(
+        "  each `warden run` or `warden chat` loads the file only while it has this digest; run `warden plugin dev` again (or keep it watching) to accept a rebuild"
+    );
     outln!("  stop with: warden plugin dev --stop --name {name}");
     if args.once {
         return Ok(EXIT_OK);
     }
-    watch(&file, &info.sha256)
+    watch(
+        &file,
+        &info.sha256,
+        &Accept {
+            overlay: &overlay,
+            workspace: &workspace,
+            name: &name,
+        },
+    )
+}
+
+/// Whether the project's code in `workspace` may load as the configuration declares it now.
+/// A trust file that cannot be read counts as not trusted.
+fn project_trusted(loaded: &Loaded, workspace: &Path) -> bool {
+    crate::cli::common::home()
+        .ok()
+        .and_then(|home| crate::setup::trust::check(loaded, workspace, &home).ok())
+        .is_some_and(|state| state.allows())
+}
+
+/// Remove the grant keys from `table`; each as `key = value`.
+fn take_grants(table: &mut Table) -> Vec<String> {
+    ["fs", "allowed_hosts", "env", "approve"]
+        .iter()
+        .filter_map(|key| table.remove(*key).map(|v| format!("{key} = {v}")))
+        .collect()
 }
 
 /// The component file `path` names: a file as is; for a directory, cargo's wasm32-wasip2
@@ -365,6 +415,12 @@ fn stop(overlay: &Path, workspace: &Path, name: Option<&str>) -> Result<u8, CliE
         return Ok(EXIT_OK);
     }
     write_overlay(overlay, workspace, kept)?;
+    for entry in &gone {
+        if let Some(name) = entry.get("name").and_then(Value::as_str) {
+            crate::config::clear_written(overlay, name)
+                .map_err(|err| CliError::failure(format!("{}: {err}", overlay.display())))?;
+        }
+    }
     for entry in gone {
         outln!(
             "dev: {} is no longer loaded in {}",
@@ -381,8 +437,34 @@ fn stamp(file: &Path) -> Option<(SystemTime, u64)> {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-/// Watch `file`; print each new digest (or why the new file would not load). Runs until killed.
-fn watch(file: &Path, digest: &str) -> Result<u8, CliError> {
+/// The overlay entry a watcher records accepted rebuilds in.
+struct Accept<'a> {
+    overlay: &'a Path,
+    workspace: &'a Path,
+    name: &'a str,
+}
+
+impl Accept<'_> {
+    /// Record `sha256` as the accepted build of the entry; false when the entry is gone
+    /// (`--stop`) or names another file now.
+    fn record(&self, file: &Path, sha256: &str) -> Result<bool, CliError> {
+        let mut entries = read_overlay(self.overlay)?;
+        let Some(entry) = entries.iter_mut().find(|t| {
+            t.get("name").and_then(Value::as_str) == Some(self.name)
+                && t.get("path").and_then(Value::as_str).map(Path::new) == Some(file)
+        }) else {
+            return Ok(false);
+        };
+        entry.insert("sha256".into(), Value::String(sha256.to_owned()));
+        write_overlay(self.overlay, self.workspace, entries)?;
+        Ok(true)
+    }
+}
+
+/// Watch `file`; accept each new digest that loads (recording it in the overlay entry) and
+/// print it, or print why the new file would not load. Runs until killed, or until the entry
+/// is stopped.
+fn watch(file: &Path, digest: &str, accept: &Accept<'_>) -> Result<u8, CliError> {
     outln!(
         "watching {} (Ctrl-C to quit; the entry stays until --stop)",
         file.display()
@@ -405,9 +487,26 @@ fn watch(file: &Path, digest: &str) -> Result<u8, CliError> {
         last = now;
         match check(file) {
             Ok(info) if info.sha256 == last_digest => {}
-            Ok(info) => {
+            Ok(info) if crate::config::written_in_session(accept.overlay, accept.name) => {
                 outln!(
-                    "rebuilt: {} sha256 {} (the next run loads it)",
+                    "changed: {} sha256 {} was written by a tool call, a command or an MCP server in a session: not accepted; `warden plugin dev {}` accepts it",
+                    file.display(),
+                    info.sha256,
+                    file.display()
+                );
+                last_digest = info.sha256;
+            }
+            Ok(info) => {
+                if !accept.record(file, &info.sha256)? {
+                    outln!(
+                        "dev: {} is no longer loaded for {}: stopped watching",
+                        accept.name,
+                        file.display()
+                    );
+                    return Ok(EXIT_OK);
+                }
+                outln!(
+                    "rebuilt: {} sha256 {} (accepted; the next run loads it)",
                     file.display(),
                     info.sha256
                 );

@@ -83,7 +83,8 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     let mut sink = CliSink::new(output, args.yes, args.verbose);
     sink.progress.start();
     let committed_before = worker.records().len();
-    let result = worker.submit_segments(&segments, &mut sink);
+    let dev_builds = crate::cli::dev_writes::DevBuildFiles::of(&loaded.config, &workspace.root);
+    let result = worker.submit_segments(&segments, &mut dev_builds.watching(&mut sink));
     let usage = turn_usage(worker.records(), committed_before);
     sink.progress.stop();
     let session_id = worker.session_id().to_owned();
