@@ -318,3 +318,63 @@ fn exported_records_carry_their_seq_and_hash() {
         assert_eq!(line["event"]["type"], json!("tool_call"), "{line}");
     }
 }
+
+/// Rewrites `session` as a warden from before the chain left it: its history of minor version 1
+/// without recorded chain heads (each line's checksum sealed again), its audit log without
+/// chain fields, holding only the lines `keep` accepts.
+pub(crate) fn as_written_before_the_chain(
+    env: &TestEnv,
+    session: &str,
+    keep: impl Fn(&str) -> bool,
+) {
+    let dir = env.state_home().join("sessions").join(session);
+    let history = std::fs::read_to_string(dir.join("history.jsonl")).unwrap();
+    let old: String = history
+        .lines()
+        .map(|line| {
+            let body = &line[..line.rfind(",\"sum\":\"").unwrap()];
+            let mut body = body.replacen(",\"minor\":2", ",\"minor\":1", 1);
+            if let Some(at) = body.find(",\"audit\":{") {
+                let end = at + body[at..].find('}').unwrap() + 1;
+                body.replace_range(at..end, "");
+            }
+            body.push('}');
+            let sum = hex(&Sha256::digest(body.as_bytes())[..8]);
+            format!("{},\"sum\":\"{sum}\"}}\n", &body[..body.len() - 1])
+        })
+        .collect();
+    std::fs::write(dir.join("history.jsonl"), old).unwrap();
+    let audit = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
+    let old: String = audit
+        .lines()
+        .filter(|l| keep(l))
+        .map(|line| {
+            let mut v: serde_json::Map<String, Value> = serde_json::from_str(line).unwrap();
+            for key in ["seq", "prev", "hash"] {
+                v.remove(key);
+            }
+            format!("{}\n", Value::Object(v))
+        })
+        .collect();
+    std::fs::write(dir.join("audit.jsonl"), old).unwrap();
+}
+
+#[test]
+fn a_session_written_before_the_chain_still_reads_as_unchained() {
+    let (env, session) = env_with_session("legacy");
+    as_written_before_the_chain(&env, &session, |_| true);
+    let out = env.run(&["session", "verify", &session]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let (code, report) = verify(&env, &session);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["status"], "unchained", "{report}");
+    let out = env.run(&["audit", &session, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("write_file"), "{}", stdout(&out));
+}
