@@ -69,7 +69,7 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
     if let Some(dir) = std::env::var_os("WARDEN_BENCH_AUDIT_HOME") {
-        let home = Home::new(dir.into());
+        let home = Home::new(dir);
         println!("{}", write_session(&home, records));
         return;
     }
