@@ -157,8 +157,8 @@ pub(crate) fn last_recorded_head(env: &TestEnv, session: &str) -> u64 {
     std::fs::read_to_string(history)
         .unwrap()
         .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok()?["audit"]["seq"].as_u64())
-        .last()
+        .rev()
+        .find_map(|l| serde_json::from_str::<Value>(l).ok()?["audit"]["seq"].as_u64())
         .unwrap()
 }
 

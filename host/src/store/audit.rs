@@ -402,8 +402,15 @@ impl Drop for FileLock<'_> {
 /// Something told of every audit event appended in this process, after it is written (for
 /// export elsewhere). Set once, with [`set_audit_tap`].
 pub trait AuditTap: Send + Sync {
-    /// `events` of session `session` were appended at `ts`.
-    fn appended(&self, session: &str, ts: SystemTime, events: Cow<'_, [AuditEvent]>);
+    /// `events` of session `session` were appended at `ts`, each as the record `links` names
+    /// at the same index (its `seq` and `hash` in the chain).
+    fn appended(
+        &self,
+        session: &str,
+        ts: SystemTime,
+        events: Cow<'_, [AuditEvent]>,
+        links: Vec<ChainHead>,
+    );
 }
 
 static TAP: std::sync::OnceLock<Box<dyn AuditTap>> = std::sync::OnceLock::new();
@@ -498,6 +505,7 @@ impl AuditLog {
                 .map_err(StoreError::io("read", &self.path))?,
         };
         let mut buf = Vec::new();
+        let mut links = Vec::with_capacity(if TAP.get().is_some() { events.len() } else { 0 });
         for event in events.iter() {
             let (seq, prev) = match &head {
                 Some(h) => (h.seq + 1, h.hash.as_str()),
@@ -518,6 +526,12 @@ impl AuditLog {
                     "an audit record is not a JSON object",
                 )));
             };
+            if links.capacity() > 0 {
+                links.push(ChainHead {
+                    seq,
+                    hash: hash.clone(),
+                });
+            }
             head = Some(ChainHead { seq, hash });
             buf.extend_from_slice(&line);
             buf.push(b'\n');
@@ -530,7 +544,7 @@ impl AuditLog {
         self.needs_newline = false;
         self.known = Some((len + buf.len() as u64, head));
         if let Some(tap) = TAP.get() {
-            tap.appended(&self.session, now, events);
+            tap.appended(&self.session, now, events, links);
         }
         if !self.fsync {
             return Ok(());

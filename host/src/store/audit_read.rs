@@ -156,12 +156,15 @@ pub fn read_audit(
     checked(home, id, report, records)
 }
 
+/// A record with its chain link (`seq` and `hash`; none for a record written before the chain).
+pub type LinkedRecord = (AuditRecord, Option<ChainHead>);
+
 /// [`read_audit`] with each record's chain head (`seq` and `hash`; none for a record written
 /// before the chain), for export.
 pub fn read_audit_linked(
     home: &Home,
     id: &str,
-) -> Result<(Vec<(AuditRecord, Option<ChainHead>)>, Vec<LoadWarning>), StoreError> {
+) -> Result<(Vec<LinkedRecord>, Vec<LoadWarning>), StoreError> {
     let mut records = Vec::new();
     let report = walk_audit(home, id, &[], None, |record, head| {
         records.push((record, head.cloned()));

@@ -54,7 +54,9 @@ pub use audit::{
 };
 pub use audit_chain::{ChainBreak, ChainHead, ChainReport, head_message, verify_chain};
 pub use audit_file::MAX_LINE as MAX_AUDIT_LINE;
-pub use audit_read::{HistoryHeads, history_heads, read_audit, read_audit_linked, walk_audit};
+pub use audit_read::{
+    HistoryHeads, LinkedRecord, history_heads, read_audit, read_audit_linked, walk_audit,
+};
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,
 };
