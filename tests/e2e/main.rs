@@ -25,6 +25,8 @@ mod compat_v0_2;
 mod compiled_cache_upgrade;
 mod complete;
 mod escape_asked;
+mod escape_audit;
+mod escape_audit_mutations;
 mod escape_dev;
 mod escape_devbuild;
 mod escape_egress;

@@ -238,12 +238,9 @@ fn a_session_without_recorded_points_replays_its_prompts_and_says_so() {
         .join("audit.jsonl");
     let text = std::fs::read_to_string(&audit).unwrap();
     assert!(text.contains(r#""type":"point""#), "{text}");
-    let old: String = text
-        .lines()
-        .filter(|l| !l.contains(r#""type":"point""#))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&audit, old).unwrap();
+    crate::escape_audit::as_written_before_the_chain(&env, &session, |l| {
+        !l.contains(r#""type":"point""#)
+    });
 
     let guard = fixtures::pattern_guard();
     let text = replay(&env, &session, &guard, &["pattern=forbidden"], &["--diff"]);

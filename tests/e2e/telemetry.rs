@@ -285,6 +285,30 @@ fn exports_a_turn(test: &str, protocol: Option<&str>) {
         assert_eq!(exported, audit_lines(&env, session), "session {session}");
     }
     assert!(logs.iter().all(|l| l["eventName"] == "warden.audit"));
+    // Each record carries the `seq` and `hash` of its line in the session's audit log.
+    for session in [&first, &second] {
+        let path = env
+            .state_home()
+            .join("sessions")
+            .join(session)
+            .join("audit.jsonl");
+        let lines: Vec<Value> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for log in logs
+            .iter()
+            .filter(|l| attr(l, "gen_ai.conversation.id") == json!(session))
+        {
+            let seq = attr(log, "warden.audit.seq")
+                .as_u64()
+                .unwrap_or_else(|| panic!("{log}"));
+            let line = &lines[seq as usize];
+            assert_eq!(attr(log, "warden.audit.hash"), line["hash"], "{log}");
+            assert_eq!(attr(log, "warden.event"), line["event"]["type"], "{log}");
+        }
+    }
     let kinds: BTreeSet<String> = logs
         .iter()
         .map(|l| attr(l, "warden.event").as_str().unwrap().to_owned())

@@ -56,7 +56,11 @@ fn a_built_in_tool_call_runs_through_the_pipeline_and_is_audited() {
     let session = value["session"].as_str().unwrap();
     let mut tools = audited_tools(&env, session);
     for t in &mut tools {
-        t.as_object_mut().unwrap().remove("ts");
+        let t = t.as_object_mut().unwrap();
+        t.remove("ts");
+        // The record's place in the chain, checked in `escape_audit`.
+        assert!(t.remove("seq").is_some_and(|s| s.is_u64()), "{t:?}");
+        assert!(t.remove("hash").is_some_and(|h| h.is_string()), "{t:?}");
     }
     assert_eq!(
         tools,

@@ -5,7 +5,7 @@
 //! session, in this process or another, extends one chain.
 
 use std::borrow::Cow;
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -13,8 +13,9 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::audit_chain::{self, ChainHead};
+use super::audit_file::{Mode, open_log};
 use super::fsio::{self, format_ts, rfc3339};
-use super::{Home, LoadWarning, StoreError};
+use super::{Home, StoreError};
 use crate::domain::CallPoint;
 
 /// Something worth auditing. Serialized with a `type` tag.
@@ -401,8 +402,15 @@ impl Drop for FileLock<'_> {
 /// Something told of every audit event appended in this process, after it is written (for
 /// export elsewhere). Set once, with [`set_audit_tap`].
 pub trait AuditTap: Send + Sync {
-    /// `events` of session `session` were appended at `ts`.
-    fn appended(&self, session: &str, ts: SystemTime, events: Cow<'_, [AuditEvent]>);
+    /// `events` of session `session` were appended at `ts`, each as the record `links` names
+    /// at the same index (its `seq` and `hash` in the chain).
+    fn appended(
+        &self,
+        session: &str,
+        ts: SystemTime,
+        events: Cow<'_, [AuditEvent]>,
+        links: Vec<ChainHead>,
+    );
 }
 
 static TAP: std::sync::OnceLock<Box<dyn AuditTap>> = std::sync::OnceLock::new();
@@ -418,7 +426,7 @@ pub struct AuditLog {
     session: String,
     path: PathBuf,
     file: File,
-    /// Set when the file may end in a partial line, which the next append must terminate.
+    /// Set when the file may end in a partial line, which the next append cuts off.
     needs_newline: bool,
     /// fsync after each batch (always, except in benchmarks of the host-side cost).
     fsync: bool,
@@ -434,12 +442,11 @@ impl AuditLog {
     pub fn open(home: &Home, id: &str) -> Result<Self, StoreError> {
         let anchor = session_anchor(home, id)?;
         let path = home.audit_path(id)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(StoreError::io("open", &path))?;
+        let Some(file) = open_log(&path, Mode::Append)? else {
+            return Err(StoreError::io("open", &path)(
+                std::io::ErrorKind::NotFound.into(),
+            ));
+        };
         let needs_newline = ends_in_partial_line(&file).map_err(StoreError::io("read", &path))?;
         Ok(Self {
             session: id.to_owned(),
@@ -470,25 +477,35 @@ impl AuditLog {
         let now = fsio::now();
         let ts = format_ts(now);
         let _lock = FileLock::take(&self.file).map_err(StoreError::io("lock", &self.path))?;
-        let len = self
+        let mut len = self
             .file
             .metadata()
             .map_err(StoreError::io("stat", &self.path))?
             .len();
-        let mut head = match &self.known {
-            Some((known_len, head)) if *known_len == len => head.clone(),
-            _ => {
-                self.needs_newline =
-                    ends_in_partial_line(&self.file).map_err(StoreError::io("read", &self.path))?;
-                audit_chain::read_head(&self.file, len)
-                    .map_err(StoreError::io("read", &self.path))?
-            }
+        let known = match &self.known {
+            Some((known_len, head)) if *known_len == len => Some(head.clone()),
+            _ => None,
+        };
+        if known.is_none() {
+            self.needs_newline =
+                ends_in_partial_line(&self.file).map_err(StoreError::io("read", &self.path))?;
+        }
+        if self.needs_newline {
+            // A line cut short by a crash is only ever accepted as the last line: it goes
+            // before the chain continues. Under the lock no other writer is mid-write.
+            len = torn_tail_start(&self.file, len).map_err(StoreError::io("read", &self.path))?;
+            self.file
+                .set_len(len)
+                .map_err(StoreError::io("truncate the torn last line of", &self.path))?;
+            self.needs_newline = false;
+        }
+        let mut head = match known {
+            Some(head) => head,
+            None => audit_chain::read_head(&self.file, len)
+                .map_err(StoreError::io("read", &self.path))?,
         };
         let mut buf = Vec::new();
-        if self.needs_newline {
-            // A line cut short by a crash stays on its own line, where readers skip it.
-            buf.push(b'\n');
-        }
+        let mut links = Vec::with_capacity(if TAP.get().is_some() { events.len() } else { 0 });
         for event in events.iter() {
             let (seq, prev) = match &head {
                 Some(h) => (h.seq + 1, h.hash.as_str()),
@@ -509,6 +526,12 @@ impl AuditLog {
                     "an audit record is not a JSON object",
                 )));
             };
+            if links.capacity() > 0 {
+                links.push(ChainHead {
+                    seq,
+                    hash: hash.clone(),
+                });
+            }
             head = Some(ChainHead { seq, hash });
             buf.extend_from_slice(&line);
             buf.push(b'\n');
@@ -521,7 +544,7 @@ impl AuditLog {
         self.needs_newline = false;
         self.known = Some((len + buf.len() as u64, head));
         if let Some(tap) = TAP.get() {
-            tap.appended(&self.session, now, events);
+            tap.appended(&self.session, now, events, links);
         }
         if !self.fsync {
             return Ok(());
@@ -548,35 +571,18 @@ impl AuditLog {
     }
 }
 
-/// Reads the audit log of session `id`; lines that are not records (a line cut short by a
-/// crash) are skipped and reported.
-pub fn read_audit(
-    home: &Home,
-    id: &str,
-) -> Result<(Vec<AuditRecord>, Vec<LoadWarning>), StoreError> {
-    home.existing_history(id)?;
+/// The chain head of session `id`'s audit log now (its last whole chained record), read from
+/// the end of the file; `None` when it has none.
+pub(crate) fn read_audit_head(home: &Home, id: &str) -> Result<Option<ChainHead>, StoreError> {
     let path = home.audit_path(id)?;
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(StoreError::io("read", &path)(e)),
+    let Some(file) = open_log(&path, Mode::Read)? else {
+        return Ok(None);
     };
-    let mut records = Vec::new();
-    let mut warnings = Vec::new();
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        match serde_json::from_slice::<AuditRecord>(line) {
-            Ok(r) => records.push(r),
-            Err(e) => warnings.push(LoadWarning::SkippedLine {
-                path: path.clone(),
-                line: i as u64 + 1,
-                reason: format!("not an audit record ({e})"),
-            }),
-        }
-    }
-    Ok((records, warnings))
+    let len = file
+        .metadata()
+        .map_err(StoreError::io("stat", &path))?
+        .len();
+    audit_chain::read_head(&file, len).map_err(StoreError::io("read", &path))
 }
 
 /// The chain anchor of existing session `id`: its id and its history header's checksum.
@@ -590,6 +596,23 @@ pub fn session_anchor(home: &Home, id: &str) -> Result<String, StoreError> {
         first.pop();
     }
     Ok(audit_chain::anchor(id, &first))
+}
+
+/// Where the last line of `file` (`len` bytes, not ending in a newline) starts.
+fn torn_tail_start(mut file: &File, len: u64) -> std::io::Result<u64> {
+    let mut end = len;
+    let mut chunk = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let piece = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(piece)?;
+        if let Some(i) = piece.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 fn ends_in_partial_line(mut file: &File) -> std::io::Result<bool> {

@@ -5,13 +5,18 @@
 //! session: the SHA-256 of the session id and the checksum of the session's history header.
 //!
 //! Lines written before the chain carry none of the three fields; they read as before and
-//! verify as "unchained".
+//! verify as "unchained", unless the session's history says a chaining warden wrote it. The
+//! history also records the chain head at each commit group, so that a log cut short or
+//! rewritten disagrees with it (see [`super::audit_walk`], which checks a log line by line).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use super::audit_file::LineReader;
+use super::audit_walk::{Context, Walk};
 
 /// The text between the covered bytes and the hash.
 const PREFIX: &[u8] = b",\"hash\":\"";
@@ -52,7 +57,6 @@ struct Sum {
 #[derive(Debug, Deserialize)]
 struct Link {
     seq: Option<u64>,
-    prev: Option<String>,
     hash: Option<String>,
 }
 
@@ -74,7 +78,7 @@ pub(crate) fn seal(line: &mut Vec<u8>, anchor: &str) -> Option<String> {
 }
 
 /// The hash `line` should carry under `anchor`, when it carries one in the sealed form.
-fn computed_hash(line: &[u8], anchor: &str) -> Option<String> {
+pub(crate) fn computed_hash(line: &[u8], anchor: &str) -> Option<String> {
     let start = line.len().checked_sub(SUFFIX_LEN)?;
     let (body, suffix) = line.split_at(start);
     let digits = suffix.strip_prefix(PREFIX)?;
@@ -92,7 +96,7 @@ fn computed_hash(line: &[u8], anchor: &str) -> Option<String> {
 /// record. `None` when the log is empty or its last record carries no chain fields (the chain
 /// then starts afresh from the anchor).
 pub(crate) fn read_head(mut file: &File, len: u64) -> std::io::Result<Option<ChainHead>> {
-    let mut chunk: u64 = 64 * 1024;
+    let mut chunk: u64 = 4 * 1024;
     loop {
         let start = len.saturating_sub(chunk);
         file.seek(SeekFrom::Start(start))?;
@@ -114,7 +118,7 @@ pub(crate) fn read_head(mut file: &File, len: u64) -> std::io::Result<Option<Cha
                     ..
                 }) => return Ok(Some(ChainHead { seq, hash })),
                 Ok(_) => return Ok(None),
-                // A line cut short by a crash, terminated by a later append.
+                // Not a record: `verify` names it; the chain continues from the last one.
                 Err(_) => continue,
             }
         }
@@ -168,10 +172,39 @@ pub enum ChainBreak {
         #[serde(skip_serializing_if = "Option::is_none")]
         session: Option<String>,
     },
-    /// The file ends in the middle of a record.
+    /// The file ends in the middle of a record the history recorded as committed.
     Truncated {
         /// The line cut short.
         line: u64,
+    },
+    /// The log ends before the chain head the history recorded at a commit: records were
+    /// removed from its end (or the whole log was).
+    HistoryAhead {
+        /// The last sequence number present.
+        last: Option<u64>,
+        /// The head the history recorded last.
+        recorded: u64,
+    },
+    /// A record is not the one the history recorded as the chain head at a commit: the chain
+    /// was recomputed after an edit.
+    HistoryMismatch {
+        /// Its line.
+        line: u64,
+        /// Its sequence number.
+        seq: u64,
+    },
+    /// The history recorded a chain head after a later one: the log was replaced by a new
+    /// chain (its records stripped or deleted, and a run started afresh).
+    Restarted {
+        /// The head recorded first.
+        earlier: u64,
+        /// The head recorded after it.
+        later: u64,
+    },
+    /// The log is missing although the history says a chaining warden wrote the session.
+    Missing {
+        /// What was found.
+        detail: String,
     },
     /// The signed head does not hold: no signature, one that does not verify, or a head that
     /// is not in the log.
@@ -229,9 +262,38 @@ impl std::fmt::Display for ChainBreak {
                 }
                 Ok(())
             }
-            Self::Truncated { line } => {
-                write!(f, "the file ends in the middle of a record (line {line})")
-            }
+            Self::Truncated { line } => write!(
+                f,
+                "the file ends in the middle of a record (line {line}) that the history \
+                 recorded as committed"
+            ),
+            Self::HistoryAhead {
+                last: Some(last),
+                recorded,
+            } => write!(
+                f,
+                "records after {last} were removed: the history recorded record {recorded} \
+                 as the chain head at a commit"
+            ),
+            Self::HistoryAhead {
+                last: None,
+                recorded,
+            } => write!(
+                f,
+                "every record was removed: the history recorded record {recorded} as the \
+                 chain head at a commit"
+            ),
+            Self::HistoryMismatch { line, seq } => write!(
+                f,
+                "line {line} (record {seq}) is not the record the history recorded at a \
+                 commit: the chain was rewritten"
+            ),
+            Self::Restarted { earlier, later } => write!(
+                f,
+                "the history recorded record {later} as the chain head after record {earlier}: \
+                 the log was replaced by a new chain"
+            ),
+            Self::Missing { detail } => write!(f, "{detail}"),
             Self::Signature { detail } => write!(f, "signed head: {detail}"),
             Self::TailRemoved {
                 last: Some(last),
@@ -249,14 +311,17 @@ impl std::fmt::Display for ChainBreak {
 }
 
 /// What checking one audit log found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ChainReport {
     /// Records read (chained or not).
     pub records: u64,
     /// Records written before the chain (no chain fields), all before the first chained one.
     pub unchained: u64,
-    /// Lines cut short by a crash that the chain continues past.
+    /// The last line, cut short by a crash (0 or 1): skipped.
     pub torn: u64,
+    /// The line number of that last line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torn_line: Option<u64>,
     /// The chain's head, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head: Option<ChainHead>,
@@ -280,213 +345,28 @@ impl ChainReport {
     }
 }
 
-/// Checks that the intact chain of `report` (read from `bytes`) holds the signed head
-/// `signed`; records the break if not.
-pub fn check_signed_head(report: &mut ChainReport, bytes: &[u8], signed: &ChainHead) {
-    if report.broken.is_some() {
-        return;
-    }
-    let last = report.head.as_ref().map(|h| h.seq);
-    if last.is_none_or(|last| last < signed.seq) {
-        report.broken = Some(ChainBreak::TailRemoved {
-            last,
-            signed: signed.seq,
-        });
-        return;
-    }
-    let held = bytes
-        .split(|&b| b == b'\n')
-        .filter_map(|line| serde_json::from_slice::<Link>(line).ok())
-        .any(|link| link.seq == Some(signed.seq) && link.hash.as_deref() == Some(&signed.hash));
-    if !held {
-        report.broken = Some(ChainBreak::Signature {
-            detail: format!(
-                "record {} of the log is not the one signed (the chain was rewritten)",
-                signed.seq
-            ),
-        });
-    }
-}
-
 /// The bytes an operator's key signs for session `id`'s chain `head`.
 pub fn head_message(id: &str, head: &ChainHead) -> Vec<u8> {
     format!("warden audit head\0{id}\0{}\0{}", head.seq, head.hash).into_bytes()
 }
 
-/// One line of the log, split for checking.
-struct Line<'a> {
-    number: u64,
-    bytes: &'a [u8],
-    link: Option<Link>,
-}
-
-/// Checks the audit log `bytes` against `anchor`. `others` gives the anchors of other sessions,
-/// to name the session an out-of-chain record came from.
+/// Checks the audit log `bytes` against `anchor` alone (no history, no signed head). `others`
+/// gives the anchors of other sessions, to name the session an out-of-chain record came from.
 pub fn verify_chain(bytes: &[u8], anchor: &str, others: &[(String, String)]) -> ChainReport {
-    let mut report = ChainReport {
-        records: 0,
-        unchained: 0,
-        torn: 0,
-        head: None,
-        broken: None,
+    let cx = Context {
+        anchor,
+        others,
+        chained_only: false,
+        heads: &[],
+        signed: None,
     };
-    let ends_cut = !bytes.is_empty() && bytes.last() != Some(&b'\n');
-    let pieces: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let count = pieces.len();
-    let mut lines = Vec::new();
-    for (i, piece) in pieces.into_iter().enumerate() {
-        if piece.is_empty() {
-            continue;
-        }
-        let number = i as u64 + 1;
-        if ends_cut && i + 1 == count {
-            report.broken = Some(ChainBreak::Truncated { line: number });
-            break;
-        }
-        lines.push(Line {
-            number,
-            bytes: piece,
-            link: serde_json::from_slice::<Link>(piece).ok(),
-        });
+    let mut walk = Walk::new(cx);
+    let mut lines = LineReader::new(bytes);
+    // Reading from memory cannot fail.
+    while let Ok(Some((number, piece))) = lines.next_piece() {
+        walk.feed(number, piece);
     }
-    let truncated = report.broken.take();
-    report.broken = walk(&lines, anchor, others, &mut report).or(truncated);
-    report
-}
-
-fn walk(
-    lines: &[Line<'_>],
-    anchor: &str,
-    others: &[(String, String)],
-    report: &mut ChainReport,
-) -> Option<ChainBreak> {
-    // A line that is not a record, waiting to see whether the chain continues past it.
-    let mut pending_bad: Option<u64> = None;
-    for (index, line) in lines.iter().enumerate() {
-        let Some(link) = &line.link else {
-            pending_bad.get_or_insert(line.number);
-            continue;
-        };
-        report.records += 1;
-        let (Some(seq), Some(prev), Some(hash)) = (link.seq, &link.prev, &link.hash) else {
-            if report.head.is_some() || link.seq.is_some() || link.hash.is_some() {
-                return Some(ChainBreak::Edited {
-                    line: line.number,
-                    seq: link.seq,
-                    detail: "its chain fields are missing".to_owned(),
-                });
-            }
-            report.unchained += 1;
-            continue;
-        };
-        if computed_hash(line.bytes, anchor).as_deref() != Some(hash.as_str()) {
-            if let Some(session) = others
-                .iter()
-                .find(|(_, a)| computed_hash(line.bytes, a).as_deref() == Some(hash.as_str()))
-            {
-                return Some(ChainBreak::OutOfChain {
-                    line: line.number,
-                    seq: Some(seq),
-                    session: Some(session.0.clone()),
-                });
-            }
-            return Some(ChainBreak::Edited {
-                line: line.number,
-                seq: Some(seq),
-                detail:
-                    "its content does not match its hash (changed, or written for another session)"
-                        .to_owned(),
-            });
-        }
-        let (expected_seq, expected_prev) = match &report.head {
-            Some(head) => (head.seq + 1, head.hash.as_str()),
-            None => (0, anchor),
-        };
-        if prev != expected_prev || seq != expected_seq {
-            if let Some(bad) = pending_bad {
-                return Some(ChainBreak::Edited {
-                    line: bad,
-                    seq: None,
-                    detail: "it is no longer a record".to_owned(),
-                });
-            }
-            return Some(classify(
-                lines,
-                index,
-                seq,
-                expected_seq,
-                prev,
-                expected_prev,
-            ));
-        }
-        if pending_bad.take().is_some() {
-            report.torn += 1;
-        }
-        report.head = Some(ChainHead {
-            seq,
-            hash: hash.clone(),
-        });
-    }
-    pending_bad.map(|line| ChainBreak::Edited {
-        line,
-        seq: None,
-        detail: "it is no longer a record".to_owned(),
-    })
-}
-
-/// Names the break at `lines[index]`, whose `seq` and `prev` do not continue the chain.
-fn classify(
-    lines: &[Line<'_>],
-    index: usize,
-    seq: u64,
-    expected_seq: u64,
-    prev: &str,
-    expected_prev: &str,
-) -> ChainBreak {
-    let line = lines[index].number;
-    let seqs_later = || {
-        lines[index + 1..]
-            .iter()
-            .filter_map(|l| l.link.as_ref().and_then(|k| k.seq))
-    };
-    if seq == expected_seq {
-        // In its place by number, but not linked to the record before: that record was
-        // replaced, or this one belongs to another chain.
-        if prev == expected_prev {
-            return ChainBreak::Edited {
-                line,
-                seq: Some(seq),
-                detail: "its sequence number does not match".to_owned(),
-            };
-        }
-        return ChainBreak::OutOfChain {
-            line,
-            seq: Some(seq),
-            session: None,
-        };
-    }
-    let linked_to_earlier = lines[..index]
-        .iter()
-        .any(|l| l.link.as_ref().and_then(|k| k.hash.as_deref()) == Some(prev));
-    if seq > expected_seq && !linked_to_earlier && !seqs_later().any(|s| s < seq) {
-        return ChainBreak::Removed {
-            line,
-            from: expected_seq,
-            to: seq - 1,
-        };
-    }
-    if seq < expected_seq || seqs_later().any(|s| s < seq) {
-        return ChainBreak::Reordered {
-            line,
-            seq,
-            expected: expected_seq,
-        };
-    }
-    ChainBreak::OutOfChain {
-        line,
-        seq: Some(seq),
-        session: None,
-    }
+    walk.finish()
 }
 
 fn hex(hash: &[u8]) -> String {

@@ -132,6 +132,26 @@ pub enum StoreError {
         reason: String,
     },
 
+    /// An audit log path names something other than a regular file (a symbolic link, a FIFO,
+    /// a device): it is neither read nor appended to.
+    #[error("{path}: the audit log is {what}, not a regular file; refused")]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+    },
+
+    /// The audit log does not verify: readers refuse to show records of a log that was
+    /// changed (`warden audit verify` says the same).
+    #[error("{path}: the audit log is broken: {problem}")]
+    AuditBroken {
+        /// The audit log.
+        path: PathBuf,
+        /// The first break, as `warden audit verify` names it.
+        problem: Box<super::ChainBreak>,
+    },
+
     /// An earlier write failed and could not be rolled back; the writer refuses further commits.
     #[error(
         "the writer of {path} stopped after a failed write that could not be rolled back; \

@@ -13,6 +13,8 @@ use std::time::SystemTime;
 
 use crate::domain::{CompactionMarker, Entry, FileShown, Item, Source, Usage};
 
+use super::audit::read_audit_head;
+use super::audit_chain::ChainHead;
 use super::checksum;
 use super::fsio::{self, format_ts};
 use super::home::{AUDIT_FILE, HISTORY_FILE, INBOX_DIR, LOCK_FILE};
@@ -283,6 +285,7 @@ impl SessionWriter {
             });
         }
         let group_id = self.records.last().map_or(1, |r| r.group + 1);
+        let audit_head = self.audit_head();
         let now = ts.unwrap_or_else(fsio::now);
         let ts = format_ts(now);
         let mut buf = Vec::with_capacity(256 * n);
@@ -298,6 +301,7 @@ impl SessionWriter {
                 compaction,
                 usage,
                 end: i + 1 == n,
+                audit: audit_head.as_ref().filter(|_| i + 1 == n),
             };
             let start = buf.len();
             serde_json::to_writer(&mut buf, &line).map_err(|source| StoreError::Encode {
@@ -337,6 +341,20 @@ impl SessionWriter {
             seqs: first_seq..first_seq + n as u64,
             bytes: buf.len() as u64,
         })
+    }
+
+    /// The session's audit chain head now, recorded with the group being committed so that a
+    /// log later cut short or rewritten disagrees with the history. `None` when the log has no
+    /// chained record yet, or cannot be read (said in a warning: the group is committed
+    /// without it, and `warden audit verify` reports the log).
+    fn audit_head(&self) -> Option<ChainHead> {
+        match read_audit_head(&self.home, &self.id) {
+            Ok(head) => head,
+            Err(e) => {
+                tracing::warn!(session = self.id, "audit chain head not recorded: {e}");
+                None
+            }
+        }
     }
 
     /// Writes and fsyncs one encoded group; on failure cuts the file back to the last

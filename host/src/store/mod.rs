@@ -18,7 +18,8 @@
 //!   [`latest_for_workspace`] finds the session `--continue` resumes.
 //! - [`verify`] and [`salvage`]: check a session; copy the valid prefix of a damaged one into
 //!   a new session.
-//! - [`AuditLog`]: append [`AuditEvent`]s; [`read_audit`] reads them back.
+//! - [`AuditLog`]: append [`AuditEvent`]s; [`walk_audit`] checks the log's chain against the
+//!   history line by line, and [`read_audit`] reads the records back through the same walk.
 //! - [`Trusted`]: the trust file (`warden trust`).
 //! - [`Inbox`]: queue a [`Notification`] from any process; the writer commits it exactly once.
 //!
@@ -29,6 +30,9 @@
 
 mod audit;
 mod audit_chain;
+mod audit_file;
+mod audit_read;
+mod audit_walk;
 mod checkpoint;
 mod checksum;
 mod error;
@@ -46,10 +50,12 @@ mod trust;
 
 pub use audit::{
     AuditEvent, AuditLog, AuditRecord, AuditTap, PluginSeen, PointEndRecord, PointInputRecord,
-    PointRecord, ToolGrantRecord, ToolHttpRecord, read_audit, session_anchor, set_audit_tap,
+    PointRecord, ToolGrantRecord, ToolHttpRecord, session_anchor, set_audit_tap,
 };
-pub use audit_chain::{
-    ChainBreak, ChainHead, ChainReport, check_signed_head, head_message, verify_chain,
+pub use audit_chain::{ChainBreak, ChainHead, ChainReport, head_message, verify_chain};
+pub use audit_file::MAX_LINE as MAX_AUDIT_LINE;
+pub use audit_read::{
+    HistoryHeads, LinkedRecord, history_heads, read_audit, read_audit_linked, walk_audit,
 };
 pub use checkpoint::{
     CHECKPOINT_DIR, Change, Checkpoints, MAX_FILE_BYTES, MAX_SESSION_BYTES, sha256_hex,

@@ -14,10 +14,12 @@ use super::fsio::rfc3339;
 pub const HISTORY_FORMAT: &str = "warden-history";
 /// The history format version this build reads and writes.
 pub const HISTORY_VERSION: u32 = 1;
-/// The minor version this build writes: 1 means every line carries a checksum (`sum`). Files
-/// of minor version 0 (no checksums) are read too; a build that knows only version 1 reads
-/// minor version 1 files as well, ignoring the sums.
-pub const HISTORY_MINOR: u32 = 1;
+/// The minor version this build writes: 1 means every line carries a checksum (`sum`); 2 adds
+/// that every record of the session's audit log is chained and that the last record of each
+/// commit group carries the audit chain head at its commit (`audit`). Files of minor versions 0
+/// (no checksums) and 1 are read too; a build that knows only an earlier minor version reads
+/// later ones as well, ignoring what it does not know.
+pub const HISTORY_MINOR: u32 = 2;
 
 /// First line of `history.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,8 +28,8 @@ pub struct Header {
     pub format: String,
     /// Always [`HISTORY_VERSION`] for files this build accepts.
     pub version: u64,
-    /// 0 (absent) for files written before checksums, [`HISTORY_MINOR`] for files whose every
-    /// line carries one.
+    /// 0 (absent) for files written before checksums, 1 for files whose every line carries one,
+    /// 2 ([`HISTORY_MINOR`]) for files that also record the audit chain head at each commit.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub minor: u64,
     /// The session id.
@@ -104,6 +106,9 @@ pub(crate) struct RecordOut<'a> {
     pub(crate) usage: Option<&'a Usage>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) end: bool,
+    /// On a group's last record: the session's audit chain head when the group was committed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) audit: Option<&'a super::ChainHead>,
 }
 
 /// The fields of a record line that the group and sequence checks need.
@@ -206,6 +211,7 @@ mod tests {
             compaction: None,
             usage: None,
             end: true,
+            audit: None,
         })?;
         assert_eq!(
             line,
@@ -239,6 +245,7 @@ mod tests {
             compaction: None,
             usage: Some(&usage),
             end: true,
+            audit: None,
         })?;
         assert!(
             line.contains(

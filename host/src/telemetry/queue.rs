@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use super::export::Stats;
 use super::records::Tap;
 use super::spans::PluginMeters;
-use crate::store::{AuditEvent, AuditTap};
+use crate::store::{AuditEvent, AuditTap, ChainHead};
 use crate::trace::Ended;
 
 /// Jobs waiting for the export thread; past this they are dropped (and counted lost).
@@ -34,6 +34,8 @@ pub(crate) enum Job {
         session: String,
         ts: SystemTime,
         events: Vec<AuditEvent>,
+        /// Each event's chain link (`seq`, `hash`) in the session's audit log.
+        links: Vec<ChainHead>,
     },
     /// Spans of warden's that ended on one thread: a turn's, at its end.
     Spans(Vec<Ended>),
@@ -69,7 +71,13 @@ pub(crate) fn submit(job: Job) {
 struct Relay;
 
 impl AuditTap for Relay {
-    fn appended(&self, session: &str, ts: SystemTime, events: Cow<'_, [AuditEvent]>) {
+    fn appended(
+        &self,
+        session: &str,
+        ts: SystemTime,
+        events: Cow<'_, [AuditEvent]>,
+        links: Vec<ChainHead>,
+    ) {
         // Nothing is copied while export is off.
         if QUEUE.read().map(|slot| slot.is_none()).unwrap_or(true) {
             return;
@@ -78,6 +86,7 @@ impl AuditTap for Relay {
             session: session.to_owned(),
             ts,
             events: events.into_owned(),
+            links,
         });
     }
 }
@@ -126,7 +135,8 @@ fn drain(receiver: &Receiver<Job>, tap: &Tap, plugin_meters: &PluginMeters) {
                 session,
                 ts,
                 events,
-            } => tap.emit(&session, ts, &events),
+                links,
+            } => tap.emit(&session, ts, &events, &links),
             Job::Spans(spans) => {
                 for span in spans {
                     plugin_meters.record(&span);

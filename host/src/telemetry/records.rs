@@ -208,10 +208,18 @@ pub(crate) struct Tap {
 }
 
 impl Tap {
-    /// One log record per event (each counted as handed over already).
-    pub(crate) fn emit(&self, session: &str, ts: SystemTime, events: &[AuditEvent]) {
+    /// One log record per event (each counted as handed over already), carrying the `seq` and
+    /// `hash` of its record in the audit log (`links`, by index) so that what was exported can
+    /// be matched against the log and its chain.
+    pub(crate) fn emit(
+        &self,
+        session: &str,
+        ts: SystemTime,
+        events: &[AuditEvent],
+        links: &[crate::store::ChainHead],
+    ) {
         let mut attributes = Vec::new();
-        for event in events {
+        for (i, event) in events.iter().enumerate() {
             let value = match serde_json::to_value(event) {
                 Ok(value) => value,
                 // Counted as emitted and never sent: reported as lost.
@@ -232,6 +240,13 @@ impl Tap {
             attributes.clear();
             flatten(&value, self.include_prompts, &mut attributes);
             record.add_attribute("gen_ai.conversation.id", session.to_owned());
+            if let Some(link) = links.get(i) {
+                record.add_attribute(
+                    "warden.audit.seq",
+                    i64::try_from(link.seq).unwrap_or(i64::MAX),
+                );
+                record.add_attribute("warden.audit.hash", link.hash.clone());
+            }
             record.add_attributes(attributes.drain(..));
             self.logger.emit(record);
         }

@@ -9,10 +9,10 @@ use std::time::SystemTime;
 use serde_json::{Value, json};
 
 use crate::cli::common::home;
-use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::exit::{CliError, EXIT_FAILURE, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::session::resolve;
-use crate::store::{self, AuditEvent, AuditRecord, Home};
+use crate::store::{self, AuditEvent, AuditRecord, ChainHead, Home};
 
 /// One turn as the audit log shows it.
 #[derive(Debug, Default)]
@@ -90,15 +90,25 @@ pub(crate) fn audit(id: Option<&str>, json: bool, since: Option<&str>) -> Result
             .map(|s| s.id)
             .collect(),
     };
+    // A log that does not verify is named and left out; the others are still shown.
     let mut turns = Vec::new();
+    let mut failed = false;
     for id in &ids {
-        turns.extend(turns_of(&home, id)?);
+        match turns_of(&home, id) {
+            Ok(more) => turns.extend(more),
+            Err(err) if ids.len() > 1 => {
+                eprintln!("warden: {}", err.message);
+                failed = true;
+            }
+            Err(err) => return Err(err),
+        }
     }
+    let code = if failed { EXIT_FAILURE } else { EXIT_OK };
     turns.retain(|t| since.is_none_or(|s| t.started.is_some_and(|started| started >= s)));
     if json {
         let list: Vec<Value> = turns.iter().map(Turn::to_json).collect();
         outln!("{}", json!({ "turns": list }));
-        return Ok(EXIT_OK);
+        return Ok(code);
     }
     if turns.is_empty() {
         outln!("no audited turns");
@@ -106,26 +116,61 @@ pub(crate) fn audit(id: Option<&str>, json: bool, since: Option<&str>) -> Result
     for turn in &turns {
         print_turn(turn);
     }
-    Ok(EXIT_OK)
+    Ok(code)
 }
 
 fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
     let (records, warnings) =
-        store::read_audit(home, id).map_err(|err| CliError::failure(err.to_string()))?;
+        store::read_audit_linked(home, id).map_err(|err| CliError::failure(err.to_string()))?;
     for warning in warnings {
         eprintln!("warning [store]: {warning}");
     }
     Ok(group(id, records))
 }
 
+/// The number of entries in each list of `turn`.
+fn counts(turn: &Turn) -> [usize; 5] {
+    [
+        turn.files.len(),
+        turn.decisions.len(),
+        turn.requests.len(),
+        turn.tools.len(),
+        turn.other.len(),
+    ]
+}
+
+/// Gives the entry a record just added to `turn` (beyond `before`) the record's chain link.
+fn link(turn: &mut Turn, before: [usize; 5], head: Option<&ChainHead>) {
+    let Some(head) = head else {
+        return;
+    };
+    let lists = [
+        &mut turn.files,
+        &mut turn.decisions,
+        &mut turn.requests,
+        &mut turn.tools,
+        &mut turn.other,
+    ];
+    for (list, before) in lists.into_iter().zip(before) {
+        if list.len() > before
+            && let Some(Value::Object(map)) = list.last_mut()
+        {
+            map.insert("seq".into(), json!(head.seq));
+            map.insert("hash".into(), json!(head.hash));
+        }
+    }
+}
+
 /// Split a session's records into turns at each `turn_started` (records written before turns
 /// were marked form one turn of their own).
-fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
+/// Each entry carries its record's `seq` and `hash` (none for a record written before the
+/// chain).
+fn group(id: &str, records: Vec<(AuditRecord, Option<ChainHead>)>) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
     // The group records go to: the last, or, after a compaction that ran inside a turn, that
     // turn again.
     let mut current = 0usize;
-    for record in records {
+    for (record, head) in records {
         let starts = matches!(
             record.event,
             AuditEvent::TurnStarted { .. } | AuditEvent::CompactionStarted { .. }
@@ -147,6 +192,7 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
         let Some(turn) = turns.get_mut(current) else {
             continue;
         };
+        let before = counts(turn);
         let at = ts(record.ts);
         match record.event {
             AuditEvent::TurnStarted {
@@ -216,6 +262,7 @@ fn group(id: &str, records: Vec<AuditRecord>) -> Vec<Turn> {
             AuditEvent::Point(_) => {}
             other => turn.other.push(json!({ "event": other, "ts": at })),
         }
+        link(turn, before, head.as_ref());
     }
     turns
 }
@@ -384,14 +431,15 @@ mod tests {
         );
     }
 
-    fn record(event: AuditEvent) -> AuditRecord {
-        AuditRecord {
+    fn record(event: AuditEvent) -> (AuditRecord, Option<ChainHead>) {
+        let record = AuditRecord {
             ts: SystemTime::UNIX_EPOCH,
             event,
-        }
+        };
+        (record, None)
     }
 
-    fn request(items: u64) -> AuditRecord {
+    fn request(items: u64) -> (AuditRecord, Option<ChainHead>) {
         record(AuditEvent::ModelRequest {
             provider: "openai".into(),
             model: None,
@@ -400,7 +448,7 @@ mod tests {
         })
     }
 
-    fn outcome(outcome: &str) -> AuditRecord {
+    fn outcome(outcome: &str) -> (AuditRecord, Option<ChainHead>) {
         record(AuditEvent::ModelOutcome {
             outcome: outcome.into(),
             reason: None,

@@ -83,24 +83,22 @@ pub(crate) fn public_key(entry: &str) -> Result<TrustedKey, CliError> {
     signature::trusted_key(entry).map_err(|e| CliError::usage(format!("--key: {e}")))
 }
 
-/// Require `report` (of session `id`'s log `bytes`) to hold a head signed by `key`.
-pub(crate) fn check(
+/// The head session `id`'s `audit.sig` names, signed by `key`; or the problem with the
+/// signature (missing, unreadable, another key's or another session's).
+pub(crate) fn signed_head(
     home: &Home,
     id: &str,
-    bytes: &[u8],
     key: &TrustedKey,
-    report: &mut ChainReport,
-) -> Result<(), CliError> {
-    if report.broken.is_some() {
-        return Ok(());
-    }
+) -> Result<Result<ChainHead, ChainBreak>, CliError> {
     let path = sig_path(home, id)?;
-    let broken = |detail: String| Some(ChainBreak::Signature { detail });
-    let text = match fs::read_to_string(&path) {
+    let broken = |detail: String| Err(ChainBreak::Signature { detail });
+    let text = match read_sig(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            report.broken = broken(format!("no signature ({} is missing)", path.display()));
-            return Ok(());
+            return Ok(broken(format!(
+                "no signature ({} is missing)",
+                path.display()
+            )));
         }
         Err(e) => {
             return Err(CliError::failure(format!(
@@ -110,8 +108,7 @@ pub(crate) fn check(
         }
     };
     let Ok(signed) = serde_json::from_str::<SignedHead>(&text) else {
-        report.broken = broken(format!("{} is not a signed head", path.display()));
-        return Ok(());
+        return Ok(broken(format!("{} is not a signed head", path.display())));
     };
     let head = ChainHead {
         seq: signed.seq,
@@ -120,12 +117,27 @@ pub(crate) fn check(
     if signed.session != id
         || !signature::verify_message(&store::head_message(id, &head), &signed.signature, key)
     {
-        report.broken = broken(format!(
+        return Ok(broken(format!(
             "the signature in {} is not this key's over this session's head",
             path.display()
-        ));
-        return Ok(());
+        )));
     }
-    store::check_signed_head(report, bytes, &head);
-    Ok(())
+    Ok(Ok(head))
+}
+
+/// The text of a signature file: a regular file, not followed through a symbolic link, opened
+/// without blocking (a FIFO in its place does not hang `verify`), at most 64 KiB read.
+fn read_sig(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut text = String::new();
+    file.take(64 * 1024).read_to_string(&mut text)?;
+    Ok(text)
 }

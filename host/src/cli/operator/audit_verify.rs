@@ -4,7 +4,6 @@
 //! that does not hold; exit 1 when any log is broken. `warden audit sign` checks the same logs
 //! before signing their heads.
 
-use std::fs;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -14,7 +13,7 @@ use crate::cli::exit::{CliError, EXIT_FAILURE, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::session::resolve;
 use crate::cli::workspace::Workspace;
-use crate::store::{self, ChainReport, Home};
+use crate::store::{self, ChainBreak, ChainHead, ChainReport, Home};
 
 /// Which sessions: one, those of the workspace, or (`all`) every one.
 pub(crate) struct Which<'a> {
@@ -23,13 +22,10 @@ pub(crate) struct Which<'a> {
     pub(crate) dir: Option<&'a Path>,
 }
 
-/// Each session asked for, its log's bytes and what checking its chain found.
-fn checked(
-    home: &Home,
-    which: &Which<'_>,
-) -> Result<Vec<(String, Vec<u8>, ChainReport)>, CliError> {
+/// The sessions asked for.
+fn sessions(home: &Home, which: &Which<'_>) -> Result<Vec<String>, CliError> {
     let sessions = store::list(home).map_err(|err| CliError::failure(err.to_string()))?;
-    let ids: Vec<String> = match which.id {
+    Ok(match which.id {
         Some(id) => vec![resolve(home, id)?],
         None if which.all => sessions.iter().map(|s| s.id.clone()).collect(),
         None => {
@@ -40,16 +36,40 @@ fn checked(
                 .map(|s| s.id.clone())
                 .collect()
         }
-    };
+    })
+}
+
+/// Each session asked for and what checking its log found; `signed` gives the signed head
+/// each must hold, or the signature's own problem.
+fn checked(
+    home: &Home,
+    which: &Which<'_>,
+    mut signed: impl FnMut(&str) -> Result<Option<Result<ChainHead, ChainBreak>>, CliError>,
+) -> Result<Vec<(String, ChainReport)>, CliError> {
+    let ids = sessions(home, which)?;
     // Every session's anchor, to name the session an out-of-chain record came from.
-    let anchors: Vec<(String, String)> = sessions
+    let anchors: Vec<(String, String)> = store::list(home)
+        .map_err(|err| CliError::failure(err.to_string()))?
         .iter()
         .filter_map(|s| Some((s.id.clone(), store::session_anchor(home, &s.id).ok()?)))
         .collect();
     let mut results = Vec::new();
     for id in ids {
-        let (bytes, report) = check(home, &id, &anchors)?;
-        results.push((id, bytes, report));
+        let others: Vec<(String, String)> =
+            anchors.iter().filter(|(o, _)| *o != id).cloned().collect();
+        let signature = signed(&id)?;
+        let head = match &signature {
+            Some(Ok(head)) => Some(head),
+            _ => None,
+        };
+        let mut report = store::walk_audit(home, &id, &others, head, |_, _| {})
+            .map_err(|err| CliError::failure(err.to_string()))?;
+        if report.broken.is_none()
+            && let Some(Err(problem)) = signature
+        {
+            report.broken = Some(problem);
+        }
+        results.push((id, report));
     }
     Ok(results)
 }
@@ -57,10 +77,7 @@ fn checked(
 /// Sign the heads of the intact logs asked for.
 pub(crate) fn sign(which: Which<'_>, key: &Path) -> Result<u8, CliError> {
     let home = home()?;
-    let results: Vec<(String, ChainReport)> = checked(&home, &which)?
-        .into_iter()
-        .map(|(id, _, report)| (id, report))
-        .collect();
+    let results = checked(&home, &which, |_| Ok(None))?;
     if results.is_empty() {
         outln!("no sessions to sign");
     }
@@ -71,13 +88,10 @@ pub(crate) fn sign(which: Which<'_>, key: &Path) -> Result<u8, CliError> {
 pub(crate) fn verify(which: Which<'_>, json: bool, key: Option<&str>) -> Result<u8, CliError> {
     let key = key.map(super::audit_sign::public_key).transpose()?;
     let home = home()?;
-    let mut results = Vec::new();
-    for (id, bytes, mut report) in checked(&home, &which)? {
-        if let Some(key) = &key {
-            super::audit_sign::check(&home, &id, &bytes, key, &mut report)?;
-        }
-        results.push((id, report));
-    }
+    let results = checked(&home, &which, |id| match &key {
+        Some(key) => super::audit_sign::signed_head(&home, id, key).map(Some),
+        None => Ok(None),
+    })?;
     let broken = results.iter().any(|(_, r)| r.broken.is_some());
     if json {
         let list: Vec<Value> = results
@@ -98,41 +112,20 @@ pub(crate) fn verify(which: Which<'_>, json: bool, key: Option<&str>) -> Result<
             outln!("no sessions to verify");
         }
         for (id, report) in &results {
-            outln!("{}", line(id, report));
+            outln!("{}", line(&home, id, report));
         }
     }
     Ok(if broken { EXIT_FAILURE } else { EXIT_OK })
 }
 
-fn check(
-    home: &Home,
-    id: &str,
-    anchors: &[(String, String)],
-) -> Result<(Vec<u8>, ChainReport), CliError> {
-    let anchor =
-        store::session_anchor(home, id).map_err(|err| CliError::failure(err.to_string()))?;
-    let path = home
-        .audit_path(id)
-        .map_err(|err| CliError::failure(err.to_string()))?;
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(CliError::failure(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )));
-        }
-    };
-    let others: Vec<(String, String)> = anchors.iter().filter(|(o, _)| o != id).cloned().collect();
-    let report = store::verify_chain(&bytes, &anchor, &others);
-    Ok((bytes, report))
-}
-
 /// One line per session.
-fn line(id: &str, r: &ChainReport) -> String {
+fn line(home: &Home, id: &str, r: &ChainReport) -> String {
     if let Some(broken) = &r.broken {
-        return format!("{id}: broken: {broken}");
+        let path = home
+            .audit_path(id)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        return format!("{id}: broken: {path}: {broken}");
     }
     let Some(head) = &r.head else {
         return if r.records == 0 {
@@ -156,8 +149,10 @@ fn line(id: &str, r: &ChainReport) -> String {
             r.unchained
         ));
     }
-    if r.torn > 0 {
-        out.push_str(&format!("; {} lines cut short by a crash skipped", r.torn));
+    if let Some(torn) = r.torn_line {
+        out.push_str(&format!(
+            "; its last line ({torn}), cut short by a crash, skipped"
+        ));
     }
     out
 }
