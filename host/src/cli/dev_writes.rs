@@ -41,7 +41,10 @@ impl DevBuildFiles {
 
     /// Record each dev build `change` wrote; the alert to show for each.
     fn saw(&self, change: &FileChange) -> Vec<Alert> {
-        let changed = self.workspace.join(&change.path);
+        // The name's exact bytes (a name that is not UTF-8 is carried in `path_hex`).
+        let name = crate::domain::file_name::decode(&change.path, change.path_hex.as_deref())
+            .unwrap_or_else(|_| change.path.clone().into());
+        let changed = self.workspace.join(name);
         self.builds
             .iter()
             .filter(|(_, file, _)| same_file(&changed, file))
@@ -119,6 +122,7 @@ mod tests {
             call_id: "c1".into(),
             tool: "shell".into(),
             path: path.into(),
+            path_hex: None,
             kind: ChangeKind::Modified,
             added: 0,
             removed: 0,

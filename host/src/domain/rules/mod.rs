@@ -25,7 +25,7 @@ mod rule;
 pub use defaults::builtin_rules;
 pub use glob::glob_match;
 pub use judge::{Judgement, Part, RuleSet};
-pub use narrow::{Saved, narrowest, narrowest_prefix};
+pub use narrow::{Saved, narrowest, narrowest_prefix, quoted};
 pub use rule::{Decision, Rule, RuleOrigin};
 
 #[cfg(test)]

@@ -124,7 +124,7 @@ impl Saved {
 }
 
 /// `word` as the shell reads it back as one word.
-fn quoted(word: &str) -> String {
+pub fn quoted(word: &str) -> String {
     if !word.is_empty()
         && word
             .chars()

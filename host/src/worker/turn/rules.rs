@@ -53,7 +53,7 @@ fn always_rule(saved: &Saved, workspace: &Path, file: &Path) -> Rule {
         examples: vec![
             prefix
                 .iter()
-                .map(|w| quoted(w))
+                .map(|w| crate::domain::rules::quoted(w))
                 .collect::<Vec<_>>()
                 .join(" "),
         ],
@@ -146,19 +146,6 @@ impl Worker {
                 relative_to(&workspace, raw)
             });
         rules.judge_tool(&call.name, path.as_deref())
-    }
-}
-
-/// `word` as the shell reads it back as one word.
-fn quoted(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
-    {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
