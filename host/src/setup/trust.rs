@@ -188,16 +188,16 @@ fn describe_as(declared: &Declared, trusted: bool) -> String {
         );
     }
     if declared.kind == "setting" {
-        let standing = if trusted {
+        let key = declared.id.trim_start_matches("setting:");
+        // A project may only turn sending prompt text off (`config::telemetry_layers`).
+        let standing = if key == "telemetry.include_prompts" && v["value"] == Value::Bool(true) {
+            "never applied: a project may only turn sending prompt text off"
+        } else if trusted {
             "applies now: the workspace is trusted"
         } else {
             "held back until trusted"
         };
-        return format!(
-            "{} = {} ({standing})",
-            declared.id.trim_start_matches("setting:"),
-            v["value"]
-        );
+        return format!("{key} = {} ({standing})", v["value"]);
     }
     if declared.kind == "mcp" {
         let transport = &v["transport"];
@@ -482,6 +482,15 @@ mod tests {
         );
         assert!(
             describe(&mcp(json!({ "srv.py": "a" }))).ends_with("; runs workspace files srv.py")
+        );
+        let prompts = Declared {
+            id: "setting:telemetry.include_prompts".into(),
+            kind: "setting".into(),
+            value: json!({ "key": "telemetry.include_prompts", "value": true }),
+        };
+        assert_eq!(
+            describe_trusted(&prompts),
+            "telemetry.include_prompts = true (never applied: a project may only turn sending prompt text off)"
         );
     }
 
