@@ -84,9 +84,18 @@ impl RuleSet {
             }
         }
         if out.is_empty() && !judgement.uncertain.is_empty() {
+            let denies = self
+                .rules
+                .iter()
+                .any(|r| r.is_command() && r.decision == Decision::Deny);
             out.push(format!(
-                "the command cannot be judged for certain ({}) and deny rules are in force",
-                judgement.uncertain.join("; ")
+                "the command cannot be judged for certain ({}){}",
+                judgement.uncertain.join("; "),
+                if denies {
+                    " and deny rules are in force"
+                } else {
+                    ""
+                }
             ));
         }
         out.join("; ")

@@ -413,3 +413,21 @@ fn a_rule_on_an_escalation_judges_that_escalation_only() {
     let j = set.judge_shell("cargo add serde");
     assert_eq!(set.ids(&j).as_deref(), Some("cargo"));
 }
+
+/// The reason for an uncertain command said "and deny rules are in force" whether or not any
+/// was: it says so only when one is.
+#[test]
+fn an_uncertain_commands_reason_names_deny_rules_only_when_there_are_some() {
+    let mut set = RuleSet {
+        rules: builtin_rules(),
+        ..RuleSet::default()
+    };
+    let j = set.judge_shell("HOME=. git status");
+    let reason = set.reason(&j);
+    assert!(reason.contains("cannot be judged for certain"), "{reason}");
+    assert!(!reason.contains("deny rules"), "{reason}");
+    set.rules
+        .push(rule("no-push", Decision::Deny, &[&["git"], &["push"]]));
+    let j = set.judge_shell("HOME=. git status");
+    assert!(set.reason(&j).contains("and deny rules are in force"));
+}
