@@ -217,12 +217,24 @@ fn a_signed_head_shows_records_removed_from_the_end_and_a_rewritten_chain() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
 
     // The last record removed (written after the last commit, so the history did not record
-    // it): the chain alone is whole, the signed head is not there.
+    // it; `audit.head` did): caught without a key.
     let path = audit_file(&env, &session);
     let original = std::fs::read(&path).unwrap();
     let records = lines(&original);
     assert!(crate::escape_audit::last_recorded_head(&env, &session) < records.len() as u64 - 1);
     std::fs::write(&path, join(&records[..records.len() - 1])).unwrap();
+    let (code, report) = verify(&env, &session);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["broken"]["kind"], "history-ahead", "{report}");
+    // And with `audit.head` rewritten to the record before (no secret is needed for that), the
+    // chain and the history agree again: the signed head is what is not there.
+    let head_file = path.with_file_name("audit.head");
+    let before: Value = serde_json::from_slice(&records[records.len() - 2]).unwrap();
+    std::fs::write(
+        &head_file,
+        json!({"seq": before["seq"], "hash": before["hash"]}).to_string(),
+    )
+    .unwrap();
     assert_eq!(verify(&env, &session).0, Some(0));
     let out = env.run(&["audit", "verify", &session, "--key", &public, "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));

@@ -147,6 +147,43 @@ fn a_deleted_or_emptied_log_is_broken_while_the_history_holds_the_turns() {
     assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
+#[test]
+fn a_deleted_or_rewritten_turn_end_head_is_broken() {
+    let (env, session) = env_with_session("headfile");
+    let path = audit_file(&env, &session);
+    let head = path.with_file_name("audit.head");
+    let original = std::fs::read(&head).unwrap();
+    std::fs::remove_file(&head).unwrap();
+    let report = assert_broken(&env, &session, None, "audit.head deleted");
+    assert_eq!(report["broken"]["kind"], "missing", "{report}");
+    // The same record number with another hash: one of the two was rewritten.
+    let mut value: Value = serde_json::from_slice(&original).unwrap();
+    value["hash"] = json!("0".repeat(64));
+    std::fs::write(&head, value.to_string()).unwrap();
+    assert_broken(&env, &session, None, "audit.head rewritten");
+    // Garbage or a FIFO in its place: an error naming it, no hang.
+    std::fs::write(&head, b"garbage").unwrap();
+    let out = run_quick(&env, &["audit", "verify", &session]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out)).contains("audit.head"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    std::fs::remove_file(&head).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&head)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = run_quick(&env, &["audit", "verify", &session]);
+    assert_ne!(out.status.code(), Some(0));
+    std::fs::remove_file(&head).unwrap();
+    std::fs::write(&head, &original).unwrap();
+    assert_eq!(verify(&env, &session).0, Some(0));
+}
+
 /// The sequence number of the last chain head the session's history recorded at a commit.
 pub(crate) fn last_recorded_head(env: &TestEnv, session: &str) -> u64 {
     let history = env
@@ -176,7 +213,8 @@ fn records_cut_from_the_end_or_the_chain_recomputed_disagree_with_the_history() 
     std::fs::write(&path, join(&records[..recorded])).unwrap();
     let report = assert_broken(&env, &session, None, "records cut from the end");
     assert_eq!(report["broken"]["kind"], "history-ahead", "{report}");
-    assert_eq!(report["broken"]["recorded"], recorded, "{report}");
+    // The head named is the last one the session recorded: at the turn's end, in audit.head.
+    assert_eq!(report["broken"]["recorded"], records.len() - 1, "{report}");
 
     // Record 1's content changed and every hash from it on recomputed: a chain that is whole
     // on its own.
@@ -333,7 +371,11 @@ pub(crate) fn as_written_before_the_chain(
         .lines()
         .map(|line| {
             let body = &line[..line.rfind(",\"sum\":\"").unwrap()];
-            let mut body = body.replacen(",\"minor\":2", ",\"minor\":1", 1);
+            let mut body = body.replacen(",\"minor\":2", ",\"minor\":1", 1).replacen(
+                ",\"minor\":3",
+                ",\"minor\":1",
+                1,
+            );
             if let Some(at) = body.find(",\"audit\":{") {
                 let end = at + body[at..].find('}').unwrap() + 1;
                 body.replace_range(at..end, "");
@@ -344,6 +386,8 @@ pub(crate) fn as_written_before_the_chain(
         })
         .collect();
     std::fs::write(dir.join("history.jsonl"), old).unwrap();
+    // Nor did it keep the head of each turn's end.
+    let _ = std::fs::remove_file(dir.join("audit.head"));
     let audit = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
     let old: String = audit
         .lines()

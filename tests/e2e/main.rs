@@ -4,6 +4,7 @@
 
 mod audit_chain;
 mod chat;
+mod chat_audit_sign;
 mod chat_failures;
 mod chat_markdown;
 mod chat_plan;
@@ -27,6 +28,7 @@ mod complete;
 mod escape_asked;
 mod escape_audit;
 mod escape_audit_mutations;
+mod escape_audit_sign;
 mod escape_dev;
 mod escape_devbuild;
 mod escape_egress;

@@ -68,6 +68,8 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "telemetry.protocol",
     "telemetry.headers_env",
     "telemetry.include_prompts",
+    "audit",
+    "audit.sign_key",
 ];
 
 /// One locked key and where it was locked: what `warden config show` marks.

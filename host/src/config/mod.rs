@@ -27,6 +27,7 @@
 //! in force (path and sha256), [`Loaded::locks`] which keys are locked and by which layer, file
 //! and line ([`Loaded::locked_by`] answers for one key).
 
+mod audit;
 mod ceilings;
 mod dev_overlay;
 mod error;
@@ -53,6 +54,7 @@ mod trust_files;
 mod unix_sockets;
 mod url_parts;
 
+pub use audit::AuditConfig;
 pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
 };

@@ -36,6 +36,8 @@ pub struct Config {
     pub rules: crate::domain::rules::RuleSet,
     /// `[telemetry]`: OpenTelemetry export.
     pub telemetry: super::TelemetryConfig,
+    /// `[audit]`: signing each session's audit chain head when it ends.
+    pub audit: super::AuditConfig,
 }
 
 /// Which model answers, and how requests are made.

@@ -16,6 +16,6 @@ pub mod trust;
 
 pub use mcp::{add_mcp, mcp_options, start_mcp};
 pub use open::{
-    LoadedPlugins, SetupError, builtin_tools, engine, engine_for, open, open_child, plugins,
-    resolver, tool_plugins, tool_registry, workspace_root,
+    LoadedPlugins, SetupError, builtin_tools, check_sign_key, engine, engine_for, open, open_child,
+    plugins, resolver, tool_plugins, tool_registry, workspace_root,
 };

@@ -76,6 +76,9 @@ pub enum SetupError {
     /// An MCP server under `failure = "closed"` failed to start, or the client could not run.
     #[error("{0}")]
     Mcp(String),
+    /// `[audit] sign_key` names a key that cannot be read or is not a secret key.
+    #[error("{0}")]
+    SignKey(String),
     /// The workspace directory is unusable.
     #[error("{}: {message}", path.display())]
     Workspace {
@@ -96,7 +99,8 @@ impl SetupError {
             | Self::Tools(_)
             | Self::MissingComponent { .. }
             | Self::NotCached { .. }
-            | Self::ToolClash(_) => true,
+            | Self::ToolClash(_)
+            | Self::SignKey(_) => true,
             Self::Provider(err) => err.is_config_error(),
             Self::Store(_) | Self::Mcp(_) => false,
         }
@@ -463,6 +467,16 @@ fn missing_component(path: &Path) -> Option<String> {
     }
 }
 
+/// Checks that `[audit] sign_key`, when set, names a usable secret key: a key that cannot be
+/// used is said before a session starts, not when it ends.
+pub fn check_sign_key(config: &Config) -> Result<(), SetupError> {
+    if let Some(path) = &config.audit.sign_key {
+        crate::worker::audit_sign::load_key(path)
+            .map_err(|e| SetupError::SignKey(format!("audit.sign_key: {e}")))?;
+    }
+    Ok(())
+}
+
 /// A worker for `workspace` on the session `session` (created when absent; a new id when
 /// `None`).
 pub fn open(
@@ -501,6 +515,7 @@ fn open_with(
     env: &dyn Fn(&str) -> Option<String>,
     make_writer: impl FnOnce() -> Result<SessionWriter, StoreError>,
 ) -> Result<Worker, SetupError> {
+    check_sign_key(config)?;
     let provider = provider::from_config(&config.model, env)?;
     let engine = engine_for(Some(home), config)?;
     let resolver: Box<dyn Resolve> = Box::new(resolver(&engine, config, workspace)?);

@@ -272,21 +272,22 @@ impl std::fmt::Display for ChainBreak {
                 recorded,
             } => write!(
                 f,
-                "records after {last} were removed: the history recorded record {recorded} \
-                 as the chain head at a commit"
+                "records after {last} were removed: the session recorded record {recorded} \
+                 as the chain head (in its history at a commit, or in audit.head at a turn's \
+                 end)"
             ),
             Self::HistoryAhead {
                 last: None,
                 recorded,
             } => write!(
                 f,
-                "every record was removed: the history recorded record {recorded} as the \
-                 chain head at a commit"
+                "every record was removed: the session recorded record {recorded} as the \
+                 chain head (in its history at a commit, or in audit.head at a turn's end)"
             ),
             Self::HistoryMismatch { line, seq } => write!(
                 f,
-                "line {line} (record {seq}) is not the record the history recorded at a \
-                 commit: the chain was rewritten"
+                "line {line} (record {seq}) is not the record the session recorded as a chain \
+                 head (in its history or audit.head): the chain was rewritten"
             ),
             Self::Restarted { earlier, later } => write!(
                 f,

@@ -14,6 +14,7 @@ use serde::de::IgnoredAny;
 use super::audit::{AuditRecord, session_anchor};
 use super::audit_chain::{ChainBreak, ChainHead, ChainReport};
 use super::audit_file::{LineReader, Mode, open_log};
+use super::audit_head_file::{HEAD_FILE_MINOR, RecordedHead, read_recorded_head};
 use super::audit_walk::{Context, Walk};
 use super::record::Framing;
 use super::scan::scan;
@@ -31,6 +32,8 @@ pub struct HistoryHeads {
     /// The chain heads recorded at commit groups, in order, each once (in a log that was never
     /// replaced, their sequence numbers only grow).
     pub heads: Vec<ChainHead>,
+    /// The session keeps `audit.head` (history minor version 3 on): it must exist.
+    pub keeps_head_file: bool,
 }
 
 /// A history record read for its recorded chain head only.
@@ -72,6 +75,7 @@ pub fn history_heads(home: &Home, id: &str) -> Result<HistoryHeads, StoreError> 
     Ok(HistoryHeads {
         chained_only: scanned.header.minor >= CHAINED_MINOR,
         heads,
+        keeps_head_file: scanned.header.minor >= HEAD_FILE_MINOR,
     })
 }
 
@@ -88,8 +92,41 @@ pub fn walk_audit(
     mut visit: impl FnMut(AuditRecord, Option<&ChainHead>),
 ) -> Result<ChainReport, StoreError> {
     let anchor = session_anchor(home, id)?;
-    let told = history_heads(home, id)?;
+    let mut told = history_heads(home, id)?;
     let path = home.audit_path(id)?;
+    // The head at the last turn's end, after the history's last: one more head to reach.
+    let mut head_file_break = None;
+    match read_recorded_head(home, id)? {
+        RecordedHead::Head(head) => match told.heads.last() {
+            Some(last) if last.seq > head.seq => {}
+            Some(last) if last.seq == head.seq => {
+                if last.hash != head.hash {
+                    head_file_break = Some(ChainBreak::Missing {
+                        detail: format!(
+                            "{}/audit.head and the history name different records as record {}: \
+                             one of them was rewritten",
+                            path.parent()
+                                .map_or_else(String::new, |p| p.display().to_string()),
+                            head.seq
+                        ),
+                    });
+                }
+            }
+            _ => told.heads.push(head),
+        },
+        RecordedHead::Empty => {}
+        RecordedHead::Missing if told.keeps_head_file => {
+            head_file_break = Some(ChainBreak::Missing {
+                detail: format!(
+                    "{}/audit.head is missing: this session keeps the chain head of each turn's \
+                     end in it from its creation",
+                    path.parent()
+                        .map_or_else(String::new, |p| p.display().to_string())
+                ),
+            });
+        }
+        RecordedHead::Missing => {}
+    }
     // A head recorded after a later one: the log was replaced by a new chain since. The walk
     // checks the heads that follow each other; the first that goes back is a break of its own.
     let mut heads: Vec<ChainHead> = Vec::with_capacity(told.heads.len());
@@ -117,7 +154,7 @@ pub fn walk_audit(
         if told.chained_only || !heads.is_empty() {
             let detail = match heads.last() {
                 Some(head) => format!(
-                    "{} is missing: the history recorded record {} as the chain head",
+                    "{} is missing: the session recorded record {} as the chain head",
                     path.display(),
                     head.seq
                 ),
@@ -139,7 +176,7 @@ pub fn walk_audit(
     }
     let mut report = walk.finish();
     if report.broken.is_none() {
-        report.broken = restarted;
+        report.broken = restarted.or(head_file_break);
     }
     Ok(report)
 }

@@ -439,6 +439,12 @@ impl SessionWriter {
         self.records.iter().map(|r| &r.item)
     }
 
+    /// Records the audit chain head now in the session's `audit.head`: called at a turn's
+    /// end, so that the records written after its last commit are anchored outside the log.
+    pub fn record_audit_head(&self) -> Result<Option<super::ChainHead>, StoreError> {
+        super::record_audit_head(&self.home, &self.id)
+    }
+
     /// What opening the session dropped (a torn tail).
     pub fn warnings(&self) -> &[LoadWarning] {
         &self.warnings
@@ -470,7 +476,7 @@ fn write_error(path: &Path, poisoned: bool, e: io::Error) -> StoreError {
 }
 
 /// Fills a new session directory at `dir`: lock (taken), inbox, history header, empty audit
-/// log, all fsynced.
+/// log and audit head file, all fsynced.
 fn build_session_dir(
     dir: &Path,
     id: &str,
@@ -499,6 +505,10 @@ fn build_session_dir(
     line.push(b'\n');
     write_synced(&path, &line)?;
     write_synced(&dir.join(AUDIT_FILE), b"")?;
+    write_synced(
+        &dir.join(super::audit_head_file::AUDIT_HEAD_FILE),
+        &super::audit_head_file::empty(),
+    )?;
     fsio::fsync_dir(dir)?;
     Ok((lock, header))
 }

@@ -31,6 +31,7 @@
 mod audit;
 mod audit_chain;
 mod audit_file;
+mod audit_head_file;
 mod audit_read;
 mod audit_walk;
 mod checkpoint;
@@ -54,6 +55,7 @@ pub use audit::{
 };
 pub use audit_chain::{ChainBreak, ChainHead, ChainReport, head_message, verify_chain};
 pub use audit_file::MAX_LINE as MAX_AUDIT_LINE;
+pub use audit_head_file::record_audit_head;
 pub use audit_read::{
     HistoryHeads, LinkedRecord, history_heads, read_audit, read_audit_linked, walk_audit,
 };

@@ -16,10 +16,11 @@ pub const HISTORY_FORMAT: &str = "warden-history";
 pub const HISTORY_VERSION: u32 = 1;
 /// The minor version this build writes: 1 means every line carries a checksum (`sum`); 2 adds
 /// that every record of the session's audit log is chained and that the last record of each
-/// commit group carries the audit chain head at its commit (`audit`). Files of minor versions 0
+/// commit group carries the audit chain head at its commit (`audit`); from 3, the session
+/// directory also keeps the head at each turn's end in `audit.head`. Files of minor versions 0
 /// (no checksums) and 1 are read too; a build that knows only an earlier minor version reads
 /// later ones as well, ignoring what it does not know.
-pub const HISTORY_MINOR: u32 = 2;
+pub const HISTORY_MINOR: u32 = 3;
 
 /// First line of `history.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,7 +30,8 @@ pub struct Header {
     /// Always [`HISTORY_VERSION`] for files this build accepts.
     pub version: u64,
     /// 0 (absent) for files written before checksums, 1 for files whose every line carries one,
-    /// 2 ([`HISTORY_MINOR`]) for files that also record the audit chain head at each commit.
+    /// 2 for files that also record the audit chain head at each commit, 3 ([`HISTORY_MINOR`])
+    /// for sessions that also keep `audit.head`, the head at each turn's end.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub minor: u64,
     /// The session id.

@@ -16,6 +16,7 @@
 //! - [`replay`]: what one plugin would decide on a recorded session, beside the chain then
 //!   (from the call points the audit log recorded as they happened).
 
+pub mod audit_sign;
 mod chain;
 mod error;
 mod hooks;

@@ -31,6 +31,7 @@ pub(crate) fn assemble(
     home: &Home,
     session: Option<&str>,
 ) -> Result<Assembled, CliError> {
+    setup::check_sign_key(config).map_err(setup_error)?;
     let provider =
         setup::provider::from_config(&config.model, &env).map_err(|e| setup_error(e.into()))?;
     let engine = setup::engine_for(Some(home), config).map_err(setup_error)?;

@@ -127,6 +127,7 @@ pub(crate) fn chat(
         trace: Some(trace),
     };
     let code = chat.run(index);
+    chat.end_session();
     chat.trace = None;
     // Export is flushed and its losses said after the terminal is given back.
     drop(telemetry);
@@ -159,6 +160,21 @@ struct Chat {
 }
 
 impl Chat {
+    /// The session is left (the chat ends, `/new`, `/resume`): its audit head is signed when
+    /// `[audit] sign_key` says so; a failure is said.
+    fn end_session(&self) {
+        let id = self.worker.session_id();
+        let Some(signed) =
+            crate::worker::audit_sign::end_session(&self.home, id, &self.loaded.config.audit)
+        else {
+            return;
+        };
+        match crate::worker::audit_sign::describe(id, &signed) {
+            Ok(line) => eprintln!("{}", self.style.dim(&line)),
+            Err(problem) => eprintln!("{}", self.style.alert(&Alert::warn("audit", problem))),
+        }
+    }
+
     /// The worker switched to another session (`/new`, `/resume`): its turns join that
     /// session's trace, not the first one's.
     fn trace_switched_session(&mut self) {
@@ -338,6 +354,7 @@ impl Chat {
             Slash::New => match assemble::new_session(&self.home, &self.workspace) {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();
+                    self.end_session();
                     self.worker.switch_session(writer, audit);
                     self.trace_switched_session();
                     eprintln!(

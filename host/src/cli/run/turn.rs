@@ -88,6 +88,22 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     let usage = turn_usage(worker.records(), committed_before);
     sink.progress.stop();
     let session_id = worker.session_id().to_owned();
+    // The session ends with the run: its audit head is signed when `[audit] sign_key` says so.
+    if let Some(signed) =
+        crate::worker::audit_sign::end_session(&home, &session_id, &loaded.config.audit)
+    {
+        match crate::worker::audit_sign::describe(&session_id, &signed) {
+            Ok(line) if args.verbose => eprintln!("warden: {line}"),
+            Ok(_) => {}
+            Err(problem) => {
+                let alert = Alert::warn("audit", problem);
+                if output != Output::Json {
+                    print_alert(&alert);
+                }
+                sink.alerts.push(alert);
+            }
+        }
+    }
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {

@@ -40,6 +40,7 @@ struct FileConfig {
     mcp: Vec<super::McpSpec>,
     registries: super::RegistriesConfig,
     telemetry: super::TelemetryConfig,
+    audit: super::AuditConfig,
     /// Read with their lines by `config/rules.rs`.
     rules: Vec<Value>,
 }
@@ -448,6 +449,7 @@ fn merge_layers(
         }
         shell.take(&mut table, kind, &path, &mut warnings)?;
         super::registries::take(&mut table, kind, &path, &mut warnings)?;
+        super::audit::take(&mut table, kind, &path, &mut warnings)?;
         super::telemetry::check(&table, &path)?;
         telemetry.take(&mut table, kind, &path);
         deep_merge(&mut merged, table);
@@ -601,8 +603,16 @@ fn merge_layers(
             message: "managed policy requires a sha256 pin for a custom resolver".into(),
         });
     }
+    let audit = super::audit::finish(file.audit, workspace.as_deref())?;
     let mut tools = file.tools;
     tools.shell = shell.finish(tools.shell, &policy, &mut warnings)?;
+    // The signing key is hidden from every command and MCP server, like warden's own files.
+    if let Some(key) = &audit.sign_key {
+        let key = key.display().to_string();
+        if !tools.shell.hide.contains(&key) {
+            tools.shell.hide.push(key);
+        }
+    }
     tools.builtin_rules = builtin_rules;
     let scope = super::rules::Scope {
         workspace,
@@ -643,6 +653,7 @@ fn merge_layers(
             registries: file.registries,
             rules,
             telemetry,
+            audit,
         },
         warnings,
         files,

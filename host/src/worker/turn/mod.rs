@@ -381,11 +381,23 @@ impl Worker {
             session: self.writer.id().to_owned(),
         });
         let mut result = self.run_turn(segments, sink);
-        // Records still waiting are written before the turn returns.
+        // Records still waiting are written before the turn returns, and the chain head after
+        // them is recorded outside the log (`audit.head`).
         if let Err(err) = self.audit(&[])
             && result.is_ok()
         {
             result = Err(err);
+        }
+        if let Err(err) = self.writer.record_audit_head() {
+            // The log stays whole; only the turn's tail is anchored by the next commit instead.
+            tracing::warn!(session = self.writer.id(), "audit head not recorded: {err}");
+            self.raise(
+                sink,
+                Alert::warn(
+                    "audit",
+                    format!("the audit chain head was not recorded at the turn's end: {err}"),
+                ),
+            );
         }
         self.report_to_parent(sink, &result);
         let (outcome, reason) = match &result {
