@@ -8,7 +8,7 @@ use warden_tests::mock_server::{MockServer, Reply};
 
 use crate::audit_chain::{audit_file, join, lines, scripted_session};
 use crate::mcp_client::sandbox;
-use crate::support::{HANG_LIMIT, TestEnv, output_within, stderr, stdout};
+use crate::support::{HANG_LIMIT, TestEnv, output_within, run_go_json, stderr, stdout};
 use crate::tool_plugins::AUTO_EDIT;
 
 const MODEL: &str =
@@ -79,12 +79,7 @@ fn the_signing_key_is_hidden_from_the_models_commands() {
         )],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_go_json(&env, &server.openai_url());
     let requests = server.requests();
     let result = requests[1].body["messages"]
         .as_array()
@@ -111,20 +106,13 @@ fn a_project_cannot_choose_the_key_and_an_unusable_key_stops_the_run() {
     ));
     let server = MockServer::start().unwrap();
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (out, session) = run_go_json(&env, &server.openai_url());
     assert!(
         stderr(&out).contains("`[audit]` cannot be set by a project"),
         "{}",
         stderr(&out)
     );
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    let session = value["session"].as_str().unwrap();
-    let (code, report) = verify_with(&env, session, &public);
+    let (code, report) = verify_with(&env, &session, &public);
     assert_eq!(code, Some(1), "not signed, so --key fails: {report}");
 
     // The public key where the secret one should be: refused before a session starts.

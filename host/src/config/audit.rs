@@ -37,15 +37,8 @@ pub(crate) fn take(
     path: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
-    if kind == LayerKind::Project {
-        if table.remove("audit").is_some() {
-            warnings.push(format!(
-                "{}: `[audit]` cannot be set by a project (the key that signs a session's audit \
-                 log is chosen by you or by managed policy); the setting was ignored: set it in \
-                 your user config",
-                path.display()
-            ));
-        }
+    let why = "the key that signs a session's audit log is chosen by you or by managed policy";
+    if super::user_only::drop_from_project(table, kind, path, "audit", why, warnings) {
         return Ok(());
     }
     let Some(audit) = table.get("audit") else {

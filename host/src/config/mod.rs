@@ -53,6 +53,7 @@ mod trust;
 mod trust_files;
 mod unix_sockets;
 mod url_parts;
+mod user_only;
 
 pub use audit::AuditConfig;
 pub use ceilings::{

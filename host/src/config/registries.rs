@@ -98,13 +98,8 @@ pub(crate) fn take(
     path: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
-    if kind == LayerKind::Project {
-        if table.remove("registries").is_some() {
-            warnings.push(format!(
-                "{}: `[registries]` cannot be set by a project (it would direct your registry credentials to hosts the project names); the setting was ignored: set it in your user config",
-                path.display()
-            ));
-        }
+    let why = "it would direct your registry credentials to hosts the project names";
+    if super::user_only::drop_from_project(table, kind, path, "registries", why, warnings) {
         return Ok(());
     }
     let Some(Value::Table(registries)) = table.get("registries") else {
