@@ -10,6 +10,11 @@
 //! - **process hook**: one process spawned per call, as other agents run hooks: `python3`
 //!   reading the call as JSON on stdin and answering with the same decision as JSON.
 //!
+//! - **wasm with matchers**: the same ten guards, each with the `matcher` a realistic
+//!   configuration gives it ([`MATCHERS`]: the guards that watch commands or writes match
+//!   `Bash` or `Write|Bash`, the one for `.pem` files `Grep`, the empty ones `Bash`): on this
+//!   `read_file` call five of them are not asked at all.
+//!
 //! Besides criterion's estimates, prints the median and 99th percentile of the wasm and native
 //! chains over 20 000 calls each (`chain percentiles`), the figures the goals are stated in.
 //!
@@ -32,6 +37,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 use warden::config::FailurePolicy;
+use warden::domain::tool_matcher::ToolMatcher;
 use warden::domain::{
     Interceptor, Item, PluginFailure, PromptDecision, RequestInfo, SubmittedPrompt, ToolCall,
     ToolDecision, ToolOutput, TurnEndDecision, TurnInfo,
@@ -53,6 +59,20 @@ const GUARDS: [(&str, &str); 10] = [
     ("", "b/=>c/"),
     ("", ""),
     ("grep:*.pem", ""),
+];
+
+/// The ten guards' matchers in a realistic configuration (`None`: every tool), in chain order.
+const MATCHERS: [Option<&str>; 10] = [
+    Some("Write|Bash"),
+    None,
+    Some("Bash"),
+    Some("Read|Edit"),
+    None,
+    Some("Bash"),
+    None,
+    None,
+    Some("Bash"),
+    Some("Grep"),
 ];
 
 /// A 0.3.0 `tool-guard` instance, warm.
@@ -151,6 +171,7 @@ fn chain(plugins: Vec<Box<dyn Interceptor>>) -> Vec<ChainEntry> {
             plugin,
             failure: FailurePolicy::Closed,
             shadow: None,
+            matcher: None,
         })
         .collect()
 }
@@ -173,14 +194,16 @@ fn the_output() -> ToolOutput {
 }
 
 /// `pre-tool-call` through the chain (the turn's runner), then `post-tool-call` on every
-/// interceptor with the call as it ran; the path the tool was given.
+/// interceptor whose matcher matches, with the call as it ran; the path the tool was given.
 fn pre_and_post(chain: &mut [ChainEntry], call: &ToolCall, output: &ToolOutput) -> usize {
     let outcome = run_pre_tool(chain, call).into_outcome();
     assert!(outcome.denied().is_none());
     let ran = outcome.into_call_to_run();
     let mut items = 0;
     for entry in chain.iter_mut() {
-        items += entry.plugin.post_tool_call(&ran, output).unwrap().len();
+        if entry.matcher.as_ref().is_none_or(|m| m.matches(&ran.name)) {
+            items += entry.plugin.post_tool_call(&ran, output).unwrap().len();
+        }
     }
     assert_eq!(ran.arguments["path"], "c/src/main.rs");
     items
@@ -281,12 +304,25 @@ fn ten_plugin_chain(c: &mut Criterion) {
             })
             .collect(),
     );
+    let mut matched = chain(
+        GUARDS
+            .iter()
+            .enumerate()
+            .map(|(i, (deny, rewrite))| wasm_guard(&engine, i, deny, rewrite))
+            .collect(),
+    );
+    for (entry, matcher) in matched.iter_mut().zip(MATCHERS) {
+        entry.matcher = matcher.map(|m| ToolMatcher::parse(m).unwrap());
+    }
     let mut group = c.benchmark_group("ten interceptors, pre-tool-call + post-tool-call");
     group.bench_function("native trait objects", |b| {
         b.iter(|| black_box(pre_and_post(&mut native, black_box(&call), &output)))
     });
     group.bench_function("wasm warm instances", |b| {
         b.iter(|| black_box(pre_and_post(&mut wasm, black_box(&call), &output)))
+    });
+    group.bench_function("wasm warm instances, realistic matchers", |b| {
+        b.iter(|| black_box(pre_and_post(&mut matched, black_box(&call), &output)))
     });
     group.finish();
     if let Some(python) = python() {
@@ -302,6 +338,9 @@ fn ten_plugin_chain(c: &mut Criterion) {
     });
     percentiles("wasm warm instances", || {
         black_box(pre_and_post(&mut wasm, black_box(&call), &output));
+    });
+    percentiles("wasm warm instances, realistic matchers", || {
+        black_box(pre_and_post(&mut matched, black_box(&call), &output));
     });
 }
 

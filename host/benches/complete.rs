@@ -190,6 +190,7 @@ fn chat_start(c: &mut Criterion) {
             env: None,
             approve: None,
             mode: None,
+            matcher: None,
         };
         config.plugins.push(spec.resolve("project"));
     }

@@ -309,6 +309,7 @@ impl Bench {
                 plugin: Box::new(guard),
                 failure: FailurePolicy::Closed,
                 shadow: None,
+                matcher: None,
             }],
             hooks: Hooks::new(Vec::new()),
             tools: ToolRegistry::with(fileref::tools::file_tools(&config.fileref)).unwrap(),

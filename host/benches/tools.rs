@@ -609,6 +609,7 @@ fn guard_chain(plugin: Box<dyn Interceptor>) -> Vec<ChainEntry> {
         plugin,
         failure: FailurePolicy::Closed,
         shadow: None,
+        matcher: None,
     }]
 }
 

@@ -82,6 +82,7 @@ fn turn(c: &mut Criterion) {
             plugin: Box::new(plugin),
             failure: FailurePolicy::Closed,
             shadow: None,
+            matcher: None,
         });
     }
     let hooks: Vec<Box<dyn Hook>> = (0..3)

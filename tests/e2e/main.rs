@@ -75,6 +75,7 @@ mod plugin_digests;
 mod plugin_langs;
 mod plugin_langs_v0_2;
 mod plugin_langs_v0_3;
+mod plugin_matcher;
 mod plugin_native_log;
 mod plugin_new_anywhere;
 mod plugin_oci;

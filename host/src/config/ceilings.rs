@@ -144,6 +144,7 @@ mod tests {
             env: None,
             approve: None,
             mode: None,
+            matcher: None,
         }
         .resolve("project")
     }

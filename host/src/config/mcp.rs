@@ -236,6 +236,7 @@ fn as_tool_spec(spec: &McpSpec, header_vars: &[String], url_as_host: bool) -> Pl
         env: (!env.is_empty()).then_some(env),
         approve: None,
         mode: None,
+        matcher: None,
     }
 }
 

@@ -333,6 +333,10 @@ pub struct PluginSpec {
     /// Interceptors: `shadow` to record its decisions without applying them (default
     /// `enforce`).
     pub mode: Option<PluginMode>,
+    /// Interceptors: the tool calls it is asked about, in Claude Code's syntax (`Bash`,
+    /// `Edit|Write`, `mcp__github__.*`; default every tool). See `domain::tool_matcher`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
 }
 
 impl PluginSpec {
@@ -376,6 +380,7 @@ impl PluginSpec {
             },
             approve: self.approve.unwrap_or_default(),
             mode: self.mode.unwrap_or_default(),
+            matcher: self.matcher,
             origin: origin.to_owned(),
             declared_in: None,
         }
@@ -416,6 +421,9 @@ pub struct PluginEntry {
     pub approve: super::Approve,
     /// Whether an interceptor's decisions apply or are only recorded.
     pub mode: PluginMode,
+    /// An interceptor's `matcher`: the tool calls it is asked about (`None`: every tool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
     /// Which layer declared it (`user`, `project`, `managed`).
     pub origin: String,
     /// The config file that declared it, when loaded from one.

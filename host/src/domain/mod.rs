@@ -55,6 +55,7 @@ pub mod shell_split;
 mod sink;
 mod stream;
 mod tool;
+pub mod tool_matcher;
 mod turn_event;
 pub mod usage;
 

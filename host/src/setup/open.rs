@@ -357,6 +357,19 @@ pub fn plugins(
                     .then(|| plugin.info().sha256.clone()),
                 plugin: Box::new(plugin),
                 failure: entry.failure,
+                // Checked when the configuration loaded; a matcher that no longer compiles
+                // is refused here rather than widened to every tool.
+                matcher: entry
+                    .matcher
+                    .as_deref()
+                    .map(crate::domain::tool_matcher::ToolMatcher::parse)
+                    .transpose()
+                    .map_err(|reason| {
+                        SetupError::Plugin(PluginError::Refused {
+                            what: format!("plugin `{}`", entry.name),
+                            reason: format!("`matcher` {reason}"),
+                        })
+                    })?,
             }),
             Loaded::Hook(plugin) => hooks.push(Box::new(plugin)),
         }

@@ -143,6 +143,7 @@ mod tests {
             env: None,
             approve: None,
             mode: None,
+            matcher: None,
         }
         .resolve("user");
         assert_eq!(entry_source(&entry), "oci://registry.corp/p@sha256:00");

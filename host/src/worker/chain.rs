@@ -30,6 +30,9 @@ pub struct ChainEntry {
     /// Set (to the component's sha256) for an entry in `shadow` mode: asked at every point,
     /// even after the chain stopped, its answers audited and never applied.
     pub shadow: Option<String>,
+    /// Its `matcher`: at `pre-tool-call` and `post-tool-call` it is asked only about the calls
+    /// of tools it matches (`None`: every tool). Other points are not filtered.
+    pub matcher: Option<crate::domain::tool_matcher::ToolMatcher>,
 }
 
 /// What a shadow entry answered at one point.
@@ -198,6 +201,7 @@ fn is_quiet(decision: &str) -> bool {
 pub(crate) fn run_chain<A, S>(
     chain: &mut [ChainEntry],
     point: CallPoint,
+    tool: Option<&str>,
     quiet: &'static str,
     mut ask: impl FnMut(&str, &mut dyn Interceptor) -> Result<A, CallFailure>,
     mut take: impl FnMut(&str, A) -> (Outcome, Option<S>),
@@ -216,6 +220,12 @@ pub(crate) fn run_chain<A, S>(
         reason,
     };
     for entry in chain.iter_mut() {
+        // A call of a tool the entry does not match is not its business: not asked, not seen.
+        if let (Some(tool), Some(matcher)) = (tool, &entry.matcher)
+            && !matcher.matches(tool)
+        {
+            continue;
+        }
         let stopped = !matches!(end, ChainEnd::Done);
         if stopped && entry.shadow.is_none() {
             continue;
@@ -343,6 +353,18 @@ pub(crate) fn run_point(
     chain: &mut [ChainEntry],
     point: CallPoint,
     used_ids: &HashSet<String>,
+    call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
+) -> PointRun {
+    run_point_for(chain, point, None, used_ids, call)
+}
+
+/// [`run_point`] about a call of `tool` (`post-tool-call`): entries whose `matcher` does not
+/// match it are not asked.
+pub(crate) fn run_point_for(
+    chain: &mut [ChainEntry],
+    point: CallPoint,
+    tool: Option<&str>,
+    used_ids: &HashSet<String>,
     mut call: impl FnMut(&mut dyn Interceptor) -> Result<Verdict, PluginFailure>,
 ) -> PointRun {
     let mut items: Vec<Entry> = Vec::new();
@@ -350,6 +372,7 @@ pub(crate) fn run_point(
     let run = run_chain(
         chain,
         point,
+        tool,
         "continue",
         |name, plugin| {
             let verdict = call(plugin).map_err(CallFailure::Failed)?;
@@ -499,6 +522,7 @@ mod tests {
             plugin: Box::new(Named(name)),
             failure: FailurePolicy::Closed,
             shadow: shadow.then(|| "ef".repeat(32)),
+            matcher: None,
         }
     }
 

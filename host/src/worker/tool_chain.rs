@@ -41,6 +41,7 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
     let mut run = run_chain(
         chain,
         CallPoint::PreToolCall,
+        Some(&call.name),
         "allow",
         |_, plugin| {
             let rewritten = rewritten.borrow();
@@ -143,6 +144,7 @@ mod tests {
                 plugin: Box::new(Judge(n)),
                 failure: FailurePolicy::Closed,
                 shadow: None,
+                matcher: None,
             })
             .collect()
     }
@@ -176,6 +178,32 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_is_asked_only_about_the_tools_its_matcher_matches() -> Result<(), String> {
+        let mut entries = chain(&["deny-b"]);
+        entries[0].matcher = Some(crate::domain::tool_matcher::ToolMatcher::parse("Bash")?);
+        // `grep` is not `Bash` (`shell`): not asked, not among those that saw the call.
+        let run = run_pre_tool(&mut entries, &call("b"));
+        assert!(run.outcome().denied().is_none());
+        assert!(run.decisions.is_empty());
+        let shell = ToolCall {
+            name: "shell".into(),
+            ..call("b")
+        };
+        let run = run_pre_tool(&mut entries, &shell);
+        assert_eq!(
+            run.outcome().denied().map(|(by, _)| by.to_string()),
+            Some("plugin:deny-b".to_owned())
+        );
+        // `Grep` (Claude Code's name) and `grep` (warden's) both match the grep tool.
+        for source in ["Grep", "grep", "Read|Grep", "*"] {
+            entries[0].matcher = Some(crate::domain::tool_matcher::ToolMatcher::parse(source)?);
+            let run = run_pre_tool(&mut entries, &call("b"));
+            assert!(run.outcome().denied().is_some(), "{source}");
+        }
+        Ok(())
+    }
+
+    #[test]
     fn the_verdict_carries_rewrites_and_names_who_denied() {
         let allowed = pre_tool_verdict(&mut chain(&["rewriter"]), &call("a"));
         assert_eq!(allowed, Ok(call("b")));
@@ -198,6 +226,7 @@ mod tests {
             plugin: Box::new(Judge(name)),
             failure: FailurePolicy::Closed,
             shadow: Some("ab".repeat(32)),
+            matcher: None,
         }
     }
 
@@ -283,6 +312,7 @@ mod tests {
             plugin: Box::new(Broken),
             failure: FailurePolicy::Closed,
             shadow: Some("cd".repeat(32)),
+            matcher: None,
         }];
         let run = run_pre_tool(&mut entries, &call("c"));
         assert!(run.outcome().denied().is_none());

@@ -110,6 +110,7 @@ impl CountedInterceptor {
             }),
             failure: entry.failure,
             shadow: entry.shadow,
+            matcher: entry.matcher,
         }
     }
 }
@@ -287,6 +288,7 @@ mod tests {
                 plugin: Box::new(Guard),
                 failure: FailurePolicy::Closed,
                 shadow: None,
+                matcher: None,
             },
             Arc::clone(&counters),
         );

@@ -119,6 +119,7 @@ impl DevBuilds {
             }),
             failure: loaded.failure,
             shadow: loaded.shadow,
+            matcher: loaded.matcher,
         }
     }
 

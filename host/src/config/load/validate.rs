@@ -144,6 +144,15 @@ pub(super) fn check_plugins(
                 "`mode = \"shadow\"` applies to interceptors only (a hook or tool plugin's calls cannot be shadowed)".into(),
             ));
         }
+        if let Some(matcher) = &entry.matcher {
+            if entry.kind != crate::config::PluginKind::Interceptor {
+                return Err(invalid(
+                    "`matcher` applies to interceptors only (it chooses the tool calls one is asked about)".into(),
+                ));
+            }
+            crate::domain::tool_matcher::ToolMatcher::parse(matcher)
+                .map_err(|why| invalid(format!("`matcher` {matcher:?} {why}")))?;
+        }
         if policy.require_sha256 && entry.sha256.is_none() {
             return Err(invalid("managed policy requires a `sha256` pin".into()));
         }

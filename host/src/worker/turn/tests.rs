@@ -181,6 +181,7 @@ fn harness(
             plugin,
             failure: FailurePolicy::Closed,
             shadow: None,
+            matcher: None,
         })
         .collect();
     harness_with(answers, chain, hooks, config, tools)

@@ -38,7 +38,7 @@ use crate::domain::{
     ToolCall, TurnEvent, TurnSink,
 };
 use crate::store::{AuditEvent, PointEndRecord, PointInputRecord, PointRecord};
-use crate::worker::chain::{PointEnd, Verdict, run_point};
+use crate::worker::chain::{PointEnd, Verdict, run_point_for};
 use crate::worker::outcome::{ApprovalAnswer, ToolCallOutcome};
 use crate::worker::tool_chain::run_pre_tool;
 use crate::worker::validate::call_ids;
@@ -157,17 +157,19 @@ impl Worker {
             })
         };
         let taken = call_ids(added.iter().map(|e| &e.item));
+        let tool = Some(call.name.as_str());
         let mut run = if taken.is_empty() {
-            run_point(
+            run_point_for(
                 &mut self.chain,
                 CallPoint::PostToolCall,
+                tool,
                 &self.call_ids,
                 ask,
             )
         } else {
             let mut used = self.call_ids.clone();
             used.extend(taken.into_iter().map(str::to_owned));
-            run_point(&mut self.chain, CallPoint::PostToolCall, &used, ask)
+            run_point_for(&mut self.chain, CallPoint::PostToolCall, tool, &used, ask)
         };
         // The interceptors asked here saw the call too: its `tool_call` record names them.
         if let Some(AuditEvent::ToolCall { seen_by, .. }) = events

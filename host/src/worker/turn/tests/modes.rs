@@ -76,6 +76,7 @@ fn turn(
             plugin,
             failure: FailurePolicy::Closed,
             shadow: None,
+            matcher: None,
         })
         .collect();
     let mut h = harness_with(
