@@ -5,6 +5,7 @@
 mod audit_chain;
 mod chat;
 mod chat_failures;
+mod chat_habits;
 mod chat_markdown;
 mod chat_plan;
 mod chat_plugin_dev;

@@ -428,7 +428,8 @@ impl Markdown {
         }
         print!(
             "{}",
-            super::markdown::render(text, style).trim_end_matches('\n')
+            super::markdown::render_width(text, style, super::spinner::terminal_columns())
+                .trim_end_matches('\n')
         );
         println!();
         self.rendered = true;
