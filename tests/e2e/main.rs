@@ -4,6 +4,7 @@
 
 mod audit_chain;
 mod chat;
+mod chat_always_writes;
 mod chat_failures;
 mod chat_habits;
 mod chat_markdown;

@@ -187,12 +187,40 @@ pub(crate) fn question(
     )
 }
 
+/// Whether the question about `call` shows an edit's diff (so that the change, once made,
+/// need not be shown again).
+pub(crate) fn shows_diff(
+    style: Style,
+    call: &ToolCall,
+    why: &AskWhy,
+    files: Option<&Files>,
+) -> bool {
+    let shell = (call.name == crate::domain::builtin::SHELL).then_some(ToolEffect::Shell);
+    !matches!(why.effect().or(shell), Some(ToolEffect::Shell))
+        && edit_lines(style, files, &call.arguments).is_some()
+}
+
 /// How an answer is given, said on the prompt's last line.
 const ONE_KEY: &str = " (one key; Ctrl-C denies and ends the turn)";
 
 /// The prompt's last line. For a command, "always" saves the narrowest rule that covers it,
 /// shown here before it is saved; a command no rule can cover offers yes or no only.
 fn always_choice(call: &ToolCall) -> String {
+    use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
+    if call.name == WRITE_FILE || call.name == EDIT_FILE {
+        // What is saved is worked out from the target below the workspace; a relative
+        // target shows it here, anything else is said plainly.
+        let scope = call.arguments["path"]
+            .as_str()
+            .and_then(crate::domain::rules::write_scope);
+        let what = match scope {
+            Some(scope) => format!("writes to `{}`", escape_capped(&scope, MAX_NAME)),
+            None => "writes like this one".to_owned(),
+        };
+        return format!(
+            "  allow? [y]es / [n]o / [a]lways for {what} here (saved to your config) / [d]eny saying why{ONE_KEY}: "
+        );
+    }
     if call.name != crate::domain::builtin::SHELL {
         return format!(
             "  allow? [y]es / [n]o / [a]lways for this tool in this chat / [d]eny saying why{ONE_KEY}: "
