@@ -22,7 +22,11 @@ fn always_for_a_write_saves_a_rule_for_both_writers_that_rules_lists_and_removes
     let server = MockServer::start().expect("mock server");
     server.push(Reply::tool_calls(
         "",
-        &[("w1", "write_file", json!({"path": "src/b.txt", "content": "new\n"}))],
+        &[(
+            "w1",
+            "write_file",
+            json!({"path": "src/b.txt", "content": "new\n"}),
+        )],
     ));
     server.push(Reply::text("wrote it"));
     server.push(Reply::tool_calls(
@@ -62,7 +66,10 @@ fn always_for_a_write_saves_a_rule_for_both_writers_that_rules_lists_and_removes
         .lines()
         .find(|l| l.contains("always:write-src"))
         .unwrap_or_default();
-    assert!(line.starts_with("allow") && line.contains("src/**"), "{line}");
+    assert!(
+        line.starts_with("allow") && line.contains("src/**"),
+        "{line}"
+    );
     term.type_text("/rules remove always:write-src");
     term.press("Enter");
     term.wait_for("removed rule `always:write-src`");

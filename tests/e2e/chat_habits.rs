@@ -236,6 +236,13 @@ fn a_bang_command_runs_in_the_sandbox_and_the_model_reads_its_output() {
         "{sent}"
     );
     assert!(sent.contains("marker-in-the-file"), "{sent}");
+    // The audit log records it as a `shell` call the person decided.
+    term.type_text("/session");
+    term.press("Enter");
+    let id = session_id(&term.wait_for("file       "));
+    let out = env.run(&["audit", &id, "--json"]);
+    let audit = String::from_utf8_lossy(&out.stdout);
+    assert!(audit.contains("\"by\":\"person\""), "{audit}");
     term.press("C-d");
     assert_eq!(term.exit_code(), 0);
 }

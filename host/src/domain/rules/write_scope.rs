@@ -8,7 +8,9 @@ pub fn write_scope(relative: &str) -> Option<String> {
     let relative = relative.trim_start_matches("./");
     if relative.is_empty()
         || relative.starts_with('/')
-        || relative.split('/').any(|part| part == ".." || part.is_empty())
+        || relative
+            .split('/')
+            .any(|part| part == ".." || part.is_empty())
         || relative.contains(['*', '?', '[', '{'])
     {
         return None;

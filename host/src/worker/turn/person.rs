@@ -1,6 +1,7 @@
 //! A command the person runs themselves (`!cmd` in the chat): through the same sandbox and
 //! confinement as the model's `shell` tool, without a question (the person typed it), its
-//! output committed as a host item the model reads with the next request.
+//! output committed as a host item the model reads with the next request. The audit log
+//! records it as a `shell` call decided by `person`.
 
 use super::Worker;
 use crate::domain::builtin::SHELL;
@@ -30,12 +31,35 @@ impl Worker {
         let output = self
             .tools
             .output_cancellable(&call, self.resolver.as_mut(), &|| cancel.is_cancelled());
+        let call_id = call.id.clone();
+        let arguments_bytes = call.arguments.to_string().len() as u64;
         sink.event(&TurnEvent::ToolCallRan {
             call,
             is_error: output.is_error,
             exit_code: output.exit_code,
             output: output.content.clone(),
         });
+        self.audit(vec![crate::store::AuditEvent::ToolCall {
+            tool: SHELL.to_owned(),
+            call_id: call_id.clone(),
+            plugin: None,
+            grants: Box::default(),
+            decision: "allowed".to_owned(),
+            by: "person".to_owned(),
+            reason: None,
+            rewritten_by: Vec::new(),
+            approval: None,
+            mode: None,
+            rule: None,
+            bytes_in: arguments_bytes,
+            bytes_out: output.content.len() as u64,
+            is_error: output.is_error,
+            http: None,
+            plugin_failure: None,
+            mcp: None,
+            escalation: None,
+            seen_by: Vec::new(),
+        }])?;
         let status = match output.exit_code {
             Some(code) => format!("exit status {code}"),
             None if output.is_error => "not run".to_owned(),

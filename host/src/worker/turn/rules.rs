@@ -6,9 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use super::Worker;
 use crate::config::save_user_rules;
 use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
-use crate::domain::rules::{
-    Decision, Judgement, Rule, RuleOrigin, Saved, narrowest, write_scope,
-};
+use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, Saved, narrowest, write_scope};
 use crate::domain::{Alert, ToolCall, TurnSink};
 
 /// The rule "always" saves for one argv prefix (`always:cargo-test`), or for one exact

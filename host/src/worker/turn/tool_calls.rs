@@ -30,8 +30,8 @@
 
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
-use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
 use crate::domain::builtin::ToolEffect;
+use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
 use crate::domain::rules::Decision;
 use crate::domain::{
     Alert, Approval, AskWhy, CallPoint, DecidedBy, Entry, Event, Interceptor, ModeVerdict,
