@@ -361,8 +361,7 @@ fn read_reason() -> Asked {
     use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers, read};
     eprint!("no\r\n  why (the model reads it; Enter sends): ");
     let mut reason = String::new();
-    loop {
-        let Ok(event) = read() else { break };
+    while let Ok(event) = read() {
         let Event::Key(key) = event else { continue };
         if key.kind != KeyEventKind::Press {
             continue;
