@@ -142,6 +142,12 @@ impl Terminal {
         self.tmux(&["capture-pane", "-p", "-t", "chat", "-S", "-500"])
     }
 
+    /// The screen with the lines the terminal wrapped joined back (`capture-pane -J`): a line
+    /// break left is one the program wrote.
+    pub(crate) fn screen_joined(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-t", "chat", "-S", "-500"])
+    }
+
     /// The screen with its colours, as escape sequences.
     pub(crate) fn screen_with_colours(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-e", "-t", "chat", "-S", "-500"])

@@ -5,7 +5,9 @@
 mod audit_chain;
 mod chat;
 mod chat_audit_sign;
+mod chat_always_writes;
 mod chat_failures;
+mod chat_habits;
 mod chat_markdown;
 mod chat_plan;
 mod chat_plugin_dev;

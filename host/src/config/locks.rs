@@ -42,6 +42,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "worker.max_prompt_bytes",
     "worker.instructions_file",
     "worker.compact_at_tokens",
+    "worker.compact_at_percent",
     "plan",
     "plan.remind_after_turns",
     "tools",

@@ -359,7 +359,17 @@ pub fn save_user_rules(path: &Path, rules: &[Rule]) -> Result<(), ConfigError> {
                 ),
             }
         }
-        table["command"] = toml_edit::value(command);
+        if !rule.command.is_empty() {
+            table["command"] = toml_edit::value(command);
+        }
+        if !rule.paths.is_empty() {
+            table["paths"] = toml_edit::value(
+                rule.paths
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<toml_edit::Array>(),
+            );
+        }
         if rule.exact {
             table["exact"] = toml_edit::value(true);
         }

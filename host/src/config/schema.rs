@@ -193,7 +193,14 @@ pub struct WorkerConfig {
     /// passes this many tokens (see `docs/sessions.md`); unset: only `warden compact`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compact_at_tokens: Option<u64>,
+    /// Without `compact_at_tokens`: compact when the next request's estimated size passes
+    /// this share (in percent) of the model's context window (`[model] context_window` or the
+    /// built-in table); 0 turns it off. A model whose window is not known is not compacted.
+    pub compact_at_percent: u8,
 }
+
+/// The share of the model's window past which a session is compacted by default.
+pub const DEFAULT_COMPACT_AT_PERCENT: u8 = 85;
 
 impl Default for WorkerConfig {
     fn default() -> Self {
@@ -203,6 +210,7 @@ impl Default for WorkerConfig {
             max_prompt_bytes: 1024 * 1024,
             instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
             compact_at_tokens: None,
+            compact_at_percent: DEFAULT_COMPACT_AT_PERCENT,
         }
     }
 }

@@ -115,8 +115,8 @@ pub enum AuditEvent {
         grants: Box<ToolGrantRecord>,
         /// `allowed`, `rewritten` (allowed with rewritten arguments) or `denied`.
         decision: String,
-        /// Who decided: `plugin:<name>`, `rule:<id>`, `approval`, `mode`, `policy` or
-        /// `default`.
+        /// Who decided: `plugin:<name>`, `rule:<id>`, `approval`, `mode`, `policy`,
+        /// `default`, or `person` for a command the person ran (`!COMMAND` in the chat).
         by: String,
         /// Why it was denied, if it was.
         #[serde(default, skip_serializing_if = "Option::is_none")]

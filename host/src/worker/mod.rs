@@ -38,5 +38,6 @@ pub use outcome::{ApprovalAnswer, Rewrite, ToolCallOutcome};
 pub use tool_chain::{PreToolRun, run_pre_tool};
 pub use tools::{DuplicateTool, ToolClash, ToolOwner, ToolRegistry};
 pub use turn::{
-    BYTES_PER_TOKEN, Compacted, DEFAULT_SYSTEM_PROMPT, ServedCall, TurnOutcome, Worker, WorkerParts,
+    BYTES_PER_TOKEN, Compacted, ContextPart, DEFAULT_SYSTEM_PROMPT, PERSON_RAN, ServedCall,
+    TurnOutcome, Worker, WorkerParts,
 };

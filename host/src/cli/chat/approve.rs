@@ -4,7 +4,8 @@
 //! the arguments, all escaped so that nothing in them can drive the terminal) and one key is
 //! read (one line when stdin is not a terminal): `y` runs it, `a` runs it and every later call
 //! of that tool in this chat, `n`, Enter or Esc (or anything else on a line, or end of input)
-//! deny it, and Ctrl-C denies it and ends the turn.
+//! deny it, `d` denies it with a reason typed next (the model reads it in the call's result;
+//! `d REASON` on a line), and Ctrl-C denies it and ends the turn.
 //!
 //! The target and the sizes come before the capped arguments so that a long argument (a file's
 //! `content`) can never push the path it is written to out of what is shown.
@@ -179,11 +180,24 @@ pub(crate) fn question(
         sizes(arguments),
         if matches!(why, AskWhy::Escalation(_)) {
             // An escalation is granted for this one call only.
-            format!("  allow this once? [y]es / [n]o{ONE_KEY}: ")
+            format!("  allow this once? [y]es / [n]o / [d]eny saying why{ONE_KEY}: ")
         } else {
             always_choice(call)
         }
     )
+}
+
+/// Whether the question about `call` shows an edit's diff (so that the change, once made,
+/// need not be shown again).
+pub(crate) fn shows_diff(
+    style: Style,
+    call: &ToolCall,
+    why: &AskWhy,
+    files: Option<&Files>,
+) -> bool {
+    let shell = (call.name == crate::domain::builtin::SHELL).then_some(ToolEffect::Shell);
+    !matches!(why.effect().or(shell), Some(ToolEffect::Shell))
+        && edit_lines(style, files, &call.arguments).is_some()
 }
 
 /// How an answer is given, said on the prompt's last line.
@@ -192,8 +206,25 @@ const ONE_KEY: &str = " (one key; Ctrl-C denies and ends the turn)";
 /// The prompt's last line. For a command, "always" saves the narrowest rule that covers it,
 /// shown here before it is saved; a command no rule can cover offers yes or no only.
 fn always_choice(call: &ToolCall) -> String {
+    use crate::domain::builtin::{EDIT_FILE, WRITE_FILE};
+    if call.name == WRITE_FILE || call.name == EDIT_FILE {
+        // What is saved is worked out from the target below the workspace; a relative
+        // target shows it here, anything else is said plainly.
+        let scope = call.arguments["path"]
+            .as_str()
+            .and_then(crate::domain::rules::write_scope);
+        let what = match scope {
+            Some(scope) => format!("writes to `{}`", escape_capped(&scope, MAX_NAME)),
+            None => "writes like this one".to_owned(),
+        };
+        return format!(
+            "  allow? [y]es / [n]o / [a]lways for {what} here (saved to your config) / [d]eny saying why{ONE_KEY}: "
+        );
+    }
     if call.name != crate::domain::builtin::SHELL {
-        return format!("  allow? [y]es / [n]o / [a]lways for this tool in this chat{ONE_KEY}: ");
+        return format!(
+            "  allow? [y]es / [n]o / [a]lways for this tool in this chat / [d]eny saying why{ONE_KEY}: "
+        );
     }
     let command = call.arguments["command"].as_str().unwrap_or_default();
     match crate::domain::rules::narrowest(command) {
@@ -203,16 +234,28 @@ fn always_choice(call: &ToolCall) -> String {
                 .map(crate::domain::rules::Saved::shown)
                 .collect();
             format!(
-                "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config){ONE_KEY}: ",
+                "  allow? [y]es / [n]o / [a]lways for `{}` here (saved to your config) / [d]eny saying why{ONE_KEY}: ",
                 escape_capped(&shown.join("`, `"), MAX_NAME)
             )
         }
-        _ => format!("  allow? [y]es / [n]o{ONE_KEY}: "),
+        _ => format!("  allow? [y]es / [n]o / [d]eny saying why{ONE_KEY}: "),
     }
+}
+
+/// A denial with the person's reason, as the model reads it in the call's result.
+pub(crate) fn denied_because(reason: &str) -> Approval {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Approval::No("the person declined to run it".into());
+    }
+    Approval::No(format!("the person declined to run it and says: {reason}"))
 }
 
 /// The person's answer to `line` (`None`: end of input).
 pub(crate) fn answer(line: Option<&str>) -> Approval {
+    if let Some(reason) = line.and_then(|l| l.trim_start().strip_prefix("d ")) {
+        return denied_because(reason);
+    }
     match line.map(|l| l.trim().to_ascii_lowercase()).as_deref() {
         Some("y" | "yes") => Approval::Yes,
         Some("a" | "always") => Approval::Always,
@@ -286,6 +329,7 @@ fn read_key(view: Option<&dyn Fn()>) -> Option<Asked> {
                 'y' => break Asked::Answer(Approval::Yes),
                 'a' => break Asked::Answer(Approval::Always),
                 'n' => break Asked::Answer(answer(Some("n"))),
+                'd' => break read_reason(),
                 'v' => {
                     if let Some(view) = view {
                         view();
@@ -302,11 +346,47 @@ fn read_key(view: Option<&dyn Fn()>) -> Option<Asked> {
     let echo = match &asked {
         Asked::Answer(Approval::Yes) => "yes",
         Asked::Answer(Approval::Always) => "always",
+        // A reason was echoed as it was typed.
+        Asked::Answer(Approval::No(reason)) if reason.contains(" and says: ") => "",
         Asked::Answer(Approval::No(_)) => "no",
         Asked::Interrupted => "no (Ctrl-C)",
     };
     eprintln!("{echo}");
     Some(asked)
+}
+
+/// After `d`: the reason, typed on the question's line in raw mode (Backspace takes a
+/// character back, Enter ends it, Esc gives up the reason, Ctrl-C denies and ends the turn).
+fn read_reason() -> Asked {
+    use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers, read};
+    eprint!("no\r\n  why (the model reads it; Enter sends): ");
+    let mut reason = String::new();
+    while let Ok(event) = read() {
+        let Event::Key(key) = event else { continue };
+        if key.kind != KeyEventKind::Press {
+            continue;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c' | 'd') if ctrl => return Asked::Interrupted,
+            KeyCode::Char(c) if !ctrl => {
+                reason.push(c);
+                eprint!("{}", escape_capped(&c.to_string(), 8));
+            }
+            KeyCode::Backspace => {
+                if reason.pop().is_some() {
+                    eprint!("\x08 \x08");
+                }
+            }
+            KeyCode::Enter => break,
+            KeyCode::Esc => {
+                reason.clear();
+                break;
+            }
+            _ => {}
+        }
+    }
+    Asked::Answer(denied_because(&reason))
 }
 
 /// One line of `input` as an answer (end of input or a read error: no).
@@ -331,6 +411,11 @@ mod tests {
         assert!(matches!(answer(Some("\n")), Approval::No(_)));
         assert!(matches!(answer(Some("sure")), Approval::No(_)));
         assert!(matches!(answer(None), Approval::No(_)));
+        assert_eq!(
+            answer(Some("d use the existing helper\n")),
+            Approval::No("the person declined to run it and says: use the existing helper".into())
+        );
+        assert_eq!(denied_because("  "), answer(Some("n")));
     }
 
     #[test]

@@ -17,6 +17,8 @@ use crate::complete::BackgroundIndex;
 use crate::store::Home;
 
 const MENU: &str = "completion_menu";
+/// What Shift-Tab hands back to the chat (as `Signal::HostCommand`): the next mode.
+pub(crate) const NEXT_MODE: &str = "next-mode";
 const HISTORY_SIZE: usize = 10_000;
 
 /// The history file of `workspace`: one per workspace, named by a digest of its path.
@@ -46,6 +48,14 @@ pub(crate) fn build(
             ReedlineEvent::MenuAccept,
         ]),
     );
+    // Shift-Tab cycles the permission mode; what is typed stays on the line.
+    for modifiers in [KeyModifiers::SHIFT, KeyModifiers::NONE] {
+        keys.add_binding(
+            modifiers,
+            KeyCode::BackTab,
+            ReedlineEvent::ExecuteHostCommand(NEXT_MODE.to_owned()),
+        );
+    }
     keys.add_binding(
         KeyModifiers::ALT,
         KeyCode::Enter,

@@ -2,7 +2,9 @@
 //! lists with bullets or numbers, fenced code indented and highlighted by its language
 //! (`highlight`), block quotes with a bar, tables with aligned columns, links with their target. Every piece
 //! of text is escaped first, so that nothing in an answer can drive the terminal. Without
-//! colour the same layout is drawn without escape sequences.
+//! colour the same layout is drawn without escape sequences. Prose is word-wrapped to the
+//! terminal's width ([`render_width`]), a wrapped line indented under its list item or quote;
+//! code blocks and tables are left as they are.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use unicode_width::UnicodeWidthStr;
@@ -37,10 +39,19 @@ struct Renderer {
     link: Option<String>,
     /// Text is on the current line.
     mid_line: bool,
+    /// Byte ranges of `out` drawn as they are (code blocks, tables): never re-wrapped.
+    verbatim: Vec<std::ops::Range<usize>>,
 }
 
-/// `markdown` rendered for a terminal with `style`.
+/// `markdown` rendered for a terminal with `style`, lines as long as the text makes them.
+#[cfg(test)]
 pub(crate) fn render(markdown: &str, style: Style) -> String {
+    render_width(markdown, style, usize::MAX)
+}
+
+/// `markdown` rendered for a terminal `columns` wide: prose is wrapped at spaces so that no
+/// word is cut at the edge; code blocks and tables are not re-wrapped.
+pub(crate) fn render_width(markdown: &str, style: Style, columns: usize) -> String {
     let mut r = Renderer {
         style,
         out: String::new(),
@@ -51,13 +62,103 @@ pub(crate) fn render(markdown: &str, style: Style) -> String {
         table: None,
         link: None,
         mid_line: false,
+        verbatim: Vec::new(),
     };
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     for event in Parser::new_ext(markdown, options) {
         r.event(event);
     }
     r.end_line();
-    r.out
+    if columns == usize::MAX {
+        return r.out;
+    }
+    let mut wrapped = String::with_capacity(r.out.len());
+    let mut at = 0;
+    for line in r.out.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if r.verbatim.iter().any(|range| range.contains(&start)) {
+            wrapped.push_str(line);
+            continue;
+        }
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        wrapped.push_str(&wrap_line(body, columns));
+        wrapped.push_str(end);
+    }
+    wrapped
+}
+
+/// The visible width of `text`: its SGR sequences take no column.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        width += rest[..at].width();
+        rest = &rest[at..];
+        // An SGR sequence ends at its `m`; anything else was escaped before it got here.
+        match rest.find('m') {
+            Some(end) => rest = &rest[end + 1..],
+            None => return width,
+        }
+    }
+    width + rest.width()
+}
+
+/// The hanging part of a rendered line: its quote bars, indentation and list marker; and the
+/// prefix its wrapped lines take (the bars, then spaces as wide as the rest).
+fn hanging(line: &str) -> (&str, String) {
+    let mut end = 0;
+    let mut rest = line;
+    while let Some(after) = rest.strip_prefix("│ ") {
+        end += "│ ".len();
+        rest = after;
+    }
+    let bars = &line[..end];
+    let spaces = rest.len() - rest.trim_start_matches(' ').len();
+    end += spaces;
+    rest = &rest[spaces..];
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if rest.starts_with("• ") {
+        end += "• ".len();
+    } else if digits > 0 && rest[digits..].starts_with(". ") {
+        end += digits + 2;
+    }
+    let head = &line[..end];
+    let continued = format!("{bars}{}", " ".repeat(head[bars.len()..].width()));
+    (head, continued)
+}
+
+/// `line` broken at spaces into lines of at most `columns` columns (a single word wider than
+/// that stays whole on its own line); wrapped lines keep the line's hanging indent.
+fn wrap_line(line: &str, columns: usize) -> String {
+    if visible_width(line) <= columns {
+        return line.to_owned();
+    }
+    let (head, continued) = hanging(line);
+    let indent = continued.width();
+    let mut out = head.to_owned();
+    let mut used = head.width();
+    let mut empty = true;
+    for word in line[head.len()..].split(' ') {
+        let width = visible_width(word);
+        if !empty && used + 1 + width > columns {
+            out.push('\n');
+            out.push_str(&continued);
+            used = indent;
+            empty = true;
+        }
+        if !empty {
+            out.push(' ');
+            used += 1;
+        }
+        out.push_str(word);
+        used += width;
+        empty = false;
+    }
+    out
 }
 
 impl Renderer {
@@ -281,6 +382,12 @@ impl Renderer {
 
     /// A fenced code block, highlighted, each line indented under the current prefix.
     fn draw_code(&mut self, lang: &str, code: &str) {
+        let start = self.out.len();
+        self.draw_code_lines(lang, code);
+        self.verbatim.push(start..self.out.len());
+    }
+
+    fn draw_code_lines(&mut self, lang: &str, code: &str) {
         let shown = highlight(lang, code, self.style);
         let prefix = self.prefix();
         for (n, line) in shown.split('\n').enumerate() {
@@ -309,6 +416,7 @@ impl Renderer {
             }
         }
         let prefix = self.prefix();
+        let start = self.out.len();
         for (n, row) in table.rows.iter().enumerate() {
             let mut line = String::new();
             for (i, width) in widths.iter().enumerate() {
@@ -332,6 +440,7 @@ impl Renderer {
                     .push_str(&format!("{prefix}{}\n", rule.join("─┼─")));
             }
         }
+        self.verbatim.push(start..self.out.len());
         self.mid_line = false;
     }
 }
@@ -353,6 +462,36 @@ mod tests {
         assert!(text.contains("a │ bb\n──┼───\n1 │ 2\n"), "{text}");
         assert!(text.contains("│ quoted\n"), "{text}");
         assert!(!text.contains("**") && !text.contains("```"), "{text}");
+    }
+
+    #[test]
+    fn prose_wraps_at_spaces_under_its_indent_and_code_stays_whole() {
+        let md = "one two three four five six seven\n\n- eight nine ten eleven twelve\n\n> thirteen fourteen fifteen sixteen\n\n```\nlet a_long_line = with + spaces + in + it;\n```\n";
+        let text = render_width(md, Style::plain(), 16);
+        assert!(
+            text.starts_with("one two three\nfour five six\nseven\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("• eight nine ten\n  eleven twelve\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("│ thirteen\n│ fourteen\n│ fifteen\n│ sixteen\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  let a_long_line = with + spaces + in + it;\n"),
+            "{text}"
+        );
+        for line in text.lines().filter(|l| !l.contains("a_long_line")) {
+            assert!(line.width() <= 16, "{line:?} in\n{text}");
+        }
+        let coloured = render_width("**bold words that wrap here**", Style::coloured(), 12);
+        assert_eq!(
+            visible_width(coloured.lines().next().unwrap_or_default()),
+            10
+        );
     }
 
     #[test]

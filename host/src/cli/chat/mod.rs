@@ -8,7 +8,8 @@
 //!   [`markdown`] block by block as [`blocks`] close; [`approve`]: asking about a
 //!   tool call of a plugin marked `approve = "ask"` or one the permission mode asks about,
 //!   with an edit's diff ([`edit_preview`]).
-//! - [`slash`]: slash commands; [`counted`]: the `/plugins` table; [`dev_reload`]: dev builds
+//! - [`slash`]: slash commands; [`status`]: `/status` and `/context`; [`init`]: `/init`; [`counted`]: the
+//!   `/plugins` table; [`dev_reload`]: dev builds
 //!   (`warden plugin dev`) rebuilt while the chat runs, loaded again before the next turn.
 //! - [`assemble`]: the worker this chat talks to; [`typeahead`]: text typed during a turn is
 //!   kept for the next prompt, and keys typed before an approval question never answer it.
@@ -24,6 +25,7 @@ mod dev_reload;
 mod edit_preview;
 mod editor;
 mod highlight;
+mod init;
 mod markdown;
 mod mention;
 mod menu;
@@ -31,6 +33,7 @@ mod resume;
 mod sink;
 mod slash;
 mod spinner;
+mod status;
 mod style;
 mod typeahead;
 
@@ -149,7 +152,7 @@ struct Chat {
     style: Style,
     /// Show the last exchanges on resume (not with `--no-history`).
     recap: bool,
-    /// The running turn's token, cancelled by Ctrl-C.
+    /// The running turn's token, cancelled by Ctrl-C or Esc.
     cancel: Arc<Mutex<CancelToken>>,
     /// The last command's output (`/last`).
     last: Option<sink::LastOutput>,
@@ -188,6 +191,9 @@ impl Chat {
     }
 
     fn run(&mut self, index: BackgroundIndex) -> Result<u8, CliError> {
+        if let Err(err) = typeahead::esc_interrupts(Arc::clone(&self.cancel)) {
+            tracing::debug!("{err}");
+        }
         let current = Arc::clone(&self.cancel);
         if let Err(err) = ctrlc::set_handler(move || {
             current
@@ -217,10 +223,7 @@ impl Chat {
             String::new()
         };
         let model = &self.loaded.config.model;
-        let provider = serde_json::to_value(model.provider)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let provider = self.provider_name();
         let name = model
             .name
             .as_deref()
@@ -246,11 +249,23 @@ impl Chat {
                     if text.trim().is_empty() {
                         continue;
                     }
+                    if let Some(command) = text.trim_start().strip_prefix('!') {
+                        self.person_command(command.trim());
+                        continue;
+                    }
                     match slash::parse(&text) {
                         Some(Slash::Quit) => break,
                         Some(command) => self.command(command),
-                        None => self.turn(&text),
+                        None => {
+                            self.turn(&text);
+                        }
                     }
+                }
+                Ok(Signal::HostCommand(command)) if command == editor::NEXT_MODE => {
+                    // The line editor left the cursor on the prompt's line: what is said goes
+                    // below it, and the prompt is drawn again under that with its text.
+                    eprintln!();
+                    self.next_mode();
                 }
                 Ok(Signal::CtrlD) => break,
                 Ok(_) => continue,
@@ -264,14 +279,55 @@ impl Chat {
         Ok(EXIT_OK)
     }
 
+    /// The configured provider's name as configuration writes it.
+    fn provider_name(&self) -> String {
+        serde_json::to_value(self.loaded.config.model.provider)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// `!COMMAND`: the person's own command, run in the sandbox as the `shell` tool runs one;
+    /// what it printed joins the conversation for the model's next request.
+    fn person_command(&mut self, command: &str) {
+        if command.is_empty() {
+            eprintln!(
+                "usage: !COMMAND (runs COMMAND in the sandbox; its output joins the conversation)"
+            );
+            return;
+        }
+        let token = self.worker.new_cancel_token();
+        *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
+        let mut sink = ChatSink::new(self.style).with_cancel(token);
+        let typeahead = typeahead::KeepTypeahead::start();
+        let result = self.worker.run_person_command(&mut sink, command);
+        drop(typeahead);
+        sink.settle();
+        if sink.last.is_some() {
+            self.last = sink.last.take();
+        }
+        match result {
+            Ok(_) => eprintln!(
+                "{}",
+                self.style
+                    .dim("  (its output is in the conversation: the model reads it next turn)")
+            ),
+            Err(err) => eprintln!(
+                "{}",
+                self.style.alert(&Alert::error("chat", err.to_string()))
+            ),
+        }
+    }
+
     fn goodbye(&self) {
         let id = self.worker.session_id();
         eprintln!("session {id}");
         eprintln!("resume with: warden chat --resume {id}");
     }
 
-    /// One turn; Ctrl-C cancels it and nothing partial is committed.
-    fn turn(&mut self, text: &str) {
+    /// One turn; Ctrl-C cancels it and nothing partial is committed. Returns the answer when
+    /// the model answered.
+    fn turn(&mut self, text: &str) -> Option<String> {
         self.reload_dev_builds();
         let token = self.worker.new_cancel_token();
         *self.cancel.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
@@ -291,12 +347,14 @@ impl Chat {
             self.last = sink.last.take();
         }
         self.turn_changes = std::mem::take(&mut sink.changes);
+        let mut answer = None;
         match result {
             Ok(TurnOutcome::Answered { text }) => {
                 if !sink.streamed {
                     print!("{text}");
                 }
                 println!();
+                answer = Some(text);
             }
             // The worker already raised an alert naming the plugin (or Ctrl-C) and its reason.
             Ok(TurnOutcome::Cancelled { .. } | TurnOutcome::Interrupted { .. }) => {}
@@ -314,6 +372,7 @@ impl Chat {
         if let Some(status) = crate::cli::usage::status_line(self.worker.records(), &costing) {
             eprintln!("{}", self.style.dim(&status));
         }
+        answer
     }
 
     /// Load the dev builds rebuilt since the last turn, and say so.
@@ -351,6 +410,20 @@ impl Chat {
                 eprintln!("file       {file}");
             }
             Slash::Resume(id) => self.resume(&id),
+            Slash::Status => {
+                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                let provider = self.provider_name();
+                for line in status::status_lines(&self.worker, &costing, &provider, &self.workspace)
+                {
+                    eprintln!("{}", crate::domain::escape::terminal(&line));
+                }
+            }
+            Slash::Context => {
+                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                for line in status::context_lines(&self.worker.context_parts(), costing.window) {
+                    eprintln!("{line}");
+                }
+            }
             Slash::New => match assemble::new_session(&self.home, &self.workspace) {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();
@@ -452,7 +525,9 @@ impl Chat {
                     eprintln!("{line}");
                 }
             }
+            Slash::Init => self.init(),
             Slash::Mode(asked) => self.mode(asked.as_deref()),
+            Slash::Model(asked) => self.model(asked.as_deref()),
             Slash::Rules(None) => {
                 for rule in &self.worker.rules().rules {
                     let what = rule.covers_text();
@@ -514,6 +589,105 @@ impl Chat {
                 self.loaded.config.tools.mode = mode;
                 eprintln!("{}", self.style.dim(&format!("mode {mode} for this chat")));
             }
+        }
+    }
+
+    /// `/init`: ask the model to survey the repository and write the instructions file
+    /// (`worker.instructions_file`, `AGENTS.md`) from its answer; an existing file is replaced
+    /// only when the person says yes.
+    fn init(&mut self) {
+        let name = match self.loaded.config.worker.instructions_file.as_str() {
+            "" => crate::config::DEFAULT_INSTRUCTIONS_FILE.to_owned(),
+            name => name.to_owned(),
+        };
+        let path = self.workspace.join(&name);
+        if let Err(refused) = init::may_write(&path, &name, self.style) {
+            eprintln!("{refused}");
+            return;
+        }
+        let Some(answer) = self.turn(&init::prompt(&name)) else {
+            eprintln!(
+                "{}",
+                self.style.alert(&Alert::warn(
+                    "chat",
+                    format!("/init: no answer; {name} not written")
+                ))
+            );
+            return;
+        };
+        match init::write(&path, &answer) {
+            Ok(bytes) => eprintln!(
+                "{}",
+                self.style.dim(&format!(
+                    "wrote {name} ({bytes} bytes): it is read at the start of every session here"
+                ))
+            ),
+            Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err))),
+        }
+    }
+
+    /// `/model`: show the model; `/model NAME`: name NAME (same provider) in this chat's next
+    /// requests, unless managed policy locks `model.name` (the message names file and line).
+    fn model(&mut self, asked: Option<&str>) {
+        let provider = self.provider_name();
+        let Some(name) = asked else {
+            let locked = self
+                .loaded
+                .locked_by("model.name")
+                .map(|_| " (locked by managed policy)")
+                .unwrap_or_default();
+            eprintln!(
+                "model {provider} · {}{locked}; /model NAME switches to another model of {provider}",
+                crate::domain::escape::terminal(&self.worker.model_in_use())
+            );
+            return;
+        };
+        if let Some(lock) = self.loaded.locked_by("model.name") {
+            let message = format!(
+                "/model {}: `model.name` is locked by managed policy ({}:{}, key `policy.locked`)",
+                crate::domain::escape::terminal(name),
+                lock.file.display(),
+                lock.line
+            );
+            eprintln!("{}", self.style.alert(&Alert::error("chat", message)));
+            return;
+        }
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            eprintln!(
+                "{}",
+                self.style.alert(&Alert::error(
+                    "chat",
+                    "usage: /model NAME (one word, as the provider names the model)"
+                ))
+            );
+            return;
+        }
+        self.worker.set_model(name);
+        self.loaded.config.model.name = Some(name.to_owned());
+        eprintln!(
+            "{}",
+            self.style
+                .dim(&format!("model {provider} · {name} for this chat"))
+        );
+    }
+
+    /// Shift-Tab: the next mode up that managed policy allows, after the most permissive one
+    /// allowed the least permissive again.
+    fn next_mode(&mut self) {
+        let now = self.worker.mode();
+        let at = Mode::ALL.iter().position(|m| *m == now).unwrap_or(0);
+        let next = (1..Mode::ALL.len())
+            .map(|step| Mode::ALL[(at + step) % Mode::ALL.len()])
+            .find(|mode| super::mode::allowed(&self.loaded, *mode, "mode").is_ok());
+        match next {
+            Some(mode) => self.mode(Some(mode.name())),
+            None => eprintln!(
+                "{}",
+                self.style.alert(&Alert::warn(
+                    "chat",
+                    format!("mode {now}: managed policy allows no other mode here")
+                ))
+            ),
         }
     }
 

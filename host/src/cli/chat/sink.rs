@@ -55,6 +55,9 @@ pub(crate) struct ChatSink {
     /// Rows of the plan's checklist right above the cursor, redrawn in place by the next
     /// plan update; 0 once anything else was printed.
     plan_rows: usize,
+    /// Calls whose diff the approval question showed and the person let run: their change
+    /// is named, not shown a second time.
+    diff_shown: std::collections::HashSet<String>,
 }
 
 /// An answer being rendered: its closed blocks are printed rendered, its open tail raw until
@@ -82,6 +85,7 @@ impl ChatSink {
             cancel: None,
             markdown: std::io::stdout().is_terminal().then(Markdown::default),
             plan_rows: 0,
+            diff_shown: std::collections::HashSet::new(),
         }
     }
 
@@ -183,6 +187,15 @@ impl ChatSink {
                 change.removed
             ))
         );
+        self.changes.push(change.clone());
+        if self.diff_shown.contains(&change.call_id) {
+            eprintln!(
+                "{}",
+                self.style
+                    .dim("    (its diff is the one shown at the approval; /diff shows it again)")
+            );
+            return;
+        }
         let (lines, more) = diff_head(&change.diff, DIFF_LINES);
         for line in &lines {
             eprintln!("    {}", diff_line(self.style, line));
@@ -190,7 +203,6 @@ impl ChatSink {
         if let Some(fold) = folded(more, "more (/diff shows them)") {
             eprintln!("{}", self.style.dim(&format!("    {fold}")));
         }
-        self.changes.push(change.clone());
     }
 }
 
@@ -404,6 +416,11 @@ impl TurnSink for ChatSink {
                 Approval::No("the person pressed Ctrl-C at the approval; not run".into())
             }
         };
+        if !matches!(answer, Approval::No(_))
+            && super::approve::shows_diff(self.style, call, why, self.files.as_deref())
+        {
+            self.diff_shown.insert(call.id.clone());
+        }
         self.waiting();
         answer
     }
@@ -428,7 +445,8 @@ impl Markdown {
         }
         print!(
             "{}",
-            super::markdown::render(text, style).trim_end_matches('\n')
+            super::markdown::render_width(text, style, super::spinner::terminal_columns())
+                .trim_end_matches('\n')
         );
         println!();
         self.rendered = true;

@@ -1,7 +1,8 @@
 //! Slash commands: `/help`, `/session`, `/resume [ID]`, `/new`, `/plugins`, `/mcp`,
 //! `/preview [--full] PROMPT`,
 //! `/compact`, `/config`, `/mode [MODE]`, `/rules [remove ID]`, `/undo [N]`, `/last`,
-//! `/diff [session]`, `/cost`, `/quit`.
+//! `/diff [session]`, `/cost`, `/clear`, `/model [NAME]`, `/init`, `/status`, `/context`, `/quit`; and the nearest command
+//! suggested for a mistyped one.
 
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,8 +13,12 @@ pub(crate) enum Slash {
     Session,
     /// Continue another session of this workspace (by id or prefix; empty: pick from a list).
     Resume(String),
-    /// Start a new session.
+    /// Start a new session (`/new`, `/clear`).
     New,
+    /// Session, model, mode, workspace and how full the window is.
+    Status,
+    /// What fills the model's window: system prompt, history by kind, tool results, files.
+    Context,
     /// Loaded plugins with their calls and failures.
     Plugins,
     /// MCP servers: state and tools.
@@ -31,6 +36,10 @@ pub(crate) enum Slash {
     Config,
     /// Show the permission mode, or change it for this chat.
     Mode(Option<String>),
+    /// Write `AGENTS.md` from a survey of the repository by the model.
+    Init,
+    /// Show the model, or name another of the same provider for this chat.
+    Model(Option<String>),
     /// List the rules in force, or (`Some(id)`) remove a user-layer rule.
     Rules(Option<String>),
     /// Put back the files the last N turns (default 1) wrote or edited.
@@ -55,13 +64,20 @@ commands:
   /session         id, workspace, items and file of this session
   /resume [ID]     continue session ID (or a unique prefix) of this workspace;
                    without ID, pick one from a numbered list
-  /new             start a new session
+  /new, /clear     start a new session (the current one stays resumable)
+  /status          session, model, permission mode, workspace and how full the window is
+  /context         what fills the model's window: system prompt, history by kind, tool
+                   results and files, in tokens and as a share of the window
   /plugins         loaded plugins: world, sha256, failure policy, calls and failures
   /mcp             MCP servers: state (started, or failed and why) and tools
   /preview PROMPT  what PROMPT would commit: headers and sizes (no model call, nothing
                    written); /preview --full PROMPT shows the whole bodies
   /compact         summarise the session and re-read its files; history keeps everything
   /config          effective configuration and the files it came from
+  /init            ask the model to survey the repository and write AGENTS.md from its
+                   answer (an existing file is replaced only if you say yes)
+  /model [NAME]    show the model, or switch to model NAME of the same provider for this
+                   chat (unless managed policy locks `model.name`)
   /mode [MODE]     show the permission mode, or change it for this chat:
                    read-only | ask | auto-edit | full-auto
   /rules           the rules in force and where each comes from;
@@ -76,6 +92,9 @@ keys:
                    Enter sends a path already typed in full)
   Alt-Enter, \\     a new line in the prompt
   Ctrl-C           cancel the running turn, or clear the line
+  Esc              interrupt the running answer (as Ctrl-C)
+  Shift-Tab        the next permission mode (up to what managed policy allows)
+  !COMMAND         run COMMAND in the sandbox; its output joins the conversation
   Ctrl-D           leave, on an empty line
   Ctrl-R           search the input history";
 
@@ -94,7 +113,9 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("help", _) => Slash::Help,
         ("session", true) => Slash::Session,
         ("resume", _) => Slash::Resume(arg.to_owned()),
-        ("new", true) => Slash::New,
+        ("new" | "clear", true) => Slash::New,
+        ("status", true) => Slash::Status,
+        ("context", true) => Slash::Context,
         ("plugins", true) => Slash::Plugins,
         ("mcp", true) => Slash::Mcp,
         ("preview", false) => match arg.strip_prefix("--full") {
@@ -113,6 +134,9 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("preview", true) => Slash::Unknown("usage: /preview [--full] PROMPT".into()),
         ("compact", true) => Slash::Compact,
         ("config", true) => Slash::Config,
+        ("init", true) => Slash::Init,
+        ("model", true) => Slash::Model(None),
+        ("model", false) => Slash::Model(Some(arg.to_owned())),
         ("mode", true) => Slash::Mode(None),
         ("mode", false) => Slash::Mode(Some(arg.to_owned())),
         ("rules", true) => Slash::Rules(None),
@@ -133,8 +157,57 @@ pub(crate) fn parse(line: &str) -> Option<Slash> {
         ("diff", false) => Slash::Unknown("usage: /diff [session]".into()),
         ("cost", true) => Slash::Cost,
         ("quit" | "exit", true) => Slash::Quit,
-        _ => Slash::Unknown(format!("unknown command /{name}; /help lists the commands")),
+        _ => Slash::Unknown(unknown(name)),
     })
+}
+
+/// Every command's name, for the suggestion after a typo.
+const NAMES: &[&str] = &[
+    "help", "session", "resume", "new", "clear", "plugins", "mcp", "preview", "compact", "config",
+    "mode", "rules", "undo", "last", "diff", "cost", "status", "context", "model", "init", "quit",
+    "exit",
+];
+
+/// The hint for an unknown command `name`: the nearest command when one is within a couple of
+/// edits of it (`/hlep` → `/help`), and where the list is.
+fn unknown(name: &str) -> String {
+    match nearest(name) {
+        Some(near) => {
+            format!("unknown command /{name}; did you mean /{near}? /help lists the commands")
+        }
+        None => format!("unknown command /{name}; /help lists the commands"),
+    }
+}
+
+/// The command nearest to `name` by edit distance, when close enough to be a typo: at most one
+/// edit for a short name, two for a longer one.
+fn nearest(name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    let limit = if name.chars().count() <= 3 { 1 } else { 2 };
+    NAMES
+        .iter()
+        .map(|candidate| (distance(&name, candidate), *candidate))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, candidate)| candidate)
+}
+
+/// The Levenshtein distance between `a` and `b`, in characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 #[cfg(test)]
@@ -146,6 +219,15 @@ mod tests {
         assert_eq!(parse("/help"), Some(Slash::Help));
         assert_eq!(parse("  /session "), Some(Slash::Session));
         assert_eq!(parse("/mcp"), Some(Slash::Mcp));
+        assert_eq!(parse("/clear"), Some(Slash::New));
+        assert_eq!(parse("/model"), Some(Slash::Model(None)));
+        assert_eq!(parse("/init"), Some(Slash::Init));
+        assert_eq!(
+            parse("/model gpt-x"),
+            Some(Slash::Model(Some("gpt-x".into())))
+        );
+        assert_eq!(parse("/status"), Some(Slash::Status));
+        assert_eq!(parse("/context"), Some(Slash::Context));
         assert_eq!(parse("/rules"), Some(Slash::Rules(None)));
         assert_eq!(
             parse("/rules remove always:ls"),
@@ -187,6 +269,13 @@ mod tests {
                 "unknown command /etc/passwd; /help lists the commands".into()
             ))
         );
+        assert_eq!(
+            parse("/hlep"),
+            Some(Slash::Unknown(
+                "unknown command /hlep; did you mean /help? /help lists the commands".into()
+            ))
+        );
+        assert!(matches!(parse("/comapct"), Some(Slash::Unknown(h)) if h.contains("/compact?")));
         assert_eq!(parse("// comment"), None);
         assert_eq!(parse("hello"), None);
     }

@@ -6,7 +6,11 @@
 //! - passes every key on as typed (no `ICANON`, no `IEXTEN`), and Enter as Enter: without
 //!   `ICRNL` it is not turned into a line feed, which the line editor would read as Ctrl-J and
 //!   take everything after it along into one submission;
-//! - does not echo the keys into the answer being drawn (no `ECHO`): they show at the prompt.
+//! - does not echo the keys into the answer being drawn (no `ECHO`): they show at the prompt;
+//! - turns Esc into SIGQUIT (its `VQUIT` character), which [`esc_interrupts`] makes cancel
+//!   the turn as Ctrl-C does: the terminal driver takes the Esc alone, every other key typed
+//!   ahead stays where the line editor reads it. A key that sends an escape sequence (an
+//!   arrow) counts as Esc while a turn runs.
 //!
 //! The line editor reads the keys when the prompt comes back; a prompt sent with Enter during
 //! the turn is the next turn. The terminal's settings are put back when the turn ends.
@@ -17,11 +21,41 @@
 #![allow(unsafe_code)]
 
 use std::os::fd::AsRawFd;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+use crate::llm::CancelToken;
 
 /// Text typed ahead of an approval question, kept for the next prompt.
 static SET_ASIDE: Mutex<String> = Mutex::new(String::new());
+
+/// SIGQUIT cancels the running turn (set once [`esc_interrupts`] has its handler): only then
+/// is Esc made the terminal's quit character, which would otherwise end the process.
+static ESC_HANDLED: AtomicBool = AtomicBool::new(false);
+
+/// The Esc key's byte.
+const ESC: libc::cc_t = 0x1b;
+
+/// Make SIGQUIT (Esc during a turn) cancel the token `current` holds when it arrives; returns
+/// why it cannot (Esc then does nothing during a turn; Ctrl-C still cancels).
+pub(crate) fn esc_interrupts(current: Arc<Mutex<CancelToken>>) -> Result<(), String> {
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGQUIT])
+        .map_err(|err| format!("no handler for Esc (SIGQUIT): {err}"))?;
+    std::thread::Builder::new()
+        .name("esc-interrupts".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                current
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .cancel();
+            }
+        })
+        .map_err(|err| format!("no thread for Esc: {err}"))?;
+    ESC_HANDLED.store(true, Ordering::SeqCst);
+    Ok(())
+}
 
 /// The terminal settings in force before the turn, restored on drop.
 pub(crate) struct KeepTypeahead {
@@ -47,6 +81,9 @@ impl KeepTypeahead {
         keep.c_iflag &= !libc::ICRNL;
         keep.c_cc[libc::VMIN] = 1;
         keep.c_cc[libc::VTIME] = 0;
+        if ESC_HANDLED.load(Ordering::SeqCst) {
+            keep.c_cc[libc::VQUIT] = ESC;
+        }
         // SAFETY: `keep` is a valid `termios` read from this terminal with flags changed.
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &keep) } != 0 {
             return Self { saved: None };

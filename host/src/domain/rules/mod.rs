@@ -21,12 +21,14 @@ mod judge;
 mod narrow;
 pub mod readonly;
 mod rule;
+mod write_scope;
 
 pub use defaults::builtin_rules;
 pub use glob::glob_match;
 pub use judge::{Judgement, Part, RuleSet};
 pub use narrow::{Saved, narrowest, narrowest_prefix, quoted};
 pub use rule::{Decision, Rule, RuleOrigin};
+pub use write_scope::write_scope;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,8 @@
 //! Compaction: the history a request is built from is replaced by a summary and current copies
 //! of every file it referenced, committed as one group after what it replaces (history stays
 //! append-only). [`Worker::compact`] runs it on demand; a turn runs it by itself when the next
-//! request's estimated size passes `worker.compact_at_tokens`.
+//! request's estimated size passes `worker.compact_at_tokens`, or by default
+//! `worker.compact_at_percent` (85) of the model's context window.
 
 use super::referenced::referenced_files;
 use super::{HOST, Worker, shown_in};
@@ -255,6 +256,26 @@ impl Worker {
         (items + pending_bytes + tools + system).div_ceil(BYTES_PER_TOKEN)
     }
 
+    /// The size past which a prompt compacts first, and the key that set it:
+    /// `worker.compact_at_tokens`, else `worker.compact_at_percent` of the model's window
+    /// (`None`: never, as when the window is not known or the share is 0).
+    pub(super) fn compaction_limit(&self) -> Option<(u64, &'static str)> {
+        if let Some(limit) = self.config.worker.compact_at_tokens {
+            return Some((limit, "worker.compact_at_tokens"));
+        }
+        let percent = u64::from(self.config.worker.compact_at_percent.min(100));
+        if percent == 0 {
+            return None;
+        }
+        let window = self.config.model.context_window.or_else(|| {
+            crate::domain::price::known_model(&self.model_name()).map(|k| k.context_window)
+        })?;
+        Some((
+            window.saturating_mul(percent) / 100,
+            "worker.compact_at_percent of the model's window",
+        ))
+    }
+
     /// Compact first when committing `pending` would take the next request past
     /// `worker.compact_at_tokens`. A compaction that fails for any reason but the store is a
     /// warning: the turn goes on with the history as it was.
@@ -263,7 +284,7 @@ impl Worker {
         sink: &mut dyn TurnSink,
         pending: &[Entry],
     ) -> Result<(), WorkerError> {
-        let Some(limit) = self.config.worker.compact_at_tokens else {
+        let Some((limit, key)) = self.compaction_limit() else {
             return Ok(());
         };
         let estimate = self.estimate_tokens(pending);
@@ -280,7 +301,7 @@ impl Worker {
                     Alert::warn(
                         HOST,
                         format!(
-                            "the request is estimated at {estimate} tokens, past worker.compact_at_tokens ({limit}), but compaction failed: {err}; sending it uncompacted"
+                            "the request is estimated at {estimate} tokens, past {key} ({limit} tokens), but compaction failed: {err}; sending it uncompacted"
                         ),
                     ),
                 );

@@ -39,6 +39,17 @@ impl Worker {
         )
     }
 
+    /// The model the next request names: `model.name`, or the provider's default.
+    pub fn model_in_use(&self) -> String {
+        self.model_name()
+    }
+
+    /// Name `model` in the next requests of this worker (same provider). The caller checks
+    /// managed policy's lock on `model.name` first (it names the file and line).
+    pub fn set_model(&mut self, model: &str) {
+        self.config.model.name = Some(model.to_owned());
+    }
+
     /// The configuration the worker runs with.
     pub fn config(&self) -> &crate::config::Config {
         &self.config

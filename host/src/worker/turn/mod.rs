@@ -10,16 +10,21 @@
 //!    and commit their results; back to 4;
 //! 6. `on-turn-end` may continue the turn, at most `max_continuations` times;
 //! 7. hooks see every event.
+//!
+//! Between turns a front end may also run the person's own command (`person`), compact
+//! (`compact`) or undo.
 
 mod checkpoint;
 mod child;
 mod compact;
+mod context;
 mod escalation;
 mod events;
 pub(crate) mod file_change;
 mod front;
 mod instructions;
 mod model;
+mod person;
 mod points;
 mod referenced;
 mod rules;
@@ -29,6 +34,8 @@ mod system;
 mod tool_calls;
 
 pub use compact::{BYTES_PER_TOKEN, Compacted};
+pub use context::ContextPart;
+pub use person::PERSON_RAN;
 pub use served::ServedCall;
 
 #[cfg(test)]

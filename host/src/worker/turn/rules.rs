@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use super::Worker;
 use crate::config::save_user_rules;
 use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
-use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, Saved, narrowest};
+use crate::domain::rules::{Decision, Judgement, Rule, RuleOrigin, Saved, narrowest, write_scope};
 use crate::domain::{Alert, ToolCall, TurnSink};
 
 /// The rule "always" saves for one argv prefix (`always:cargo-test`), or for one exact
@@ -68,7 +68,99 @@ fn always_rule(saved: &Saved, workspace: &Path, file: &Path) -> Rule {
     }
 }
 
+/// The rule "always" saves for writes (`write_file` and `edit_file`) to `scope`.
+fn always_write_rule(scope: &str, workspace: &Path, file: &Path) -> Rule {
+    let id: String = scope
+        .trim_end_matches("/**")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let example = match scope.strip_suffix("**") {
+        Some(dir) => format!("{dir}file"),
+        None => scope.to_owned(),
+    };
+    Rule {
+        id: format!("always:write-{id}"),
+        decision: Decision::Allow,
+        why: "writes allowed with \"always\" when asked".to_owned(),
+        command: Vec::new(),
+        exact: false,
+        read_only: false,
+        unless: Vec::new(),
+        tools: Vec::new(),
+        paths: vec![scope.to_owned()],
+        examples: vec![example],
+        not_examples: Vec::new(),
+        escalate: None,
+        workspace: Some(workspace.to_owned()),
+        origin: RuleOrigin {
+            layer: "user".to_owned(),
+            file: Some(file.to_owned()),
+            line: 0,
+        },
+    }
+}
+
 impl Worker {
+    /// "Always" for a write (`write_file` or `edit_file`): a rule allowing both writers on the
+    /// narrowest glob that covers the target ([`write_scope`]), limited to this workspace,
+    /// saved to the user layer and in force for the rest of this worker's life. False (the
+    /// answer counts as yes, once) when the target cannot be covered or the rule not saved.
+    pub(super) fn save_always_write_rule(
+        &mut self,
+        sink: &mut dyn TurnSink,
+        call: &ToolCall,
+    ) -> bool {
+        let workspace = self.writer.header().workspace.clone();
+        let scope = call
+            .arguments
+            .get("path")
+            .and_then(|p| p.as_str())
+            .and_then(|raw| write_scope(&relative_to(&workspace, raw)));
+        let (Some(scope), Some(file)) = (scope, self.config.rules.user_file.clone()) else {
+            self.raise(
+                sink,
+                Alert::warn(
+                    "rules",
+                    "this write's target cannot be covered by a rule (outside the workspace, or no user configuration file): allowed once",
+                ),
+            );
+            return false;
+        };
+        let rule = always_write_rule(&scope, &workspace, &file);
+        if self.config.rules.rules.iter().any(|r| r.id == rule.id) {
+            return true;
+        }
+        if let Err(err) = save_user_rules(&file, std::slice::from_ref(&rule)) {
+            self.raise(
+                sink,
+                Alert::warn(
+                    "rules",
+                    format!("the rule was not saved: {err}; allowed once"),
+                ),
+            );
+            return false;
+        }
+        self.raise(
+            sink,
+            Alert::info(
+                "rules",
+                format!(
+                    "saved to {}: allow writes to `{scope}` in this workspace",
+                    file.display()
+                ),
+            ),
+        );
+        self.config.rules.rules.insert(0, rule);
+        true
+    }
+
     /// "Always" for a `shell` call: the narrowest argv prefixes that cover its command (the
     /// exact command for a program that runs what its arguments say), limited to this workspace, saved to the user layer and in force for the rest of this
     /// worker's life. False (the answer counts as yes, once) when the command cannot be

@@ -652,6 +652,44 @@ fn a_prompt_past_compact_at_tokens_compacts_what_came_before_it() {
     );
 }
 
+/// Without `compact_at_tokens`, the default share of a known window decides; a share of 0
+/// (or an unknown window) never compacts.
+#[test]
+fn the_default_share_of_the_window_compacts_and_zero_turns_it_off() {
+    let mut config = Config::default();
+    config.model.context_window = Some(100);
+    let mut h = harness(
+        vec![answer("first"), answer("summary of one"), answer("second")],
+        Vec::new(),
+        Vec::new(),
+        config.clone(),
+    );
+    assert_eq!(
+        h.worker.compaction_limit().map(|(limit, _)| limit),
+        Some(85)
+    );
+    let mut sink = CollectingSink::default();
+    h.worker.submit("one", &mut sink).unwrap();
+    h.worker.submit("two", &mut sink).unwrap();
+    assert_eq!(
+        h.seen.lock().unwrap().len(),
+        3,
+        "a summary request was made"
+    );
+
+    config.worker.compact_at_percent = 0;
+    let mut h = harness(
+        vec![answer("first"), answer("second")],
+        Vec::new(),
+        Vec::new(),
+        config,
+    );
+    assert_eq!(h.worker.compaction_limit(), None);
+    h.worker.submit("one", &mut sink).unwrap();
+    h.worker.submit("two", &mut sink).unwrap();
+    assert_eq!(h.seen.lock().unwrap().len(), 2);
+}
+
 #[test]
 fn reported_usage_drives_the_compaction_estimate() {
     let mut config = Config::default();

@@ -30,8 +30,8 @@
 
 use super::{TurnOutcome, Worker};
 use crate::config::{Approve, FailurePolicy};
-use crate::domain::builtin::SHELL;
 use crate::domain::builtin::ToolEffect;
+use crate::domain::builtin::{EDIT_FILE, SHELL, WRITE_FILE};
 use crate::domain::rules::Decision;
 use crate::domain::{
     Alert, Approval, AskWhy, CallPoint, DecidedBy, Entry, Event, Interceptor, ModeVerdict,
@@ -270,6 +270,14 @@ impl Worker {
             // A command: the narrowest rule that covers it, saved (never the whole tool).
             Approval::Always if call.name == SHELL => {
                 if self.save_always_rule(sink, call) {
+                    (ApprovalAnswer::Always, None)
+                } else {
+                    (ApprovalAnswer::Yes, None)
+                }
+            }
+            // A write: a rule for both writers on the target's narrowest glob, saved.
+            Approval::Always if call.name == WRITE_FILE || call.name == EDIT_FILE => {
+                if self.save_always_write_rule(sink, call) {
                     (ApprovalAnswer::Always, None)
                 } else {
                     (ApprovalAnswer::Yes, None)
