@@ -107,6 +107,7 @@ mod tool_plugins;
 mod tools;
 mod trust;
 mod trust_settings;
+mod turn_limits_build;
 mod undo;
 mod usage;
 mod waits;
