@@ -89,6 +89,7 @@ mod replay;
 mod resume;
 mod rules;
 mod rules_corpus;
+mod sandbox_caches_build;
 mod session_prune;
 mod shadow;
 mod shell;

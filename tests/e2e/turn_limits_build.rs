@@ -139,7 +139,11 @@ fn a_model_repeating_the_same_call_and_result_ends_the_turn() {
     let reason = value["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("read_file"), "{reason}");
     assert!(reason.contains("3 times"), "{reason}");
-    assert_eq!(server.requests().len(), 3, "the turn ends at the third repeat");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "the turn ends at the third repeat"
+    );
 }
 
 #[test]

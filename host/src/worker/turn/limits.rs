@@ -133,10 +133,25 @@ mod tests {
     #[test]
     fn a_changed_argument_or_result_starts_the_count_again() {
         let mut watch = RepeatWatch::default();
-        assert_eq!(watch.round(&[call("1", "a")], [result("1", "x")].iter()), None);
-        assert_eq!(watch.round(&[call("2", "a")], [result("2", "x")].iter()), None);
-        assert_eq!(watch.round(&[call("3", "a")], [result("3", "y")].iter()), None);
-        assert_eq!(watch.round(&[call("4", "b")], [result("4", "y")].iter()), None);
-        assert_eq!(watch.round(&[call("5", "b")], [result("5", "y")].iter()), None);
+        assert_eq!(
+            watch.round(&[call("1", "a")], [result("1", "x")].iter()),
+            None
+        );
+        assert_eq!(
+            watch.round(&[call("2", "a")], [result("2", "x")].iter()),
+            None
+        );
+        assert_eq!(
+            watch.round(&[call("3", "a")], [result("3", "y")].iter()),
+            None
+        );
+        assert_eq!(
+            watch.round(&[call("4", "b")], [result("4", "y")].iter()),
+            None
+        );
+        assert_eq!(
+            watch.round(&[call("5", "b")], [result("5", "y")].iter()),
+            None
+        );
     }
 }
