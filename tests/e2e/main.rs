@@ -110,6 +110,7 @@ mod trust;
 mod trust_settings;
 mod turn_limits_build;
 mod undo;
+mod undo_modes_build;
 mod usage;
 mod waits;
 mod web_fetch;
