@@ -18,6 +18,7 @@ mod cli_prompt;
 mod cli_root;
 mod cli_session;
 mod cli_version;
+mod commit_asks_build;
 mod compaction;
 mod compat_common;
 mod compat_v0_1;
