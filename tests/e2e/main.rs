@@ -54,6 +54,7 @@ mod interrupt;
 mod llm;
 mod mcp_client;
 mod mcp_client_hosts;
+mod mcp_lazy_build;
 mod mcp_serve;
 mod mcp_serve_always;
 mod mcp_serve_http;
