@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A scripted model on loopback for the build-cache measurement: the first request of a
 turn gets a `shell` call running the command given on the command line, the next one a
-text answer. Speaks OpenAI Chat Completions, not streamed. Prints its port, then serves
-until killed."""
+text answer (an empty command: every request gets the text answer). Speaks OpenAI Chat
+Completions, not streamed. Prints its port, then serves until killed."""
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -17,7 +17,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         answered = any(m.get("role") == "tool" for m in body.get("messages", [])[-1:])
-        if answered:
+        if answered or not COMMAND:
             message = {"role": "assistant", "content": "done"}
             finish = "stop"
         else:

@@ -43,14 +43,27 @@ fn a_server_whose_tools_are_known_starts_only_when_one_is_called() {
 
     let first = turn(&env, &[], &[], "hello");
     assert_eq!(first.code, Some(0), "{}", first.err);
-    assert_eq!(starts(&env), 1, "the first run lists the tools: {}", first.err);
+    assert_eq!(
+        starts(&env),
+        1,
+        "the first run lists the tools: {}",
+        first.err
+    );
     let tools = offered(&first);
     assert!(tools.contains(&"mcp__fx__echo".to_owned()), "{tools:?}");
 
     let second = turn(&env, &[], &[], "hello again");
     assert_eq!(second.code, Some(0), "{}", second.err);
-    assert_eq!(starts(&env), 1, "not started for a run that calls none of its tools");
-    assert_eq!(offered(&second), tools, "the same tools, from the kept list");
+    assert_eq!(
+        starts(&env),
+        1,
+        "not started for a run that calls none of its tools"
+    );
+    assert_eq!(
+        offered(&second),
+        tools,
+        "the same tools, from the kept list"
+    );
 
     let third = turn(
         &env,

@@ -425,7 +425,6 @@ impl Drop for McpServer {
     }
 }
 
-
 /// Start the server of `entry` on `runtime`, waiting at most its start deadline; its error
 /// output is kept in `stderr`.
 fn launch_server(
@@ -435,27 +434,27 @@ fn launch_server(
     env: &HashMap<String, String>,
     stderr: &Arc<Mutex<Vec<u8>>>,
 ) -> Launched {
-        let deadline = Duration::from_secs(entry.start_timeout_s);
-        let pgid = Arc::new(Mutex::new(None));
-        let tmp = match &entry.transport {
-            McpTransport::Stdio { .. } => launch::private_tmp(&entry.name).map(Some),
-            McpTransport::Http { .. } => Ok(None),
-        };
-        // The connection runs on the runtime's own (long-lived) thread: the sandbox launcher
-        // dies with the thread that started it, which must outlive the server.
-        let result = match &tmp {
-            Err(why) => Err(why.clone()),
-            Ok(tmp) => {
-                let task = runtime.spawn(connect(
-                    entry.clone(),
-                    context.clone(),
-                    env.clone(),
-                    Arc::clone(stderr),
-                    Arc::clone(&pgid),
-                    tmp.clone(),
-                ));
-                let abort = task.abort_handle();
-                runtime.block_on(async {
+    let deadline = Duration::from_secs(entry.start_timeout_s);
+    let pgid = Arc::new(Mutex::new(None));
+    let tmp = match &entry.transport {
+        McpTransport::Stdio { .. } => launch::private_tmp(&entry.name).map(Some),
+        McpTransport::Http { .. } => Ok(None),
+    };
+    // The connection runs on the runtime's own (long-lived) thread: the sandbox launcher
+    // dies with the thread that started it, which must outlive the server.
+    let result = match &tmp {
+        Err(why) => Err(why.clone()),
+        Ok(tmp) => {
+            let task = runtime.spawn(connect(
+                entry.clone(),
+                context.clone(),
+                env.clone(),
+                Arc::clone(stderr),
+                Arc::clone(&pgid),
+                tmp.clone(),
+            ));
+            let abort = task.abort_handle();
+            runtime.block_on(async {
                     match tokio::time::timeout(deadline, task).await {
                         Ok(Ok(result)) => result,
                         Ok(Err(err)) => Err(format!("its start failed: {err}")),
@@ -468,14 +467,14 @@ fn launch_server(
                         }
                     }
                 })
-            }
-        };
-        let pgid = *lock(&pgid);
-        Launched {
-            result,
-            pgid,
-            tmp: tmp.ok().flatten(),
         }
+    };
+    let pgid = *lock(&pgid);
+    Launched {
+        result,
+        pgid,
+        tmp: tmp.ok().flatten(),
+    }
 }
 
 type Listed = (Connected, Vec<ListedTool>, Vec<ListedResource>);

@@ -277,6 +277,10 @@ impl ShellTool {
             if self.config.build_caches {
                 let offline = !network && allowed_hosts.is_empty();
                 match BuildCaches::prepare(&self.vars, cwd, offline) {
+                    // Under a hidden path (the home around a workspace kept in warden's state
+                    // root) the directory does not exist for the command: the tools keep
+                    // their own variables.
+                    Ok(Some(made)) if found.hide.iter().any(|h| made.dir.starts_with(h)) => {}
                     Ok(Some(made)) => {
                         set_vars(&mut env, made.env);
                         caches.push(made.dir);
