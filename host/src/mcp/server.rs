@@ -212,8 +212,9 @@ impl McpServer {
 
     /// The connection's peer, starting a deferred server first (under its start deadline).
     fn peer(&self) -> Result<rmcp::Peer<RoleClient>, CallError> {
-        let deferred = lock(&self.deferred).take();
-        if let Some(deferred) = deferred {
+        // Held while the server starts: a second caller waits for that start.
+        let mut pending = lock(&self.deferred);
+        if let Some(deferred) = pending.take() {
             let launched = launch_server(
                 &self.entry,
                 &self.runtime,
@@ -230,6 +231,7 @@ impl McpServer {
                 super::listing_cache::store(cache, &listing);
             }
         }
+        drop(pending);
         let live = lock(&self.live);
         match (&live.state, &live.peer) {
             (ServerState::Failed(why), _) => Err(CallError::Failed(format!(

@@ -65,8 +65,8 @@ pub struct Change {
     /// Permission bits after the change (absent: not recorded, or nothing is there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode_after: Option<u32>,
-    /// True when the line is a directory a command removed (`mode` is its mode before) or
-    /// created (no `mode`); `before` and `after` are then absent.
+    /// True when the line is a directory a command removed (`mode` is its mode before);
+    /// `before` and `after` are then absent.
     #[serde(default, skip_serializing_if = "is_false")]
     pub dir: bool,
 }

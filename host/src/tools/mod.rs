@@ -47,7 +47,7 @@ pub use replace::{EditRefusal, replace};
 pub use restore::{
     Content, Snapshot, restore, restore_name, restore_name_with_mode, snapshot, snapshot_name,
 };
-pub use restore_meta::{file_mode, make_dir, remove_empty_dir, set_file_mode};
+pub use restore_meta::{file_mode, make_dir, set_file_mode};
 pub use scan::{
     Bounds, DirDiff, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, dir_diff, scan,
 };

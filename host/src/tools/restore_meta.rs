@@ -1,5 +1,5 @@
 //! Undo's other halves, beside file contents ([`super::restore`]): a file's permission bits,
-//! and the directories a command removed or created — through the same real-path rules as
+//! and the directories a command removed — through the same real-path rules as
 //! `write_file` (never `.warden/`, `.git/`, a deny glob, a symlink in the final name, or
 //! anything outside the workspace).
 
@@ -82,31 +82,4 @@ pub fn make_dir(ws: &Workspace, name: &OsStr, mode: u32) -> Result<bool, ToolErr
         .set_permissions(&parent.name, permissions(mode))
         .map_err(|e| ToolError::io(&shown, e))?;
     Ok(true)
-}
-
-/// Remove the root-relative directory `name` when it is empty; false when it was gone
-/// already. A directory holding anything stays (an error saying so).
-pub fn remove_empty_dir(ws: &Workspace, name: &OsStr) -> Result<bool, ToolError> {
-    let (parent, shown) = match parent_of(ws, name, false) {
-        Ok(found) => found,
-        Err(ToolError::Other(msg)) if msg.contains("does not exist") => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    match parent.dir.symlink_metadata(&parent.name) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(ToolError::Other(format!(
-                "`{shown}` is no longer a directory"
-            )));
-        }
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(ToolError::io(&shown, e)),
-    }
-    match parent.dir.remove_dir(&parent.name) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == ErrorKind::DirectoryNotEmpty => Err(ToolError::Other(format!(
-            "`{shown}` is not empty (files not made by the turn are in it)"
-        ))),
-        Err(e) => Err(ToolError::io(&shown, e)),
-    }
 }

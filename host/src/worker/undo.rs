@@ -11,8 +11,8 @@ use crate::config::FileRefConfig;
 use crate::domain::block;
 use crate::store::{Checkpoints, MAX_FILE_BYTES, StoreError};
 use crate::tools::{
-    Workspace, file_mode, make_dir, remove_empty_dir, restore_name, restore_name_with_mode,
-    set_file_mode, snapshot_name,
+    Workspace, file_mode, make_dir, restore_name, restore_name_with_mode, set_file_mode,
+    snapshot_name,
 };
 
 /// What became of one file.
@@ -210,20 +210,15 @@ fn undo_mode(
     }
 }
 
-/// A directory a command removed (`mode` its bits then) is made again; one it created is
-/// removed when empty.
+/// A directory a command removed (`mode` its bits then) is made again, empty or not.
 fn undo_dir(ws: &Workspace, name: &std::ffi::OsStr, mode: Option<u32>) -> (String, bool) {
-    match mode {
-        Some(mode) => match make_dir(ws, name, mode) {
-            Ok(true) => ("directory made again".to_owned(), true),
-            Ok(false) => ("directory there again, its mode put back".to_owned(), true),
-            Err(e) => (format!("not restored: {e}"), false),
-        },
-        None => match remove_empty_dir(ws, name) {
-            Ok(true) => ("directory removed (the turn created it)".to_owned(), true),
-            Ok(false) => ("already as it was".to_owned(), true),
-            Err(e) => (format!("not removed: {e}"), false),
-        },
+    let Some(mode) = mode else {
+        return ("already as it was".to_owned(), true);
+    };
+    match make_dir(ws, name, mode) {
+        Ok(true) => ("directory made again".to_owned(), true),
+        Ok(false) => ("directory there again, its mode put back".to_owned(), true),
+        Err(e) => (format!("not restored: {e}"), false),
     }
 }
 

@@ -87,7 +87,10 @@ impl Worker {
         };
         let after = scan(&state.ws, SHELL_SCAN, &mut |_| true);
         let changes = diff(&before.scan, &after);
-        let dirs = dir_diff(&before.scan, &after);
+        let dirs: Vec<_> = dir_diff(&before.scan, &after)
+            .into_iter()
+            .filter(|d| !d.created)
+            .collect();
         let partial = before.scan.partial || after.partial;
         if changes.is_empty() && dirs.is_empty() && !partial {
             return Ok(());
@@ -108,8 +111,8 @@ impl Worker {
             .make_durable(needed)
             .map_err(|e| e.to_string())?;
         let turn = state.turn()?;
-        // Directories first, parents before children: undo, newest first, puts files back
-        // before it removes the directories made for them.
+        // Directories the command removed (an empty one has no file to bring it back): undo
+        // makes them again. One it created stays, as the files put back leave it.
         for dir in dirs {
             let (path, path_hex) = file_name::encode(&dir.path);
             let change = Change {
@@ -121,7 +124,7 @@ impl Worker {
                 saved: true,
                 command: Some(before.command.clone()),
                 partial: false,
-                mode: if dir.created { None } else { dir.before },
+                mode: dir.before,
                 mode_after: None,
                 dir: true,
             };
