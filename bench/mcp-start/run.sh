@@ -37,7 +37,8 @@ workspace() {
 
 timed() {
     start=$(date +%s.%N)
-    w "$1" run --json "hello" >/dev/null 2>&1
+    w "$1" run --json "hello" >"$WORK/out.json" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+    grep -q "\"outcome\":\"answered\"" "$WORK/out.json" || { cat "$WORK/out.json" "$WORK/err" >&2; exit 1; }
     end=$(date +%s.%N)
     printf '%.3f' "$(echo "$end - $start" | bc)"
 }
