@@ -218,6 +218,7 @@ fn bench(c: &mut Criterion) {
         let spec = SandboxSpec {
             cwd: options.roots[0].clone(),
             tmp: std::fs::canonicalize(tmp.path()).unwrap(),
+            caches: Vec::new(),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             argv: Some(vec![python.clone(), "-c".into(), opens.clone()]),
             guard: guarded.then(|| FileGuard {

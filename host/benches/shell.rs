@@ -67,6 +67,7 @@ fn bench(c: &mut Criterion) {
         cwd: root.clone(),
         roots: vec![root.clone()],
         tmp: tmp.path().to_owned(),
+        caches: Vec::new(),
         hide: vec![root.join(".env")],
         read_only: vec![root.join(".git"), root.join(".warden")],
         network: false,

@@ -43,6 +43,9 @@ fn setup() -> tempfile::TempDir {
             saved: true,
             command: None,
             partial: false,
+            mode: None,
+            mode_after: None,
+            dir: false,
         })
         .unwrap();
     }

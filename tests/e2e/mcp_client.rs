@@ -136,7 +136,7 @@ impl Turn {
             .to_owned()
     }
 
-    fn offered(&self) -> Vec<Value> {
+    pub(crate) fn offered(&self) -> Vec<Value> {
         self.server.requests()[0].body["tools"]
             .as_array()
             .cloned()

@@ -10,6 +10,9 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_CANCELLED: u8 = 3;
 /// `warden run` answered, but every write and command the model asked for was denied.
 pub const EXIT_ALL_DENIED: u8 = 4;
+/// The turn reached a limit (`worker.max_steps`, or the model repeating itself); `continue`
+/// resumes it.
+pub const EXIT_LIMIT: u8 = 5;
 
 /// A command's failure: the message printed and the exit code.
 #[derive(Debug)]
@@ -42,8 +45,9 @@ impl CliError {
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    success
-  1    runtime failure (model request failed, plugin failed closed after commit, step limit)
+  1    runtime failure (model request failed, plugin failed closed after commit)
   2    usage or configuration error (bad arguments, unknown or ambiguous session, invalid config)
   3    turn cancelled by an interceptor
   4    `run`: every write and command the model asked for was denied
+  5    the turn reached a limit (worker.max_steps, or the same call repeating); `continue` resumes it
   130  interrupted (Ctrl-C)";

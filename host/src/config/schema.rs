@@ -206,7 +206,7 @@ impl Default for WorkerConfig {
     fn default() -> Self {
         Self {
             max_continuations: 4,
-            max_steps: 16,
+            max_steps: 200,
             max_prompt_bytes: 1024 * 1024,
             instructions_file: DEFAULT_INSTRUCTIONS_FILE.to_owned(),
             compact_at_tokens: None,

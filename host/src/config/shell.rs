@@ -82,6 +82,9 @@ pub struct ShellConfig {
     pub hide: Vec<String>,
     /// Variable names passed to commands besides the built-in allowlist.
     pub env: Vec<String>,
+    /// Point cargo, npm, pip and go at private caches of the workspace (the user's own are
+    /// read, never written); `false` leaves their variables as the allowlist passes them.
+    pub build_caches: bool,
 }
 
 impl Default for ShellConfig {
@@ -94,6 +97,7 @@ impl Default for ShellConfig {
             sandbox: ShellSandbox::Required,
             hide: DEFAULT_HIDE.iter().map(|s| (*s).to_owned()).collect(),
             env: Vec::new(),
+            build_caches: true,
         }
     }
 }

@@ -67,6 +67,52 @@ pub fn git_only(command: &str) -> Result<(), String> {
     }
 }
 
+/// Subcommands that write the repository (`.git`), which the default sandbox leaves read-only.
+const WRITES_REPOSITORY: &[&str] = &[
+    "add",
+    "am",
+    "checkout",
+    "cherry-pick",
+    "commit",
+    "merge",
+    "mv",
+    "rebase",
+    "reset",
+    "revert",
+    "rm",
+    "stash",
+    "switch",
+];
+
+/// The first subcommand of `command` that writes the repository, when `command` runs git
+/// alone (as [`git_only`] allows) and every one of its simple commands is such a write: the
+/// command needs the `git` escalation to do anything. `None` otherwise (a read such as
+/// `git log`, or anything besides git).
+pub fn writes_repository(command: &str) -> Option<String> {
+    git_only(command).ok()?;
+    let parsed = split(command);
+    let mut first = None;
+    for simple in &parsed.commands {
+        let sub = subcommand(simple).filter(|s| WRITES_REPOSITORY.contains(s))?;
+        first.get_or_insert_with(|| sub.to_owned());
+    }
+    first
+}
+
+/// The subcommand of a `git` simple command (global options skipped).
+fn subcommand(command: &SimpleCommand) -> Option<&str> {
+    let mut words = command.words.iter().skip(1);
+    loop {
+        let text = words.next()?.text.as_str();
+        if !text.starts_with('-') {
+            return Some(text);
+        }
+        if GLOBAL_WITH_VALUE.contains(&text) {
+            words.next();
+        }
+    }
+}
+
 /// One simple command: `git`, with none of the refused options or subcommands.
 fn one(command: &SimpleCommand) -> Result<(), String> {
     let shown = command.display();
@@ -129,6 +175,27 @@ fn one(command: &SimpleCommand) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_commands_that_all_write_the_repository_need_the_escalation() {
+        assert_eq!(
+            writes_repository("git add a.txt && git commit -qm 'x'").as_deref(),
+            Some("add")
+        );
+        assert_eq!(
+            writes_repository("git -C sub commit -m x").as_deref(),
+            Some("commit")
+        );
+        for not in [
+            "git log --oneline",
+            "git add a && git log",
+            "git commit -m x && make",
+            "git commit -m \"$(id)\"",
+            "",
+        ] {
+            assert_eq!(writes_repository(not), None, "{not}");
+        }
+    }
 
     #[test]
     fn git_alone_passes() {

@@ -64,7 +64,7 @@ pub use approval::{Approval, AskWhy};
 pub use compaction::{CompactionInfo, CompactionMarker, SUMMARY_PROMPT, SUMMARY_SYSTEM};
 pub use entry::{Entry, FileShown};
 pub use escalation::{Escalation, EscalationKind};
-pub use escalation_git::git_only;
+pub use escalation_git::{git_only, writes_repository};
 pub use failure::PluginFailure;
 pub use intercept::{
     Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnEndDecision,

@@ -123,6 +123,7 @@ pub(super) fn prepare(
                 Vec::new()
             },
             tmp: tmp.clone(),
+            caches: Vec::new(),
             hide,
             read_only: if entry.fs == FsGrant::ReadWrite {
                 placeholders = Placeholders::make(&context.roots)?;

@@ -2,8 +2,10 @@
 //! `mcp__<server>__<tool>` (each call under the same chain, approval and audit as any tool),
 //! and their resources attached by `@server:uri` references.
 //!
-//! - [`McpSet`]: every configured server started at once (each under its start deadline), what
-//!   became of each ([`ServerState`]), one alert per server that failed;
+//! - [`McpSet`]: every configured server started at once (each under its start deadline), or,
+//!   when its listing was kept at an earlier start, deferred to its first use; what became of
+//!   each ([`ServerState`]), one alert per server that failed;
+//! - `listing_cache`: the tools and resources each server listed, kept between sessions;
 //! - `launch`: a stdio server's process, in the shell's sandbox with the entry's grants (or
 //!   unconfined where the entry says `sandbox = "none"`);
 //! - `server`: one connected server, called from the (synchronous) worker on the set's own
@@ -15,6 +17,7 @@
 
 mod content;
 mod launch;
+mod listing_cache;
 mod resources;
 mod server;
 mod set;

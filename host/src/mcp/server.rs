@@ -32,12 +32,15 @@ const POLL: Duration = Duration::from_millis(20);
 pub enum ServerState {
     /// Connected: its tools are offered.
     Started,
+    /// Its tools are offered from the list kept at an earlier start; it starts when one of
+    /// them (or a resource) is first used.
+    Deferred,
     /// It failed to start (why): its tools are not offered.
     Failed(String),
 }
 
 /// A tool as the server lists it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ListedTool {
     /// Its name on the server.
     pub name: String,
@@ -48,7 +51,7 @@ pub struct ListedTool {
 }
 
 /// A resource as the server lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ListedResource {
     /// Its URI.
     pub uri: String,
@@ -72,17 +75,52 @@ struct Connected {
 /// One configured server and its connection.
 pub struct McpServer {
     entry: McpEntry,
-    state: ServerState,
     tools: Vec<ListedTool>,
     resources: Vec<ListedResource>,
     runtime: Arc<tokio::runtime::Runtime>,
-    connected: Mutex<Option<Connected>>,
-    peer: Option<rmcp::Peer<RoleClient>>,
-    pgid: Option<u32>,
-    tmp: Option<PathBuf>,
+    live: Mutex<Live>,
+    /// How to start a server whose tools came from the kept list, until its first use.
+    deferred: Mutex<Option<Deferred>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The workspace roots (where a read-write server's new repositories are looked for).
     roots: Vec<PathBuf>,
+}
+
+/// What a server started on first use is started with.
+struct Deferred {
+    context: LaunchContext,
+    env: HashMap<String, String>,
+    /// Where its listing is kept, rewritten when the server lists something else.
+    cache: Option<PathBuf>,
+}
+
+/// The running process (or connection) of a server, once started.
+struct Live {
+    state: ServerState,
+    connected: Option<Connected>,
+    peer: Option<rmcp::Peer<RoleClient>>,
+    pgid: Option<u32>,
+    tmp: Option<PathBuf>,
+}
+
+impl Live {
+    fn with(state: ServerState) -> Self {
+        Self {
+            state,
+            connected: None,
+            peer: None,
+            pgid: None,
+            tmp: None,
+        }
+    }
+}
+
+/// What one start produced: the listing (or why not), the process group and the private
+/// temporary directory.
+struct Launched {
+    result: Result<Listed, String>,
+    pgid: Option<u32>,
+    tmp: Option<PathBuf>,
 }
 
 /// Why a call produced no result.
@@ -109,70 +147,99 @@ impl McpServer {
         env: &HashMap<String, String>,
     ) -> Self {
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        let deadline = Duration::from_secs(entry.start_timeout_s);
-        let pgid = Arc::new(Mutex::new(None));
-        let tmp = match &entry.transport {
-            McpTransport::Stdio { .. } => launch::private_tmp(&entry.name).map(Some),
-            McpTransport::Http { .. } => Ok(None),
-        };
-        // The connection runs on the runtime's own (long-lived) thread: the sandbox launcher
-        // dies with the thread that started it, which must outlive the server.
-        let result = match &tmp {
-            Err(why) => Err(why.clone()),
-            Ok(tmp) => {
-                let task = runtime.spawn(connect(
-                    entry.clone(),
-                    context.clone(),
-                    env.clone(),
-                    Arc::clone(&stderr),
-                    Arc::clone(&pgid),
-                    tmp.clone(),
-                ));
-                let abort = task.abort_handle();
-                runtime.block_on(async {
-                    match tokio::time::timeout(deadline, task).await {
-                        Ok(Ok(result)) => result,
-                        Ok(Err(err)) => Err(format!("its start failed: {err}")),
-                        Err(_) => {
-                            abort.abort();
-                            Err(format!(
-                                "it did not answer `initialize` and `tools/list` within its start deadline of {} s (hung at start; `start_timeout_s` sets it)",
-                                entry.start_timeout_s
-                            ))
-                        }
-                    }
-                })
-            }
-        };
-        let pgid = *lock(&pgid);
-        let tmp = tmp.ok().flatten();
+        let launched = launch_server(&entry, &runtime, context, env, &stderr);
         let mut server = Self {
             entry,
-            state: ServerState::Started,
             tools: Vec::new(),
             resources: Vec::new(),
             runtime,
-            connected: Mutex::new(None),
-            peer: None,
-            pgid,
-            tmp,
+            live: Mutex::new(Live::with(ServerState::Started)),
+            deferred: Mutex::new(None),
             stderr,
             roots: context.roots.clone(),
         };
-        match result {
+        (server.tools, server.resources) = server.take_launch(launched);
+        server
+    }
+
+    /// A server whose `tools` and `resources` are known from the list kept at `cache`: not
+    /// started until one of them is used.
+    pub(super) fn deferred(
+        entry: McpEntry,
+        runtime: Arc<tokio::runtime::Runtime>,
+        context: &LaunchContext,
+        env: &HashMap<String, String>,
+        listing: (Vec<ListedTool>, Vec<ListedResource>),
+        cache: Option<PathBuf>,
+    ) -> Self {
+        Self {
+            entry,
+            tools: listing.0,
+            resources: listing.1,
+            runtime,
+            live: Mutex::new(Live::with(ServerState::Deferred)),
+            deferred: Mutex::new(Some(Deferred {
+                context: context.clone(),
+                env: env.clone(),
+                cache,
+            })),
+            stderr: Arc::new(Mutex::new(Vec::new())),
+            roots: context.roots.clone(),
+        }
+    }
+
+    /// Keep what a start produced; its listing.
+    fn take_launch(&self, launched: Launched) -> (Vec<ListedTool>, Vec<ListedResource>) {
+        let mut live = lock(&self.live);
+        live.pgid = launched.pgid;
+        live.tmp = launched.tmp;
+        match launched.result {
             Ok((connected, tools, resources)) => {
-                server.peer = Some(connected.service.peer().clone());
-                server.tools = tools;
-                server.resources = resources;
-                *lock(&server.connected) = Some(connected);
+                live.peer = Some(connected.service.peer().clone());
+                live.connected = Some(connected);
+                live.state = ServerState::Started;
+                (tools, resources)
             }
             Err(why) => {
-                server.stop();
-                let why = server.with_stderr(why);
-                server.state = ServerState::Failed(why);
+                drop(live);
+                self.stop();
+                let why = self.with_stderr(why);
+                lock(&self.live).state = ServerState::Failed(why);
+                (Vec::new(), Vec::new())
             }
         }
-        server
+    }
+
+    /// The connection's peer, starting a deferred server first (under its start deadline).
+    fn peer(&self) -> Result<rmcp::Peer<RoleClient>, CallError> {
+        // Held while the server starts: a second caller waits for that start.
+        let mut pending = lock(&self.deferred);
+        if let Some(deferred) = pending.take() {
+            let launched = launch_server(
+                &self.entry,
+                &self.runtime,
+                &deferred.context,
+                &deferred.env,
+                &self.stderr,
+            );
+            let listing = self.take_launch(launched);
+            if let ServerState::Started = self.state()
+                && (listing.0 != self.tools || listing.1 != self.resources)
+                && let Some(cache) = &deferred.cache
+            {
+                // The model keeps this run's tools; the next run offers what it lists now.
+                super::listing_cache::store(cache, &listing);
+            }
+        }
+        drop(pending);
+        let live = lock(&self.live);
+        match (&live.state, &live.peer) {
+            (ServerState::Failed(why), _) => Err(CallError::Failed(format!(
+                "the server is not running: it failed to start: {why}"
+            ))),
+            (_, Some(peer)) => Ok(peer.clone()),
+            (_, None) => Err(CallError::Failed("the server is not running".into())),
+        }
     }
 
     /// A server that never started, for `why`.
@@ -183,14 +250,11 @@ impl McpServer {
     ) -> Self {
         Self {
             entry,
-            state: ServerState::Failed(why.to_owned()),
             tools: Vec::new(),
             resources: Vec::new(),
             runtime,
-            connected: Mutex::new(None),
-            peer: None,
-            pgid: None,
-            tmp: None,
+            live: Mutex::new(Live::with(ServerState::Failed(why.to_owned()))),
+            deferred: Mutex::new(None),
             stderr: Arc::new(Mutex::new(Vec::new())),
             roots: Vec::new(),
         }
@@ -206,9 +270,9 @@ impl McpServer {
         &self.entry.name
     }
 
-    /// Started, or failed and why.
-    pub fn state(&self) -> &ServerState {
-        &self.state
+    /// Started, deferred to its first use, or failed and why.
+    pub fn state(&self) -> ServerState {
+        lock(&self.live).state.clone()
     }
 
     /// Its tools (none when it failed).
@@ -288,9 +352,7 @@ impl McpServer {
         timeout: Duration,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Value, CallError> {
-        let Some(peer) = self.peer.clone() else {
-            return Err(CallError::Failed("the server is not running".into()));
-        };
+        let peer = self.peer()?;
         let params: CallToolRequestParams =
             serde_json::from_value(json!({"name": tool, "arguments": arguments}))
                 .map_err(|e| CallError::Failed(format!("invalid arguments: {e}")))?;
@@ -306,9 +368,7 @@ impl McpServer {
 
     /// Read resource `uri`; the result as the server sent it (JSON).
     pub fn read_resource(&self, uri: &str, timeout: Duration) -> Result<Value, CallError> {
-        let Some(peer) = self.peer.clone() else {
-            return Err(CallError::Failed("the server is not running".into()));
-        };
+        let peer = self.peer()?;
         let params: ReadResourceRequestParams = serde_json::from_value(json!({"uri": uri}))
             .map_err(|e| CallError::Failed(format!("invalid URI: {e}")))?;
         self.wait(
@@ -327,7 +387,7 @@ impl McpServer {
     /// Move aside every repository a read-write server created under the roots since it
     /// started; one line per repository (none for any other server).
     pub fn move_planted(&self) -> Vec<String> {
-        match &*lock(&self.connected) {
+        match &lock(&self.live).connected {
             Some(Connected {
                 repos_before: Some(before),
                 ..
@@ -337,19 +397,25 @@ impl McpServer {
     }
 
     /// Close the connection and kill the server's processes.
-    fn stop(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
+    fn stop(&self) {
+        let pgid = lock(&self.live).pgid.take();
+        if let Some(pgid) = pgid {
             launch::kill_group(pgid);
         }
         for line in self.move_planted() {
             tracing::warn!("MCP server `{}`: {line}", self.entry.name);
         }
-        let connected = lock(&self.connected).take();
+        let connected = {
+            let mut live = lock(&self.live);
+            live.peer = None;
+            live.connected.take()
+        };
         if let Some(connected) = connected {
             let _guard = self.runtime.enter();
             drop(connected);
         }
-        if let Some(tmp) = self.tmp.take() {
+        let tmp = lock(&self.live).tmp.take();
+        if let Some(tmp) = tmp {
             launch::remove_tmp(&tmp);
         }
     }
@@ -358,6 +424,58 @@ impl McpServer {
 impl Drop for McpServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Start the server of `entry` on `runtime`, waiting at most its start deadline; its error
+/// output is kept in `stderr`.
+fn launch_server(
+    entry: &McpEntry,
+    runtime: &Arc<tokio::runtime::Runtime>,
+    context: &LaunchContext,
+    env: &HashMap<String, String>,
+    stderr: &Arc<Mutex<Vec<u8>>>,
+) -> Launched {
+    let deadline = Duration::from_secs(entry.start_timeout_s);
+    let pgid = Arc::new(Mutex::new(None));
+    let tmp = match &entry.transport {
+        McpTransport::Stdio { .. } => launch::private_tmp(&entry.name).map(Some),
+        McpTransport::Http { .. } => Ok(None),
+    };
+    // The connection runs on the runtime's own (long-lived) thread: the sandbox launcher
+    // dies with the thread that started it, which must outlive the server.
+    let result = match &tmp {
+        Err(why) => Err(why.clone()),
+        Ok(tmp) => {
+            let task = runtime.spawn(connect(
+                entry.clone(),
+                context.clone(),
+                env.clone(),
+                Arc::clone(stderr),
+                Arc::clone(&pgid),
+                tmp.clone(),
+            ));
+            let abort = task.abort_handle();
+            runtime.block_on(async {
+                    match tokio::time::timeout(deadline, task).await {
+                        Ok(Ok(result)) => result,
+                        Ok(Err(err)) => Err(format!("its start failed: {err}")),
+                        Err(_) => {
+                            abort.abort();
+                            Err(format!(
+                                "it did not answer `initialize` and `tools/list` within its start deadline of {} s (hung at start; `start_timeout_s` sets it)",
+                                entry.start_timeout_s
+                            ))
+                        }
+                    }
+                })
+        }
+    };
+    let pgid = *lock(&pgid);
+    Launched {
+        result,
+        pgid,
+        tmp: tmp.ok().flatten(),
     }
 }
 

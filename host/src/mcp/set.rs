@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::launch::LaunchContext;
+use super::listing_cache;
 use super::server::{McpServer, ServerState};
 use super::tool::{McpTool, tool_name};
 use crate::config::{FailurePolicy, McpEntry, McpTransport, ShellSandbox};
@@ -36,7 +37,7 @@ pub struct ServerRow {
     pub origin: String,
     /// `sandboxed`, `unsandboxed` (stdio) or `remote` (HTTP).
     pub confinement: &'static str,
-    /// `started` or `failed`.
+    /// `started`, `starts at first use` (its tools listed from the kept list) or `failed`.
     pub state: &'static str,
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,7 +94,7 @@ impl McpSet {
                 .map(|entry| {
                     let runtime = Arc::clone(&runtime);
                     let vars = &vars;
-                    scope.spawn(move || McpServer::start(entry.clone(), runtime, options, vars))
+                    scope.spawn(move || start_or_defer(entry, runtime, options, vars))
                 })
                 .collect();
             handles
@@ -141,7 +142,7 @@ impl McpSet {
                         server.name()
                     ),
                 )),
-                ServerState::Started => None,
+                ServerState::Started | ServerState::Deferred => None,
             })
             .collect();
         alerts.extend(
@@ -190,6 +191,31 @@ impl McpSet {
     }
 }
 
+/// Start the server of `entry`, keeping its listing, or, when a listing is kept and its
+/// failure policy is open, defer its start to its first use. A closed server always starts:
+/// its failure must stop the session before the first turn.
+fn start_or_defer(
+    entry: &McpEntry,
+    runtime: Arc<tokio::runtime::Runtime>,
+    options: &LaunchContext,
+    vars: &HashMap<String, String>,
+) -> McpServer {
+    let cache = listing_cache::path_for(&options.vars, entry);
+    if entry.failure != FailurePolicy::Closed
+        && let Some(listing) = cache.as_deref().and_then(listing_cache::load)
+    {
+        return McpServer::deferred(entry.clone(), runtime, options, vars, listing, cache);
+    }
+    let server = McpServer::start(entry.clone(), runtime, options, vars);
+    if server.state() == ServerState::Started
+        && let Some(cache) = &cache
+    {
+        let listing = (server.tools().to_vec(), server.resources().to_vec());
+        listing_cache::store(cache, &listing);
+    }
+    server
+}
+
 fn row(server: &McpServer) -> ServerRow {
     let entry = server.entry();
     let (transport, confinement) = match &entry.transport {
@@ -201,7 +227,8 @@ fn row(server: &McpServer) -> ServerRow {
     };
     let (state, error) = match server.state() {
         ServerState::Started => ("started", None),
-        ServerState::Failed(why) => ("failed", Some(why.clone())),
+        ServerState::Deferred => ("starts at first use", None),
+        ServerState::Failed(why) => ("failed", Some(why)),
     };
     ServerRow {
         name: entry.name.clone(),

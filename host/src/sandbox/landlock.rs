@@ -78,7 +78,7 @@ pub(crate) fn restrict(spec: &SandboxSpec, proxy_port: Option<u16>) -> Result<()
                 .map_err(|e| fail(&format!("rule on {device}"), e))?;
         }
     }
-    for dir in spec.roots.iter().chain(std::iter::once(&spec.tmp)) {
+    for dir in &spec.writable() {
         created = created
             .add_rule(rule(dir, AccessFs::from_all(ABI_USED))?)
             .map_err(|e| fail(&format!("write rule on {}", dir.display()), e))?;

@@ -63,7 +63,7 @@ pub fn launcher_main() -> i32 {
     let port = forwarder.as_ref().map(Forwarder::port);
     let files = match &spec.guard {
         Some(guard) => {
-            let writable: Vec<_> = spec.roots.iter().chain([&spec.tmp]).cloned().collect();
+            let writable = spec.writable();
             match Files::new(guard, &writable) {
                 Ok(files) => Some(files),
                 Err(err) => return setup_error(&err),
@@ -98,7 +98,7 @@ pub fn launcher_main() -> i32 {
             let places = spec.report.then(|| Places {
                 read_only: spec.read_only.clone(),
                 hidden: spec.hide.clone(),
-                writable: spec.roots.iter().chain([&spec.tmp]).cloned().collect(),
+                writable: spec.writable(),
             });
             let policy = Policy {
                 network: spec.network,

@@ -24,6 +24,7 @@
 //! - [`tool`]: the `shell` tool ([`ShellTool`]), `child`: its running command (deadline,
 //!   cancellation, group kill, capped output); [`probe`]: what this kernel offers.
 
+pub mod build_cache;
 mod caps;
 mod child;
 mod dev;
@@ -49,6 +50,7 @@ pub mod planted;
 pub mod probe;
 pub mod proxy;
 mod proxy_request;
+mod relevance;
 pub mod report;
 mod seccomp;
 pub mod spec;

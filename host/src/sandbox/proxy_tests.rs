@@ -41,6 +41,7 @@ fn allowed_hosts_are_served_and_others_get_403_and_are_listed() {
     let dir = tempfile::tempdir().unwrap();
     let spec = SandboxSpec {
         tmp: dir.path().to_owned(),
+        caches: Vec::new(),
         allowed_hosts: vec![format!("127.0.0.1:{port}")],
         ..SandboxSpec::default()
     };
@@ -103,6 +104,7 @@ fn no_proxy_without_hosts_or_with_the_full_network_and_refusals_are_capped() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = SandboxSpec {
         tmp: dir.path().to_owned(),
+        caches: Vec::new(),
         ..SandboxSpec::default()
     };
     assert!(HostProxy::start(&spec).unwrap().is_none());
@@ -136,6 +138,7 @@ fn only_the_admitted_process_is_served_and_the_socket_is_the_owners_alone() {
     let dir = tempfile::tempdir().unwrap();
     let spec = SandboxSpec {
         tmp: dir.path().to_owned(),
+        caches: Vec::new(),
         allowed_hosts: vec![format!("127.0.0.1:{port}")],
         ..SandboxSpec::default()
     };
@@ -161,6 +164,7 @@ fn only_the_admitted_process_is_served_and_the_socket_is_the_owners_alone() {
     let proxy2_dir = tempfile::tempdir().unwrap();
     let spec2 = SandboxSpec {
         tmp: proxy2_dir.path().to_owned(),
+        caches: Vec::new(),
         ..spec
     };
     let proxy2 = std::sync::Arc::new(HostProxy::start(&spec2).unwrap().unwrap());

@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::relevance::{points_at_network, points_at_write};
+use crate::domain::EscalationKind;
+
 /// Most entries kept of each kind.
 const MAX_EACH: usize = 8;
 
@@ -182,14 +185,56 @@ impl SandboxReport {
         self == &Self::default()
     }
 
-    /// The one line that ends a failed command's result: the sandbox rule it met first (the
-    /// network, then a read-only `.git`/`.warden`, then a hidden path, then a path outside the
-    /// roots) and the escalation that would allow it. `None` when nothing was refused.
-    pub fn explain(&self, hosts_granted: bool) -> Option<String> {
-        let how = |kind: &str| {
-            format!(
-                "if the task needs it, call `shell` again with `\"escalate\": {{\"kind\": \"{kind}\", \"reason\": \"…\"}}` (the person is asked)"
-            )
+    /// Only the refusals the command's `output` points at (it names the path or address, or
+    /// reports a permission or network error): the others did not make it fail.
+    pub fn pointed_at(&self, output: &str) -> Self {
+        let writes = |list: &[PathBuf]| -> Vec<PathBuf> {
+            list.iter()
+                .filter(|p| points_at_write(output, p))
+                .cloned()
+                .collect()
+        };
+        let net = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .filter(|d| points_at_network(output, d))
+                .cloned()
+                .collect()
+        };
+        Self {
+            connects: net(&self.connects),
+            lookups: net(&self.lookups),
+            read_only: writes(&self.read_only),
+            hidden: writes(&self.hidden),
+            outside: writes(&self.outside),
+        }
+    }
+
+    /// The one line that ends a failed command's result: of the refusals its `output` points
+    /// at, the sandbox rule it met first (the network, then a read-only `.git`/`.warden`, then
+    /// a hidden path, then a path outside the roots) and the escalation that would allow it,
+    /// when the policy allows that one (`escalations`). `None` when nothing the output points
+    /// at was refused.
+    pub fn explain(
+        &self,
+        hosts_granted: bool,
+        output: &str,
+        escalations: &[EscalationKind],
+    ) -> Option<String> {
+        self.pointed_at(output)
+            .explain_all(hosts_granted, escalations)
+    }
+
+    fn explain_all(&self, hosts_granted: bool, escalations: &[EscalationKind]) -> Option<String> {
+        let how = |kind: EscalationKind| {
+            if escalations.contains(&kind) {
+                format!(
+                    "if the task needs it, call `shell` again with `\"escalate\": {{\"kind\": \"{kind}\", \"reason\": \"…\"}}` (the person is asked)"
+                )
+            } else {
+                format!(
+                    "the policy allows no `{kind}` escalation: if the task needs it, say so and the person can run it"
+                )
+            }
         };
         let shown = |list: &[PathBuf]| {
             list.iter()
@@ -220,7 +265,7 @@ impl SandboxReport {
             return Some(format!(
                 "[sandbox: {rule}: {}; {} (add \"hosts\" to name only the hosts needed)]",
                 what.join("; "),
-                how("network")
+                how(EscalationKind::Network)
             ));
         }
         if !self.read_only.is_empty() {
@@ -229,7 +274,7 @@ impl SandboxReport {
                 .iter()
                 .any(|p| p.components().any(|c| c.as_os_str() == ".git"));
             let fix = if git {
-                how("git")
+                how(EscalationKind::Git)
             } else {
                 "`.warden` holds warden's own configuration: change it yourself, outside the agent"
                     .to_owned()
@@ -240,8 +285,13 @@ impl SandboxReport {
             ));
         }
         if !self.hidden.is_empty() {
+            let reach = if escalations.contains(&EscalationKind::Unsandboxed) {
+                "no escalation short of `unsandboxed` reaches it"
+            } else {
+                "no escalation the policy allows reaches it"
+            };
             return Some(format!(
-                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write did not reach it (a hidden directory is read-only, a hidden file's writes are discarded); no escalation short of `unsandboxed` reaches it]",
+                "[sandbox: {} is hidden from sandboxed commands (credentials and denied files): the write did not reach it (a hidden directory is read-only, a hidden file's writes are discarded); {reach}]",
                 shown(&self.hidden)
             ));
         }
@@ -249,7 +299,7 @@ impl SandboxReport {
             return Some(format!(
                 "[sandbox: writes are allowed only in the workspace and $TMPDIR: a write to {} was refused; point the tool at the workspace or $TMPDIR, or {}]",
                 shown(&self.outside),
-                how("unsandboxed")
+                how(EscalationKind::Unsandboxed)
             ));
         }
         None
@@ -259,6 +309,36 @@ impl SandboxReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An output that points at every refusal (a permission error, a network error).
+    const ALL_FAILED: &str = "Permission denied; could not resolve host";
+    const ALL: &[EscalationKind] = &[
+        EscalationKind::Network,
+        EscalationKind::Git,
+        EscalationKind::Unsandboxed,
+    ];
+
+    #[test]
+    fn only_what_the_output_points_at_is_named_and_only_allowed_escalations_offered() {
+        let mut report = SandboxReport::default();
+        report.wrote("/home/u/.cargo/.package-cache".into(), Place::Outside);
+        let failed_test = "test adds ... FAILED\nassertion `left == right` failed\n";
+        assert_eq!(report.explain(false, failed_test, ALL), None);
+        let named = "error: cannot open /home/u/.cargo/.package-cache";
+        let line = report
+            .explain(
+                false,
+                named,
+                &[EscalationKind::Network, EscalationKind::Git],
+            )
+            .unwrap_or_default();
+        assert!(line.contains(".package-cache"), "{line}");
+        assert!(!line.contains("\"unsandboxed\""), "{line}");
+        assert!(
+            line.contains("allows no `unsandboxed` escalation"),
+            "{line}"
+        );
+    }
 
     /// A write the kernel let through (the name created, or the file changed) is not reported
     /// as refused; one that left the file and its directory as they were still is.
@@ -285,7 +365,7 @@ mod tests {
             .unwrap();
         report.keep_refused(&seen);
         assert_eq!(report.read_only, vec![refused.clone()]);
-        let line = report.explain(false).unwrap_or_default();
+        let line = report.explain(false, ALL_FAILED, ALL).unwrap_or_default();
         assert!(
             !line.contains("pre-commit") && !line.contains("config") && line.contains("refused"),
             "{line}"
@@ -297,15 +377,18 @@ mod tests {
         none_refused.wrote(outside.clone(), Place::Outside);
         std::fs::write(&outside, "x").unwrap();
         none_refused.keep_refused(&seen);
-        assert_eq!(none_refused.explain(false), None);
+        assert_eq!(none_refused.explain(false, ALL_FAILED, ALL), None);
     }
 
     #[test]
     fn each_rule_names_its_escalation_and_nothing_refused_says_nothing() {
-        assert_eq!(SandboxReport::default().explain(false), None);
+        assert_eq!(
+            SandboxReport::default().explain(false, ALL_FAILED, ALL),
+            None
+        );
         let mut net = SandboxReport::default();
         net.connected("10.0.0.53:53".into(), true);
-        let line = net.explain(false).unwrap_or_default();
+        let line = net.explain(false, ALL_FAILED, ALL).unwrap_or_default();
         assert!(
             line.contains("no network") && line.contains("\"kind\": \"network\""),
             "{line}"
@@ -325,7 +408,7 @@ mod tests {
             places.place(Path::new("/w/.git/index.lock")),
         );
         git.wrote("/w/a".into(), Place::Writable);
-        let line = git.explain(false).unwrap_or_default();
+        let line = git.explain(false, ALL_FAILED, ALL).unwrap_or_default();
         assert!(
             line.contains("/w/.git/index.lock") && line.contains("\"git\""),
             "{line}"
@@ -334,7 +417,7 @@ mod tests {
         warden.wrote("/w/.warden/config.toml".into(), Place::ReadOnly);
         assert!(
             !warden
-                .explain(false)
+                .explain(false, ALL_FAILED, ALL)
                 .unwrap_or_default()
                 .contains("\"git\"")
         );
@@ -342,7 +425,7 @@ mod tests {
         outside.wrote("/home/u/.cargo/x".into(), Place::Outside);
         assert!(
             outside
-                .explain(false)
+                .explain(false, ALL_FAILED, ALL)
                 .unwrap_or_default()
                 .contains("unsandboxed")
         );

@@ -18,6 +18,10 @@ pub struct SandboxSpec {
     pub roots: Vec<PathBuf>,
     /// The call's private temporary directory (writable; `TMPDIR`).
     pub tmp: PathBuf,
+    /// Directories outside the roots where writes are allowed too: the workspace's private
+    /// build caches ([`BuildCaches`](super::build_cache::BuildCaches)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<PathBuf>,
     /// Files and directories made unreadable (an empty file or directory mounted over them).
     pub hide: Vec<PathBuf>,
     /// Files and directories inside the roots that stay read-only (`.warden`, `.git`).
@@ -76,6 +80,17 @@ pub struct FileGuard {
 }
 
 impl SandboxSpec {
+    /// Every directory where writes are allowed: the roots, the temporary directory and the
+    /// build caches.
+    pub fn writable(&self) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .chain([&self.tmp])
+            .chain(&self.caches)
+            .cloned()
+            .collect()
+    }
+
     /// Whether the command reaches the network through the filtering proxy (hosts granted,
     /// full network not).
     pub fn proxied(&self) -> bool {

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::build_cache::BuildCaches;
 use super::child::{Captured, End, spawn_reader, wait};
 use super::git_grant::GitGrant;
 use super::git_harden;
@@ -272,11 +273,28 @@ impl ShellTool {
                 pinned = grant.opened;
             }
             let (network, allowed_hosts) = self.network_for(escalation);
+            let mut caches = Vec::new();
+            if self.config.build_caches {
+                let offline = !network && allowed_hosts.is_empty();
+                match BuildCaches::prepare(&self.vars, cwd, offline) {
+                    // Under a hidden path (the home around a workspace kept in warden's state
+                    // root) the directory does not exist for the command: the tools keep
+                    // their own variables.
+                    Ok(Some(made)) if found.hide.iter().any(|h| made.dir.starts_with(h)) => {}
+                    Ok(Some(made)) => {
+                        set_vars(&mut env, made.env);
+                        caches.push(made.dir);
+                    }
+                    Ok(None) => {}
+                    Err(err) => return ToolOutput::error(format!("shell: {err}; nothing ran")),
+                }
+            }
             let spec = SandboxSpec {
                 command: command.to_owned(),
                 cwd: cwd.to_owned(),
                 roots: self.roots.clone(),
                 tmp: tmp.to_owned(),
+                caches,
                 hide: found.hide,
                 read_only,
                 pinned,
@@ -344,7 +362,12 @@ impl ShellTool {
             notes.extend(state.restore(&|p: &Path| shown(p, &self.roots)));
         }
         let hosts = self.config.network || !self.config.allowed_hosts.is_empty();
-        let explained = refused.and_then(|r| r.explain(hosts && !self.config.network));
+        let output = captured
+            .as_ref()
+            .map(|c| String::from_utf8_lossy(&c.bytes))
+            .unwrap_or_default();
+        let explained = refused
+            .and_then(|r| r.explain(hosts && !self.config.network, &output, &self.escalations));
         report(
             command,
             end,
@@ -355,6 +378,13 @@ impl ShellTool {
             explained,
         )
     }
+}
+
+/// `env` with each of `vars` set (replacing a value the allowlist passed).
+fn set_vars(env: &mut Vec<(String, String)>, vars: Vec<(String, String)>) {
+    env.retain(|(k, _)| !vars.iter().any(|(name, _)| name == k));
+    env.extend(vars);
+    env.sort();
 }
 
 /// `path` as the person reads it: relative to the root holding it.

@@ -59,6 +59,16 @@ pub struct Change {
     /// past the bound were not recorded (`path` is empty).
     #[serde(default, skip_serializing_if = "is_false")]
     pub partial: bool,
+    /// Permission bits before the change (absent: not recorded, or nothing was there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Permission bits after the change (absent: not recorded, or nothing is there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode_after: Option<u32>,
+    /// True when the line is a directory a command removed (`mode` is its mode before);
+    /// `before` and `after` are then absent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dir: bool,
 }
 
 impl Change {

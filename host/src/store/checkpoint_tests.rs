@@ -10,6 +10,9 @@ fn change(turn: u64, path: &str, before: Option<&str>, after: Option<&str>) -> C
         saved: true,
         command: None,
         partial: false,
+        mode: None,
+        mode_after: None,
+        dir: false,
     }
 }
 

@@ -11,6 +11,7 @@
 //! - `write`, `edit`: the writing tools; `replace` the edit semantics.
 //! - `search`: the walk shared by `grep` and `glob`; `grep`, `glob`: the searching tools.
 //! - `restore`: what a write would replace, and putting it back (checkpoints, undo).
+//! - `restore_meta`: permission bits and directories, put back by undo.
 //! - `args`: argument parsing shared by the four.
 //! - `plan`: `update_plan`, which sets the model's plan and touches no file.
 
@@ -24,6 +25,7 @@ mod path;
 mod plan;
 mod replace;
 mod restore;
+mod restore_meta;
 mod scan;
 mod search;
 mod walk;
@@ -42,8 +44,13 @@ pub use glob::Glob;
 pub use grep::Grep;
 pub use plan::UpdatePlan;
 pub use replace::{EditRefusal, replace};
-pub use restore::{Content, Snapshot, restore, restore_name, snapshot, snapshot_name};
-pub use scan::{Bounds, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, scan};
+pub use restore::{
+    Content, Snapshot, restore, restore_name, restore_name_with_mode, snapshot, snapshot_name,
+};
+pub use restore_meta::{file_mode, make_dir, set_file_mode};
+pub use scan::{
+    Bounds, DirDiff, FileDiff, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, Seen, diff, dir_diff, scan,
+};
 pub use workspace::Workspace;
 pub use write::WriteFile;
 

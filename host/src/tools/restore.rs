@@ -150,13 +150,29 @@ fn snapshot_at(
 /// Put `path` back to `bytes` (created or replaced, keeping its permission bits), or remove it
 /// when `bytes` is `None`.
 pub fn restore(ws: &Workspace, path: &str, bytes: Option<&[u8]>) -> Result<(), ToolError> {
-    restore_at(ws, Path::new(path), path, bytes)
+    restore_at(ws, Path::new(path), path, bytes, None)
 }
 
 /// [`restore`] of the root-relative file `name`, whatever its bytes; messages name it
 /// escaped.
 pub fn restore_name(ws: &Workspace, name: &OsStr, bytes: Option<&[u8]>) -> Result<(), ToolError> {
-    restore_at(ws, Path::new(name), &file_name::shown(name), bytes)
+    restore_at(ws, Path::new(name), &file_name::shown(name), bytes, None)
+}
+
+/// [`restore_name`] with the permission bits `mode` (rather than those of the file there).
+pub fn restore_name_with_mode(
+    ws: &Workspace,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<(), ToolError> {
+    restore_at(
+        ws,
+        Path::new(name),
+        &file_name::shown(name),
+        Some(bytes),
+        Some(mode),
+    )
 }
 
 fn restore_at(
@@ -164,6 +180,7 @@ fn restore_at(
     requested: &Path,
     path: &str,
     bytes: Option<&[u8]>,
+    mode: Option<u32>,
 ) -> Result<(), ToolError> {
     let at = locate_path_in(ws, requested, path)?;
     let parent = match (open_parent(ws, &at, path, bytes.is_some()), bytes) {
@@ -171,7 +188,7 @@ fn restore_at(
         (Err(ToolError::Other(msg)), None) if msg.contains("does not exist") => return Ok(()),
         (Err(e), _) => return Err(e),
     };
-    let mode = writable(ws, &parent, path, WRITE_FILE)?;
+    let mode = mode.or(writable(ws, &parent, path, WRITE_FILE)?);
     match bytes {
         Some(bytes) => {
             replace_file(&parent.dir, &parent.name, bytes, mode).map_err(|e| ToolError::io(path, e))

@@ -21,6 +21,8 @@ use crate::confine::real_path::real_path;
 pub const SCAN_MAX_FILES: usize = 20_000;
 /// Bytes of content one scan reads at most.
 pub const SCAN_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// The permission bits of a mode.
+const MODE_BITS: u32 = 0o7777;
 
 /// One file as a scan found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +31,8 @@ pub struct Seen {
     pub sha: String,
     /// Whether its bytes were kept (false: over a cap, or the keeper failed).
     pub saved: bool,
+    /// Its permission bits (`0o7777`).
+    pub mode: u32,
 }
 
 /// What a scan found.
@@ -36,6 +40,8 @@ pub struct Seen {
 pub struct Scan {
     /// Root-relative name (bytes, as the kernel has it) → what it held.
     pub files: BTreeMap<OsString, Seen>,
+    /// Root-relative name of each directory → its permission bits.
+    pub dirs: BTreeMap<OsString, u32>,
     /// A bound was hit: files past it were not looked at.
     pub partial: bool,
 }
@@ -67,6 +73,14 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
         }
     };
     out.partial = walked.omitted;
+    for rel in walked.dirs {
+        if let Ok(meta) = root.dir.symlink_metadata(&rel)
+            && meta.is_dir()
+        {
+            out.dirs
+                .insert(rel, cap_std::fs::MetadataExt::mode(&meta) & MODE_BITS);
+        }
+    }
     let mut entries = walked.files;
     entries.sort();
     let mut read = 0u64;
@@ -85,6 +99,7 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
         if !meta.is_file() {
             continue;
         }
+        let mode = meta.mode() & MODE_BITS;
         let Ok(real) = real_path(&file) else {
             continue;
         };
@@ -94,7 +109,12 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
         if meta.len() > bounds.file_bytes {
             let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
             let sha = format!("size:{}:mtime:{mtime}", meta.len());
-            out.files.insert(rel.clone(), Seen { sha, saved: false });
+            let seen = Seen {
+                sha,
+                saved: false,
+                mode,
+            };
+            out.files.insert(rel.clone(), seen);
             continue;
         }
         if read + meta.len() > bounds.bytes {
@@ -115,7 +135,7 @@ pub fn scan(ws: &Workspace, bounds: Bounds, keep: &mut dyn FnMut(&[u8]) -> bool)
             .map(|b| format!("{b:02x}"))
             .collect();
         let saved = keep(&bytes);
-        out.files.insert(rel.clone(), Seen { sha, saved });
+        out.files.insert(rel.clone(), Seen { sha, saved, mode });
     }
     out
 }
@@ -129,6 +149,19 @@ pub struct FileDiff {
     pub before: Option<Seen>,
     /// Its sha after; `None` when deleted.
     pub after: Option<String>,
+    /// Its permission bits after; `None` when deleted.
+    pub after_mode: Option<u32>,
+}
+
+/// One directory a command created or removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirDiff {
+    /// Root-relative name.
+    pub path: OsString,
+    /// Its permission bits before; `None` when created.
+    pub before: Option<u32>,
+    /// True when it exists after (it was created), false when removed.
+    pub created: bool,
 }
 
 /// The files created, changed or deleted between two scans, by path. A file only one scan saw
@@ -137,16 +170,18 @@ pub fn diff(before: &Scan, after: &Scan) -> Vec<FileDiff> {
     let mut out = Vec::new();
     for (path, was) in &before.files {
         match after.files.get(path) {
-            Some(now) if now.sha == was.sha => {}
+            Some(now) if now.sha == was.sha && now.mode == was.mode => {}
             Some(now) => out.push(FileDiff {
                 path: path.clone(),
                 before: Some(was.clone()),
                 after: Some(now.sha.clone()),
+                after_mode: Some(now.mode),
             }),
             None if !after.partial => out.push(FileDiff {
                 path: path.clone(),
                 before: Some(was.clone()),
                 after: None,
+                after_mode: None,
             }),
             None => {}
         }
@@ -158,6 +193,37 @@ pub fn diff(before: &Scan, after: &Scan) -> Vec<FileDiff> {
                     path: path.clone(),
                     before: None,
                     after: Some(now.sha.clone()),
+                    after_mode: Some(now.mode),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The directories created or removed between two scans, parents before their children (a
+/// side only one scan saw counts only when the other scan was complete).
+pub fn dir_diff(before: &Scan, after: &Scan) -> Vec<DirDiff> {
+    let mut out = Vec::new();
+    if !after.partial {
+        for (path, mode) in &before.dirs {
+            if !after.dirs.contains_key(path) {
+                out.push(DirDiff {
+                    path: path.clone(),
+                    before: Some(*mode),
+                    created: false,
+                });
+            }
+        }
+    }
+    if !before.partial {
+        for path in after.dirs.keys() {
+            if !before.dirs.contains_key(path) {
+                out.push(DirDiff {
+                    path: path.clone(),
+                    before: None,
+                    created: true,
                 });
             }
         }

@@ -7,6 +7,7 @@ fn seen(sha: &str) -> Seen {
     Seen {
         sha: sha.to_owned(),
         saved: true,
+        mode: 0o644,
     }
 }
 
@@ -16,6 +17,7 @@ fn scan_of(files: &[(&str, &str)], partial: bool) -> Scan {
             .iter()
             .map(|(p, s)| (std::ffi::OsString::from(*p), seen(s)))
             .collect(),
+        dirs: Default::default(),
         partial,
     }
 }
@@ -34,17 +36,20 @@ fn created_changed_and_deleted_files_are_found() {
             FileDiff {
                 path: "a.txt".into(),
                 before: Some(seen("1")),
-                after: Some("9".into())
+                after: Some("9".into()),
+                after_mode: Some(0o644),
             },
             FileDiff {
                 path: "b.txt".into(),
                 before: Some(seen("2")),
-                after: None
+                after: None,
+                after_mode: None,
             },
             FileDiff {
                 path: "new.txt".into(),
                 before: None,
-                after: Some("4".into())
+                after: Some("4".into()),
+                after_mode: Some(0o644),
             },
         ]
     );
@@ -133,4 +138,38 @@ fn names_of_any_bytes_are_scanned_and_diffed() {
     let mut want = names.to_vec();
     want.sort();
     assert_eq!(found, want);
+}
+
+#[test]
+fn a_mode_change_is_a_change_and_directories_come_and_go() {
+    let mut before = scan_of(&[("run.sh", "1")], false);
+    let mut after = scan_of(&[("run.sh", "1")], false);
+    if let Some(seen) = after.files.get_mut(OsStr::new("run.sh")) {
+        seen.mode = 0o755;
+    }
+    let changes = diff(&before, &after);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].after_mode, Some(0o755));
+    before.dirs.insert("gone".into(), 0o700);
+    before.dirs.insert("kept".into(), 0o755);
+    after.dirs.insert("kept".into(), 0o755);
+    after.dirs.insert("made".into(), 0o755);
+    let dirs = dir_diff(&before, &after);
+    assert_eq!(
+        dirs,
+        [
+            DirDiff {
+                path: "gone".into(),
+                before: Some(0o700),
+                created: false
+            },
+            DirDiff {
+                path: "made".into(),
+                before: None,
+                created: true
+            },
+        ]
+    );
+    after.partial = true;
+    assert!(dir_diff(&before, &after).iter().all(|d| d.created));
 }

@@ -19,6 +19,8 @@ pub(crate) struct Walked {
     /// Root-relative names of the regular files (and symlinks, never followed), components
     /// joined by `/`, in walk order.
     pub(crate) files: Vec<OsString>,
+    /// Root-relative names of the directories walked (the root aside), in walk order.
+    pub(crate) dirs: Vec<OsString>,
     /// Entries past `max_entries` were left out.
     pub(crate) omitted: bool,
 }
@@ -68,7 +70,10 @@ pub(crate) fn files(root: &Path, deny: &Deny, max_entries: usize) -> io::Result<
             }
             entries += 1;
             match kind {
-                Kind::Dir => queue.push_back((dir.join(&name), entry_rel, stack.clone())),
+                Kind::Dir => {
+                    out.dirs.push(entry_rel.clone());
+                    queue.push_back((dir.join(&name), entry_rel, stack.clone()));
+                }
                 Kind::File => out.files.push(entry_rel),
                 Kind::Other => {}
             }

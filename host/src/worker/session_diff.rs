@@ -26,7 +26,8 @@ pub fn session_diff(
     let mut first: Vec<(OsString, Option<String>, bool)> = Vec::new();
     for turn in store.turns().map_err(|e| e.to_string())? {
         for change in store.changes(turn).map_err(|e| e.to_string())? {
-            if change.partial {
+            // A directory has no content to compare.
+            if change.partial || change.dir {
                 continue;
             }
             let name = change.name()?;

@@ -10,7 +10,10 @@ use std::path::Path;
 use crate::config::FileRefConfig;
 use crate::domain::block;
 use crate::store::{Checkpoints, MAX_FILE_BYTES, StoreError};
-use crate::tools::{Workspace, restore_name, snapshot_name};
+use crate::tools::{
+    Workspace, file_mode, make_dir, restore_name, restore_name_with_mode, set_file_mode,
+    snapshot_name,
+};
 
 /// What became of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,13 +146,16 @@ fn undo_one(
         Ok(name) => name,
         Err(e) => return (format!("not restored: {e}"), false),
     };
+    if change.dir {
+        return undo_dir(ws, &name, change.mode);
+    }
     let now = match snapshot_name(ws, &name, MAX_FILE_BYTES) {
         Ok(now) => now,
         Err(e) => return (format!("not restored: {e}"), false),
     };
     let current = now.content.sha();
     if current == change.before {
-        return ("already as it was".to_owned(), true);
+        return undo_mode(ws, &name, change, force);
     }
     if current != change.after && !force {
         return (
@@ -164,9 +170,54 @@ fn undo_one(
         },
         None => None,
     };
-    match restore_name(ws, &name, previous.as_deref()) {
+    let restored = match (previous.as_deref(), change.mode) {
+        (Some(bytes), Some(mode)) => restore_name_with_mode(ws, &name, bytes, mode),
+        (previous, _) => restore_name(ws, &name, previous),
+    };
+    match restored {
         Ok(()) if previous.is_none() => ("removed (the turn created it)".to_owned(), true),
         Ok(()) => ("restored".to_owned(), true),
+        Err(e) => (format!("not restored: {e}"), false),
+    }
+}
+
+/// A file whose bytes are as they were: its permission bits put back when the turn changed
+/// them (refused, unless forced, when they changed again since).
+fn undo_mode(
+    ws: &Workspace,
+    name: &std::ffi::OsStr,
+    change: &crate::store::Change,
+    force: bool,
+) -> (String, bool) {
+    let Some(mode) = change.mode else {
+        return ("already as it was".to_owned(), true);
+    };
+    let now = match file_mode(ws, name) {
+        Ok(now) => now,
+        Err(e) => return (format!("not restored: {e}"), false),
+    };
+    match now {
+        None => ("already as it was".to_owned(), true),
+        Some(now) if now == mode => ("already as it was".to_owned(), true),
+        Some(now) if Some(now) != change.mode_after && !force => (
+            "not restored: its mode changed since the turn (use --force to overwrite)".to_owned(),
+            false,
+        ),
+        Some(_) => match set_file_mode(ws, name, mode) {
+            Ok(()) => (format!("mode restored ({mode:o})"), true),
+            Err(e) => (format!("not restored: {e}"), false),
+        },
+    }
+}
+
+/// A directory a command removed (`mode` its bits then) is made again, empty or not.
+fn undo_dir(ws: &Workspace, name: &std::ffi::OsStr, mode: Option<u32>) -> (String, bool) {
+    let Some(mode) = mode else {
+        return ("already as it was".to_owned(), true);
+    };
+    match make_dir(ws, name, mode) {
+        Ok(true) => ("directory made again".to_owned(), true),
+        Ok(false) => ("directory there again, its mode put back".to_owned(), true),
         Err(e) => (format!("not restored: {e}"), false),
     }
 }

@@ -11,6 +11,9 @@ fn line(path: &str, before: Option<String>, after: Option<String>, saved: bool) 
         saved,
         command: Some("make all".to_owned()),
         partial: false,
+        mode: None,
+        mode_after: None,
+        dir: false,
     }
 }
 
@@ -39,6 +42,9 @@ fn a_file_a_command_deleted_is_written_back_and_the_unscanned_rest_is_named() {
         .record(&Change {
             path: String::new(),
             partial: true,
+            mode: None,
+            mode_after: None,
+            dir: false,
             ..line("", None, None, false)
         })
         .unwrap();

@@ -357,7 +357,11 @@ impl Chat {
                 answer = Some(text);
             }
             // The worker already raised an alert naming the plugin (or Ctrl-C) and its reason.
-            Ok(TurnOutcome::Cancelled { .. } | TurnOutcome::Interrupted { .. }) => {}
+            Ok(
+                TurnOutcome::Cancelled { .. }
+                | TurnOutcome::Interrupted { .. }
+                | TurnOutcome::Limited { .. },
+            ) => {}
             Ok(TurnOutcome::Stopped { reason }) => {
                 eprintln!("{}", self.style.alert(&Alert::error("host", reason)));
             }

@@ -7,7 +7,9 @@ use crate::domain::escape::terminal;
 use super::args::RunArgs;
 use super::sink::{CliSink, Output};
 use crate::cli::common::{env, home, print_alert, setup_error};
-use crate::cli::exit::{CliError, EXIT_ALL_DENIED, EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK};
+use crate::cli::exit::{
+    CliError, EXIT_ALL_DENIED, EXIT_CANCELLED, EXIT_FAILURE, EXIT_LIMIT, EXIT_OK,
+};
 use crate::cli::session::{SessionChoice, target};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
 use crate::domain::{Alert, Usage};
@@ -131,6 +133,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
             (EXIT_CANCELLED, "cancelled", None, Some(reason.as_str()))
         }
         TurnOutcome::Stopped { reason } => (EXIT_FAILURE, "stopped", None, Some(reason.as_str())),
+        TurnOutcome::Limited { reason } => (EXIT_LIMIT, "limited", None, Some(reason.as_str())),
         TurnOutcome::Interrupted { reason } => {
             (EXIT_INTERRUPTED, "interrupted", None, Some(reason.as_str()))
         }

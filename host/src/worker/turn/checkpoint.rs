@@ -123,6 +123,9 @@ impl Worker {
             saved,
             command: None,
             partial: false,
+            mode: None,
+            mode_after: None,
+            dir: false,
         };
         state.store.record(&change).map_err(|e| e.to_string())
     }

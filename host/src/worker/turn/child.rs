@@ -54,6 +54,7 @@ pub(crate) fn child_report(
             format!("cancelled by plugin {plugin}: {reason}"),
         ),
         Ok(TurnOutcome::Stopped { reason }) => ("stopped", reason.clone()),
+        Ok(TurnOutcome::Limited { reason }) => ("limited", reason.clone()),
         Ok(TurnOutcome::Interrupted { reason }) => ("interrupted", reason.clone()),
         Err(err) => ("failed", err.to_string()),
     };

@@ -3,13 +3,50 @@
 //! in every mode; recorded on the call's audit record whatever became of it.
 
 use super::Worker;
-use crate::config::{HostPattern, escalation_kinds};
+use crate::config::{HostPattern, ShellSandbox, escalation_kinds};
 use crate::domain::builtin::SHELL;
 use crate::domain::rules::Decision;
 use crate::domain::{AskWhy, DecidedBy, Escalation, EscalationKind};
 use crate::worker::outcome::ToolCallOutcome;
 
 impl Worker {
+    /// A `shell` call running only git subcommands that write the repository (`git add … &&
+    /// git commit …`), without `escalate`, gets the `git` escalation it needs when policy
+    /// allows that kind and the sandbox is on: the person is asked once, about the
+    /// escalation, rather than about the command and then again, after it met the read-only
+    /// `.git`, about the escalation. Recorded as the host's rewrite of the arguments.
+    pub(super) fn escalate_repository_writes(&self, outcome: &mut ToolCallOutcome) {
+        let call = outcome.call_to_run();
+        if call.name != SHELL
+            || outcome.denied().is_some()
+            || self.config.tools.shell.sandbox == ShellSandbox::None
+            || call.arguments.get("escalate").is_some_and(|e| !e.is_null())
+        {
+            return;
+        }
+        let Some(command) = call.arguments.get("command").and_then(|c| c.as_str()) else {
+            return;
+        };
+        let Some(sub) = crate::domain::writes_repository(command) else {
+            return;
+        };
+        let escalation = Escalation {
+            kind: EscalationKind::Git,
+            hosts: Vec::new(),
+            reason: format!("`git {sub}` writes the repository, read-only in the sandbox"),
+        };
+        if self.escalation_refused(&escalation).is_some() {
+            return;
+        }
+        let mut arguments = call.arguments.clone();
+        if let (Some(map), Ok(value)) =
+            (arguments.as_object_mut(), serde_json::to_value(&escalation))
+        {
+            map.insert("escalate".to_owned(), value);
+            outcome.rewrite(super::HOST, arguments);
+        }
+    }
+
     /// Judge the escalation of `outcome`'s call, if it asks for one: deny it, or make `ask`
     /// the escalation's question (unless a rule allows it).
     pub(super) fn judge_escalation(&self, outcome: &mut ToolCallOutcome, ask: &mut Option<AskWhy>) {

@@ -23,6 +23,7 @@ mod events;
 pub(crate) mod file_change;
 mod front;
 mod instructions;
+mod limits;
 mod model;
 mod person;
 mod points;
@@ -78,10 +79,15 @@ pub enum TurnOutcome {
         /// The reason shown to the person.
         reason: String,
     },
-    /// The turn stopped early: a closed plugin failure after the prompt was committed, or the
-    /// step limit.
+    /// The turn stopped early: a closed plugin failure after the prompt was committed.
     Stopped {
         /// Why.
+        reason: String,
+    },
+    /// The turn reached a limit (`worker.max_steps`, or the model repeating the same calls
+    /// with the same results); a committed note says so, and `continue` resumes it.
+    Limited {
+        /// Why, and how to go on.
         reason: String,
     },
     /// The person cancelled the model request (Ctrl-C); the partial answer was not committed.
@@ -411,6 +417,7 @@ impl Worker {
             Ok(TurnOutcome::Answered { .. }) => ("answered", None),
             Ok(TurnOutcome::Cancelled { reason, .. }) => ("cancelled", Some(reason.clone())),
             Ok(TurnOutcome::Stopped { reason }) => ("stopped", Some(reason.clone())),
+            Ok(TurnOutcome::Limited { reason }) => ("limited", Some(reason.clone())),
             Ok(TurnOutcome::Interrupted { reason }) => ("interrupted", Some(reason.clone())),
             Err(err) => ("failed", Some(err.to_string())),
         };

@@ -2,6 +2,7 @@
 //! alone, the answer, tool calls and their results, and turn-end continuations.
 
 use super::compact::ReportedUsage;
+use super::limits::{RepeatWatch, repeat_reason, steps_reason};
 use super::{HOST, TurnOutcome, Worker};
 use crate::domain::plan::PlanState;
 use crate::domain::{
@@ -22,15 +23,11 @@ impl Worker {
     ) -> Result<TurnOutcome, WorkerError> {
         let mut continuations = 0u32;
         let mut step_index = 0u32;
+        let mut repeats = RepeatWatch::default();
         loop {
             if step_index >= self.config.worker.max_steps {
-                let reason = format!(
-                    "the turn reached its limit of {} model requests (worker.max_steps)",
-                    self.config.worker.max_steps
-                );
-                self.raise(sink, Alert::warn(HOST, reason.clone()));
-                self.emit(sink, Event::TurnEnded(reason.clone()));
-                return Ok(TurnOutcome::Stopped { reason });
+                let reason = steps_reason(self.config.worker.max_steps);
+                return self.limit_reached(sink, reason);
             }
             if let Some(outcome) = self.commit_pending(sink, typed, step_index)? {
                 return Ok(outcome);
@@ -44,11 +41,16 @@ impl Worker {
                 && !tool_calls.is_empty()
             {
                 let calls = tool_calls.clone();
+                let before = self.writer.records().len();
                 if let Some(outcome) = self.run_tools(sink, &calls)? {
                     return Ok(outcome);
                 }
                 if self.cancel.is_cancelled() {
                     return Ok(self.cancelled_in_tools(sink, &calls));
+                }
+                let results = self.writer.records()[before..].iter().map(|r| &r.item);
+                if let Some(times) = repeats.round(&calls, results) {
+                    return self.limit_reached(sink, repeat_reason(&calls, times));
                 }
                 continue;
             }

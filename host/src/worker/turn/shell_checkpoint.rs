@@ -11,7 +11,9 @@ use crate::domain::builtin::SHELL;
 use crate::domain::file_name;
 use crate::domain::{Alert, ToolCall, TurnSink};
 use crate::store::{Change, MAX_FILE_BYTES};
-use crate::tools::{Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, scan, snapshot_name};
+use crate::tools::{
+    Bounds, SCAN_MAX_BYTES, SCAN_MAX_FILES, Scan, diff, dir_diff, scan, snapshot_name,
+};
 
 /// Most files of one command whose diffs are shown (the rest are named without one).
 const MAX_SHOWN_DIFFS: usize = 100;
@@ -85,8 +87,12 @@ impl Worker {
         };
         let after = scan(&state.ws, SHELL_SCAN, &mut |_| true);
         let changes = diff(&before.scan, &after);
+        let dirs: Vec<_> = dir_diff(&before.scan, &after)
+            .into_iter()
+            .filter(|d| !d.created)
+            .collect();
         let partial = before.scan.partial || after.partial;
-        if changes.is_empty() && !partial {
+        if changes.is_empty() && dirs.is_empty() && !partial {
             return Ok(());
         }
         // The previous contents the manifest will name are made durable first; the rest of the
@@ -105,6 +111,25 @@ impl Worker {
             .make_durable(needed)
             .map_err(|e| e.to_string())?;
         let turn = state.turn()?;
+        // Directories the command removed (an empty one has no file to bring it back): undo
+        // makes them again. One it created stays, as the files put back leave it.
+        for dir in dirs {
+            let (path, path_hex) = file_name::encode(&dir.path);
+            let change = Change {
+                turn,
+                path,
+                path_hex,
+                before: None,
+                after: None,
+                saved: true,
+                command: Some(before.command.clone()),
+                partial: false,
+                mode: dir.before,
+                mode_after: None,
+                dir: true,
+            };
+            state.store.record(&change).map_err(|e| e.to_string())?;
+        }
         for file in changes {
             // Past the first files, only whether each side exists (no reads).
             let read = shown.len() < MAX_SHOWN_DIFFS;
@@ -123,9 +148,9 @@ impl Worker {
                 None => Side::Missing,
             };
             shown.push(changed(call, &file.path, was, now));
-            let (previous, saved) = match file.before {
-                Some(seen) => (Some(seen.sha), seen.saved),
-                None => (None, true),
+            let (previous, saved, mode) = match file.before {
+                Some(seen) => (Some(seen.sha), seen.saved, Some(seen.mode)),
+                None => (None, true, None),
             };
             let (path, path_hex) = file_name::encode(&file.path);
             let change = Change {
@@ -137,6 +162,9 @@ impl Worker {
                 saved,
                 command: Some(before.command.clone()),
                 partial: false,
+                mode,
+                mode_after: file.after_mode,
+                dir: false,
             };
             state.store.record(&change).map_err(|e| e.to_string())?;
         }
@@ -150,6 +178,9 @@ impl Worker {
                 saved: false,
                 command: Some(before.command),
                 partial: true,
+                mode: None,
+                mode_after: None,
+                dir: false,
             };
             state.store.record(&change).map_err(|e| e.to_string())?;
         }

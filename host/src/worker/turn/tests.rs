@@ -445,7 +445,8 @@ fn continuations_stop_at_their_bound() {
 #[test]
 fn the_tool_loop_stops_at_max_steps() {
     let mut config = Config::default();
-    config.worker.max_steps = 3;
+    // Under the repeat limit: the same call comes back only twice.
+    config.worker.max_steps = 2;
     let answers = (0..10).map(|i| tool_answer(&format!("t{i}"))).collect();
     let mut h = harness(answers, Vec::new(), Vec::new(), config);
     let outcome = h
@@ -453,10 +454,10 @@ fn the_tool_loop_stops_at_max_steps() {
         .submit("loop", &mut CollectingSink::default())
         .unwrap();
     assert!(
-        matches!(&outcome, TurnOutcome::Stopped { reason } if reason.contains("worker.max_steps")),
+        matches!(&outcome, TurnOutcome::Limited { reason } if reason.contains("worker.max_steps")),
         "{outcome:?}"
     );
-    assert_eq!(h.seen.lock().unwrap().len(), 3);
+    assert_eq!(h.seen.lock().unwrap().len(), 2);
 }
 
 #[test]

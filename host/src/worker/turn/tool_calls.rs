@@ -396,6 +396,7 @@ impl Worker {
             }
             // An escalated command asks in every mode that let it through, unless policy
             // forbids its kind or a rule on that escalation decides.
+            self.escalate_repository_writes(&mut outcome);
             self.judge_escalation(&mut outcome, &mut ask);
             if let Some(why) = ask {
                 let to_ask = outcome.call_to_run();
