@@ -69,6 +69,7 @@ mod plugin_builtin;
 mod plugin_cache_trust;
 mod plugin_check;
 mod plugin_dev;
+mod plugin_fetch_layers;
 mod plugin_digests;
 mod plugin_langs;
 mod plugin_langs_v0_2;
