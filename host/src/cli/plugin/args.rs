@@ -60,6 +60,9 @@ pub(crate) enum PluginCommand {
         /// Only calls since this long ago (`2h`, `3days`) or since this time (RFC 3339).
         #[arg(long, value_name = "DURATION|DATE")]
         since: Option<String>,
+        /// Only the sessions of this directory's workspace (default: every session).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -318,8 +321,8 @@ impl PluginCommand {
                 json,
                 diff,
             }),
-            Self::ShadowReport { since, json } => {
-                super::shadow_report::report(since.as_deref(), json)
+            Self::ShadowReport { since, dir, json } => {
+                super::shadow_report::report(since.as_deref(), dir.as_deref(), json)
             }
             Self::Dev {
                 path,
