@@ -79,6 +79,7 @@ mod plugin_native_log;
 mod plugin_new_anywhere;
 mod plugin_oci;
 mod plugin_pin_resolver;
+mod plugin_refusals;
 mod plugin_sign;
 mod plugin_start;
 mod plugins_hostile;

@@ -99,3 +99,31 @@ fn fetch_refuses_a_managed_entry_the_policy_refuses() {
     assert!(err.contains("its registry was not contacted"), "{err}");
     assert!(!cached(&env, &sha).exists());
 }
+
+/// Under managed `policy.require_signed`, an unsigned component is refused before it is
+/// cached, and the refusal names the file and the plugin once.
+#[test]
+fn fetch_refuses_an_unsigned_managed_component_naming_it_once() {
+    let test = "fetch_refuses_an_unsigned_managed_component_naming_it_once";
+    if !have_registry(test) {
+        return;
+    }
+    let registry = Registry::start(None);
+    let env = TestEnv::new();
+    env.user_config("[model]\nprovider = \"echo\"\n");
+    let wasm = fixtures::keyword_context();
+    let sha = warden::plugin::sha256_hex(&std::fs::read(&wasm).unwrap());
+    let pinned = push(&env, &wasm, &registry.oci("fleet/kw:1"));
+    env.managed_config(&format!(
+        "[policy]\nrequire_signed = true\ntrusted_keys = []\n\n{}",
+        managed_entry("kw", &pinned, &sha)
+    ));
+    let out = env.run(&["plugin", "fetch"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("policy.require_signed"), "{err}");
+    assert!(err.contains("nothing was cached"), "{err}");
+    assert_eq!(err.matches("plugin kw").count(), 1, "{err}");
+    assert!(!err.contains("plugin /"), "{err}");
+    assert!(!cached(&env, &sha).exists());
+}
