@@ -82,6 +82,7 @@ mod plugin_pin_resolver;
 mod plugin_refusals;
 mod plugin_sign;
 mod plugin_start;
+mod plugin_trust_next;
 mod plugins_hostile;
 mod plugins_v0_3;
 mod policy;

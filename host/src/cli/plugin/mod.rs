@@ -19,6 +19,7 @@
 //! - `admit`: managed policy (`allowed_sources`, `require_signed`) at the commands that
 //!   fetch or write plugin entries.
 //! - `previous_pin`, `rollback`: the pin an update replaced, and `plugin update --rollback`.
+//! - `trust_next`: whether a project must be trusted again after an update or rollback.
 //! - `fetch`: `plugin fetch`, the pinned components of `oci://` entries into the cache.
 //! - `push`, `add`, `update`, `remove`: plugins distributed through OCI registries
 //!   (`docs/distribution.md`); `oci_common` holds what they share.
@@ -47,6 +48,7 @@ mod replay;
 mod rollback;
 mod shadow_report;
 mod sign;
+mod trust_next;
 mod update;
 mod vendor;
 mod verify;
