@@ -60,6 +60,7 @@ mod modes;
 mod operator;
 mod plain_messages;
 mod plan;
+mod plugin_add_managed;
 mod plugin_admit;
 mod plugin_author;
 mod plugin_authoring;

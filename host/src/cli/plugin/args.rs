@@ -233,11 +233,18 @@ pub(crate) enum PluginCommand {
         #[arg(long, value_parser = ["interceptor", "hook", "tool"])]
         kind: Option<String>,
         /// Write into the project config (`.warden/config.toml`).
-        #[arg(long, conflicts_with = "user")]
+        #[arg(long, conflicts_with_all = ["user", "managed"])]
         project: bool,
         /// Write into the user config (the default).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "managed")]
         user: bool,
+        /// Write into this managed file (one an operator rolls out as
+        /// `/etc/warden/managed.toml`), created if missing, its comments kept.
+        #[arg(long, value_name = "FILE")]
+        managed: Option<PathBuf>,
+        /// `enforce` or `shadow` (interceptors only: its decisions are recorded, not applied).
+        #[arg(long, value_parser = ["enforce", "shadow"])]
+        mode: Option<String>,
         /// A config value for the plugin's `init` (repeatable).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
@@ -403,6 +410,8 @@ impl PluginCommand {
                 kind,
                 project,
                 user: _,
+                managed,
+                mode,
                 config,
                 dir,
                 plain_http,
@@ -413,6 +422,8 @@ impl PluginCommand {
                     serde_json::from_value(serde_json::Value::String(k.to_owned())).ok()
                 }),
                 project,
+                managed: managed.as_deref(),
+                shadow: mode.as_deref() == Some("shadow"),
                 config: &config,
                 dir: dir.as_deref(),
                 plain_http,
