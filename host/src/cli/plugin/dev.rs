@@ -24,7 +24,7 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
 use crate::config::{FsGrant, Loaded, PluginKind};
-use crate::plugin::{ComponentInfo, EngineOptions, PluginEngine, World, inspect};
+use crate::plugin::{ComponentInfo, World, inspect};
 
 /// How often the watched file is looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -101,7 +101,7 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         .name
         .map(str::to_owned)
         .or_else(|| configured.map(|e| e.name.clone()))
-        .unwrap_or_else(|| stem_name(&file));
+        .unwrap_or_else(|| super::project_name::default_name(&file));
     let kind = kind_for(args.kind, configured.map(|e| e.kind), info.world, &file)?;
     if let Some(fs) = args.fs {
         if kind != PluginKind::Tool {
@@ -273,12 +273,13 @@ fn refuse_under_policy(loaded: &Loaded) -> Result<(), CliError> {
     }
 }
 
-/// Read and check the component at `file`.
+/// Read and check the component at `file`, compiling it into the compiled-code cache of the
+/// state root: the run that loads it next finds it there instead of compiling it again (a
+/// Python or JavaScript component takes seconds).
 fn check(file: &Path) -> Result<ComponentInfo, CliError> {
     let bytes = crate::plugin::read_component(file, crate::plugin::MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(format!("{err} (build it first)")))?;
-    let engine = PluginEngine::new(EngineOptions::default())
-        .map_err(|err| CliError::failure(err.to_string()))?;
+    let engine = super::oci_common::engine(crate::plugin::MAX_COMPONENT_BYTES)?;
     inspect(&engine, &file.display().to_string(), &bytes)
         .map(|(info, _)| info)
         .map_err(|err| CliError::usage(err.to_string()))
@@ -287,14 +288,6 @@ fn check(file: &Path) -> Result<ComponentInfo, CliError> {
 fn same_file(a: &Path, b: &Path) -> bool {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
     real(a) == real(b)
-}
-
-/// `my_guard.wasm` → `my-guard`.
-fn stem_name(file: &Path) -> String {
-    file.file_stem().map_or_else(
-        || "dev".to_owned(),
-        |s| s.to_string_lossy().replace('_', "-"),
-    )
 }
 
 /// The kind the entry is loaded as: asked, configured or the component's world; they must agree.

@@ -9,6 +9,7 @@
 //! - `bench`, `bench_tool`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `dev`: `plugin dev`, a build under development loaded for this user through the dev
 //!   overlay, watched.
+//! - `project_name`: the name a build is loaded under by default: its project's.
 //! - `configured`: the `[[plugins]]` entry (and its config) `bench`, `replay` and `dev` use.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
@@ -42,6 +43,7 @@ mod oci_common;
 mod package;
 mod pin;
 mod previous_pin;
+mod project_name;
 mod push;
 mod remove;
 mod replay;
