@@ -71,6 +71,7 @@ mod plugin_cache_trust;
 mod plugin_check;
 mod plugin_dev;
 mod plugin_dev_loop;
+mod plugin_dev_resolver;
 mod plugin_fetch_layers;
 mod plugin_list;
 mod plugin_digests;

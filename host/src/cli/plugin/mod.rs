@@ -10,6 +10,7 @@
 //! - `dev`: `plugin dev`, a build under development loaded for this user through the dev
 //!   overlay, watched.
 //! - `project_name`: the name a build is loaded under by default: its project's.
+//! - `dev_resolver`: `plugin dev` for a resolver, loaded as this user's `fileref.resolver`.
 //! - `configured`: the `[[plugins]]` entry (and its config) `bench`, `replay` and `dev` use.
 //! - `list`: `plugin list`, the configured plugins, or (`--builtin`) those the binary carries.
 //! - `lockfile`: the lock file `plugin new` writes beside the SDK it carries.
@@ -34,6 +35,7 @@ mod check;
 mod clear_cache;
 mod configured;
 mod dev;
+mod dev_resolver;
 mod fetch;
 mod keygen;
 mod list;

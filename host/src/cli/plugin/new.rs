@@ -243,7 +243,7 @@ fn rust_files(
 fn dev_loop(world: NewWorld) -> &'static str {
     match world {
         NewWorld::Resolver => {
-            "warden plugin check target/wasm32-wasip2/release/*.wasm\nwarden plugin bench target/wasm32-wasip2/release/*.wasm"
+            "warden plugin dev .                  # your @file resolver here, for you alone: no trust, no config edit;\n                                     # it watches the file, and each rebuild is used by the next run\nwarden preview \"@some/file\"          # what the model would get"
         }
         NewWorld::Tool => {
             "warden plugin dev . --fs read        # load this build for you, here, reading the workspace: no trust,\n                                     # no config edit; each rebuild is picked up by the next run"
