@@ -69,6 +69,7 @@ mod plugin_bench_all;
 mod plugin_builtin;
 mod plugin_cache_trust;
 mod plugin_check;
+mod plugin_check_langs;
 mod plugin_dev;
 mod plugin_dev_loop;
 mod plugin_dev_resolver;
