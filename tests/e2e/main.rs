@@ -82,6 +82,7 @@ mod plugin_langs_v0_3;
 mod plugin_native_log;
 mod plugin_new_anywhere;
 mod plugin_oci;
+mod plugin_oci_annotations;
 mod plugin_pin_resolver;
 mod plugin_refusals;
 mod plugin_sign;
