@@ -66,6 +66,7 @@ mod plugin_author;
 mod plugin_authoring;
 mod plugin_bench;
 mod plugin_bench_all;
+mod plugin_bench_args;
 mod plugin_builtin;
 mod plugin_cache_trust;
 mod plugin_check;

@@ -80,7 +80,8 @@ pub(crate) enum PluginCommand {
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
         /// A tool plugin's arguments for TOOL, a JSON object (repeatable; default: the
-        /// schema's required properties, each with a plain value).
+        /// schema's required properties, each with a plain value); for an interceptor, the
+        /// tool calls its `pre-tool-call` and `post-tool-call` are timed on.
         #[arg(long = "args", value_name = "TOOL=JSON")]
         args: Vec<String>,
         /// A tool plugin's file-system grant over the bench's synthetic workspace (default:
