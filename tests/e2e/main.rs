@@ -68,6 +68,7 @@ mod plugin_bench;
 mod plugin_bench_all;
 mod plugin_bench_args;
 mod plugin_builtin;
+mod plugin_call;
 mod plugin_cache_trust;
 mod plugin_check;
 mod plugin_check_langs;

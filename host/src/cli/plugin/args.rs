@@ -67,6 +67,24 @@ pub(crate) enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Call one point of a component once and print its answer as JSON: an interceptor's
+    /// call point (`pre-tool-call '{"tool":"shell","arguments":{…}}'`, …) or a tool plugin's
+    /// tool (its name and arguments).
+    Call {
+        /// The component file, or `builtin:NAME`.
+        file: PathBuf,
+        /// The call point (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`,
+        /// `pre-tool-call`, `post-tool-call`, `on-compaction`), or a tool's name.
+        point: String,
+        /// The input, a JSON object.
+        input: String,
+        /// A config value for the plugin's `init` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Workspace directory the plugin sees as its root (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Time every call point of a plugin's world on a synthetic turn (warm instance, fresh
     /// instance) and its start-up (warm compiled-code cache, cold).
     Bench {
@@ -368,6 +386,13 @@ impl PluginCommand {
                 dir: dir.as_deref(),
                 json,
             }),
+            Self::Call {
+                file,
+                point,
+                input,
+                config,
+                dir,
+            } => super::call::call(&file, &point, &input, &config, dir.as_deref()),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
             Self::Package {
                 file,

@@ -6,6 +6,7 @@
 //! - `vendor`: the Rust SDK this binary carries, as `plugin new` writes it into a project.
 //! - `replay`: `plugin replay`, a plugin's decisions on a recorded session.
 //! - `shadow_report`: `plugin shadow-report`, where a shadow interceptor disagreed.
+//! - `call`: `plugin call`, one call of one point, its answer printed.
 //! - `bench`, `bench_tool`: `plugin bench`, what a plugin's call points and start-up cost.
 //! - `dev`: `plugin dev`, a build under development loaded for this user through the dev
 //!   overlay, watched.
@@ -31,6 +32,7 @@ mod admit;
 mod args;
 mod bench;
 mod bench_tool;
+mod call;
 mod check;
 mod clear_cache;
 mod configured;
