@@ -88,6 +88,13 @@ fn add_writes_a_shadow_entry_into_a_managed_file() {
     assert_eq!(std::fs::read_to_string(&managed).unwrap(), text);
 
     // `--managed` and `--project` are one choice.
-    let out = env.run(&["plugin", "add", &hook_tag, "--managed", &managed_s, "--project"]);
+    let out = env.run(&[
+        "plugin",
+        "add",
+        &hook_tag,
+        "--managed",
+        &managed_s,
+        "--project",
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
 }

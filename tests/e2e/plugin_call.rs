@@ -30,7 +30,9 @@ fn call_prints_one_answer_of_an_interceptor_and_a_tool() {
     );
     assert_eq!(answer["decision"], "deny", "{answer}");
     assert!(
-        answer["reason"].as_str().is_some_and(|r| r.contains("x.key")),
+        answer["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("x.key")),
         "{answer}"
     );
     let answer = call(
@@ -59,7 +61,12 @@ fn call_prints_one_answer_of_an_interceptor_and_a_tool() {
         ],
     );
     assert_eq!(answer["decision"], "continue-with", "{answer}");
-    assert!(answer["items"].to_string().contains("Deploys go through CI."), "{answer}");
+    assert!(
+        answer["items"]
+            .to_string()
+            .contains("Deploys go through CI."),
+        "{answer}"
+    );
 
     // A tool plugin: POINT is the tool's name, JSON its arguments.
     env.write("notes.txt", "alpha\nbeta\n");

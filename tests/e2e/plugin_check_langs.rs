@@ -32,6 +32,9 @@ fn check_names_a_python_builds_exports_apart_from_the_toolchains() {
     let out = env.run(&["plugin", "check", "--json", &file]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert_eq!(value["exports"], serde_json::json!(["warden:plugin/observe@0.3.0"]));
+    assert_eq!(
+        value["exports"],
+        serde_json::json!(["warden:plugin/observe@0.3.0"])
+    );
     assert_eq!(value["toolchain_exports"], serde_json::json!(["exports"]));
 }

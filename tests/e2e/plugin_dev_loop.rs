@@ -50,7 +50,11 @@ fn the_accepted_build_is_compiled_once_for_dev_and_the_next_run() {
     // The run finds it: the same entry, not rewritten, and no other one.
     let out = env.run(&["run", "--json", "how do I deploy?"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("(1 user, 1 system)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("(1 user, 1 system)"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(compiled(&env, &sha), after_dev);
 }
 
@@ -89,7 +93,10 @@ fn a_script_build_is_named_after_its_project() {
     let js = script_project(
         &env,
         "js-guard",
-        Some(("package.json", "{\"name\": \"@acme/deploy-guard\", \"version\": \"1.0.0\"}")),
+        Some((
+            "package.json",
+            "{\"name\": \"@acme/deploy-guard\", \"version\": \"1.0.0\"}",
+        )),
     );
     assert_eq!(dev_name(&env, &js), "deploy-guard");
     let py = script_project(

@@ -61,7 +61,10 @@ fn push_annotates_the_manifest_with_the_package_metadata() {
             "Adds context when a keyword appears",
         ),
         ("org.opencontainers.image.authors", "Ada <ada@example.com>"),
-        ("org.opencontainers.image.source", "https://example.com/kw.git"),
+        (
+            "org.opencontainers.image.source",
+            "https://example.com/kw.git",
+        ),
         ("org.opencontainers.image.licenses", "Apache-2.0"),
         ("org.opencontainers.image.url", "https://example.com/kw"),
         ("org.opencontainers.image.revision", "0123abc"),
@@ -86,6 +89,9 @@ fn push_annotates_the_manifest_with_the_package_metadata() {
         &format!("{}/team/plain:2.0", registry.addr()),
     ]))
     .unwrap();
-    assert_eq!(seen["annotations"]["org.opencontainers.image.version"], "2.0");
+    assert_eq!(
+        seen["annotations"]["org.opencontainers.image.version"],
+        "2.0"
+    );
     assert!(seen["annotations"]["org.opencontainers.image.title"].is_null());
 }

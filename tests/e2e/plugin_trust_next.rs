@@ -48,7 +48,10 @@ fn update_and_rollback_of_a_project_entry_say_trust_is_needed_next() {
     env.user_config("[model]\nprovider = \"echo\"\n");
     let tag = registry.oci("team/kw:stable");
     push(&env, &build(&env, "1.0.0"), &tag);
-    ok(&env, &["plugin", "add", &tag, "--project", "--config", "word=x"]);
+    ok(
+        &env,
+        &["plugin", "add", &tag, "--project", "--config", "word=x"],
+    );
     let said = ok(&env, &["trust", "-C", &env.workspace().to_string_lossy()]);
     assert!(said.starts_with("trusted "), "{said}");
     ok(&env, &["run", "hello"]);
@@ -89,11 +92,7 @@ fn trust_refuses_a_project_entry_the_policy_refuses() {
     let out = env.trust();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}\n{}", stdout(&out));
-    for part in [
-        "plugin kw",
-        "policy.allowed_sources",
-        "nothing was trusted",
-    ] {
+    for part in ["plugin kw", "policy.allowed_sources", "nothing was trusted"] {
         assert!(err.contains(part), "missing {part:?} in: {err}");
     }
     // Nothing recorded: once the policy allows it, trust is still asked for.

@@ -141,7 +141,9 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
         "{text}"
     );
     assert!(
-        text.lines().nth(2).is_some_and(|l| l.starts_with("stricter: 2 of ")),
+        text.lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("stricter: 2 of ")),
         "{text}"
     );
     // Nothing is that recent in the future: `--since` filters.

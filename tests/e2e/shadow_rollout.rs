@@ -90,7 +90,12 @@ fn list_and_config_show_name_each_interceptors_mode() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["name"].as_str().unwrap(), r["mode"].as_str().unwrap_or("")))
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["mode"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(modes, [("guard", "enforce"), ("stricter", "shadow")]);
 
@@ -142,7 +147,10 @@ fn shadow_report_takes_a_workspace_and_shows_arguments_and_totals() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     let ws = env.workspace().to_string_lossy().into_owned();
 
-    let out = env.run_in(&elsewhere, &["plugin", "shadow-report", "-C", &ws, "--json"]);
+    let out = env.run_in(
+        &elsewhere,
+        &["plugin", "shadow-report", "-C", &ws, "--json"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     let calls = report["calls"].as_array().unwrap();
@@ -177,7 +185,13 @@ fn shadow_report_takes_a_workspace_and_shows_arguments_and_totals() {
     // Another workspace's report holds none of this one's sessions.
     let out = env.run_in(
         &elsewhere,
-        &["plugin", "shadow-report", "-C", &elsewhere.to_string_lossy(), "--json"],
+        &[
+            "plugin",
+            "shadow-report",
+            "-C",
+            &elsewhere.to_string_lossy(),
+            "--json",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: Value = serde_json::from_str(stdout(&out).trim()).unwrap();

@@ -58,7 +58,8 @@ pub use ceilings::{
 };
 pub use dev_overlay::{
     DEV_DIR, DEV_RESOLVER, accepted_digest, clear_written, dev_build_not_accepted,
-    dev_overlay_path, dev_resolver, is_dev_overlay, record_written, recorded_digest, written_in_session, written_path,
+    dev_overlay_path, dev_resolver, is_dev_overlay, record_written, recorded_digest,
+    written_in_session, written_path,
 };
 pub use error::ConfigError;
 pub use escalation_policy::{AllowEscalation, escalation_kinds};

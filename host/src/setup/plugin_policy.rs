@@ -41,7 +41,13 @@ pub fn check_project_code(config: &Config, code: &ProjectCode) -> Result<(), Plu
     let mut components: Vec<(String, String, &Path)> = code
         .entries
         .iter()
-        .map(|e| (format!("plugin {}", e.name), entry_source(e), e.path.as_path()))
+        .map(|e| {
+            (
+                format!("plugin {}", e.name),
+                entry_source(e),
+                e.path.as_path(),
+            )
+        })
         .collect();
     if let Some(path) = resolver {
         components.push(("resolver".to_owned(), path_source(path), path.as_path()));

@@ -434,8 +434,8 @@ fn stop(overlay: &Path, workspace: &Path, name: Option<&str>) -> Result<u8, CliE
         .partition(|t| name.is_none_or(|n| t.get("name").and_then(Value::as_str) == Some(n)));
     let resolver = read_resolver(overlay)?;
     // The resolver under development: stopped with the rest, or by `--name resolver`.
-    let resolver_stops =
-        resolver.is_some() && name.is_none_or(|n| n == "resolver" || n == crate::config::DEV_RESOLVER);
+    let resolver_stops = resolver.is_some()
+        && name.is_none_or(|n| n == "resolver" || n == crate::config::DEV_RESOLVER);
     if resolver_stops {
         write_overlay_doc(overlay, workspace, read_overlay(overlay)?, None)?;
         crate::config::clear_written(overlay, crate::config::DEV_RESOLVER)

@@ -73,7 +73,10 @@ pub(super) fn dev_resolver(
             )));
         }
     }
-    outln!("dev: resolver loaded for this user in {}", workspace.display());
+    outln!(
+        "dev: resolver loaded for this user in {}",
+        workspace.display()
+    );
     outln!("  file:   {}", file.display());
     outln!("  sha256: {}", info.sha256);
     outln!(

@@ -171,7 +171,9 @@ fn parse_since(text: &str) -> Result<SystemTime, CliError> {
 }
 
 fn line(row: &Value) -> String {
-    let text = |key: &str| crate::domain::escape::escape(row[key].as_str().unwrap_or_default()).into_owned();
+    let text = |key: &str| {
+        crate::domain::escape::escape(row[key].as_str().unwrap_or_default()).into_owned()
+    };
     let mut out = format!("{} {} {}", text("ts"), text("session"), text("point"));
     if row["tool"].is_string() {
         out.push_str(&format!(" {} {}", text("tool"), text("call_id")));

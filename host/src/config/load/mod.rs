@@ -220,7 +220,7 @@ fn load_with(
             // Its plugins, and the resolver keys of a resolver under development.
             table.retain(|key, _| key == "plugins" || key == "fileref");
             if let Some(Value::Table(fileref)) = table.get_mut("fileref") {
-                fileref.retain(|key, _| RESOLVER_KEYS.contains(&key.as_ref()));
+                fileref.retain(|key, _| RESOLVER_KEYS.contains(&key));
             }
         }
         let rules = if dev {
@@ -449,7 +449,7 @@ fn merge_layers(
             && dev_resolver.is_some()
             && let Some(Value::Table(fr)) = table.get_mut("fileref")
         {
-            fr.retain(|key, _| !RESOLVER_KEYS.contains(&key.as_ref()));
+            fr.retain(|key, _| !RESOLVER_KEYS.contains(&key));
         }
         if kind == LayerKind::Project
             && let Some(Value::Table(fr)) = table.get_mut("fileref")
