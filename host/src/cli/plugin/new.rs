@@ -174,7 +174,13 @@ fn rust_files(
             ),
         ),
     };
-    let sdk = format!("warden-plugin = {{ path = {path:?}, features = [\"{feature}\"] }}");
+    // An interceptor reads tool-call arguments with `ToolCall::args` (the `json` feature).
+    let features = if world == NewWorld::Interceptor {
+        format!("\"{feature}\", \"json\"")
+    } else {
+        format!("\"{feature}\"")
+    };
+    let sdk = format!("warden-plugin = {{ path = {path:?}, features = [{features}] }}");
     let source = match world {
         NewWorld::Interceptor => include_str!("templates/rust/interceptor.rs"),
         NewWorld::Hook => include_str!("templates/rust/hook.rs"),
