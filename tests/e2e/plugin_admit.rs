@@ -295,7 +295,9 @@ fn update_of_several_entries_goes_on_past_a_refusal() {
     assert_eq!(out.status.code(), Some(2), "{err}\n{}", stdout(&out));
     let line_of = |entry: &str| {
         err.lines()
-            .find(|l| l.contains(&format!("plugin {entry}:")))
+            .find(|l| {
+                l.contains(&format!("plugin {entry}:")) || l.contains(&format!("plugin {entry} ("))
+            })
             .unwrap_or_else(|| panic!("no refusal of {entry} in: {err}"))
             .to_owned()
     };

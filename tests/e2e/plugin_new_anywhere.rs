@@ -66,9 +66,15 @@ fn plugin_new_projects_of_every_rust_world_build_outside_the_source_tree() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let project = dir.join(&name);
         let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+        // An interceptor reads tool-call arguments through the SDK's `json` feature.
+        let features = if *world == "interceptor" {
+            format!(r#""{world}", "json""#)
+        } else {
+            format!(r#""{world}""#)
+        };
         assert!(
             manifest.contains(&format!(
-                r#"warden-plugin = {{ path = "vendor/warden-plugin", features = ["{world}"] }}"#
+                r#"warden-plugin = {{ path = "vendor/warden-plugin", features = [{features}] }}"#
             )),
             "{manifest}"
         );
@@ -100,6 +106,25 @@ fn plugin_new_projects_of_every_rust_world_build_outside_the_source_tree() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let value: Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert_eq!(value["world"], *world);
+        if *world == "interceptor" {
+            // The template's `pre_tool_call` reads the command with `ToolCall::args`.
+            let call = |command: &str| {
+                let input = serde_json::json!({"tool": "shell", "arguments": {"command": command}});
+                let out = env.run(&[
+                    "plugin",
+                    "call",
+                    wasm.to_str().unwrap(),
+                    "pre-tool-call",
+                    &input.to_string(),
+                    "--config",
+                    "word=deploy",
+                ]);
+                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+                serde_json::from_str::<Value>(stdout(&out).trim()).unwrap()
+            };
+            assert_eq!(call("./deploy.sh prod")["decision"], "deny");
+            assert_eq!(call("cargo test")["decision"], "allow");
+        }
     }
 }
 

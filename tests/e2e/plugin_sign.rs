@@ -350,17 +350,19 @@ fn a_project_cannot_loosen_the_signing_policy() {
     let own_key = std::fs::read_to_string(&own_public).unwrap();
     let file = copy(&fixtures::keyword_context(), &env.root().join("p/kw.wasm"));
     sign(&env, &file, &own_secret);
-    env.project_config(&format!(
+    env.untrusted_project_config(&format!(
         "[policy]\nrequire_signed = false\ntrusted_keys = [{:?}]\nallowed_sources = [\"*\"]\n\n{}",
         own_key.trim(),
         kw_entry(&file)
     ));
     env.user_config("[policy]\nrequire_signed = false\n");
-    let out = env.run(&["run", "x marks the spot"]);
+    // `warden trust` refuses what the managed policy will refuse; nothing is recorded.
+    let out = env.trust();
     assert_refused(
         &out,
         &[
             "kw",
+            "nothing was trusted",
             "policy.trusted_keys",
             "another key",
             "`policy.require_signed` is only honoured in the managed layer",

@@ -132,10 +132,18 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
         assert_eq!(call["sha256"].as_str().map(str::len), Some(64), "{call}");
     }
     let text = stdout(&env.run(&["plugin", "shadow-report"]));
-    assert_eq!(text.lines().count(), 2, "{text}");
+    // Two rows, then the totals line.
+    assert_eq!(text.lines().count(), 3, "{text}");
     assert!(
         text.lines()
+            .take(2)
             .all(|l| l.contains(&session) && l.contains("would deny, the chain decided allow")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("stricter: 2 of ")),
         "{text}"
     );
     // Nothing is that recent in the future: `--since` filters.

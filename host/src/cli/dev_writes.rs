@@ -19,7 +19,7 @@ pub(crate) struct DevBuildFiles {
 impl DevBuildFiles {
     /// The dev builds among `config`'s plugins, in `workspace`.
     pub(crate) fn of(config: &Config, workspace: &Path) -> Self {
-        let builds = config
+        let mut builds: Vec<(String, PathBuf, PathBuf)> = config
             .plugins
             .iter()
             .filter_map(|entry: &PluginEntry| {
@@ -28,6 +28,13 @@ impl DevBuildFiles {
                     .then(|| (entry.name.clone(), entry.path.clone(), overlay.to_owned()))
             })
             .collect();
+        // A resolver under development, when it is the one in force.
+        if let Some(overlay) = crate::config::dev_overlay_path(workspace, &crate::cli::common::env)
+            && let Some(resolver) = crate::config::dev_resolver(&overlay)
+            && config.fileref.resolver.as_ref() == Some(&resolver)
+        {
+            builds.push((crate::config::DEV_RESOLVER.to_owned(), resolver, overlay));
+        }
         Self {
             workspace: workspace.to_owned(),
             builds,

@@ -3,7 +3,9 @@
 //! read as a second user layer, right after the user config: its entries are the user's, so
 //! they need no trust; an entry takes the place of a user or project entry of the same name
 //! (the project's declaration of it then waits for trust as it was last trusted, or not at
-//! all), and managed policy applies to it as to any plugin. Only `[[plugins]]` is read from it.
+//! all), and managed policy applies to it as to any plugin. Only `[[plugins]]` and the resolver
+//! keys of `[fileref]` (a resolver under development, pinned by `resolver_sha256`, which takes
+//! the place of the project's resolver) are read from it.
 //!
 //! Each entry carries the `sha256` of the build `warden plugin dev` accepted (when it started,
 //! and per rebuild its watcher saw): a run or a chat loads the file only while it still has
@@ -114,6 +116,20 @@ pub fn recorded_digest(overlay: &Path, name: &str) -> Option<String> {
         .get("sha256")?
         .as_str()
         .map(str::to_owned)
+}
+
+/// The name under which a resolver under development is recorded as written in a session.
+pub const DEV_RESOLVER: &str = "fileref.resolver";
+
+/// The resolver file the overlay at `overlay` loads, if it holds one.
+pub fn dev_resolver(overlay: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(overlay).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table
+        .get("fileref")?
+        .get("resolver")?
+        .as_str()
+        .map(PathBuf::from)
 }
 
 /// Whether `declared_in` is a dev overlay file (a `*.toml` right under [`DEV_DIR`]).

@@ -60,8 +60,9 @@ pub use ceilings::{
     clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
 };
 pub use dev_overlay::{
-    DEV_DIR, accepted_digest, clear_written, dev_build_not_accepted, dev_overlay_path,
-    is_dev_overlay, record_written, recorded_digest, written_in_session, written_path,
+    DEV_DIR, DEV_RESOLVER, accepted_digest, clear_written, dev_build_not_accepted,
+    dev_overlay_path, dev_resolver, is_dev_overlay, record_written, recorded_digest,
+    written_in_session, written_path,
 };
 pub use error::ConfigError;
 pub use escalation_policy::{AllowEscalation, escalation_kinds};

@@ -233,6 +233,14 @@ impl Manifest {
         Ok((manifest, layer))
     }
 
+    /// The manifest with `extra` annotations (`org.opencontainers.image.title`, …), each over
+    /// one of the same key (the package's version over the tag pushed).
+    #[must_use]
+    pub fn with_annotations(mut self, extra: impl IntoIterator<Item = (String, String)>) -> Self {
+        self.annotations.extend(extra);
+        self
+    }
+
     /// `org.opencontainers.image.version`, if set.
     pub fn version(&self) -> Option<&str> {
         self.annotations

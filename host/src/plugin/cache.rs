@@ -144,7 +144,7 @@ impl CompileNotice {
 }
 
 /// `compiling NAME (18.3 MB), once; later starts use the cache`, or, where the command keeps
-/// no cache (`plugin check`, `plugin replay`), `…; this command does not cache compiled code`.
+/// no cache (`plugin replay`), `…; this command does not cache compiled code`.
 pub(crate) fn notice_line(plugin: &str, bytes: usize, cached: bool) -> String {
     #[allow(clippy::cast_precision_loss)]
     let mb = bytes as f64 / 1e6;

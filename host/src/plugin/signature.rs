@@ -348,6 +348,17 @@ impl SigningPolicy {
         path: &Path,
         bytes: &[u8],
     ) -> Result<(), super::error::PluginError> {
+        self.check_described(&format!("plugin {name}"), path, bytes)
+    }
+
+    /// [`SigningPolicy::check`] for a component `what` names whole (`resolver`,
+    /// `…/config.toml: plugin kw`): the refusal starts `what (path): `.
+    pub fn check_described(
+        &self,
+        what: &str,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<(), super::error::PluginError> {
         let why = match verify(bytes, &self.keys) {
             Ok(_) => return Ok(()),
             Err(why) => why,
@@ -362,7 +373,7 @@ impl SigningPolicy {
             ""
         };
         Err(super::error::PluginError::Refused {
-            what: format!("plugin {name} ({})", path.display()),
+            what: format!("{what} ({})", path.display()),
             reason: format!(
                 "refused by managed policy {rule} in {}: {why}{empty}",
                 self.managed_file.display()

@@ -147,6 +147,7 @@ pub fn resolver(
     workspace: &Path,
 ) -> Result<DenyGuard<ResolverPlugin>, SetupError> {
     let roots = [workspace.to_owned()];
+    check_dev_resolver(config, workspace)?;
     let plugin = load_resolver(engine, &roots, &config.fileref)?;
     let deny =
         DenyGlobs::new(&config.fileref.deny, &roots).map_err(|message| PluginError::Load {
@@ -155,6 +156,40 @@ pub fn resolver(
             message,
         })?;
     Ok(DenyGuard::new(plugin, deny))
+}
+
+/// Refuse a resolver under development (`warden plugin dev`) whose file a session saw a tool
+/// call, a command or an MCP server write, until the person accepts it again. (A file with
+/// other bytes than the accepted build is refused by its `resolver_sha256` pin.)
+fn check_dev_resolver(config: &Config, workspace: &Path) -> Result<(), SetupError> {
+    let Some(resolver) = &config.fileref.resolver else {
+        return Ok(());
+    };
+    let Some(overlay) = crate::config::dev_overlay_path(workspace, &|k| std::env::var(k).ok())
+    else {
+        return Ok(());
+    };
+    let name = crate::config::DEV_RESOLVER;
+    if crate::config::dev_resolver(&overlay).as_ref() != Some(resolver)
+        || !crate::config::written_in_session(&overlay, name)
+    {
+        return Ok(());
+    }
+    let found = std::fs::read(resolver)
+        .map(|bytes| crate::plugin::sha256_hex(&bytes))
+        .unwrap_or_else(|err| format!("unreadable ({err})"));
+    Err(PluginError::Load {
+        plugin: "resolver".into(),
+        stage: "dev build check",
+        message: crate::config::dev_build_not_accepted(
+            name,
+            resolver,
+            config.fileref.resolver_sha256.as_deref(),
+            &found,
+            true,
+        ),
+    }
+    .into())
 }
 
 /// Interceptors in chain order, and hooks.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::{Config, PluginEntry, PolicyConfig};
+use crate::config::{Config, PluginEntry, PolicyConfig, ProjectCode};
 use crate::plugin::PluginError;
 use crate::plugin::signature::SigningPolicy;
 
@@ -29,6 +29,39 @@ pub(super) fn enforce(config: &Config) -> Result<Option<Arc<SigningPolicy>>, Plu
         }
     }
     Ok(SigningPolicy::from_config(policy)?.map(Arc::new))
+}
+
+/// Refuse the code a project declares (its `[[plugins]]` entries and resolver) where managed
+/// policy will refuse it when it loads: a source outside `policy.allowed_sources`, or, under
+/// `policy.require_signed`, a component no trusted key signed. `warden trust` asks this
+/// before it records anything, so that a project is never trusted into a refusal.
+pub fn check_project_code(config: &Config, code: &ProjectCode) -> Result<(), PluginError> {
+    let policy = &config.policy;
+    let resolver = code.resolver.as_ref().and_then(|r| r.resolver.as_ref());
+    let mut components: Vec<(String, String, &Path)> = code
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                format!("plugin {}", e.name),
+                entry_source(e),
+                e.path.as_path(),
+            )
+        })
+        .collect();
+    if let Some(path) = resolver {
+        components.push(("resolver".to_owned(), path_source(path), path.as_path()));
+    }
+    for (what, source, path) in &components {
+        check_source(policy, what, source, path)?;
+    }
+    if let Some(signing) = SigningPolicy::from_config(policy)? {
+        for (what, _, path) in &components {
+            let bytes = crate::plugin::builtin::read(path, policy.max_component_bytes())?;
+            signing.check_described(what, path, &bytes)?;
+        }
+    }
+    Ok(())
 }
 
 /// What `policy.allowed_sources` matches for `entry`: its `source` when it has one, else

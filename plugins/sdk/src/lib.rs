@@ -32,6 +32,8 @@ mod log;
 mod slot;
 mod types;
 
+#[cfg(all(feature = "json", feature = "interceptor"))]
+pub mod args;
 #[cfg(any(feature = "resolver", feature = "tool"))]
 pub mod fs;
 #[cfg(feature = "hook")]

@@ -1,5 +1,6 @@
 //! `warden audit [ID] [--json] [--since T]`: what left the machine, per turn — each file
-//! (path, bytes, sha256, truncated), each plugin decision, each model request (provider, model,
+//! (path, bytes, sha256, truncated), each plugin decision, what each interceptor in `shadow`
+//! mode would have decided beside the chain, each model request (provider, model,
 //! bytes, items) with its outcome (`ok`, `failed: why`, `cancelled`; unknown in files written
 //! before outcomes were recorded); a cancelled turn shows the prompt's sha256, never its text.
 //! A compaction is a group of its own, holding its summary request and the files it re-read.
@@ -28,6 +29,8 @@ struct Turn {
     decisions: Vec<Value>,
     requests: Vec<Value>,
     tools: Vec<Value>,
+    /// What interceptors in `shadow` mode would have decided.
+    shadow: Vec<Value>,
     other: Vec<Value>,
 }
 
@@ -61,6 +64,7 @@ impl Turn {
             "decisions": self.decisions,
             "requests": self.requests,
             "tools": self.tools,
+            "shadow": self.shadow,
             "other": self.other,
         })
     }
@@ -129,18 +133,19 @@ fn turns_of(home: &Home, id: &str) -> Result<Vec<Turn>, CliError> {
 }
 
 /// The number of entries in each list of `turn`.
-fn counts(turn: &Turn) -> [usize; 5] {
+fn counts(turn: &Turn) -> [usize; 6] {
     [
         turn.files.len(),
         turn.decisions.len(),
         turn.requests.len(),
         turn.tools.len(),
+        turn.shadow.len(),
         turn.other.len(),
     ]
 }
 
 /// Gives the entry a record just added to `turn` (beyond `before`) the record's chain link.
-fn link(turn: &mut Turn, before: [usize; 5], head: Option<&ChainHead>) {
+fn link(turn: &mut Turn, before: [usize; 6], head: Option<&ChainHead>) {
     let Some(head) = head else {
         return;
     };
@@ -149,6 +154,7 @@ fn link(turn: &mut Turn, before: [usize; 5], head: Option<&ChainHead>) {
         &mut turn.decisions,
         &mut turn.requests,
         &mut turn.tools,
+        &mut turn.shadow,
         &mut turn.other,
     ];
     for (list, before) in lists.into_iter().zip(before) {
@@ -249,6 +255,14 @@ fn group(id: &str, records: Vec<(AuditRecord, Option<ChainHead>)>) -> Vec<Turn> 
                     }
                 }
             }
+            AuditEvent::ShadowDecision { .. } => {
+                let mut value = serde_json::to_value(&record.event).unwrap_or(Value::Null);
+                if let Some(map) = value.as_object_mut() {
+                    map.remove("type");
+                    map.insert("ts".into(), json!(at));
+                }
+                turn.shadow.push(value);
+            }
             AuditEvent::ToolCall { .. } => {
                 let mut value = serde_json::to_value(&record.event).unwrap_or(Value::Null);
                 if let Some(map) = value.as_object_mut() {
@@ -329,6 +343,35 @@ fn tool_line(t: &Value) -> String {
     )
 }
 
+/// `shadow guard at pre-tool-call write_file c2: would deny, the chain decided allow — why`
+/// (`, the same` when it agreed).
+fn shadow_line(s: &Value) -> String {
+    let text = |key: &str| crate::domain::escape::escape(s[key].as_str().unwrap_or(""));
+    let call = match (s["tool"].as_str(), s["call_id"].as_str()) {
+        (Some(tool), Some(id)) => format!(
+            " {} {}",
+            crate::domain::escape::escape(tool),
+            crate::domain::escape::escape(id)
+        ),
+        _ => String::new(),
+    };
+    let verdict = if s["differs"] == true {
+        format!("the chain decided {}", text("chain"))
+    } else {
+        "as the chain did".to_owned()
+    };
+    let reason = s["reason"]
+        .as_str()
+        .map(|r| format!(" — {}", crate::domain::escape::escape(r)))
+        .unwrap_or_default();
+    format!(
+        "shadow {} at {}{call}: would {}, {verdict}{reason}",
+        text("plugin"),
+        text("point"),
+        text("decision"),
+    )
+}
+
 fn print_turn(turn: &Turn) {
     let started = turn.started.map(ts).unwrap_or_default();
     let prompt = turn
@@ -380,6 +423,9 @@ fn print_turn(turn: &Turn) {
     }
     for t in &turn.tools {
         outln!("   {}", tool_line(t));
+    }
+    for s in &turn.shadow {
+        outln!("   {}", shadow_line(s));
     }
     for r in &turn.requests {
         let outcome = match (r["outcome"].as_str(), r["reason"].as_str()) {

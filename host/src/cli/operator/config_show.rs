@@ -161,10 +161,14 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             } else {
                 String::new()
             };
+            // An interceptor's decisions apply (`enforce`) or are only recorded (`shadow`).
+            let kind = match (p["kind"].as_str(), p["mode"].as_str()) {
+                (Some(kind @ "interceptor"), Some(mode)) => format!("{kind}, mode {mode}"),
+                (kind, _) => kind.unwrap_or("").to_owned(),
+            };
             outln!(
-                "plugin {} ({}) {}  [{}]{untrusted}",
+                "plugin {} ({kind}) {}  [{}]{untrusted}",
                 p["name"].as_str().unwrap_or(""),
-                p["kind"].as_str().unwrap_or(""),
                 p["path"].as_str().unwrap_or(""),
                 p["origin"].as_str().unwrap_or(""),
             );

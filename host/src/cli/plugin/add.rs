@@ -1,16 +1,17 @@
-//! `warden plugin add oci://…:TAG|oci://…@sha256:… [--name N] [--kind K] [--project|--user]`:
-//! pull a component into the cache and write a pinned `[[plugins]]` entry
-//! (`source = "oci://HOST/REPO[:TAG]@sha256:<manifest>"`, `sha256 = "<component>"`) into the
-//! user config (default) or the project config, keeping that file's comments.
+//! `warden plugin add oci://…:TAG|oci://…@sha256:… [--name N] [--kind K]
+//! [--project|--user|--managed FILE] [--mode enforce|shadow]`: pull a component into the cache
+//! and write a pinned `[[plugins]]` entry (`source = "oci://HOST/REPO[:TAG]@sha256:<manifest>"`,
+//! `sha256 = "<component>"`) into the user config (default), the project config or a managed
+//! file an operator rolls out, keeping that file's comments.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml_edit::{ArrayOfTables, Item, Table, value};
 
 use super::admit::Admission;
 use super::oci_common::{
-    Keep, editable_layers, engine, entry_index, offer, parse_reference, pull, read_doc, registry,
-    settings, workspace, write_doc,
+    Keep, editable_layers, engine, entry_index, loaded_layers, offer, parse_reference, pull,
+    read_doc, registry, settings, workspace, write_doc,
 };
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
@@ -26,6 +27,10 @@ pub(crate) struct AddRequest<'a> {
     pub kind: Option<PluginKind>,
     /// `--project` (else the user config).
     pub project: bool,
+    /// `--managed FILE`: write into this managed file instead.
+    pub managed: Option<&'a Path>,
+    /// `--mode shadow`: an interceptor whose decisions are recorded, not applied.
+    pub shadow: bool,
     /// `--config KEY=VALUE`.
     pub config: &'a [String],
     /// `-C DIR`.
@@ -44,22 +49,11 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     check_name(&name)?;
     let config = parse_config(request.config)?;
     let root = workspace(request.dir)?;
-    let layers = editable_layers(&root);
-    let wanted = if request.project {
-        LayerKind::Project
-    } else {
-        LayerKind::User
-    };
-    let file = layers
-        .iter()
-        .find(|(kind, _)| *kind == wanted)
-        .map(|(_, file)| file.clone())
-        .ok_or_else(|| {
-            CliError::usage(
-                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
-            )
-        })?;
-    for (_, layer) in &layers {
+    let file = target_file(&root, request)?;
+    // A name is used once across every layer, and in the file written.
+    let mut layers: Vec<PathBuf> = loaded_layers(&root).into_iter().map(|(_, f)| f).collect();
+    layers.push(file.clone());
+    for layer in &layers {
         if entry_index(&read_doc(layer)?, &name).is_some() {
             return Err(CliError::usage(format!(
                 "{}: a plugin named {name:?} already exists; `warden plugin update {name}` fetches its new version, or pick another --name",
@@ -112,6 +106,12 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
             offer.target
         )));
     }
+    if request.shadow && world_kind != PluginKind::Interceptor {
+        return Err(CliError::usage(format!(
+            "{what}: --mode shadow is for interceptors only, and this component is {}; nothing was written",
+            super::args::with_article(world_kind.name())
+        )));
+    }
     let source = reference
         .with_digest(&pulled.resolved.manifest_digest)
         .to_string();
@@ -121,6 +121,9 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     entry.insert("kind", value(world_kind.name()));
     entry.insert("source", value(source.as_str()));
     entry.insert("sha256", value(pulled.sha256.as_str()));
+    if request.shadow {
+        entry.insert("mode", value("shadow"));
+    }
     if !config.is_empty() {
         let mut table = Table::new();
         for (key, val) in &config {
@@ -145,8 +148,9 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
         }
     }
     write_doc(&file, &doc)?;
+    let mode = if request.shadow { ", mode shadow" } else { "" };
     outln!(
-        "{}: added plugin {name} ({})",
+        "{}: added plugin {name} ({}{mode})",
         file.display(),
         world_kind.name()
     );
@@ -166,7 +170,34 @@ pub(crate) fn add(request: &AddRequest<'_>) -> Result<u8, CliError> {
     if request.project {
         outln!("  the project's plugins load once trusted: run `warden trust`");
     }
+    if request.managed.is_some() {
+        outln!(
+            "  where this file is the managed file in force, `warden plugin fetch` puts the component into each machine's cache"
+        );
+    }
     Ok(EXIT_OK)
+}
+
+/// The file `request` writes: `--managed FILE`, the project config, or the user config.
+fn target_file(root: &Path, request: &AddRequest<'_>) -> Result<PathBuf, CliError> {
+    if let Some(file) = request.managed {
+        return std::path::absolute(file)
+            .map_err(|err| CliError::usage(format!("--managed {}: {err}", file.display())));
+    }
+    let wanted = if request.project {
+        LayerKind::Project
+    } else {
+        LayerKind::User
+    };
+    editable_layers(root)
+        .into_iter()
+        .find(|(kind, _)| *kind == wanted)
+        .map(|(_, file)| file)
+        .ok_or_else(|| {
+            CliError::usage(
+                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
+            )
+        })
 }
 
 /// The rule the config loader holds names to.

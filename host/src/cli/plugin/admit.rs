@@ -51,8 +51,9 @@ impl Admission {
         )))
     }
 
-    /// Refuse the component `bytes` of `what` (read from `path`) unless a trusted key signed
-    /// them, when `policy.require_signed` is set.
+    /// Refuse the component `bytes` of `what` (`plugin kw`, `resolver`, a file and a plugin;
+    /// read from `path`) unless a trusted key signed them, when `policy.require_signed` is
+    /// set.
     pub fn signed(
         &self,
         what: &str,
@@ -62,7 +63,7 @@ impl Admission {
     ) -> Result<(), CliError> {
         match &self.signing {
             Some(policy) => policy
-                .check(what, path, bytes)
+                .check_described(what, path, bytes)
                 .map_err(|err| CliError::usage(format!("{err}; {outcome}"))),
             None => Ok(()),
         }

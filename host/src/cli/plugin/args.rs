@@ -60,9 +60,30 @@ pub(crate) enum PluginCommand {
         /// Only calls since this long ago (`2h`, `3days`) or since this time (RFC 3339).
         #[arg(long, value_name = "DURATION|DATE")]
         since: Option<String>,
+        /// Only the sessions of this directory's workspace (default: every session).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// Call one point of a component once and print its answer as JSON: an interceptor's
+    /// call point (`pre-tool-call '{"tool":"shell","arguments":{…}}'`, …) or a tool plugin's
+    /// tool (its name and arguments).
+    Call {
+        /// The component file, or `builtin:NAME`.
+        file: PathBuf,
+        /// The call point (`on-prompt-submit`, `pre-llm-request`, `on-turn-end`,
+        /// `pre-tool-call`, `post-tool-call`, `on-compaction`), or a tool's name.
+        point: String,
+        /// The input, a JSON object.
+        input: String,
+        /// A config value for the plugin's `init` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Workspace directory the plugin sees as its root (default: the current directory).
+        #[arg(short = 'C', value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Time every call point of a plugin's world on a synthetic turn (warm instance, fresh
     /// instance) and its start-up (warm compiled-code cache, cold).
@@ -77,7 +98,8 @@ pub(crate) enum PluginCommand {
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
         /// A tool plugin's arguments for TOOL, a JSON object (repeatable; default: the
-        /// schema's required properties, each with a plain value).
+        /// schema's required properties, each with a plain value); for an interceptor, the
+        /// tool calls its `pre-tool-call` and `post-tool-call` are timed on.
         #[arg(long = "args", value_name = "TOOL=JSON")]
         args: Vec<String>,
         /// A tool plugin's file-system grant over the bench's synthetic workspace (default:
@@ -230,11 +252,18 @@ pub(crate) enum PluginCommand {
         #[arg(long, value_parser = ["interceptor", "hook", "tool"])]
         kind: Option<String>,
         /// Write into the project config (`.warden/config.toml`).
-        #[arg(long, conflicts_with = "user")]
+        #[arg(long, conflicts_with_all = ["user", "managed"])]
         project: bool,
         /// Write into the user config (the default).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "managed")]
         user: bool,
+        /// Write into this managed file (one an operator rolls out as
+        /// `/etc/warden/managed.toml`), created if missing, its comments kept.
+        #[arg(long, value_name = "FILE")]
+        managed: Option<PathBuf>,
+        /// `enforce` or `shadow` (interceptors only: its decisions are recorded, not applied).
+        #[arg(long, value_parser = ["enforce", "shadow"])]
+        mode: Option<String>,
         /// A config value for the plugin's `init` (repeatable).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
@@ -318,8 +347,8 @@ impl PluginCommand {
                 json,
                 diff,
             }),
-            Self::ShadowReport { since, json } => {
-                super::shadow_report::report(since.as_deref(), json)
+            Self::ShadowReport { since, dir, json } => {
+                super::shadow_report::report(since.as_deref(), dir.as_deref(), json)
             }
             Self::Dev {
                 path,
@@ -357,6 +386,13 @@ impl PluginCommand {
                 dir: dir.as_deref(),
                 json,
             }),
+            Self::Call {
+                file,
+                point,
+                input,
+                config,
+                dir,
+            } => super::call::call(&file, &point, &input, &config, dir.as_deref()),
             Self::Pin { name, dir } => super::pin::pin(&name, dir.as_deref()),
             Self::Package {
                 file,
@@ -400,6 +436,8 @@ impl PluginCommand {
                 kind,
                 project,
                 user: _,
+                managed,
+                mode,
                 config,
                 dir,
                 plain_http,
@@ -410,6 +448,8 @@ impl PluginCommand {
                     serde_json::from_value(serde_json::Value::String(k.to_owned())).ok()
                 }),
                 project,
+                managed: managed.as_deref(),
+                shadow: mode.as_deref() == Some("shadow"),
                 config: &config,
                 dir: dir.as_deref(),
                 plain_http,

@@ -19,7 +19,8 @@ use crate::cli::out::outln;
 use crate::config::{FsGrant, PluginEntry, ToolGrants};
 use crate::domain::{
     CallPoint, CompactionInfo, CompactionMarker, Event, Hook, Interceptor, Item, RequestInfo,
-    ResolveRequest, SubmittedPrompt, Tool, ToolCall, ToolContext, ToolOutput, TurnInfo,
+    ResolveRequest, SubmittedPrompt, Tool, ToolCall, ToolContext, ToolDecision, ToolOutput,
+    TurnInfo,
 };
 use crate::plugin::{
     EngineOptions, HookPlugin, InterceptorPlugin, Limits, PluginEngine, PluginError,
@@ -44,6 +45,8 @@ struct Row {
     arguments: Option<serde_json::Value>,
     /// The text of the tool's error answer; `None` for a result.
     error: Option<String>,
+    /// An interceptor's tool call (`{"tool", "arguments"}`) and what it decided on it.
+    call: Option<(serde_json::Value, String)>,
 }
 
 /// What a plugin is loaded with.
@@ -156,6 +159,18 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
             .iter()
             .map(|r| {
                 let mut row = json!({"point": r.point, "warm_ns": r.warm_ns.round(), "fresh_ns": r.fresh_ns.round()});
+                if let Some((call, decision)) = &r.call {
+                    row["call"] = call.clone();
+                    if r.point == CallPoint::PreToolCall.name() {
+                        // `deny`, `allow` or `rewrite`; the reason beside it.
+                        let (verdict, why) = decision.split_once(": ").unwrap_or((decision, ""));
+                        let verdict = verdict.split(' ').next().unwrap_or(verdict);
+                        row["decision"] = json!(verdict);
+                        if !why.is_empty() {
+                            row["reason"] = json!(why);
+                        }
+                    }
+                }
                 if let Some(arguments) = &r.arguments {
                     row["arguments"] = arguments.clone();
                     row["is_error"] = json!(r.error.is_some());
@@ -222,6 +237,14 @@ pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
                 human(row.warm_ns),
                 human(row.fresh_ns)
             );
+            if let Some((call, decision)) = &row.call {
+                outln!(
+                    "  call {} {}: {}",
+                    call["tool"].as_str().unwrap_or(""),
+                    call["arguments"],
+                    first_line(decision, ERROR_SHOWN)
+                );
+            }
             if let Some(arguments) = &row.arguments {
                 match &row.error {
                     None => outln!("  arguments {arguments} (answered with a result)"),
@@ -390,10 +413,23 @@ impl Loaded {
                     answer: prompt.clone(),
                     continuations: 0,
                 };
-                let call = ToolCall {
-                    id: "call-bench".into(),
-                    name: "read_file".into(),
-                    arguments: serde_json::json!({"path": "16k.txt"}),
+                // The calls `--args` gives (a guard's deny branch as well as its allow), else
+                // a read of the synthetic file.
+                let calls: Vec<ToolCall> = if tool_args.is_empty() {
+                    vec![ToolCall {
+                        id: "call-bench".into(),
+                        name: "read_file".into(),
+                        arguments: serde_json::json!({"path": "16k.txt"}),
+                    }]
+                } else {
+                    tool_args
+                        .iter()
+                        .map(|(tool, arguments)| ToolCall {
+                            id: "call-bench".into(),
+                            name: tool.clone(),
+                            arguments: arguments.clone(),
+                        })
+                        .collect()
                 };
                 let output = ToolOutput::ok(prompt.clone());
                 let compaction = CompactionInfo {
@@ -402,7 +438,7 @@ impl Loaded {
                     summary: prompt.clone(),
                     files: vec!["16k.txt".into()],
                 };
-                Ok(vec![
+                let mut rows = vec![
                     figures(p, CallPoint::OnPromptSubmit.name(), |p| {
                         p.on_prompt_submit(&submitted).map(drop)
                     })?,
@@ -412,16 +448,30 @@ impl Loaded {
                     figures(p, CallPoint::OnTurnEnd.name(), |p| {
                         p.on_turn_end(&turn).map(drop)
                     })?,
-                    figures(p, CallPoint::PreToolCall.name(), |p| {
-                        p.pre_tool_call(&call).map(drop)
-                    })?,
-                    figures(p, CallPoint::PostToolCall.name(), |p| {
-                        p.post_tool_call(&call, &output).map(drop)
-                    })?,
-                    figures(p, CallPoint::Compaction.name(), |p| {
-                        p.on_compaction(&compaction).map(drop)
-                    })?,
-                ])
+                ];
+                for call in &calls {
+                    let shown = serde_json::json!({"tool": call.name, "arguments": call.arguments});
+                    Interceptor::new_turn(p.as_mut());
+                    let decision = match p.pre_tool_call(call)? {
+                        ToolDecision::Allow => "allow".to_owned(),
+                        ToolDecision::Deny(reason) => format!("deny: {reason}"),
+                        ToolDecision::Rewrite(arguments) => format!("rewrite to {arguments}"),
+                    };
+                    let mut row = figures(p, CallPoint::PreToolCall.name(), |p| {
+                        p.pre_tool_call(call).map(drop)
+                    })?;
+                    row.call = Some((shown.clone(), decision));
+                    rows.push(row);
+                    let mut row = figures(p, CallPoint::PostToolCall.name(), |p| {
+                        p.post_tool_call(call, &output).map(drop)
+                    })?;
+                    row.call = Some((shown, "after a 1 KB result".to_owned()));
+                    rows.push(row);
+                }
+                rows.push(figures(p, CallPoint::Compaction.name(), |p| {
+                    p.on_compaction(&compaction).map(drop)
+                })?);
+                Ok(rows)
             }
             Self::Hook(p) => {
                 let events = [
@@ -596,6 +646,7 @@ fn figures<P: Benched>(
         fresh_ns: median(&mut fresh),
         arguments: None,
         error: None,
+        call: None,
     })
 }
 

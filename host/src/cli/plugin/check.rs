@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::config::ToolGrants;
 use crate::plugin::{
-    EngineOptions, Limits, MAX_COMPONENT_BYTES, PluginEngine, ToolLoad, ToolPlugin, World, inspect,
+    Limits, MAX_COMPONENT_BYTES, PluginEngine, ToolLoad, ToolPlugin, World, inspect,
 };
 
 /// Print the component's world, API version, sha256, metadata, signature, imports and exports; exit 2 with one
@@ -27,14 +27,20 @@ const LABEL: usize = 13;
 
 /// Print what the component `bytes` (named `what`, kept at `file`) is.
 fn report(what: &str, bytes: &[u8], file: &Path, json: bool) -> Result<u8, CliError> {
-    let engine = PluginEngine::new(EngineOptions::default())
-        .map_err(|err| CliError::failure(err.to_string()))?;
+    // The compiled-code cache of the state root: what is checked here loads at once later.
+    let engine = super::oci_common::engine(MAX_COMPONENT_BYTES)?;
     let (info, _) =
         inspect(&engine, what, bytes).map_err(|err| CliError::usage(err.to_string()))?;
     let tools = (info.world == World::Tool).then(|| tool_names(&engine, file));
     let http = info.imports.iter().any(|i| i.contains("/outgoing@"));
     let meta = crate::plugin::metadata::read(bytes).unwrap_or_default();
     let signed = crate::plugin::signature::signed_by(bytes);
+    // The world's interface, apart from what a toolchain adds for itself (componentize-py's
+    // `exports`, its start-up hook), which warden never calls.
+    let (exports, toolchain): (Vec<&String>, Vec<&String>) = info
+        .exports
+        .iter()
+        .partition(|e| e.starts_with("warden:plugin/"));
     if json {
         let value = serde_json::json!({
             "file": what,
@@ -43,7 +49,8 @@ fn report(what: &str, bytes: &[u8], file: &Path, json: bool) -> Result<u8, CliEr
             "sha256": info.sha256,
             "size": info.size,
             "imports": info.imports,
-            "exports": info.exports,
+            "exports": exports,
+            "toolchain_exports": toolchain,
             "metadata": meta,
             "signature": signed.as_ref().map(|key| serde_json::json!({ "key_id": key })),
             "tools": tools.as_ref().map(|t| t.as_ref().map_or_else(|e| json_error(e), |t| serde_json::json!(t))),
@@ -69,7 +76,22 @@ fn report(what: &str, bytes: &[u8], file: &Path, json: bool) -> Result<u8, CliEr
             ),
             None => line("signed", "no"),
         }
-        line("exports", &info.exports.join(", "));
+        let names = |list: &[&String]| {
+            list.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        line("exports", &names(&exports));
+        if !toolchain.is_empty() {
+            line(
+                "toolchain",
+                &format!(
+                    "also exports {} (the build toolchain's own start-up; warden never calls it)",
+                    names(&toolchain)
+                ),
+            );
+        }
         outln!("imports:");
         for import in &info.imports {
             outln!("  {import}");

@@ -24,7 +24,7 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
 use crate::config::{FsGrant, Loaded, PluginKind};
-use crate::plugin::{ComponentInfo, EngineOptions, PluginEngine, World, inspect};
+use crate::plugin::{ComponentInfo, World, inspect};
 
 /// How often the watched file is looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -70,6 +70,9 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
     refuse_under_policy(&loaded)?;
 
     let info = check(&file)?;
+    if info.world == World::Resolver {
+        return super::dev_resolver::dev_resolver(args, &overlay, &workspace, &file, &info);
+    }
     let configured = loaded.config.plugins.iter().find(|e| match args.name {
         Some(name) => e.name == name,
         None => same_file(&e.path, &file),
@@ -101,7 +104,7 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
         .name
         .map(str::to_owned)
         .or_else(|| configured.map(|e| e.name.clone()))
-        .unwrap_or_else(|| stem_name(&file));
+        .unwrap_or_else(|| super::project_name::default_name(&file));
     let kind = kind_for(args.kind, configured.map(|e| e.kind), info.world, &file)?;
     if let Some(fs) = args.fs {
         if kind != PluginKind::Tool {
@@ -191,6 +194,7 @@ pub(crate) fn dev(args: &DevArgs<'_>) -> Result<u8, CliError> {
             overlay: &overlay,
             workspace: &workspace,
             name: &name,
+            resolver: false,
         },
     )
 }
@@ -273,12 +277,13 @@ fn refuse_under_policy(loaded: &Loaded) -> Result<(), CliError> {
     }
 }
 
-/// Read and check the component at `file`.
-fn check(file: &Path) -> Result<ComponentInfo, CliError> {
+/// Read and check the component at `file`, compiling it into the compiled-code cache of the
+/// state root: the run that loads it next finds it there instead of compiling it again (a
+/// Python or JavaScript component takes seconds).
+pub(super) fn check(file: &Path) -> Result<ComponentInfo, CliError> {
     let bytes = crate::plugin::read_component(file, crate::plugin::MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(format!("{err} (build it first)")))?;
-    let engine = PluginEngine::new(EngineOptions::default())
-        .map_err(|err| CliError::failure(err.to_string()))?;
+    let engine = super::oci_common::engine(crate::plugin::MAX_COMPONENT_BYTES)?;
     inspect(&engine, &file.display().to_string(), &bytes)
         .map(|(info, _)| info)
         .map_err(|err| CliError::usage(err.to_string()))
@@ -287,14 +292,6 @@ fn check(file: &Path) -> Result<ComponentInfo, CliError> {
 fn same_file(a: &Path, b: &Path) -> bool {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
     real(a) == real(b)
-}
-
-/// `my_guard.wasm` → `my-guard`.
-fn stem_name(file: &Path) -> String {
-    file.file_stem().map_or_else(
-        || "dev".to_owned(),
-        |s| s.to_string_lossy().replace('_', "-"),
-    )
 }
 
 /// The kind the entry is loaded as: asked, configured or the component's world; they must agree.
@@ -310,7 +307,7 @@ fn kind_for(
         World::Tool => PluginKind::Tool,
         World::Resolver => {
             return Err(CliError::usage(format!(
-                "{}: a resolver is chosen with `fileref.resolver`, not loaded as a plugin; try it with `warden preview` or `warden plugin bench`",
+                "{}: a resolver is loaded as `fileref.resolver`, not as a plugin",
                 file.display()
             )));
         }
@@ -350,7 +347,7 @@ fn entry_table(file: Option<&Path>, name: &str) -> Option<Table> {
 }
 
 /// The overlay's `[[plugins]]` tables (none when it does not exist).
-fn read_overlay(overlay: &Path) -> Result<Vec<Table>, CliError> {
+pub(super) fn read_overlay(overlay: &Path) -> Result<Vec<Table>, CliError> {
     let text = match std::fs::read_to_string(overlay) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -365,20 +362,49 @@ fn read_overlay(overlay: &Path) -> Result<Vec<Table>, CliError> {
         .unwrap_or_default())
 }
 
-/// Write `entries` as the overlay of `workspace` (removing the file when there are none).
+/// The overlay's `[fileref]` resolver keys (none when it does not exist or has none).
+pub(super) fn read_resolver(overlay: &Path) -> Result<Option<Table>, CliError> {
+    let text = match std::fs::read_to_string(overlay) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(CliError::usage(format!("{}: {err}", overlay.display()))),
+    };
+    let table: Table = toml::from_str(&text)
+        .map_err(|err| CliError::usage(format!("{}: {err}", overlay.display())))?;
+    Ok(table.get("fileref").and_then(Value::as_table).cloned())
+}
+
+/// Write `entries` as the overlay of `workspace`, keeping its resolver keys.
 fn write_overlay(overlay: &Path, workspace: &Path, entries: Vec<Table>) -> Result<(), CliError> {
+    let resolver = read_resolver(overlay)?;
+    write_overlay_doc(overlay, workspace, entries, resolver)
+}
+
+/// Write `entries` and `resolver` as the overlay of `workspace` (removing the file when there
+/// is neither).
+pub(super) fn write_overlay_doc(
+    overlay: &Path,
+    workspace: &Path,
+    entries: Vec<Table>,
+    resolver: Option<Table>,
+) -> Result<(), CliError> {
     let failed = |err: std::io::Error| CliError::failure(format!("{}: {err}", overlay.display()));
-    if entries.is_empty() {
+    if entries.is_empty() && resolver.is_none() {
         return match std::fs::remove_file(overlay) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(failed(err)),
             _ => Ok(()),
         };
     }
     let mut doc = Table::new();
-    doc.insert(
-        "plugins".into(),
-        Value::Array(entries.into_iter().map(Value::Table).collect()),
-    );
+    if let Some(resolver) = resolver {
+        doc.insert("fileref".into(), Value::Table(resolver));
+    }
+    if !entries.is_empty() {
+        doc.insert(
+            "plugins".into(),
+            Value::Array(entries.into_iter().map(Value::Table).collect()),
+        );
+    }
     let body = toml::to_string(&doc).map_err(|err| CliError::failure(err.to_string()))?;
     let text = format!(
         "# Dev plugins of {} for this user, written by `warden plugin dev`;\n# `warden plugin dev --stop -C {}` removes them.\n{body}",
@@ -406,6 +432,22 @@ fn stop(overlay: &Path, workspace: &Path, name: Option<&str>) -> Result<u8, CliE
     let (gone, kept): (Vec<Table>, Vec<Table>) = entries
         .into_iter()
         .partition(|t| name.is_none_or(|n| t.get("name").and_then(Value::as_str) == Some(n)));
+    let resolver = read_resolver(overlay)?;
+    // The resolver under development: stopped with the rest, or by `--name resolver`.
+    let resolver_stops = resolver.is_some()
+        && name.is_none_or(|n| n == "resolver" || n == crate::config::DEV_RESOLVER);
+    if resolver_stops {
+        write_overlay_doc(overlay, workspace, read_overlay(overlay)?, None)?;
+        crate::config::clear_written(overlay, crate::config::DEV_RESOLVER)
+            .map_err(|err| CliError::failure(format!("{}: {err}", overlay.display())))?;
+        outln!(
+            "dev: the resolver is no longer loaded in {}",
+            workspace.display()
+        );
+        if gone.is_empty() {
+            return Ok(EXIT_OK);
+        }
+    }
     if gone.is_empty() {
         outln!(
             "dev: nothing to stop in {}{}",
@@ -438,16 +480,34 @@ fn stamp(file: &Path) -> Option<(SystemTime, u64)> {
 }
 
 /// The overlay entry a watcher records accepted rebuilds in.
-struct Accept<'a> {
-    overlay: &'a Path,
-    workspace: &'a Path,
-    name: &'a str,
+pub(super) struct Accept<'a> {
+    pub overlay: &'a Path,
+    pub workspace: &'a Path,
+    /// The entry's name ([`crate::config::DEV_RESOLVER`] for the resolver).
+    pub name: &'a str,
+    /// The build is the overlay's resolver, not a `[[plugins]]` entry.
+    pub resolver: bool,
 }
 
 impl Accept<'_> {
     /// Record `sha256` as the accepted build of the entry; false when the entry is gone
     /// (`--stop`) or names another file now.
     fn record(&self, file: &Path, sha256: &str) -> Result<bool, CliError> {
+        if self.resolver {
+            let Some(mut table) = read_resolver(self.overlay)?
+                .filter(|t| t.get("resolver").and_then(Value::as_str).map(Path::new) == Some(file))
+            else {
+                return Ok(false);
+            };
+            table.insert("resolver_sha256".into(), Value::String(sha256.to_owned()));
+            write_overlay_doc(
+                self.overlay,
+                self.workspace,
+                read_overlay(self.overlay)?,
+                Some(table),
+            )?;
+            return Ok(true);
+        }
         let mut entries = read_overlay(self.overlay)?;
         let Some(entry) = entries.iter_mut().find(|t| {
             t.get("name").and_then(Value::as_str) == Some(self.name)
@@ -464,7 +524,7 @@ impl Accept<'_> {
 /// Watch `file`; accept each new digest that loads (recording it in the overlay entry) and
 /// print it, or print why the new file would not load. Runs until killed, or until the entry
 /// is stopped.
-fn watch(file: &Path, digest: &str, accept: &Accept<'_>) -> Result<u8, CliError> {
+pub(super) fn watch(file: &Path, digest: &str, accept: &Accept<'_>) -> Result<u8, CliError> {
     outln!(
         "watching {} (Ctrl-C to quit; the entry stays until --stop)",
         file.display()

@@ -1,5 +1,6 @@
 //! `warden plugin fetch [NAME]`: put the pinned component of each `oci://` plugin (or of NAME)
-//! into the plugin cache, by its digest, changing no config file. The bytes must hash to the
+//! of every layer the workspace loads (user, dev overlay, project, managed) into the plugin
+//! cache, by its digest, changing no config file. The bytes must hash to the
 //! entry's `sha256` and pass managed policy before they are kept; an untrusted project's
 //! entries are skipped before their registry is contacted.
 
@@ -8,7 +9,7 @@ use std::path::Path;
 use toml_edit::Item;
 
 use super::admit::Admission;
-use super::oci_common::{Keep, editable_layers, pull, read_doc, registry, settings, workspace};
+use super::oci_common::{Keep, loaded_layers, pull, read_doc, registry, settings, workspace};
 use super::update::{finish, project_untrusted};
 use crate::cli::common::env;
 use crate::cli::exit::CliError;
@@ -29,7 +30,7 @@ pub(crate) fn fetch(
     let cache = Cache::from_env(&env).map_err(super::oci_common::oci_error)?;
     let mut seen = 0;
     let mut refused = Vec::new();
-    for (kind, file) in editable_layers(&root) {
+    for (kind, file) in loaded_layers(&root) {
         let doc = read_doc(&file)?;
         let Some(list) = doc.get("plugins").and_then(Item::as_array_of_tables) else {
             continue;

@@ -174,7 +174,13 @@ fn rust_files(
             ),
         ),
     };
-    let sdk = format!("warden-plugin = {{ path = {path:?}, features = [\"{feature}\"] }}");
+    // An interceptor reads tool-call arguments with `ToolCall::args` (the `json` feature).
+    let features = if world == NewWorld::Interceptor {
+        format!("\"{feature}\", \"json\"")
+    } else {
+        format!("\"{feature}\"")
+    };
+    let sdk = format!("warden-plugin = {{ path = {path:?}, features = [{features}] }}");
     let source = match world {
         NewWorld::Interceptor => include_str!("templates/rust/interceptor.rs"),
         NewWorld::Hook => include_str!("templates/rust/hook.rs"),
@@ -243,7 +249,7 @@ fn rust_files(
 fn dev_loop(world: NewWorld) -> &'static str {
     match world {
         NewWorld::Resolver => {
-            "warden plugin check target/wasm32-wasip2/release/*.wasm\nwarden plugin bench target/wasm32-wasip2/release/*.wasm"
+            "warden plugin dev .                  # your @file resolver here, for you alone: no trust, no config edit;\n                                     # it watches the file, and each rebuild is used by the next run\nwarden preview \"@some/file\"          # what the model would get"
         }
         NewWorld::Tool => {
             "warden plugin dev . --fs read        # load this build for you, here, reading the workspace: no trust,\n                                     # no config edit; each rebuild is picked up by the next run"

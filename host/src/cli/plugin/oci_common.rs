@@ -258,6 +258,12 @@ pub(super) fn editable_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
         .collect()
 }
 
+/// Every config file `workspace` loads, lowest layer first: the user file, the dev overlay
+/// when there is one, the project file and the managed file in force.
+pub(super) fn loaded_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
+    Sources::standard(workspace, &env).layers
+}
+
 /// The document in `file`; an empty one when it does not exist.
 pub(super) fn read_doc(file: &Path) -> Result<DocumentMut, CliError> {
     let text = match std::fs::read_to_string(file) {

@@ -1,6 +1,7 @@
 //! `warden plugin push FILE oci://HOST[:PORT]/REPO:TAG`: publish a component as a wasm OCI
 //! artifact (config `application/vnd.wasm.config.v0+json`, one `application/wasm` layer) and
-//! print the reference that pins it, `oci://HOST/REPO@sha256:…`.
+//! print the reference that pins it, `oci://HOST/REPO@sha256:…`. The package metadata
+//! (`plugin package`) goes into the manifest's `org.opencontainers.image.*` annotations.
 
 use std::path::Path;
 
@@ -11,6 +12,27 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::oci::{ComponentSummary, Manifest, WasmConfig};
 use crate::plugin::{MAX_COMPONENT_BYTES, read_component, sha256_hex};
+
+/// The standard annotations of the package metadata in `bytes` (none when it has none).
+fn annotations(bytes: &[u8]) -> Vec<(String, String)> {
+    let meta = crate::plugin::metadata::read(bytes).unwrap_or_default();
+    [
+        ("title", meta.name),
+        ("version", meta.version),
+        ("description", meta.description),
+        ("authors", meta.authors),
+        ("source", meta.source),
+        ("licenses", meta.licenses),
+        ("url", meta.homepage),
+        ("revision", meta.revision),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| {
+        let value = value.filter(|v| !v.trim().is_empty())?;
+        Some((format!("org.opencontainers.image.{key}"), value))
+    })
+    .collect()
+}
 
 /// Push `file` to `target`; `author` goes into the artifact's config.
 pub(crate) fn push(
@@ -52,7 +74,8 @@ pub(crate) fn push(
         &bytes,
         config.created.as_deref(),
         reference.tag.as_deref(),
-    );
+    )
+    .with_annotations(annotations(&bytes));
     let digest = block_on(registry.push(&reference, &bytes, &config_bytes, &manifest))?
         .map_err(oci_error)?;
     eprintln!(

@@ -124,6 +124,7 @@ pub(crate) fn rollback(name: &str, dir: Option<&Path>, plain_http: bool) -> Resu
         write_doc(&file, &doc)?;
         previous.record(&file, current);
         previous.save()?;
+        super::trust_next::say_trust_next(&root, kind)?;
         return Ok(EXIT_OK);
     }
     Err(CliError::usage(format!(

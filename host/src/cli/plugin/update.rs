@@ -107,6 +107,7 @@ pub(crate) fn update(
                 previous.record(&file, pin);
             }
             previous.save()?;
+            super::trust_next::say_trust_next(&root, kind)?;
         }
     }
     finish(seen, name, &refused).map_err(|mut err| {

@@ -66,6 +66,13 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
     let trusted = Trusted::read(&home).map_err(|err| CliError::usage(err.to_string()))?;
     let pending = trust::pending(code, &root, &trusted, &loaded.dev_overrides);
     refuse_unreadable(&pending)?;
+    // What managed policy refuses at load is not trusted either.
+    crate::setup::plugin_policy::check_project_code(&loaded.config, code).map_err(|err| {
+        CliError::usage(format!(
+            "{}: nothing was trusted: {err}",
+            pending.file.display()
+        ))
+    })?;
     trust::record(&home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
     if json {
         let value = json!({

@@ -73,7 +73,7 @@ impl LayerKind {
 pub struct Sources {
     /// Files in precedence order, lowest first; missing files are skipped. A managed file that
     /// exists but cannot be read or parsed is an error. A second `User` layer is the workspace's
-    /// dev overlay (`config/dev_overlay.rs`): only its `[[plugins]]` are read.
+    /// dev overlay (`config/dev_overlay.rs`): only its `[[plugins]]` and resolver keys are read.
     pub layers: Vec<(LayerKind, PathBuf)>,
     /// Whether the managed file in `layers` is the system one.
     pub managed_is_system: bool,
@@ -218,7 +218,11 @@ fn load_with(
         };
         let mut table = parse_layer(path, &text)?;
         if dev {
-            table.retain(|key, _| key == "plugins");
+            // Its plugins, and the resolver keys of a resolver under development.
+            table.retain(|key, _| key == "plugins" || key == "fileref");
+            if let Some(Value::Table(fileref)) = table.get_mut("fileref") {
+                fileref.retain(|key, _| RESOLVER_KEYS.contains(&key));
+            }
         }
         let rules = if dev {
             Vec::new()
@@ -346,6 +350,17 @@ fn merge_layers(
             .map_or_else(|| PathBuf::from(kind.as_str()), |(_, p)| p.clone())
     };
 
+    // A resolver under development (`warden plugin dev`) takes the place of the project's.
+    let dev_resolver = layers.iter().find_map(|l| {
+        let path = l.table.get("fileref")?.get("resolver")?.as_str()?;
+        l.dev.then(|| (path.to_owned(), l.path.clone()))
+    });
+    if let Some((resolver, overlay)) = &dev_resolver {
+        warnings.push(format!(
+            "the resolver is a dev build ({resolver}), loaded for this user by `warden plugin dev` ({}); `warden plugin dev --stop` ends it",
+            overlay.display()
+        ));
+    }
     let mut locked_hits: Vec<super::locks::LockedHit> = Vec::new();
     let mut rule_layers = super::rules::RuleLayers::default();
     let mut builtin_rules = true;
@@ -430,6 +445,12 @@ fn merge_layers(
         }
         if let Some(value) = table.remove("policy") {
             policy::merge(&mut policy, value, kind, &path, &mut warnings)?;
+        }
+        if kind == LayerKind::Project
+            && dev_resolver.is_some()
+            && let Some(Value::Table(fr)) = table.get_mut("fileref")
+        {
+            fr.retain(|key, _| !RESOLVER_KEYS.contains(&key));
         }
         if kind == LayerKind::Project
             && let Some(Value::Table(fr)) = table.get_mut("fileref")

@@ -90,12 +90,12 @@ fn reads_files(world: NewWorld) -> bool {
     matches!(world, NewWorld::Resolver | NewWorld::Tool)
 }
 
-/// The README's step that runs the build: `plugin dev` for what it loads; a resolver is chosen
-/// with `fileref.resolver` instead, and tried with `check` and `bench`.
+/// The README's step that runs the build: `plugin dev` (a resolver becomes your
+/// `fileref.resolver`, tried with `preview`).
 fn dev_step(world: NewWorld) -> &'static str {
     match world {
         NewWorld::Resolver => {
-            "warden plugin check plugin.wasm           # its world and digest\nwarden plugin bench plugin.wasm           # calls resolve, read-file and list-files on a sample workspace"
+            "warden plugin dev plugin.wasm             # your @file resolver here, for you alone; each rebuild is accepted\nwarden preview \"@some/file\"                # what the model would get\nwarden plugin bench plugin.wasm           # calls resolve, read-file and list-files on a sample workspace"
         }
         NewWorld::Tool => {
             "warden plugin dev plugin.wasm --fs read   # loads it for you alone, reading the workspace; a running chat picks up each rebuild"
@@ -110,7 +110,7 @@ fn dev_step(world: NewWorld) -> &'static str {
 fn dev_note(world: NewWorld) -> &'static str {
     match world {
         NewWorld::Resolver => {
-            "A resolver is chosen, not added: `warden plugin dev` does not load one. Set `resolver` in\n`[fileref]` of your own `~/.config/warden/config.toml` (below) and `warden preview\n\"@some/file\"` shows what the model would get, with no trust asked."
+            "`warden plugin dev PATH` makes your build the `fileref.resolver` of your own sessions in\nthis workspace only: it never writes the project's config, so there is nothing to `warden\ntrust` after each rebuild; the next run, chat or preview uses the rebuild."
         }
         _ => {
             "`warden plugin dev PATH` runs your build in your own sessions only: it never writes the\nproject's config, so there is nothing to `warden trust` after each rebuild; a `warden chat`\nalready running loads the rebuild before its next turn."
@@ -303,15 +303,12 @@ mod tests {
                 let dev = readme.find("warden plugin dev").unwrap_or(usize::MAX);
                 let config = readme.find("```toml").unwrap_or(0);
                 assert!(dev < config, "the dev loop comes first: {readme}");
-                // A resolver is not loaded by `plugin dev`: its README says how to try it.
+                // A resolver under `plugin dev` is tried with `preview`.
                 if world == NewWorld::Resolver {
-                    assert!(readme.contains("does not load one"), "{readme}");
+                    assert!(readme.contains("warden plugin dev plugin.wasm"), "{readme}");
+                    assert!(readme.contains("warden preview"), "{readme}");
                     assert!(
                         readme.contains("warden plugin bench plugin.wasm"),
-                        "{readme}"
-                    );
-                    assert!(
-                        !readme.contains("warden plugin dev plugin.wasm"),
                         "{readme}"
                     );
                 } else {

@@ -1,9 +1,10 @@
 //! A warden interceptor: when the prompt mentions a configured word, add a system item with
-//! configured context.
+//! configured context; a `shell` command that mentions the word is denied with that context
+//! as the reason (reading the call's arguments with `ToolCall::args`).
 //!
 //! Config: `word` (required), `context` (the text to add; default names the word).
 
-use warden_plugin::interceptor::{Interceptor, PromptAction, SubmittedPrompt};
+use warden_plugin::interceptor::{Interceptor, PromptAction, SubmittedPrompt, ToolAction, ToolCall};
 use warden_plugin::{Config, Item};
 
 struct Plugin {
@@ -19,6 +20,19 @@ impl Plugin {
             PromptAction::ContinueWith(vec![Item::system(self.context.clone())])
         } else {
             PromptAction::Continue
+        }
+    }
+
+    /// The decision on a tool call: a `shell` command mentioning the word is denied.
+    fn judge(&self, call: &ToolCall) -> ToolAction {
+        if call.name != "shell" {
+            return ToolAction::Allow;
+        }
+        match call.args() {
+            Ok(args) if args.str("command").is_some_and(|c| c.contains(&self.word)) => {
+                ToolAction::Deny(self.context.clone())
+            }
+            _ => ToolAction::Allow,
         }
     }
 }
@@ -38,6 +52,10 @@ impl Interceptor for Plugin {
 
     fn on_prompt_submit(&mut self, prompt: SubmittedPrompt) -> PromptAction {
         self.decide(&prompt.text)
+    }
+
+    fn pre_tool_call(&mut self, call: ToolCall) -> ToolAction {
+        self.judge(&call)
     }
 }
 
@@ -65,5 +83,30 @@ mod tests {
         let logged = warden_plugin::take_logged();
         assert_eq!(logged.len(), 1, "{logged:?}");
         assert_eq!(logged[0].1, "the prompt mentions \"deploy\"");
+    }
+
+    #[test]
+    fn denies_a_shell_command_that_mentions_the_word() {
+        let plugin = Plugin {
+            word: "deploy".into(),
+            context: "Deploys go through CI.".into(),
+        };
+        let call = |name: &str, arguments: &str| ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        };
+        assert!(matches!(
+            plugin.judge(&call("shell", r#"{"command":"./deploy.sh"}"#)),
+            ToolAction::Deny(reason) if reason == "Deploys go through CI."
+        ));
+        assert!(matches!(
+            plugin.judge(&call("shell", r#"{"command":"ls"}"#)),
+            ToolAction::Allow
+        ));
+        assert!(matches!(
+            plugin.judge(&call("read_file", r#"{"path":"deploy.md"}"#)),
+            ToolAction::Allow
+        ));
     }
 }
