@@ -85,6 +85,7 @@ mod policy;
 mod policy_hold;
 mod post_tool;
 mod reminders;
+mod run_cli;
 mod replay;
 mod resume;
 mod rules;
