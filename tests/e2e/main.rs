@@ -20,6 +20,7 @@ mod cli_session;
 mod cli_version;
 mod compaction;
 mod compat_common;
+mod config_cli;
 mod compat_v0_1;
 mod compat_v0_2;
 mod compiled_cache_upgrade;

@@ -54,7 +54,7 @@ mod unix_sockets;
 mod url_parts;
 
 pub use ceilings::{
-    clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
+    ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
 };
 pub use dev_overlay::{
     DEV_DIR, accepted_digest, clear_written, dev_build_not_accepted, dev_overlay_path,

@@ -3,7 +3,8 @@
 //! the layer that declared each. A plugin entry that policy refuses is shown as `refused` with
 //! its reason, after everything else, and the command then exits 2. A project setting that
 //! waits for trust ([`HELD_SETTINGS`](crate::config::HELD_SETTINGS)) in a workspace not trusted
-//! is marked `held back until trusted` (`"held_back": true`).
+//! is marked `held back until trusted` (`"held_back": true`). A built-in default lowered to a
+//! managed ceiling is shown as `[default, clamped by …]` (`"clamped_by"`).
 
 use std::path::Path;
 
@@ -67,6 +68,11 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
                 && config::HELD_SETTINGS
                     .iter()
                     .any(|held| key == *held || key.starts_with(&format!("{held}.")));
+            // A default lowered to a ceiling (silently: nobody set it) says so.
+            let clamped_by = (origin.layer == "default")
+                .then(|| loaded.defaults_clamped.iter().find(|c| c.key == key))
+                .flatten()
+                .map(|c| c.by.clone());
             json!({
                 "key": key,
                 "value": value,
@@ -74,6 +80,7 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
                 "file": origin.file,
                 "locked": is_locked(&key),
                 "held_back": held_back,
+                "clamped_by": clamped_by,
             })
         })
         .collect();
@@ -129,6 +136,10 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         .unwrap_or(0);
     for v in &values {
         let lock = if v["locked"] == true { "  locked" } else { "" };
+        let clamped = v["clamped_by"]
+            .as_str()
+            .map(|by| format!(", clamped by {by}"))
+            .unwrap_or_default();
         let held = if v["held_back"] == true {
             format!(
                 "  held back until trusted (`warden trust -C {}`)",
@@ -142,7 +153,7 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             .map(|f| format!("  ({f})"))
             .unwrap_or_default();
         outln!(
-            "{:<width$}  {}  [{}{lock}]{file}{held}",
+            "{:<width$}  {}  [{}{clamped}{lock}]{file}{held}",
             v["key"].as_str().unwrap_or(""),
             v["value"],
             v["layer"].as_str().unwrap_or(""),
