@@ -4,7 +4,9 @@
 //! its reason, after everything else, and the command then exits 2. A project setting that
 //! waits for trust ([`HELD_SETTINGS`](crate::config::HELD_SETTINGS)) in a workspace not trusted
 //! is marked `held back until trusted` (`"held_back": true`). A built-in default lowered to a
-//! managed ceiling is shown as `[default, clamped by …]` (`"clamped_by"`).
+//! managed ceiling is shown as `[default, clamped by …]` (`"clamped_by"`). An optional key no
+//! layer set is listed with what applies instead (`[default, unset: …]`, `"unset": true`), and
+//! the rules in force one per line, as `warden rules list` shows them.
 
 use std::path::Path;
 
@@ -84,6 +86,26 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             })
         })
         .collect();
+    // The optional keys no layer set: what applies instead.
+    let mut values = values;
+    for unset in config::unset_keys(&loaded.config) {
+        if values.iter().any(|v| v["key"] == unset.key) {
+            continue;
+        }
+        let origin = origins.of(unset.key);
+        values.push(json!({
+            "key": unset.key,
+            "value": unset.value,
+            "layer": origin.layer,
+            "file": origin.file,
+            "locked": is_locked(unset.key),
+            "held_back": false,
+            "clamped_by": null,
+            "unset": true,
+            "meaning": unset.meaning,
+        }));
+    }
+    values.sort_by(|a, b| a["key"].as_str().cmp(&b["key"].as_str()));
     let files: Vec<Value> = sources
         .layers
         .iter()
@@ -152,8 +174,26 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             .as_str()
             .map(|f| format!("  ({f})"))
             .unwrap_or_default();
+        let unset = v["meaning"]
+            .as_str()
+            .map(|meaning| format!(", unset: {meaning}"))
+            .unwrap_or_default();
+        // The rules, one per line under their key, as `warden rules list` shows them.
+        if v["key"] == "rules.rules" {
+            let rules = &loaded.config.rules.rules;
+            outln!(
+                "{:<width$}  {} rule{} in force, one per line:",
+                "rules.rules",
+                rules.len(),
+                if rules.len() == 1 { "" } else { "s" }
+            );
+            for rule in rules {
+                outln!("  {}", crate::cli::rules::rule_line(rule));
+            }
+            continue;
+        }
         outln!(
-            "{:<width$}  {}  [{}{clamped}{lock}]{file}{held}",
+            "{:<width$}  {}  [{}{clamped}{unset}{lock}]{file}{held}",
             v["key"].as_str().unwrap_or(""),
             v["value"],
             v["layer"].as_str().unwrap_or(""),
