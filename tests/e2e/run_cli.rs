@@ -45,7 +45,12 @@ fn a_turn_that_changed_a_file_prints_its_answer_once() {
             "I wrote a.txt.",
         );
         let out = run(&env, &server, &["--mode", "auto-edit", "write it"]);
-        assert_eq!(stdout(&out), "I wrote a.txt.\n", "{config}: {}", stderr(&out));
+        assert_eq!(
+            stdout(&out),
+            "I wrote a.txt.\n",
+            "{config}: {}",
+            stderr(&out)
+        );
         assert_eq!(
             stderr_lines(&out),
             ["warden: changed 1 file (+1 −0): a.txt"],
@@ -77,7 +82,10 @@ fn without_v_a_call_that_ran_well_prints_nothing_on_stderr() {
     // The failed call, then its output's last line; nothing of the call that went well.
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 2, "{lines:?}");
-    assert_eq!(lines[0], "warden: ✗ read_file missing.txt — error", "{lines:?}");
+    assert_eq!(
+        lines[0], "warden: ✗ read_file missing.txt — error",
+        "{lines:?}"
+    );
     assert!(lines[1].starts_with("warden:   │ "), "{lines:?}");
     assert!(!lines.iter().any(|l| l.contains("notes.txt")), "{lines:?}");
 }
