@@ -1,5 +1,6 @@
 //! What several commands share: environment, configuration, workspace, alert printing.
 
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -139,5 +140,16 @@ pub(crate) fn start_telemetry(config: &config::TelemetryConfig, home: &Home) -> 
             print_alert(&Alert::warn("telemetry", err));
             TelemetryGuard(None)
         }
+    }
+}
+
+/// Ask `question` on the terminal; only `y` or `yes` agrees.
+pub(crate) fn confirm(question: &str) -> bool {
+    eprint!("{question}");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    match std::io::stdin().lock().read_line(&mut answer) {
+        Ok(0) | Err(_) => false,
+        Ok(_) => matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"),
     }
 }

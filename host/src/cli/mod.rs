@@ -11,9 +11,11 @@
 //! - `mcp/`: `mcp serve` (warden's tools over MCP).
 //! - `trust/`: `trust`, and the configuration the commands that run plugins use (the
 //!   project's plugins only in a trusted workspace).
-//! - `mcp/`: `mcp list`, the configured MCP servers' state and tools.
+//! - `mcp/`: `mcp list`, the configured MCP servers' state and tools; `mcp add`, an entry
+//!   written into a layer's file.
 //! - `complete`, `compact`, `notify`: the command of that name.
-//! - Shared by the commands: `common` (environment, configuration, alerts), `workspace` (the
+//! - Shared by the commands: `common` (environment, configuration, alerts), `config_file` (the
+//!   user and project files a command edits: `plugin add`, `mcp add`), `workspace` (the
 //!   workspace root), `mode` (`--mode` and `/mode` held to managed policy), `transcript` (a tool call's
 //!   outcome line), `exit` (exit
 //!   codes, [`CliError`]), `out` (stdout that survives a closed
@@ -28,6 +30,7 @@ mod common;
 mod compact;
 mod compile_notice;
 mod complete;
+mod config_file;
 mod dev_writes;
 mod exit;
 mod mcp;

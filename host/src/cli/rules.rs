@@ -145,15 +145,20 @@ fn list(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         return Ok(0);
     }
     for rule in &rules.rules {
-        let what = rule.covers_text();
-        println!(
-            "{:<5} {:<24} {}  ({}, {})",
-            rule.decision.name(),
-            crate::domain::escape::terminal(&rule.id),
-            crate::domain::escape::terminal(&what),
-            rule.origin.layer,
-            rule.origin.place()
-        );
+        println!("{}", rule_line(rule));
     }
     Ok(0)
+}
+
+/// One rule on one line: `allow builtin:read-files   ls, cat, …  (builtin, built-in)`, as
+/// `rules list` and `config show` print it.
+pub(crate) fn rule_line(rule: &crate::domain::rules::Rule) -> String {
+    format!(
+        "{:<5} {:<24} {}  ({}, {})",
+        rule.decision.name(),
+        crate::domain::escape::terminal(&rule.id),
+        crate::domain::escape::terminal(&rule.covers_text()),
+        rule.origin.layer,
+        rule.origin.place()
+    )
 }

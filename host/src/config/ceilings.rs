@@ -98,12 +98,25 @@ pub fn clamp_plugins(
     }
 }
 
-/// Clamps `fileref.resolver_timeout_ms` as [`clamp_plugins`] does a plugin's deadline.
+/// Where a built-in default was lowered to a ceiling: the dotted key and the ceiling's source
+/// (as [`ceiling_source`] words it), for `warden config show`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClampedDefault {
+    /// The dotted key, e.g. `fileref.resolver_timeout_ms`.
+    pub key: String,
+    /// `the ceiling `policy.max_plugin_timeout_ms` in /etc/warden/managed.toml`.
+    pub by: String,
+}
+
+/// Clamps `fileref.resolver_timeout_ms` as [`clamp_plugins`] does a plugin's deadline. A value
+/// some file `set` is warned about; the built-in default is clamped silently (nobody chose it)
+/// and returned as a [`ClampedDefault`].
 pub fn clamp_resolver(
     fileref: &mut FileRefConfig,
+    set: bool,
     policy: &PolicyConfig,
     warnings: &mut Vec<String>,
-) {
+) -> Option<ClampedDefault> {
     let max_ms = timeout_ceiling_ms(policy);
     if fileref.resolver_timeout_ms > max_ms {
         let source = ceiling_source(
@@ -111,14 +124,20 @@ pub fn clamp_resolver(
             "max_plugin_timeout_ms",
             policy,
         );
+        let asked = std::mem::replace(&mut fileref.resolver_timeout_ms, max_ms);
+        if !set {
+            return Some(ClampedDefault {
+                key: "fileref.resolver_timeout_ms".to_owned(),
+                by: source,
+            });
+        }
         warnings.push(format!(
-            "fileref.resolver_timeout_ms = {} clamped to {max_ms} ({source})",
-            fileref.resolver_timeout_ms
+            "fileref.resolver_timeout_ms = {asked} clamped to {max_ms} ({source})"
         ));
-        fileref.resolver_timeout_ms = max_ms;
     } else if fileref.resolver_timeout_ms == 0 {
         fileref.resolver_timeout_ms = 1;
     }
+    None
 }
 
 #[cfg(test)]

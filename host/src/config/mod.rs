@@ -17,6 +17,8 @@
 //!   [`RuleSet`](crate::domain::rules::RuleSet) in force ([`Config::rules`]).
 //! - `registries`: `[registries]`, the registries credentials go to ([`RegistriesConfig`])
 //! - `telemetry`: `[telemetry]`, OpenTelemetry export ([`TelemetryConfig`])
+//! - `unset`: the optional keys no layer set and what applies instead ([`unset_keys`]), for
+//!   `warden config show`.
 //!   and the limits on a registry request; user and managed layers only.
 //! - [`trust`]: what the project layer declares that runs code ([`ProjectCode`]) and the
 //!   settings held back until it is trusted ([`HELD_SETTINGS`]), its digest, and the managed
@@ -52,12 +54,14 @@ mod tool_policy;
 mod trust;
 mod trust_files;
 mod unix_sockets;
+mod unset;
 mod url_parts;
 mod user_only;
 
 pub use audit::AuditConfig;
 pub use ceilings::{
-    clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes, timeout_ceiling_ms,
+    ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
+    timeout_ceiling_ms,
 };
 pub use dev_overlay::{
     DEV_DIR, DEV_RESOLVER, accepted_digest, clear_written, dev_build_not_accepted,
@@ -96,4 +100,5 @@ pub use telemetry::{TelemetryConfig, TelemetryProtocol};
 pub use tool_policy::{ToolGrantCeiling, check_env_name, check_host};
 pub use trust::{Declared, HELD_SETTINGS, ProjectCode, ProjectResolver, TrustPaths};
 pub use unix_sockets::{check_socket_paths, inside_roots, outside_ceiling};
+pub use unset::{UnsetKey, unset_keys};
 pub use url_parts::{userinfo, without_userinfo};

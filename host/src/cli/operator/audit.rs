@@ -281,7 +281,8 @@ fn group(id: &str, records: Vec<(AuditRecord, Option<ChainHead>)>) -> Vec<Turn> 
     turns
 }
 
-/// `tool read_file (built-in): denied by plugin:guard: reason; 24 bytes in, 60 out`.
+/// `tool read_file (built-in): denied by plugin:guard: reason; 24 bytes in, 60 out`; a shell
+/// call that asked to leave the default sandbox adds `; escalation network to HOST: why`.
 fn tool_line(t: &Value) -> String {
     let text = |key: &str| t[key].as_str().unwrap_or("");
     let owner = match t["plugin"].as_str() {
@@ -329,12 +330,34 @@ fn tool_line(t: &Value) -> String {
         ),
         _ => String::new(),
     };
+    let escalation = match t.get("escalation") {
+        Some(e) if e.is_object() => {
+            let hosts: Vec<&str> = e["hosts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let to = if hosts.is_empty() {
+                String::new()
+            } else {
+                format!(" to {}", hosts.join(", "))
+            };
+            crate::domain::escape::escape(&format!(
+                "; escalation {}{to}: {}",
+                e["kind"].as_str().unwrap_or("?"),
+                e["reason"].as_str().unwrap_or("")
+            ))
+            .into_owned()
+        }
+        _ => String::new(),
+    };
     let failure = t["plugin_failure"]
         .as_str()
         .map(|f| format!("; plugin failed: {}", crate::domain::escape::escape(f)))
         .unwrap_or_default();
     format!(
-        "tool {} ({owner}): {} by {}{reason}{approval}; {} bytes in, {} out{http}{failure}",
+        "tool {} ({owner}): {} by {}{reason}{approval}{escalation}; {} bytes in, {} out{http}{failure}",
         text("tool"),
         text("decision"),
         text("by"),

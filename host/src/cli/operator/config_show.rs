@@ -3,7 +3,10 @@
 //! the layer that declared each. A plugin entry that policy refuses is shown as `refused` with
 //! its reason, after everything else, and the command then exits 2. A project setting that
 //! waits for trust ([`HELD_SETTINGS`](crate::config::HELD_SETTINGS)) in a workspace not trusted
-//! is marked `held back until trusted` (`"held_back": true`).
+//! is marked `held back until trusted` (`"held_back": true`). A built-in default lowered to a
+//! managed ceiling is shown as `[default, clamped by …]` (`"clamped_by"`). An optional key no
+//! layer set is listed with what applies instead (`[default, unset: …]`, `"unset": true`), and
+//! the rules in force one per line, as `warden rules list` shows them.
 
 use std::path::Path;
 
@@ -67,6 +70,11 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
                 && config::HELD_SETTINGS
                     .iter()
                     .any(|held| key == *held || key.starts_with(&format!("{held}.")));
+            // A default lowered to a ceiling (silently: nobody set it) says so.
+            let clamped_by = (origin.layer == "default")
+                .then(|| loaded.defaults_clamped.iter().find(|c| c.key == key))
+                .flatten()
+                .map(|c| c.by.clone());
             json!({
                 "key": key,
                 "value": value,
@@ -74,9 +82,30 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
                 "file": origin.file,
                 "locked": is_locked(&key),
                 "held_back": held_back,
+                "clamped_by": clamped_by,
             })
         })
         .collect();
+    // The optional keys no layer set: what applies instead.
+    let mut values = values;
+    for unset in config::unset_keys(&loaded.config) {
+        if values.iter().any(|v| v["key"] == unset.key) {
+            continue;
+        }
+        let origin = origins.of(unset.key);
+        values.push(json!({
+            "key": unset.key,
+            "value": unset.value,
+            "layer": origin.layer,
+            "file": origin.file,
+            "locked": is_locked(unset.key),
+            "held_back": false,
+            "clamped_by": null,
+            "unset": true,
+            "meaning": unset.meaning,
+        }));
+    }
+    values.sort_by(|a, b| a["key"].as_str().cmp(&b["key"].as_str()));
     let files: Vec<Value> = sources
         .layers
         .iter()
@@ -129,6 +158,10 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
         .unwrap_or(0);
     for v in &values {
         let lock = if v["locked"] == true { "  locked" } else { "" };
+        let clamped = v["clamped_by"]
+            .as_str()
+            .map(|by| format!(", clamped by {by}"))
+            .unwrap_or_default();
         let held = if v["held_back"] == true {
             format!(
                 "  held back until trusted (`warden trust -C {}`)",
@@ -141,8 +174,26 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             .as_str()
             .map(|f| format!("  ({f})"))
             .unwrap_or_default();
+        let unset = v["meaning"]
+            .as_str()
+            .map(|meaning| format!(", unset: {meaning}"))
+            .unwrap_or_default();
+        // The rules, one per line under their key, as `warden rules list` shows them.
+        if v["key"] == "rules.rules" {
+            let rules = &loaded.config.rules.rules;
+            outln!(
+                "{:<width$}  {} rule{} in force, one per line:",
+                "rules.rules",
+                rules.len(),
+                if rules.len() == 1 { "" } else { "s" }
+            );
+            for rule in rules {
+                outln!("  {}", crate::cli::rules::rule_line(rule));
+            }
+            continue;
+        }
         outln!(
-            "{:<width$}  {}  [{}{lock}]{file}{held}",
+            "{:<width$}  {}  [{}{clamped}{unset}{lock}]{file}{held}",
             v["key"].as_str().unwrap_or(""),
             v["value"],
             v["layer"].as_str().unwrap_or(""),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item};
 
 use crate::cli::common::env;
+pub(super) use crate::cli::config_file::{editable_layers, read_doc, write_doc};
 use crate::cli::exit::CliError;
 use crate::cli::workspace::Workspace;
 use crate::config::{LayerKind, Loaded, OciReference, PluginKind, RegistriesConfig, Sources};
@@ -247,32 +248,10 @@ pub(super) fn workspace(dir: Option<&Path>) -> Result<PathBuf, CliError> {
     Ok(Workspace::find(dir)?.root)
 }
 
-/// The user and project config files of `workspace`, lowest layer first.
-pub(super) fn editable_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
-    // The dev overlay is `warden plugin dev`'s alone.
-    let dev = crate::config::dev_overlay_path(workspace, &env);
-    Sources::standard(workspace, &env)
-        .layers
-        .into_iter()
-        .filter(|(kind, path)| *kind != LayerKind::Managed && Some(path) != dev.as_ref())
-        .collect()
-}
-
 /// Every config file `workspace` loads, lowest layer first: the user file, the dev overlay
 /// when there is one, the project file and the managed file in force.
 pub(super) fn loaded_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
     Sources::standard(workspace, &env).layers
-}
-
-/// The document in `file`; an empty one when it does not exist.
-pub(super) fn read_doc(file: &Path) -> Result<DocumentMut, CliError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(err) => return Err(CliError::usage(format!("{}: {err}", file.display()))),
-    };
-    text.parse()
-        .map_err(|err| CliError::usage(format!("{}: {err}", file.display())))
 }
 
 /// The index of the `[[plugins]]` entry named `name` in `doc`.
@@ -281,18 +260,6 @@ pub(super) fn entry_index(doc: &DocumentMut, name: &str) -> Option<usize> {
         .as_array_of_tables()?
         .iter()
         .position(|t| t.get("name").and_then(Item::as_str) == Some(name))
-}
-
-/// Write `doc` to `file` through a temporary file beside it and a rename (creating its
-/// directory), so that a crash never leaves a half-written config.
-pub(super) fn write_doc(file: &Path, doc: &DocumentMut) -> Result<(), CliError> {
-    let fail = |err: std::io::Error| CliError::failure(format!("{}: {err}", file.display()));
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let tmp = file.with_extension("toml.oci-tmp");
-    std::fs::write(&tmp, doc.to_string()).map_err(fail)?;
-    std::fs::rename(&tmp, file).map_err(fail)
 }
 
 /// A component read from a registry to be looked at (`plugin check`, `plugin verify`), not

@@ -8,7 +8,7 @@ use crate::cli::out::{out, outln};
 use crate::cli::transcript::{
     DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
 };
-use crate::domain::builtin::ToolEffect;
+use crate::domain::builtin::{ToolEffect, UPDATE_PLAN};
 use crate::domain::escape::{escape, terminal};
 use crate::domain::{Alert, AlertLevel, Approval, AskWhy, ToolCall, TurnEvent, TurnSink};
 
@@ -32,7 +32,10 @@ pub(super) struct CliSink {
     pub(super) yes: bool,
     /// `-v`: one line per tool call's outcome on stderr.
     pub(super) verbose: bool,
+    /// Some of the answer was printed on stdout (it is not printed again at the end).
     pub(super) streamed: bool,
+    /// The answer's last line on stdout is not ended yet.
+    line_open: bool,
     pub(super) alerts: Vec<Alert>,
     pub(super) progress: Progress,
     /// Writes and commands denied, and those that ran.
@@ -48,6 +51,7 @@ impl CliSink {
             yes,
             verbose,
             streamed: false,
+            line_open: false,
             alerts: Vec::new(),
             progress: Progress::new("waiting for the model"),
             acts_denied: 0,
@@ -64,13 +68,23 @@ impl CliSink {
         self.output == Output::Text
     }
 
+    /// End the answer's line on stdout, if one is open, before something goes to stderr.
+    fn end_line(&mut self) {
+        if self.line_open {
+            outln!();
+            self.line_open = false;
+        }
+    }
+
+    /// Whether the answer's last line on stdout is still open (it needs its newline).
+    pub(super) fn line_open(&self) -> bool {
+        self.line_open
+    }
+
     /// A line on stderr about a tool call, after the answer's line is ended.
     fn note(&mut self, line: &str) {
         self.progress.stop();
-        if self.streamed && self.text() {
-            outln!();
-            self.streamed = false;
-        }
+        self.end_line();
         eprintln!("warden: {line}");
     }
 
@@ -85,7 +99,8 @@ impl CliSink {
 
     fn ran(&mut self, call: &ToolCall, is_error: bool, exit_code: Option<i32>, output: &str) {
         let failed = TurnEvent::ran_failed(is_error, exit_code);
-        if !(failed || self.verbose) {
+        // A plan that was set shows as its checklist (`-v`), not as a call line.
+        if !(failed || self.verbose) || (call.name == UPDATE_PLAN && !is_error) {
             return;
         }
         self.note(&ran_line(call, is_error, exit_code));
@@ -117,6 +132,9 @@ impl TurnSink for CliSink {
                     self.progress.clear_countdown();
                     out!("{}", terminal(text));
                     self.streamed = true;
+                    if !text.is_empty() {
+                        self.line_open = !text.ends_with('\n');
+                    }
                 }
             }
             TurnEvent::Waiting {
@@ -142,16 +160,10 @@ impl TurnSink for CliSink {
                 );
                 self.progress.start();
             }
-            TurnEvent::ToolCallStarted { call } => {
+            // Said once it ran (failed, or every call with `-v`), or when it was denied.
+            TurnEvent::ToolCallStarted { .. } => {
                 self.progress.stop();
                 self.progress.clear_countdown();
-                if self.text() {
-                    self.note(&format!(
-                        "tool {} {}",
-                        escape(&call.name),
-                        escape(&call.arguments.to_string())
-                    ));
-                }
                 self.progress.start();
             }
             TurnEvent::ToolCallDecided {
@@ -217,10 +229,7 @@ impl TurnSink for CliSink {
                     .fold((0, 0), |(a, r), c| (a + c.added, r + c.removed));
                 let s = if changes.len() == 1 { "" } else { "s" };
                 if self.text() || self.verbose {
-                    if self.streamed && self.text() {
-                        outln!();
-                        self.streamed = false;
-                    }
+                    self.end_line();
                     eprintln!(
                         "warden: changed {} file{s} (+{added} −{removed}): {}",
                         changes.len(),

@@ -151,13 +151,16 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
             usage,
         );
     } else {
-        if let Some(text) = answer
-            && !sink.streamed
-        {
-            out!("{}", terminal(text));
-        }
-        if answer.is_some() || sink.streamed {
-            outln!();
+        // A streamed answer was printed as it came; its last line may still need its newline.
+        match answer {
+            Some(text) if !sink.streamed => {
+                out!("{}", terminal(text));
+                if !text.ends_with('\n') {
+                    outln!();
+                }
+            }
+            _ if sink.line_open() => outln!(),
+            _ => {}
         }
         eprintln!("warden: session {session_id}");
     }

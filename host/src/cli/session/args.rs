@@ -7,7 +7,8 @@ use crate::cli::CliError;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum SessionCommand {
-    /// List sessions, oldest first (those with nothing committed only with `--all`).
+    /// List sessions, oldest first, with the workspace of each (those with nothing committed
+    /// only with `--all`).
     List {
         /// Print a JSON array.
         #[arg(long)]
@@ -15,6 +16,12 @@ pub(crate) enum SessionCommand {
         /// Also list sessions with no committed group.
         #[arg(long)]
         all: bool,
+        /// Only the sessions of this workspace (the one holding DIR).
+        #[arg(short = 'C', long = "workspace", value_name = "DIR")]
+        workspace: Option<std::path::PathBuf>,
+        /// Only the sessions whose prompts contain TEXT (any case).
+        #[arg(long, value_name = "TEXT")]
+        grep: Option<String>,
     },
     /// Delete a session (history, audit log and inbox).
     Delete {
@@ -67,7 +74,17 @@ impl SessionCommand {
     /// Run the command.
     pub(crate) fn run(self) -> Result<u8, CliError> {
         match self {
-            Self::List { json, all } => super::list::list(json, all),
+            Self::List {
+                json,
+                all,
+                workspace,
+                grep,
+            } => super::list::list(&super::list::ListArgs {
+                json,
+                all,
+                workspace: workspace.as_deref(),
+                grep: grep.as_deref(),
+            }),
             Self::Show { id } => super::show::show(&id),
             Self::Export { id, as_sent } => super::show::export(&id, as_sent),
             Self::Delete { id } => super::prune::delete(&id),

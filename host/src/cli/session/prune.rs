@@ -2,11 +2,11 @@
 //! --yes]`: sessions are removed only when asked, each removal is printed, and a session held
 //! by a running process is skipped and named.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::time::{Duration, SystemTime};
 
 use super::resolve;
-use crate::cli::common::home;
+use crate::cli::common::{confirm, home};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::store::{self, Home, SessionSummary, StoreError};
@@ -116,17 +116,6 @@ fn matching(home: &Home, args: PruneArgs) -> Result<Vec<SessionSummary>, CliErro
             (!args.empty || s.items == 0) && cutoff.is_none_or(|c| activity < c)
         })
         .collect())
-}
-
-/// Ask `question` on the terminal; only `y` or `yes` agrees.
-fn confirm(question: &str) -> bool {
-    eprint!("{question}");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    match std::io::stdin().lock().read_line(&mut answer) {
-        Ok(0) | Err(_) => false,
-        Ok(_) => matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"),
-    }
 }
 
 /// When session `id` last changed: its history file's modification time.

@@ -1,11 +1,16 @@
 //! `warden session show ID` and `warden session export [--as-sent] ID`: a session's history,
-//! for a person or as `history.json`.
+//! for a person (each tool call under the answer that asked for it, `→ read_file a.txt (call
+//! c1)`, and each result headed by the call it answers) or as `history.json`.
+
+use std::collections::HashMap;
 
 use super::not_found;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::domain::escape::terminal;
+use crate::cli::transcript::target;
+use crate::domain::Item;
+use crate::domain::escape::{escape, terminal};
 use crate::store;
 use crate::worker::preview::ShownItem;
 
@@ -34,14 +39,40 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
     if !children.is_empty() {
         outln!("children: {}", children.join(", "));
     }
+    // The calls asked for so far, by id: a result names the call it answers.
+    let mut calls: HashMap<&str, &str> = HashMap::new();
     for record in &loaded.records {
-        outln!(
-            "── #{} {} ({})",
-            record.seq,
-            record.item.role(),
-            record.source
-        );
-        outln!("{}", terminal(record.item.text()));
+        let about = match &record.item {
+            Item::ToolResult {
+                call_id, is_error, ..
+            } => {
+                let name = calls.get(call_id.as_str()).copied().unwrap_or("?");
+                let error = if *is_error { ", error" } else { "" };
+                let from = if record.source == crate::domain::Source::Tool {
+                    String::new()
+                } else {
+                    format!(", from {}", escape(&record.source.to_string()))
+                };
+                format!("{} {}{error}{from}", escape(name), escape(call_id))
+            }
+            _ => record.source.to_string(),
+        };
+        outln!("── #{} {} ({about})", record.seq, record.item.role());
+        if !(record.item.text().is_empty() && matches!(record.item, Item::Assistant { .. })) {
+            outln!("{}", terminal(record.item.text()));
+        }
+        if let Item::Assistant { tool_calls, .. } = &record.item {
+            for call in tool_calls {
+                calls.insert(&call.id, &call.name);
+                let target = target(&call.arguments);
+                let space = if target.is_empty() { "" } else { " " };
+                outln!(
+                    "  → {}{space}{target} (call {})",
+                    escape(&call.name),
+                    escape(&call.id)
+                );
+            }
+        }
     }
     if crate::cli::usage::session_totals(&loaded.records).1 > 0 {
         outln!("── tokens");

@@ -1,5 +1,7 @@
 //! `warden trust [-C DIR] [--revoke] [--json]`: trust the workspace's project configuration to
 //! run the code it declares (its plugins and resolver), as declared now; or revoke that trust.
+//! On a terminal it first shows what it would trust (each entry with its command or component
+//! and grants) and asks; elsewhere (a script, `--json`) it records at once and lists it.
 //!
 //! - `gate`: the configuration the commands that run plugins use, and what they do while
 //!   trust is waiting.
@@ -8,11 +10,12 @@ mod gate;
 
 pub(crate) use gate::{WhenWaiting, load_config_trusted};
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::json;
 
-use super::common::{home, load_config};
+use super::common::{confirm, home, load_config};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
 use super::workspace::Workspace;
@@ -73,6 +76,11 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
             pending.file.display()
         ))
     })?;
+    // On a terminal the person reads what would run before saying yes.
+    let asked = !json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if asked {
+        ask(&root, &pending)?;
+    }
     trust::record(&home, &pending).map_err(|err| CliError::failure(err.to_string()))?;
     if json {
         let value = json!({
@@ -91,6 +99,9 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
             file.display()
         );
     }
+    if asked {
+        return Ok(EXIT_OK);
+    }
     for declared in &pending.declared {
         outln!("  {}", escape(&trust::describe_trusted(declared)));
     }
@@ -104,6 +115,37 @@ pub(crate) fn trust_command(dir: Option<&Path>, revoke: bool, json: bool) -> Res
         }
     }
     Ok(EXIT_OK)
+}
+
+/// Show what trusting `root` would let run (each entry with its command or component and its
+/// grants, and what changed since it was last trusted), then ask; anything but yes records
+/// nothing (exit 1).
+fn ask(root: &Path, pending: &trust::Pending) -> Result<(), CliError> {
+    eprintln!(
+        "{} declares, in {}:",
+        root.display(),
+        pending.file.display()
+    );
+    for declared in &pending.declared {
+        eprintln!("  {}", escape(&trust::describe(declared)));
+    }
+    if pending.previous.is_some() {
+        let changes = gate::change_lines(pending, true);
+        if !changes.is_empty() {
+            eprintln!("changed since it was last trusted:");
+            for line in changes {
+                eprintln!("{line}");
+            }
+        }
+    }
+    if confirm("trust it: let this code run and these settings apply? [y/N] ") {
+        Ok(())
+    } else {
+        Err(CliError::failure(format!(
+            "nothing was trusted: {} stays as it was",
+            root.display()
+        )))
+    }
 }
 
 /// Trust is given to content: a declared component that cannot be read has none to trust, so

@@ -127,6 +127,9 @@ pub struct Loaded {
     pub config: Config,
     /// Settings that were ignored (locked keys, policy loosening), for alerts.
     pub warnings: Vec<String>,
+    /// Built-in defaults lowered to a ceiling without a warning (nobody set them), for
+    /// `warden config show`.
+    pub defaults_clamped: Vec<super::ClampedDefault>,
     /// Files that were read, in order.
     pub files: Vec<PathBuf>,
     /// The managed file in force, if any: path and sha256.
@@ -477,6 +480,10 @@ fn merge_layers(
     }
 
     warnings.extend(super::locks::ignored_warning(&locked_hits));
+    let resolver_timeout_set = merged
+        .get("fileref")
+        .and_then(Value::as_table)
+        .is_some_and(|t| t.contains_key("resolver_timeout_ms"));
     let file: FileConfig = Value::Table(merged)
         .try_into()
         .map_err(|err: toml::de::Error| ConfigError::Invalid {
@@ -616,7 +623,10 @@ fn merge_layers(
 
     let mut fileref = file.fileref;
     fileref.deny = deny;
-    super::clamp_resolver(&mut fileref, &policy, &mut warnings);
+    let defaults_clamped: Vec<_> =
+        super::clamp_resolver(&mut fileref, resolver_timeout_set, &policy, &mut warnings)
+            .into_iter()
+            .collect();
     if policy.require_sha256 && fileref.resolver.is_some() && fileref.resolver_sha256.is_none() {
         return Err(ConfigError::Invalid {
             path: PathBuf::from("fileref.resolver"),
@@ -677,6 +687,7 @@ fn merge_layers(
             audit,
         },
         warnings,
+        defaults_clamped,
         files,
         managed: None,
         locks: Vec::new(),

@@ -46,6 +46,8 @@ pub struct Judgement {
     pub parts: Vec<Part>,
     /// For `shell`: what the parse could not be certain of.
     pub uncertain: Vec<String>,
+    /// For `shell`: the files its output redirections write (no rule allows a write).
+    pub writes: Vec<String>,
 }
 
 impl RuleSet {
@@ -82,6 +84,19 @@ impl RuleSet {
             {
                 out.push(note.clone());
             }
+        }
+        let judged = || judgement.parts.iter().filter(|p| !p.command.wrapper);
+        if judgement.decision.is_none()
+            && !judgement.writes.is_empty()
+            && judged().next().is_some()
+            && judged().all(|p| p.decision == Some(Decision::Allow))
+        {
+            // The rules allow every command: the redirection is what leaves it to the mode.
+            let files: Vec<String> = judgement.writes.iter().map(|f| format!("`{f}`")).collect();
+            out.push(format!(
+                "the command writes {} through a redirection, which no rule allows: the mode decides",
+                files.join(", ")
+            ));
         }
         if out.is_empty() && !judgement.uncertain.is_empty() {
             let denies = self
@@ -237,6 +252,7 @@ impl RuleSet {
             rules,
             parts,
             uncertain: split.uncertain,
+            writes: split.writes,
         }
     }
 
