@@ -34,6 +34,45 @@ fn a_default_under_a_managed_ceiling_is_clamped_silently_and_shown_so() {
 }
 
 #[test]
+fn a_plugins_default_limits_under_a_managed_ceiling_are_clamped_silently_and_shown_so() {
+    let env = TestEnv::new();
+    let guard = warden_tests::fixtures::tool_guard();
+    env.user_config(&format!(
+        "[[plugins]]\nname = \"quiet\"\nkind = \"interceptor\"\npath = {:?}\n\n\
+         [[plugins]]\nname = \"loud\"\nkind = \"interceptor\"\npath = {:?}\ntimeout_ms = 5000\n",
+        guard.display().to_string(),
+        guard.display().to_string()
+    ));
+    env.project_config("[model]\nprovider = \"echo\"\n");
+    let managed =
+        env.managed_config("[policy]\nmax_plugin_timeout_ms = 500\nmax_plugin_memory_mb = 32\n");
+    for args in [&["run", "hello"][..], &["config", "show"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        // Only the value somebody chose is warned about, once.
+        assert_eq!(err.matches("clamped").count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("plugin `loud`: timeout_ms = 5000 clamped to 500"),
+            "{err}"
+        );
+    }
+    let show = stdout(&env.run(&["config", "show"]));
+    for line in [
+        format!(
+            "  timeout_ms = 500  [default, clamped by the ceiling `policy.max_plugin_timeout_ms` in {}]",
+            managed.display()
+        ),
+        format!(
+            "  memory_mb = 32  [default, clamped by the ceiling `policy.max_plugin_memory_mb` in {}]",
+            managed.display()
+        ),
+    ] {
+        assert!(show.contains(&line), "{line}\n{show}");
+    }
+}
+
+#[test]
 fn a_value_someone_set_over_the_ceiling_is_still_warned_about() {
     let env = TestEnv::new();
     let project = env

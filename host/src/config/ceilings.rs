@@ -48,54 +48,81 @@ pub fn clamp_plugins(
     entries: &mut [PluginEntry],
     policy: &PolicyConfig,
     warnings: &mut Vec<String>,
-) {
+) -> Vec<ClampedDefault> {
+    let mut clamped = Vec::new();
     let max_ms = timeout_ceiling_ms(policy);
     let max_mb = memory_ceiling_mb(policy);
     let max_bytes = output_ceiling_bytes(policy);
     let source = |builtin: u64, max: u64, key: &str| ceiling_source(max < builtin, key, policy);
     for entry in entries {
+        let by = |builtin: u64, max: u64, key: &str| source(builtin, max, key);
+        let default_timeout = match entry.kind {
+            super::PluginKind::Interceptor => plugin_defaults::INTERCEPTOR_TIMEOUT_MS,
+            super::PluginKind::Hook => plugin_defaults::HOOK_TIMEOUT_MS,
+            super::PluginKind::Tool => plugin_defaults::TOOL_TIMEOUT_MS,
+        };
         if entry.timeout_ms > max_ms {
-            warnings.push(format!(
-                "plugin `{}`: timeout_ms = {} clamped to {max_ms} ({})",
-                entry.name,
-                entry.timeout_ms,
-                source(
-                    plugin_defaults::MAX_TIMEOUT_MS,
-                    max_ms,
-                    "max_plugin_timeout_ms"
-                )
-            ));
+            let why = by(
+                plugin_defaults::MAX_TIMEOUT_MS,
+                max_ms,
+                "max_plugin_timeout_ms",
+            );
+            // The built-in default (nobody chose it) is clamped silently, and shown as such.
+            if entry.timeout_ms == default_timeout {
+                clamped.push(ClampedDefault {
+                    key: format!("plugins.{}.timeout_ms", entry.name),
+                    by: why,
+                });
+            } else {
+                warnings.push(format!(
+                    "plugin `{}`: timeout_ms = {} clamped to {max_ms} ({why})",
+                    entry.name, entry.timeout_ms,
+                ));
+            }
             entry.timeout_ms = max_ms;
         } else if entry.timeout_ms == 0 {
             entry.timeout_ms = 1;
         }
         if entry.memory_mb > max_mb {
-            warnings.push(format!(
-                "plugin `{}`: memory_mb = {} clamped to {max_mb} ({})",
-                entry.name,
-                entry.memory_mb,
-                source(
-                    plugin_defaults::MAX_MEMORY_MB,
-                    max_mb,
-                    "max_plugin_memory_mb"
-                )
-            ));
+            let why = by(
+                plugin_defaults::MAX_MEMORY_MB,
+                max_mb,
+                "max_plugin_memory_mb",
+            );
+            if entry.memory_mb == plugin_defaults::MEMORY_MB {
+                clamped.push(ClampedDefault {
+                    key: format!("plugins.{}.memory_mb", entry.name),
+                    by: why,
+                });
+            } else {
+                warnings.push(format!(
+                    "plugin `{}`: memory_mb = {} clamped to {max_mb} ({why})",
+                    entry.name, entry.memory_mb,
+                ));
+            }
             entry.memory_mb = max_mb;
         }
         if entry.max_output_bytes > max_bytes {
-            warnings.push(format!(
-                "plugin `{}`: max_output_bytes = {} clamped to {max_bytes} ({})",
-                entry.name,
-                entry.max_output_bytes,
-                source(
-                    plugin_defaults::MAX_OUTPUT_BYTES_CEILING,
-                    max_bytes,
-                    "max_plugin_output_bytes"
-                )
-            ));
+            let why = by(
+                plugin_defaults::MAX_OUTPUT_BYTES_CEILING,
+                max_bytes,
+                "max_plugin_output_bytes",
+            );
+            if entry.max_output_bytes == plugin_defaults::MAX_OUTPUT_BYTES {
+                clamped.push(ClampedDefault {
+                    key: format!("plugins.{}.max_output_bytes", entry.name),
+                    by: why,
+                });
+            } else {
+                warnings.push(format!(
+                    "plugin `{}`: max_output_bytes = {} clamped to {max_bytes} ({why})",
+                    entry.name, entry.max_output_bytes,
+                ));
+            }
             entry.max_output_bytes = max_bytes;
         }
     }
+    clamped
 }
 
 /// Where a built-in default was lowered to a ceiling: the dotted key and the ceiling's source
@@ -192,17 +219,30 @@ mod tests {
             .into(),
             ..PolicyConfig::default()
         };
-        let mut entries = vec![entry(1000, 64)];
+        let mut entries = vec![entry(1500, 100)];
         let mut warnings = Vec::new();
-        clamp_plugins(&mut entries, &lower, &mut warnings);
+        let silent = clamp_plugins(&mut entries, &lower, &mut warnings);
         assert_eq!((entries[0].timeout_ms, entries[0].memory_mb), (200, 32));
         assert_eq!(
             warnings,
             [
-                "plugin `p`: timeout_ms = 1000 clamped to 200 (the ceiling `policy.max_plugin_timeout_ms` in /etc/warden/managed.toml)",
-                "plugin `p`: memory_mb = 64 clamped to 32 (the ceiling `policy.max_plugin_memory_mb`)",
+                "plugin `p`: timeout_ms = 1500 clamped to 200 (the ceiling `policy.max_plugin_timeout_ms` in /etc/warden/managed.toml)",
+                "plugin `p`: memory_mb = 100 clamped to 32 (the ceiling `policy.max_plugin_memory_mb`)",
             ]
         );
+        assert!(silent.is_empty());
+
+        // The built-in defaults (nobody chose them) are clamped without a warning, and said.
+        let mut entries = vec![entry(
+            plugin_defaults::INTERCEPTOR_TIMEOUT_MS,
+            plugin_defaults::MEMORY_MB,
+        )];
+        let mut warnings = Vec::new();
+        let silent = clamp_plugins(&mut entries, &lower, &mut warnings);
+        assert_eq!((entries[0].timeout_ms, entries[0].memory_mb), (200, 32));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let keys: Vec<&str> = silent.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["plugins.p.timeout_ms", "plugins.p.memory_mb"]);
 
         let higher = PolicyConfig {
             max_plugin_timeout_ms: Some(u64::MAX),

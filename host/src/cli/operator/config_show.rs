@@ -45,6 +45,19 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
     for p in plugins.as_array_mut().into_iter().flatten() {
         let trusted = p["origin"] != "project" || project_trusted;
         p["trusted"] = Value::Bool(trusted);
+        // Its built-in limits lowered to a ceiling (silently: nobody set them) say so.
+        let prefix = format!("plugins.{}.", p["name"].as_str().unwrap_or(""));
+        let clamped: serde_json::Map<String, Value> = loaded
+            .defaults_clamped
+            .iter()
+            .filter_map(|c| {
+                let key = c.key.strip_prefix(&prefix)?;
+                Some((key.to_owned(), Value::String(c.by.clone())))
+            })
+            .collect();
+        if !clamped.is_empty() {
+            p["clamped_by"] = Value::Object(clamped);
+        }
     }
     // A project's raise of the mode applies only once it is trusted.
     let mode_note = loaded
@@ -223,6 +236,13 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
                 p["path"].as_str().unwrap_or(""),
                 p["origin"].as_str().unwrap_or(""),
             );
+            for (key, by) in p["clamped_by"].as_object().into_iter().flatten() {
+                outln!(
+                    "  {key} = {}  [default, clamped by {}]",
+                    p[key],
+                    by.as_str().unwrap_or("")
+                );
+            }
         }
     }
     if !loaded.refused.is_empty() {

@@ -619,14 +619,16 @@ fn merge_layers(
         .filter(|e| e.origin == LayerKind::Project.as_str())
         .cloned()
         .collect();
-    super::clamp_plugins(&mut entries, &policy, &mut warnings);
+    let mut defaults_clamped = super::clamp_plugins(&mut entries, &policy, &mut warnings);
 
     let mut fileref = file.fileref;
     fileref.deny = deny;
-    let defaults_clamped: Vec<_> =
-        super::clamp_resolver(&mut fileref, resolver_timeout_set, &policy, &mut warnings)
-            .into_iter()
-            .collect();
+    defaults_clamped.extend(super::clamp_resolver(
+        &mut fileref,
+        resolver_timeout_set,
+        &policy,
+        &mut warnings,
+    ));
     if policy.require_sha256 && fileref.resolver.is_some() && fileref.resolver_sha256.is_none() {
         return Err(ConfigError::Invalid {
             path: PathBuf::from("fileref.resolver"),
