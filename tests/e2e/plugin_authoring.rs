@@ -85,7 +85,7 @@ fn new_project_builds_and_checks(world: &str) {
     }
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(
-        manifest.contains(&format!("features = [\"{world}\"]")),
+        manifest.contains(&format!("features = [\"{world}\"")),
         "{manifest}"
     );
     assert!(

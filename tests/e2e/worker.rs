@@ -484,12 +484,17 @@ fn the_tool_loop_is_bounded_by_max_steps() {
         ));
     }
     let (code, value, err) = json_run(&env, Some(&server), &["run", "--json", "loop forever"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert_eq!(value["outcome"], "stopped");
+    // A limit ends the turn resumably, with its own exit code (docs: README, exit codes).
+    assert_eq!(code, Some(5), "{err}");
+    assert_eq!(value["outcome"], "limited");
     assert!(err.contains("limit of 2 model requests"), "{err}");
     assert_eq!(server.requests().len(), 2);
-    // Every call made was answered: the history stays well-formed for the next turn.
+    // Every call made was answered (the history stays well-formed for the next turn), and
+    // the note that says how to go on is history too.
     let history = export(&env, value["session"].as_str().unwrap());
     let roles = column(&history, "role");
-    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool"]);
+    assert_eq!(
+        roles,
+        ["user", "assistant", "tool", "assistant", "tool", "system"]
+    );
 }
