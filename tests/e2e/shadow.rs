@@ -12,9 +12,9 @@ use crate::tool_plugins::AUTO_EDIT;
 const MODEL: &str =
     "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
 
-#[test]
-fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denials() {
-    let env = TestEnv::new();
+/// `secret.txt`, and a project with an enforcing guard (denying `*.key` writes) and a
+/// stricter one in shadow mode (denying `*.lock` writes and reading `secret*` too).
+pub(crate) fn guard_and_stricter(env: &TestEnv) {
     env.write("secret.txt", "the secret\n");
     env.project_config(&format!(
         "{MODEL}{AUTO_EDIT}{}{}",
@@ -36,6 +36,12 @@ fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denia
             )]
         ),
     ));
+}
+
+#[test]
+fn a_shadow_guard_denies_nothing_and_its_report_lists_exactly_its_would_be_denials() {
+    let env = TestEnv::new();
+    guard_and_stricter(&env);
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
         "",

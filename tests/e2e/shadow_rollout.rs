@@ -4,14 +4,9 @@
 //! per plugin.
 
 use serde_json::{Value, json};
-use warden_tests::fixtures;
 use warden_tests::mock_server::{MockServer, Reply};
 
-use crate::support::{TestEnv, plugin_entry, run_go_json, stderr, stdout};
-use crate::tool_plugins::AUTO_EDIT;
-
-const MODEL: &str =
-    "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n";
+use crate::support::{TestEnv, run_go_json, stderr, stdout};
 
 /// A long argument with a terminal escape in it.
 fn long_content() -> String {
@@ -21,27 +16,7 @@ fn long_content() -> String {
 /// An enforcing guard and a stricter one in shadow mode; one turn of four calls, two of which
 /// only the shadow would deny. The session's id.
 fn shadowed_session(env: &TestEnv) -> String {
-    env.write("secret.txt", "the secret\n");
-    env.project_config(&format!(
-        "{MODEL}{AUTO_EDIT}{}{}",
-        plugin_entry(
-            "interceptor",
-            "guard",
-            &fixtures::tool_guard(),
-            "",
-            &[("deny", "write_file:*.key")]
-        ),
-        plugin_entry(
-            "interceptor",
-            "stricter",
-            &fixtures::tool_guard(),
-            "mode = \"shadow\"",
-            &[(
-                "deny",
-                "write_file:*.key,write_file:*.lock,read_file:secret*"
-            )]
-        ),
-    ));
+    crate::shadow::guard_and_stricter(env);
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
         "",

@@ -42,8 +42,9 @@ pub fn output_ceiling_bytes(policy: &PolicyConfig) -> u64 {
 }
 
 /// Clamps every entry's `timeout_ms`, `memory_mb` and `max_output_bytes` to the ceilings of
-/// `policy`, and a zero deadline to 1 ms; pushes one warning per clamped value, naming the
-/// ceiling's key and file.
+/// `policy`, and a zero deadline to 1 ms. A value somebody set is said in one warning naming
+/// the ceiling's key and file; a value at its built-in default (nobody chose it) is clamped
+/// silently and returned, for `warden config show`.
 pub fn clamp_plugins(
     entries: &mut [PluginEntry],
     policy: &PolicyConfig,
@@ -53,73 +54,59 @@ pub fn clamp_plugins(
     let max_ms = timeout_ceiling_ms(policy);
     let max_mb = memory_ceiling_mb(policy);
     let max_bytes = output_ceiling_bytes(policy);
-    let source = |builtin: u64, max: u64, key: &str| ceiling_source(max < builtin, key, policy);
     for entry in entries {
-        let by = |builtin: u64, max: u64, key: &str| source(builtin, max, key);
         let default_timeout = match entry.kind {
             super::PluginKind::Interceptor => plugin_defaults::INTERCEPTOR_TIMEOUT_MS,
             super::PluginKind::Hook => plugin_defaults::HOOK_TIMEOUT_MS,
             super::PluginKind::Tool => plugin_defaults::TOOL_TIMEOUT_MS,
         };
-        if entry.timeout_ms > max_ms {
-            let why = by(
-                plugin_defaults::MAX_TIMEOUT_MS,
-                max_ms,
-                "max_plugin_timeout_ms",
-            );
-            // The built-in default (nobody chose it) is clamped silently, and shown as such.
-            if entry.timeout_ms == default_timeout {
+        let name = entry.name.clone();
+        // The value, its built-in default, (the ceiling in force, the built-in ceiling), the
+        // field's name and the ceiling's key.
+        let mut limit = |value: &mut u64,
+                         default: u64,
+                         (max, builtin): (u64, u64),
+                         field: &str,
+                         ceiling: &str| {
+            if *value <= max {
+                return;
+            }
+            let why = ceiling_source(max < builtin, ceiling, policy);
+            if *value == default {
                 clamped.push(ClampedDefault {
-                    key: format!("plugins.{}.timeout_ms", entry.name),
+                    key: format!("plugins.{name}.{field}"),
                     by: why,
                 });
             } else {
                 warnings.push(format!(
-                    "plugin `{}`: timeout_ms = {} clamped to {max_ms} ({why})",
-                    entry.name, entry.timeout_ms,
+                    "plugin `{name}`: {field} = {value} clamped to {max} ({why})"
                 ));
             }
-            entry.timeout_ms = max_ms;
-        } else if entry.timeout_ms == 0 {
+            *value = max;
+        };
+        limit(
+            &mut entry.timeout_ms,
+            default_timeout,
+            (max_ms, plugin_defaults::MAX_TIMEOUT_MS),
+            "timeout_ms",
+            "max_plugin_timeout_ms",
+        );
+        limit(
+            &mut entry.memory_mb,
+            plugin_defaults::MEMORY_MB,
+            (max_mb, plugin_defaults::MAX_MEMORY_MB),
+            "memory_mb",
+            "max_plugin_memory_mb",
+        );
+        limit(
+            &mut entry.max_output_bytes,
+            plugin_defaults::MAX_OUTPUT_BYTES,
+            (max_bytes, plugin_defaults::MAX_OUTPUT_BYTES_CEILING),
+            "max_output_bytes",
+            "max_plugin_output_bytes",
+        );
+        if entry.timeout_ms == 0 {
             entry.timeout_ms = 1;
-        }
-        if entry.memory_mb > max_mb {
-            let why = by(
-                plugin_defaults::MAX_MEMORY_MB,
-                max_mb,
-                "max_plugin_memory_mb",
-            );
-            if entry.memory_mb == plugin_defaults::MEMORY_MB {
-                clamped.push(ClampedDefault {
-                    key: format!("plugins.{}.memory_mb", entry.name),
-                    by: why,
-                });
-            } else {
-                warnings.push(format!(
-                    "plugin `{}`: memory_mb = {} clamped to {max_mb} ({why})",
-                    entry.name, entry.memory_mb,
-                ));
-            }
-            entry.memory_mb = max_mb;
-        }
-        if entry.max_output_bytes > max_bytes {
-            let why = by(
-                plugin_defaults::MAX_OUTPUT_BYTES_CEILING,
-                max_bytes,
-                "max_plugin_output_bytes",
-            );
-            if entry.max_output_bytes == plugin_defaults::MAX_OUTPUT_BYTES {
-                clamped.push(ClampedDefault {
-                    key: format!("plugins.{}.max_output_bytes", entry.name),
-                    by: why,
-                });
-            } else {
-                warnings.push(format!(
-                    "plugin `{}`: max_output_bytes = {} clamped to {max_bytes} ({why})",
-                    entry.name, entry.max_output_bytes,
-                ));
-            }
-            entry.max_output_bytes = max_bytes;
         }
     }
     clamped
