@@ -66,11 +66,32 @@ impl McpSet {
         }
     }
 
-    /// Start every server of `entries`; `env` reads warden's environment (header variables).
+    /// Start every server of `entries` as a session does (one with a kept listing and an
+    /// open failure policy at its first use); `env` reads warden's environment (header
+    /// variables).
     pub fn start(
         entries: &[McpEntry],
         options: &LaunchContext,
         env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, String> {
+        Self::start_with(entries, options, env, false)
+    }
+
+    /// Start every server of `entries` now, kept listing or not: what `warden mcp list`
+    /// shows is each server as it answers today (its listing is kept again).
+    pub fn start_now(
+        entries: &[McpEntry],
+        options: &LaunchContext,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, String> {
+        Self::start_with(entries, options, env, true)
+    }
+
+    fn start_with(
+        entries: &[McpEntry],
+        options: &LaunchContext,
+        env: &dyn Fn(&str) -> Option<String>,
+        now: bool,
     ) -> Result<Self, String> {
         if entries.is_empty() {
             return Ok(Self::empty());
@@ -94,7 +115,7 @@ impl McpSet {
                 .map(|entry| {
                     let runtime = Arc::clone(&runtime);
                     let vars = &vars;
-                    scope.spawn(move || start_or_defer(entry, runtime, options, vars))
+                    scope.spawn(move || start_or_defer(entry, runtime, options, vars, now))
                 })
                 .collect();
             handles
@@ -191,17 +212,19 @@ impl McpSet {
     }
 }
 
-/// Start the server of `entry`, keeping its listing, or, when a listing is kept and its
-/// failure policy is open, defer its start to its first use. A closed server always starts:
-/// its failure must stop the session before the first turn.
+/// Start the server of `entry`, keeping its listing, or, when a listing is kept, its failure
+/// policy is open and it is not wanted `now`, defer its start to its first use. A closed
+/// server always starts: its failure must stop the session before the first turn.
 fn start_or_defer(
     entry: &McpEntry,
     runtime: Arc<tokio::runtime::Runtime>,
     options: &LaunchContext,
     vars: &HashMap<String, String>,
+    now: bool,
 ) -> McpServer {
     let cache = listing_cache::path_for(&options.vars, entry);
-    if entry.failure != FailurePolicy::Closed
+    if !now
+        && entry.failure != FailurePolicy::Closed
         && let Some(listing) = cache.as_deref().and_then(listing_cache::load)
     {
         return McpServer::deferred(entry.clone(), runtime, options, vars, listing, cache);

@@ -18,7 +18,8 @@ pub(super) fn list(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
     let home = home()?;
     let loaded = load_config_trusted(&root, &home, WhenWaiting::Refuse)?;
     let options = crate::setup::mcp_options(&loaded.config, &root);
-    let set = McpSet::start(&loaded.config.mcp, &options, &env).map_err(CliError::failure)?;
+    // A diagnostic: every server started now, whatever listing a session keeps.
+    let set = McpSet::start_now(&loaded.config.mcp, &options, &env).map_err(CliError::failure)?;
     let rows = set.rows();
     if json {
         outln!("{}", json!({"workspace": root, "servers": rows}));
@@ -37,7 +38,7 @@ pub(crate) fn rows_text(rows: &[ServerRow]) -> Vec<String> {
     for row in rows {
         let state = match &row.error {
             Some(why) => format!("failed: {why}"),
-            None => "started".to_owned(),
+            None => row.state.to_owned(),
         };
         lines.push(format!(
             "{}  {} {} ({}, {} layer)  {state}",
