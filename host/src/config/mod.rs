@@ -31,6 +31,7 @@
 
 mod audit;
 mod ceilings;
+mod command_hooks;
 mod dev_overlay;
 mod error;
 mod escalation_policy;
@@ -59,6 +60,7 @@ mod url_parts;
 mod user_only;
 
 pub use audit::AuditConfig;
+pub use command_hooks::{CommandHookEntry, HOOK_TIMEOUT_S, HookOnError, MAX_HOOK_TIMEOUT_S};
 pub use ceilings::{
     ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
     timeout_ceiling_ms,

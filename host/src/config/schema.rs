@@ -26,6 +26,9 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// Interceptor and hook plugins, in chain order.
     pub plugins: Vec<PluginEntry>,
+    /// `[[hooks]]`: command hooks, in layer order (managed, then user, then project), each
+    /// asked in the chain after the interceptor plugins.
+    pub hooks: Vec<super::CommandHookEntry>,
     /// Managed policy (only the managed layer may set it).
     pub policy: PolicyConfig,
     /// MCP servers (`[[mcp]]`), in order.

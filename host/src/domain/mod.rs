@@ -37,6 +37,7 @@ mod escalation_git;
 pub mod escape;
 mod failure;
 pub mod file_name;
+pub mod hook_event;
 mod intercept;
 mod item;
 #[cfg(test)]

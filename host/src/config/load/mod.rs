@@ -681,6 +681,7 @@ fn merge_layers(
             plan: file.plan,
             tools,
             plugins: entries,
+            hooks: Vec::new(),
             policy,
             mcp: servers,
             registries: file.registries,
