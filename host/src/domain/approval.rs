@@ -42,6 +42,14 @@ pub enum AskWhy {
         /// The host the call names (`name:port`), or why none could be read.
         host: String,
     },
+    /// An interceptor (a command hook's `permissionDecision: "ask"`) asks, in every mode
+    /// that lets the call through; an earlier `always` never answers it.
+    Interceptor {
+        /// Its chain name (`hook:NAME`, or a plugin's name).
+        plugin: String,
+        /// Its reason.
+        why: String,
+    },
     /// The permission mode asks before a call of this effect.
     Mode {
         /// The mode in force.
@@ -57,7 +65,11 @@ impl AskWhy {
     /// The call's effect when the mode asks.
     pub fn effect(&self) -> Option<ToolEffect> {
         match self {
-            Self::Plugin(_) | Self::Host { .. } | Self::Rule { .. } | Self::Escalation(_) => None,
+            Self::Plugin(_)
+            | Self::Host { .. }
+            | Self::Rule { .. }
+            | Self::Interceptor { .. }
+            | Self::Escalation(_) => None,
             Self::Mode { effect, .. } => Some(*effect),
         }
     }
@@ -73,6 +85,7 @@ impl AskWhy {
                 "tool plugin `{plugin}` asks before its first call to each host (approve = \"per-host\"), and this call is the first to {host}"
             ),
             Self::Rule { why, .. } => why.clone(),
+            Self::Interceptor { plugin, why } => format!("{plugin} asks: {why}"),
             Self::Escalation(e) => format!(
                 "the command asks to leave the sandbox's default ({}; {}), which always asks",
                 e.grants(),

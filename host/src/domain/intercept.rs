@@ -74,6 +74,31 @@ pub enum ToolDecision {
     Deny(String),
     /// Run it with these arguments instead (a JSON object).
     Rewrite(serde_json::Value),
+    /// Let the chain go on, and ask the person before it runs, whatever the mode would do
+    /// (a command hook's `permissionDecision: "ask"`). A deny still wins.
+    Ask(String),
+}
+
+/// What a turn is, as command hooks are told (their input's common fields).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TurnContext {
+    /// Session id.
+    pub session: String,
+    /// The session's history file (warden's own format).
+    pub transcript_path: Option<String>,
+    /// The workspace root.
+    pub cwd: String,
+    /// The permission mode in force.
+    pub mode: super::Mode,
+    /// The model's name as configured (empty if the provider's default).
+    pub model: String,
+    /// This turn's id.
+    pub turn_id: String,
+    /// The turn is its worker's first: `startup` for a new session, `resume` for one with
+    /// history. `None` for later turns.
+    pub session_start: Option<&'static str>,
+    /// The session is a child session (its turn's end is a subagent's stop).
+    pub child: bool,
 }
 
 /// An interceptor as the worker sees it.
@@ -96,6 +121,24 @@ pub trait Interceptor {
     fn on_turn_end(&mut self, turn: &TurnInfo) -> Result<TurnEndDecision, PluginFailure>;
     /// A turn starts: per-turn budgets and failure counts start again.
     fn new_turn(&mut self) {}
+    /// What the turn about to start is (called after [`new_turn`](Self::new_turn)); command
+    /// hooks pass it on, wasm plugins have no use for it.
+    fn set_context(&mut self, context: &TurnContext) {
+        let _ = context;
+    }
+    /// After [`post_tool_call`](Self::post_tool_call): the text the model should see as the
+    /// call's result instead of the tool's (a command hook's `updatedToolOutput`), taken once.
+    fn replaced_output(&mut self) -> Option<String> {
+        None
+    }
+    /// The session is being left (`reason`: `exit`, `clear`, `resume`, `other`). Observes only.
+    fn on_session_end(&mut self, reason: &str) {
+        let _ = reason;
+    }
+    /// The person is about to be asked something (`message`). Observes only.
+    fn on_notification(&mut self, message: &str) {
+        let _ = message;
+    }
     /// `compaction`: the items returned are committed with the compaction group; it cannot
     /// cancel. Wasm plugins have it from WIT 0.3.0; the default (older ones) adds nothing.
     fn on_compaction(&mut self, info: &CompactionInfo) -> Result<Vec<Item>, PluginFailure> {

@@ -118,6 +118,8 @@ pub enum DecidedBy {
 impl fmt::Display for DecidedBy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A command hook's chain name already says what it is (`hook:NAME`).
+            Self::Plugin(name) if name.starts_with("hook:") => f.write_str(name),
             Self::Plugin(name) => write!(f, "plugin:{name}"),
             Self::Approval => f.write_str("approval"),
             Self::Mode => f.write_str("mode"),
@@ -137,6 +139,7 @@ impl FromStr for DecidedBy {
             "approval" => Self::Approval,
             "mode" => Self::Mode,
             "policy" => Self::Policy,
+            _ if s.starts_with("hook:") => Self::Plugin(s.to_owned()),
             _ => match (s.strip_prefix("plugin:"), s.strip_prefix("rule:")) {
                 (Some(name), _) => Self::Plugin(name.to_owned()),
                 (None, Some(id)) => Self::Rule(id.to_owned()),

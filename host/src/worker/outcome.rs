@@ -66,6 +66,8 @@ pub struct ToolCallOutcome {
     owner: Option<ToolOwner>,
     /// Rewrites, in chain order.
     rewrites: Vec<Rewrite>,
+    /// The interceptor that asked for the person's approval, and why (the first to ask).
+    asked: Option<(String, String)>,
     /// Who denied it and why (`None`: allowed, so far).
     denied: Option<(DecidedBy, String)>,
     /// The person's answer, when asked.
@@ -90,6 +92,7 @@ impl ToolCallOutcome {
             call,
             owner: None,
             rewrites: Vec::new(),
+            asked: None,
             denied: None,
             approval: None,
             mode: None,
@@ -127,6 +130,18 @@ impl ToolCallOutcome {
             plugin: plugin.to_owned(),
             arguments,
         });
+    }
+
+    /// `plugin` asks for the person's approval before the call runs (the first ask is kept).
+    pub(crate) fn ask(&mut self, plugin: &str, reason: String) {
+        if self.asked.is_none() {
+            self.asked = Some((plugin.to_owned(), reason));
+        }
+    }
+
+    /// The interceptor that asked for the person's approval, and why.
+    pub fn asked(&self) -> Option<(&str, &str)> {
+        self.asked.as_ref().map(|(p, r)| (p.as_str(), r.as_str()))
     }
 
     /// `by` denied the call.
@@ -170,6 +185,14 @@ impl ToolCallOutcome {
     /// The tool ran and produced `output`.
     pub(crate) fn ran(&mut self, output: ToolOutput) {
         self.output = Some(output);
+    }
+
+    /// What the model sees of the call's result is `text` instead (an interceptor's
+    /// replacement after the call); whether it failed stays as it was.
+    pub(crate) fn replace_output(&mut self, text: String) {
+        if let Some(output) = self.output.as_mut() {
+            output.content = text;
+        }
     }
 
     /// A denied call's output: who denied it and why, as an error result.

@@ -71,9 +71,14 @@ pub fn run_pre_tool(chain: &mut [ChainEntry], call: &ToolCall) -> PreToolRun {
                 Outcome::audited("deny", Some(reason.clone())),
                 Some((DecidedBy::Plugin(name.to_owned()), reason)),
             ),
+            ToolDecision::Ask(reason) => {
+                outcome.ask(name, reason.clone());
+                (Outcome::audited("ask", Some(reason)), None)
+            }
         },
         |decision| match decision {
             ToolDecision::Allow => ("allow", None),
+            ToolDecision::Ask(reason) => ("ask", Some(reason.clone())),
             ToolDecision::Rewrite(_) => ("rewrite", None),
             ToolDecision::Deny(reason) => ("deny", Some(reason.clone())),
         },

@@ -145,6 +145,11 @@ pub(crate) fn question(
             },
             escape_capped(why, 400)
         ),
+        AskWhy::Interceptor { plugin, why } => format!(
+            "  ? tool {name}: {} asks: {}",
+            escape_capped(plugin, MAX_NAME),
+            escape_capped(why, 400)
+        ),
         AskWhy::Mode { mode, effect } => format!(
             "  ? tool {name} wants to {} (mode {mode})",
             match effect {

@@ -455,6 +455,7 @@ impl Loaded {
                     let decision = match p.pre_tool_call(call)? {
                         ToolDecision::Allow => "allow".to_owned(),
                         ToolDecision::Deny(reason) => format!("deny: {reason}"),
+                        ToolDecision::Ask(reason) => format!("ask: {reason}"),
                         ToolDecision::Rewrite(arguments) => format!("rewrite to {arguments}"),
                     };
                     let mut row = figures(p, CallPoint::PreToolCall.name(), |p| {

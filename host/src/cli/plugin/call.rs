@@ -223,6 +223,7 @@ fn intercept(
         CallPoint::PreToolCall => match plugin.pre_tool_call(&tool_call(input)?)? {
             ToolDecision::Allow => json!({"decision": "allow"}),
             ToolDecision::Deny(reason) => json!({"decision": "deny", "reason": reason}),
+            ToolDecision::Ask(reason) => json!({"decision": "ask", "reason": reason}),
             ToolDecision::Rewrite(arguments) => {
                 json!({"decision": "rewrite", "arguments": arguments})
             }

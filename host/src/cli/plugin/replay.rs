@@ -261,6 +261,7 @@ fn describe(decision: &Decision) -> String {
             None => format!("deny({reason})"),
         },
         Decision::Rewrite { arguments } => format!("rewrite {arguments}"),
+        Decision::Ask { reason } => format!("ask({reason})"),
     }
 }
 

@@ -264,7 +264,7 @@ impl TurnSink for CliSink {
         let hint = match why {
             AskWhy::Plugin(_) | AskWhy::Host { .. } => "",
             AskWhy::Mode { .. } => " (or a --mode that lets such calls run)",
-            AskWhy::Rule { .. } => "",
+            AskWhy::Rule { .. } | AskWhy::Interceptor { .. } => "",
             AskWhy::Escalation(_) => {
                 " (with --yes it runs when `policy.allow_escalation` allows its kind)"
             }

@@ -67,7 +67,8 @@ macro_rules! tool_conversions {
         /// A domain tool decision as a WIT tool action.
         pub(crate) fn tool_action_to_wit(d: &ToolDecision) -> wit::ToolAction {
             match d {
-                ToolDecision::Allow => wit::ToolAction::Allow,
+                // An ask is no decision yet: hooks hear of the person's answer.
+                ToolDecision::Allow | ToolDecision::Ask(_) => wit::ToolAction::Allow,
                 ToolDecision::Deny(reason) => wit::ToolAction::Deny(reason.clone()),
                 ToolDecision::Rewrite(arguments) => wit::ToolAction::Rewrite(arguments.to_string()),
             }

@@ -51,6 +51,11 @@ pub enum Decision {
         #[serde(skip_serializing_if = "Option::is_none")]
         by: Option<String>,
     },
+    /// Let the chain go on, and ask the person before the call runs.
+    Ask {
+        /// The reason given.
+        reason: String,
+    },
     /// Run the tool call with these arguments.
     Rewrite {
         /// The arguments after the rewrite (`null` when the record does not hold them).

@@ -97,6 +97,7 @@ pub fn replay_interceptor(
                     by: Some(format!("plugin:{name}")),
                 },
                 Ok(ToolDecision::Rewrite(arguments)) => Decision::Rewrite { arguments },
+                Ok(ToolDecision::Ask(reason)) => Decision::Ask { reason },
                 Err(err) => failed(err),
             }),
             PointInput::ToolResult(call, output) => {

@@ -128,6 +128,8 @@ pub struct Worker {
     pending_alerts: Vec<Alert>,
     /// The files the running turn changed, call by call (for its `turn_ended` event).
     changes: file_change::TurnChanges,
+    /// A turn has started on this worker (the next one is no session start).
+    started: bool,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -173,6 +175,7 @@ impl Worker {
             checkpoints: None,
             pending_alerts: Vec::new(),
             changes: file_change::TurnChanges::default(),
+            started: false,
         }
     }
 
@@ -381,6 +384,41 @@ impl Worker {
         self.submit_segments(&fileref::parse(prompt).segments, sink)
     }
 
+    /// The chain's interceptors start a turn, and are told what it is.
+    pub(super) fn new_chain_turn(&mut self) {
+        let header = self.writer.header();
+        let session_start = (!self.started).then(|| {
+            if self.writer.items().next().is_none() {
+                "startup"
+            } else {
+                "resume"
+            }
+        });
+        self.started = true;
+        let context = crate::domain::TurnContext {
+            session: self.writer.id().to_owned(),
+            transcript_path: Some(self.writer.path().display().to_string()),
+            cwd: header.workspace.display().to_string(),
+            mode: self.mode,
+            model: self.provider.model().to_owned(),
+            turn_id: uuid::Uuid::now_v7().to_string(),
+            session_start,
+            child: header.parent.is_some(),
+        };
+        for entry in &mut self.chain {
+            entry.plugin.new_turn();
+            entry.plugin.set_context(&context);
+        }
+    }
+
+    /// The session is left (`reason`: `exit`, `clear`, `resume`, `other`): the chain's
+    /// interceptors that observe it (command hooks at `SessionEnd`) are told.
+    pub fn end_session(&mut self, reason: &str) {
+        for entry in &mut self.chain {
+            entry.plugin.on_session_end(reason);
+        }
+    }
+
     /// Run one turn for `segments`, for front ends that send references already parsed. In a
     /// child session the turn's end, however it ends, is reported to the parent's inbox.
     pub fn submit_segments(
@@ -443,9 +481,7 @@ impl Worker {
         self.hooks.new_turn();
         self.resolver.new_turn();
         self.tools.new_turn();
-        for entry in &mut self.chain {
-            entry.plugin.new_turn();
-        }
+        self.new_chain_turn();
         self.emit(sink, Event::PromptSubmitted(Segment::typed(segments)));
 
         // 1–2. File references, then the interceptor chain.

@@ -33,11 +33,9 @@ impl Worker {
         // Each served call is its own step: per-turn budgets start again.
         self.resolver.new_turn();
         self.tools.new_turn();
-        for entry in &mut self.chain {
-            entry.plugin.new_turn();
-        }
+        self.new_chain_turn();
         let mut events: Vec<AuditEvent> = Vec::new();
-        let outcome = self.settle(sink, call, &mut events);
+        let mut outcome = self.settle(sink, call, &mut events);
         events.push(outcome.audit_record());
         let mut stopped = self.failed_closed(sink, &outcome).map(|stop| {
             format!(
@@ -47,7 +45,7 @@ impl Worker {
         });
         let mut added = Vec::new();
         if stopped.is_none() && outcome.is_settled() {
-            let post = self.post_tool_call(sink, &outcome, &[], &mut events);
+            let post = self.post_tool_call(sink, &mut outcome, &[], &mut events);
             added = post.items.into_iter().map(|entry| entry.item).collect();
             stopped = post.stop.map(|stop| {
                 format!(

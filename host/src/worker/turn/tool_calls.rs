@@ -58,6 +58,9 @@ pub(super) struct Stop {
 pub(super) struct PostToolEnd {
     pub(super) items: Vec<Entry>,
     pub(super) stop: Option<Stop>,
+    /// An interceptor replaced what the model sees of the call's result (the outcome holds
+    /// the new text).
+    pub(super) replaced: bool,
 }
 
 /// Where one `post-tool-call` point record stands among the audit events, and how many items
@@ -94,7 +97,9 @@ impl Worker {
                 }
                 None => self.settle(sink, call, &mut events),
             };
+            let mut outcome = outcome;
             events.push(outcome.audit_record());
+            let at = results.len();
             results.push(outcome.result_entry());
             if stop.is_none() {
                 stop = self.failed_closed(sink, &outcome);
@@ -104,7 +109,10 @@ impl Worker {
             }
             // 4. `post-tool-call`, ran or denied, under the chain's rules for added items (ids
             //    already taken include those of items added after earlier calls of this answer).
-            let post = self.post_tool_call(sink, &outcome, &added, &mut events);
+            let post = self.post_tool_call(sink, &mut outcome, &added, &mut events);
+            if post.replaced {
+                results[at] = outcome.result_entry();
+            }
             stop = post.stop;
             posts.push(PostTool {
                 at: events.len() - 1,
@@ -140,7 +148,7 @@ impl Worker {
     pub(super) fn post_tool_call(
         &mut self,
         sink: &mut dyn TurnSink,
-        outcome: &ToolCallOutcome,
+        outcome: &mut ToolCallOutcome,
         added: &[Entry],
         events: &mut Vec<AuditEvent>,
     ) -> PostToolEnd {
@@ -213,8 +221,35 @@ impl Worker {
             call_id: call.id.clone(),
             arguments,
         };
+        // What the model sees of the result, replaced (a hook's `updatedToolOutput`): the last
+        // enforcing entry's word counts; a shadow's is dropped. Audited before the point.
+        let mut replaced = None;
+        for entry in &mut self.chain {
+            if let Some(text) = entry.plugin.replaced_output()
+                && entry.shadow.is_none()
+            {
+                replaced = Some((entry.plugin.name().to_owned(), text));
+            }
+        }
         events.push(PointRecord::event(input, end, Vec::new()));
-        PostToolEnd { items, stop }
+        let was_replaced = replaced.is_some();
+        if let Some((plugin, text)) = replaced {
+            events.insert(
+                events.len() - 1,
+                AuditEvent::PluginDecision {
+                    plugin,
+                    hook: CallPoint::PostToolCall.to_string(),
+                    decision: "replace-output".to_owned(),
+                    reason: Some(format!("{} bytes", text.len())),
+                },
+            );
+            outcome.replace_output(text);
+        }
+        PostToolEnd {
+            items,
+            stop,
+            replaced: was_replaced,
+        }
     }
 
     /// The tool plugin of a call that ran failed: reported; `Some` when its policy is closed
@@ -259,10 +294,14 @@ impl Worker {
         // Nor for an escalation, which is granted for one call only.
         let escalation = matches!(why, AskWhy::Escalation(_));
         if self.always_approved.contains(&call.name)
-            && !matches!(why, AskWhy::Rule { .. })
+            && !matches!(why, AskWhy::Rule { .. } | AskWhy::Interceptor { .. })
             && !escalation
         {
             return (ApprovalAnswer::Remembered, None);
+        }
+        let message = format!("warden needs your permission to use {}", call.name);
+        for entry in &mut self.chain {
+            entry.plugin.on_notification(&message);
         }
         match sink.approve_tool(call, why) {
             Approval::Yes => (ApprovalAnswer::Yes, None),
@@ -370,6 +409,16 @@ impl Worker {
                 ask = Some(AskWhy::Rule {
                     id: rule_ids,
                     why: rule_reason,
+                });
+            }
+            // An interceptor's ask (a hook's `permissionDecision: "ask"`) asks in every mode
+            // that let the call through.
+            if outcome.denied().is_none()
+                && let Some((plugin, why)) = outcome.asked()
+            {
+                ask = Some(AskWhy::Interceptor {
+                    plugin: plugin.to_owned(),
+                    why: why.to_owned(),
                 });
             }
             // A plugin's own `approve = "ask"` asks in every mode that let the call through.

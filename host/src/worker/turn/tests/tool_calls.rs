@@ -75,6 +75,7 @@ impl TurnSink for Approver {
             crate::domain::AskWhy::Plugin(plugin) => plugin.clone(),
             crate::domain::AskWhy::Mode { mode, .. } => format!("mode {mode}"),
             crate::domain::AskWhy::Rule { id, .. } => format!("rule {id}"),
+            crate::domain::AskWhy::Interceptor { plugin, .. } => format!("asked by {plugin}"),
             crate::domain::AskWhy::Escalation(e) => format!("escalation {}", e.kind),
             crate::domain::AskWhy::Host { host, .. } => format!("host {host}"),
         };
