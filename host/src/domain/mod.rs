@@ -38,6 +38,8 @@ pub mod escape;
 mod failure;
 pub mod file_name;
 pub mod hook_event;
+pub mod hook_reply;
+pub mod hook_tools;
 mod intercept;
 mod item;
 #[cfg(test)]

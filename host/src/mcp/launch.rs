@@ -11,33 +11,15 @@
 //! root has none, every repository below the roots read-only). With `sandbox = "none"` the
 //! argv runs unconfined, with the same reduced environment.
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use crate::config::{FsGrant, McpEntry, ShellSandbox};
-use crate::sandbox::env::command_env;
-use crate::sandbox::hidden::hidden_and_repos;
-use crate::sandbox::own::{cover_around_roots, own_paths};
+use crate::config::{McpEntry, ShellSandbox};
+use crate::sandbox::confined::{Grants, confine, env_and_cwd};
 use crate::sandbox::placeholder::Placeholders;
-use crate::sandbox::spec::FileGuard;
-use crate::sandbox::tool::read_only;
-use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND, SandboxSpec};
+use crate::sandbox::{HostProxy, LAUNCHER_SUBCOMMAND};
 
-/// What a stdio server is started with.
-#[derive(Debug, Clone)]
-pub struct LaunchContext {
-    /// Workspace roots (canonical); the first is the working directory.
-    pub roots: Vec<PathBuf>,
-    /// The `warden` binary that runs the sandbox launcher.
-    pub launcher: PathBuf,
-    /// warden's own environment (what the allowlist and `env` pick from).
-    pub vars: Vec<(String, String)>,
-    /// Paths hidden from the server (`[tools.shell] hide`: `~/.ssh` …).
-    pub hide: Vec<String>,
-    /// The deny globs, whose files in the roots are hidden too.
-    pub deny: Vec<String>,
-}
+pub use crate::sandbox::confined::LaunchContext;
 
 /// A process ready to spawn, what to write on its input before the JSON-RPC stream, and the
 /// proxy of its granted hosts (already serving; to be kept until the process has ended).
@@ -53,15 +35,6 @@ pub(super) struct Prepared {
     pub(super) repos_before: Option<Vec<PathBuf>>,
 }
 
-impl LaunchContext {
-    fn home(&self) -> Option<PathBuf> {
-        self.vars
-            .iter()
-            .find(|(k, _)| k == "HOME")
-            .map(|(_, v)| PathBuf::from(v))
-    }
-}
-
 /// The process for `entry` running `argv`, with `tmp` as its private temporary directory.
 pub(super) fn prepare(
     entry: &McpEntry,
@@ -72,88 +45,33 @@ pub(super) fn prepare(
     let Some((program, args)) = argv.split_first() else {
         return Err("an empty command".into());
     };
-    let tmp = tmp.to_owned();
-    let env = command_env(context.vars.iter().cloned(), &entry.env, &tmp);
-    let cwd = match (entry.fs, context.roots.first()) {
-        (FsGrant::None, _) | (_, None) => tmp.clone(),
-        (_, Some(root)) => root.clone(),
+    let key = format!("mcp.{}.allowed_hosts", entry.name);
+    let grants = Grants {
+        key: &key,
+        fs: entry.fs,
+        network: entry.network,
+        allowed_hosts: &entry.allowed_hosts,
+        unix_sockets: &entry.unix_sockets,
+        env: &entry.env,
     };
     let mut spec_line = None;
     let mut proxy = None;
     let mut placeholders = Placeholders::default();
     let mut repos_before = None;
-    let mut command = if entry.sandbox == ShellSandbox::None {
+    let (env, cwd, mut command) = if entry.sandbox == ShellSandbox::None {
+        let (env, cwd) = env_and_cwd(&grants, context, tmp);
         let mut command = tokio::process::Command::new(program);
         command.args(args);
-        command
+        (env, cwd, command)
     } else {
-        if let Some(path) = crate::config::inside_roots(&entry.unix_sockets, &context.roots) {
-            return Err(format!(
-                "`unix_sockets` grants {}, inside a workspace root (the server could put its own socket there); refused",
-                path.display()
-            ));
-        }
-        let hidden_roots: &[PathBuf] = if entry.fs == FsGrant::None {
-            &[]
-        } else {
-            &context.roots
-        };
-        let found = hidden_and_repos(
-            &context.hide,
-            context.home().as_deref(),
-            hidden_roots,
-            &context.deny,
-        )?;
-        let mut hide = found.hide;
-        // warden's own state and configuration, for every server whatever its grant.
-        hide.extend(cover_around_roots(
-            &own_paths(&context.vars),
-            &context.roots,
-        )?);
-        if entry.fs == FsGrant::None {
-            // Last, so that nothing is mounted inside a root once it is covered.
-            hide.extend(context.roots.iter().cloned());
-        }
-        let spec = SandboxSpec {
-            command: String::new(),
-            cwd: cwd.clone(),
-            roots: if entry.fs == FsGrant::ReadWrite {
-                context.roots.clone()
-            } else {
-                Vec::new()
-            },
-            tmp: tmp.clone(),
-            caches: Vec::new(),
-            hide,
-            read_only: if entry.fs == FsGrant::ReadWrite {
-                placeholders = Placeholders::make(&context.roots)?;
-                repos_before = Some(found.names);
-                read_only(&context.roots, found.repos)
-            } else {
-                Vec::new()
-            },
-            network: entry.network,
-            allowed_hosts: entry.allowed_hosts.clone(),
-            unix_sockets: entry.unix_sockets.clone(),
-            env: env.clone(),
-            probe: false,
-            argv: Some(argv.to_vec()),
-            stdio: true,
-            guard: (entry.fs != FsGrant::None).then(|| FileGuard {
-                roots: context.roots.clone(),
-                deny: context.deny.clone(),
-            }),
-            report: false,
-            pinned: Vec::new(),
-        };
-        proxy = HostProxy::start_for(&spec, &format!("mcp.{}.allowed_hosts", entry.name))
-            .map_err(|why| format!("per-host network: {why}"))?;
-        let mut line = serde_json::to_vec(&spec).map_err(|e| e.to_string())?;
-        line.push(b'\n');
-        spec_line = Some(line);
+        let confined = confine(&grants, argv, context, tmp)?;
+        spec_line = Some(confined.spec_line()?);
+        proxy = confined.proxy;
+        placeholders = confined.placeholders;
+        repos_before = confined.repos_before;
         let mut command = tokio::process::Command::new(&context.launcher);
         command.arg(LAUNCHER_SUBCOMMAND);
-        command
+        (confined.env, confined.cwd, command)
     };
     command
         .current_dir(&cwd)
@@ -175,34 +93,16 @@ pub(super) fn prepare(
     })
 }
 
-/// A fresh private directory for server `name` (mode 0700).
-pub(super) fn private_tmp(name: &str) -> Result<PathBuf, String> {
-    let dir = std::env::temp_dir().join(format!(
-        "warden-mcp-{name}-{}",
-        uuid::Uuid::now_v7().simple()
-    ));
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&dir)
-        .map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))
-}
-
+pub(super) use crate::sandbox::confined::{private_tmp, remove_tmp};
 pub(super) use crate::sandbox::kill_group;
-
-/// Remove a server's private directory.
-pub(super) fn remove_tmp(tmp: &Path) {
-    if let Err(err) = std::fs::remove_dir_all(tmp) {
-        tracing::debug!("removing {}: {err}", tmp.display());
-    }
-}
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::config::{Approve, FailurePolicy, McpTransport};
+    use crate::config::{Approve, FailurePolicy, FsGrant, McpTransport};
+    use crate::sandbox::SandboxSpec;
     use crate::sandbox::PROXY_SOCKET;
 
     fn entry(network: bool, allowed_hosts: &[&str]) -> McpEntry {

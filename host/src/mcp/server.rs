@@ -439,7 +439,7 @@ fn launch_server(
     let deadline = Duration::from_secs(entry.start_timeout_s);
     let pgid = Arc::new(Mutex::new(None));
     let tmp = match &entry.transport {
-        McpTransport::Stdio { .. } => launch::private_tmp(&entry.name).map(Some),
+        McpTransport::Stdio { .. } => launch::private_tmp(&format!("mcp-{}", entry.name)).map(Some),
         McpTransport::Http { .. } => Ok(None),
     };
     // The connection runs on the runtime's own (long-lived) thread: the sandbox launcher

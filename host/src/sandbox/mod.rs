@@ -27,6 +27,7 @@
 pub mod build_cache;
 mod caps;
 mod child;
+pub mod confined;
 mod dev;
 pub mod env;
 mod fd_pass;
@@ -52,6 +53,7 @@ pub mod proxy;
 mod proxy_request;
 mod relevance;
 pub mod report;
+pub mod run_once;
 mod seccomp;
 pub mod spec;
 pub mod tool;
