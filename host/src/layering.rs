@@ -19,6 +19,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
     ("mcp", &["domain", "config", "confine", "sandbox"]),
+    ("command_hook", &["domain", "config", "confine", "sandbox", "trace"]),
     ("oci", &["domain", "config"]),
     ("telemetry", &["domain", "config", "store", "trace"]),
     (
@@ -30,8 +31,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "setup",
         &[
-            "domain", "config", "store", "llm", "confine", "fileref", "plugin", "tools", "sandbox",
-            "worker", "mcp", "trace",
+            "domain",
+            "config",
+            "store",
+            "llm",
+            "confine",
+            "fileref",
+            "plugin",
+            "tools",
+            "sandbox",
+            "worker",
+            "mcp",
+            "command_hook",
+            "trace",
         ],
     ),
     (
@@ -58,6 +70,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "setup",
             "serve",
             "mcp",
+            "command_hook",
             "oci",
             "telemetry",
             "trace",

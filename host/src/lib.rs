@@ -36,6 +36,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod cli;
+pub mod command_hook;
 pub mod complete;
 pub mod config;
 mod confine;

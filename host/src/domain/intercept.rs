@@ -97,8 +97,8 @@ pub struct TurnContext {
     /// The turn is its worker's first: `startup` for a new session, `resume` for one with
     /// history. `None` for later turns.
     pub session_start: Option<&'static str>,
-    /// The session is a child session (its turn's end is a subagent's stop).
-    pub child: bool,
+    /// For a child session, its parent's id (its turn's end is a subagent's stop).
+    pub parent: Option<String>,
 }
 
 /// An interceptor as the worker sees it.
@@ -130,6 +130,11 @@ pub trait Interceptor {
     /// call's result instead of the tool's (a command hook's `updatedToolOutput`), taken once.
     fn replaced_output(&mut self) -> Option<String> {
         None
+    }
+    /// What it has for the person since last asked (a command hook's `systemMessage`, the
+    /// fields of its answer warden could not act on), taken.
+    fn take_alerts(&mut self) -> Vec<super::Alert> {
+        Vec::new()
     }
     /// The session is being left (`reason`: `exit`, `clear`, `resume`, `other`). Observes only.
     fn on_session_end(&mut self, reason: &str) {

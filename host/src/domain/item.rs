@@ -153,6 +153,8 @@ impl fmt::Display for Source {
         match self {
             Self::User => f.write_str("user"),
             Self::FileRef => f.write_str("fileref"),
+            // A command hook's chain name already says what it is (`hook:NAME`).
+            Self::Plugin(name) if name.starts_with("hook:") => f.write_str(name),
             Self::Plugin(name) => write!(f, "plugin:{name}"),
             Self::Notify => f.write_str("notify"),
             Self::Provider => f.write_str("provider"),
@@ -182,6 +184,9 @@ impl std::str::FromStr for Source {
             "host" => Ok(Self::Host),
             "project" => Ok(Self::Project),
             "compaction" => Ok(Self::Compaction),
+            other if other.len() > 5 && other.starts_with("hook:") => {
+                Ok(Self::Plugin(other.to_owned()))
+            }
             other => match other.strip_prefix("plugin:") {
                 Some(name) if !name.is_empty() => Ok(Self::Plugin(name.to_owned())),
                 _ => Err(UnknownSource(other.to_owned())),

@@ -409,7 +409,46 @@ pub fn plugins(
             Loaded::Hook(plugin) => hooks.push(Box::new(plugin)),
         }
     }
+    chain.extend(command_hooks(config, workspace)?);
     Ok((chain, hooks))
+}
+
+/// The `[[hooks]]` entries of `config`, in order, as chain entries: each runs its command in
+/// the sandbox through this executable's launcher; `on_error = "deny"` is a closed failure
+/// policy, `mode = "shadow"` records its answers under its digest.
+pub fn command_hooks(config: &Config, workspace: &Path) -> Result<Vec<ChainEntry>, SetupError> {
+    let launch = super::mcp_options(config, workspace);
+    config
+        .hooks
+        .iter()
+        .map(|entry| {
+            let refused = |reason: String| {
+                SetupError::Plugin(PluginError::Refused {
+                    what: format!("hook `{}` ({})", entry.name, entry.declared_where()),
+                    reason,
+                })
+            };
+            let matcher = entry
+                .matcher
+                .as_deref()
+                .filter(|_| entry.event.matches_tools())
+                .map(crate::domain::tool_matcher::ToolMatcher::parse)
+                .transpose()
+                .map_err(|reason| refused(format!("`matcher` {reason}")))?;
+            let hook = crate::command_hook::CommandHook::new(entry.clone(), launch.clone())
+                .map_err(refused)?;
+            Ok(ChainEntry {
+                shadow: (entry.mode == crate::config::PluginMode::Shadow)
+                    .then(|| entry.digest()),
+                plugin: Box::new(hook),
+                failure: match entry.on_error {
+                    crate::config::HookOnError::Deny => crate::config::FailurePolicy::Closed,
+                    crate::config::HookOnError::Allow => crate::config::FailurePolicy::Open,
+                },
+                matcher,
+            })
+        })
+        .collect()
 }
 
 /// The tool plugins of `config.plugins`, in order, each given its grants over `workspace`

@@ -130,7 +130,7 @@ pub(crate) fn chat(
         trace: Some(trace),
     };
     let code = chat.run(index);
-    chat.end_session();
+    chat.end_session("prompt_input_exit");
     chat.trace = None;
     // Export is flushed and its losses said after the terminal is given back.
     drop(telemetry);
@@ -163,9 +163,11 @@ struct Chat {
 }
 
 impl Chat {
-    /// The session is left (the chat ends, `/new`, `/resume`): its audit head is signed when
-    /// `[audit] sign_key` says so; a failure is said.
-    fn end_session(&self) {
+    /// The session is left (the chat ends, `/new`, `/resume`; `reason` as `SessionEnd` hooks
+    /// are told it): those hooks run, then its audit head is signed when `[audit] sign_key`
+    /// says so; a failure is said.
+    fn end_session(&mut self, reason: &str) {
+        self.worker.end_session(reason);
         let id = self.worker.session_id();
         let Some(signed) =
             crate::worker::audit_sign::end_session(&self.home, id, &self.loaded.config.audit)
@@ -431,7 +433,7 @@ impl Chat {
             Slash::New => match assemble::new_session(&self.home, &self.workspace) {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();
-                    self.end_session();
+                    self.end_session("clear");
                     self.worker.switch_session(writer, audit);
                     self.trace_switched_session();
                     eprintln!(

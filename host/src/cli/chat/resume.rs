@@ -235,7 +235,7 @@ impl Chat {
         }
         match super::assemble::open_session(&self.home, &self.workspace, &id) {
             Ok((writer, audit)) => {
-                self.end_session();
+                self.end_session("resume");
                 self.worker.switch_session(writer, audit);
                 self.trace_switched_session();
                 eprintln!(

@@ -90,6 +90,7 @@ pub(crate) fn run(args: RunArgs) -> Result<u8, CliError> {
     let usage = turn_usage(worker.records(), committed_before);
     sink.progress.stop();
     let session_id = worker.session_id().to_owned();
+    worker.end_session("other");
     // The session ends with the run: its audit head is signed when `[audit] sign_key` says so.
     if let Some(signed) =
         crate::worker::audit_sign::end_session(&home, &session_id, &loaded.config.audit)

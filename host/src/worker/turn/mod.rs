@@ -194,6 +194,7 @@ impl Worker {
         self.audit = audit;
         self.usage = None;
         self.checkpoints = None;
+        self.started = false;
     }
 
     /// The permission mode in force.
@@ -386,7 +387,6 @@ impl Worker {
 
     /// The chain's interceptors start a turn, and are told what it is.
     pub(super) fn new_chain_turn(&mut self) {
-        let header = self.writer.header();
         let session_start = (!self.started).then(|| {
             if self.writer.items().next().is_none() {
                 "startup"
@@ -395,7 +395,17 @@ impl Worker {
             }
         });
         self.started = true;
-        let context = crate::domain::TurnContext {
+        let context = self.turn_context(session_start);
+        for entry in &mut self.chain {
+            entry.plugin.new_turn();
+            entry.plugin.set_context(&context);
+        }
+    }
+
+    /// What a turn of this session is, as command hooks are told.
+    fn turn_context(&self, session_start: Option<&'static str>) -> crate::domain::TurnContext {
+        let header = self.writer.header();
+        crate::domain::TurnContext {
             session: self.writer.id().to_owned(),
             transcript_path: Some(self.writer.path().display().to_string()),
             cwd: header.workspace.display().to_string(),
@@ -403,18 +413,17 @@ impl Worker {
             model: self.provider.model().to_owned(),
             turn_id: uuid::Uuid::now_v7().to_string(),
             session_start,
-            child: header.parent.is_some(),
-        };
-        for entry in &mut self.chain {
-            entry.plugin.new_turn();
-            entry.plugin.set_context(&context);
+            parent: header.parent.clone(),
         }
     }
 
-    /// The session is left (`reason`: `exit`, `clear`, `resume`, `other`): the chain's
-    /// interceptors that observe it (command hooks at `SessionEnd`) are told.
+    /// The session is left (`reason` as Claude Code names it: `prompt_input_exit`, `clear`,
+    /// `resume`, `other`): the chain's interceptors that observe it (command hooks at
+    /// `SessionEnd`) are told.
     pub fn end_session(&mut self, reason: &str) {
+        let context = self.turn_context(None);
         for entry in &mut self.chain {
+            entry.plugin.set_context(&context);
             entry.plugin.on_session_end(reason);
         }
     }

@@ -28,7 +28,21 @@ impl Worker {
         for failure in &run.failures {
             self.plugin_failed(sink, failure);
         }
+        self.chain_alerts(sink);
         (run.end, run.decisions)
+    }
+
+    /// What the chain's interceptors have for the person (a command hook's `systemMessage`,
+    /// the fields of its answer warden could not act on), raised.
+    pub(super) fn chain_alerts(&mut self, sink: &mut dyn TurnSink) {
+        let alerts: Vec<Alert> = self
+            .chain
+            .iter_mut()
+            .flat_map(|entry| entry.plugin.take_alerts())
+            .collect();
+        for alert in alerts {
+            self.raise(sink, alert);
+        }
     }
 
     /// Tell the hooks that a plugin failed and, when its policy is open, the person too (a
@@ -38,7 +52,7 @@ impl Worker {
             self.raise(
                 sink,
                 Alert::warn(
-                    format!("plugin:{}", failure.plugin),
+                    crate::domain::Source::Plugin(failure.plugin.clone()).to_string(),
                     format!("{failure} (failure policy: open; continuing without it)"),
                 ),
             );

@@ -359,6 +359,7 @@ impl Worker {
                 );
             }
         }
+        self.chain_alerts(sink);
         for event in outcome.chain_events() {
             self.emit(sink, event);
         }
