@@ -44,6 +44,10 @@ pub(crate) enum PluginCommand {
         /// this name, and its `[[plugins]]` entry in the session's workspace gives its config.
         #[arg(long)]
         name: Option<String>,
+        /// A `[[hooks]]` entry of the session's workspace to replay (its command, run in the
+        /// sandbox at each recorded point of its event) instead of a component.
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["file", "name", "config"])]
+        hook: Option<String>,
         /// A config value for the plugin's `init` (repeatable; over the entry's config).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
@@ -336,6 +340,7 @@ impl PluginCommand {
                 session,
                 file,
                 name,
+                hook,
                 config,
                 json,
                 diff,
@@ -343,6 +348,7 @@ impl PluginCommand {
                 session: &session,
                 file: file.as_deref(),
                 name: name.as_deref(),
+                hook: hook.as_deref(),
                 config: &config,
                 json,
                 diff,

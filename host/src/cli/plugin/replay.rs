@@ -4,6 +4,10 @@
 //! `[[plugins]]` entry in the session's workspace (named with `--name`, or pointing at FILE), as
 //! `warden run` reads it, with `--config` over it. The plugin runs in the usual sandbox;
 //! nothing is written (no history, no audit, no compiled-code cache).
+//!
+//! `--hook NAME` replays a `[[hooks]]` entry of the workspace instead: its command runs in its
+//! sandbox at each recorded point of its event, and its answers are compared with those the
+//! chain recorded under `hook:NAME`.
 
 use std::path::Path;
 
@@ -29,6 +33,8 @@ pub(crate) struct ReplayArgs<'a> {
     pub file: Option<&'a Path>,
     /// The name the plugin goes by, and its `[[plugins]]` entry.
     pub name: Option<&'a str>,
+    /// A `[[hooks]]` entry to replay instead of a component.
+    pub hook: Option<&'a str>,
     /// `--config KEY=VALUE` over the entry's config.
     pub config: &'a [String],
     /// Print one JSON object.
@@ -43,6 +49,15 @@ pub(crate) fn replay(args: &ReplayArgs<'_>) -> Result<u8, CliError> {
     let home = home()?;
     let session = &crate::cli::session::resolve(&home, args.session)?;
     let loaded = load(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
+    if let Some(hook) = args.hook {
+        let (audit, _) =
+            read_audit(&home, session).map_err(|err| CliError::usage(err.to_string()))?;
+        let (points, from) = session_points(session, &loaded.records, &audit);
+        let mut hook = command_hook(&loaded.header.workspace, session, hook)?;
+        let rows = replay_interceptor(&points, &mut hook);
+        print_rows(session, &rows, from, json, diff);
+        return Ok(EXIT_OK);
+    }
     let target =
         super::configured::target(&loaded.header.workspace, args.file, args.name, args.config)?;
     let file = target.path.as_path();
@@ -98,6 +113,47 @@ pub(crate) fn replay(args: &ReplayArgs<'_>) -> Result<u8, CliError> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The `[[hooks]]` entry `name` of `workspace`'s configuration, ready to run at the recorded
+/// points of `session`.
+fn command_hook(
+    workspace: &Path,
+    session: &str,
+    name: &str,
+) -> Result<crate::command_hook::CommandHook, CliError> {
+    let loaded = crate::config::load(&crate::cli::common::sources(workspace))
+        .map_err(|err| CliError::usage(err.to_string()))?;
+    let config = loaded.config;
+    let Some(entry) = config.hooks.iter().find(|h| h.name == name).cloned() else {
+        let known: Vec<&str> = config.hooks.iter().map(|h| h.name.as_str()).collect();
+        return Err(CliError::usage(format!(
+            "no [[hooks]] entry `{name}` in {}'s configuration{}",
+            workspace.display(),
+            if known.is_empty() {
+                String::new()
+            } else {
+                format!(" (hooks: {})", known.join(", "))
+            }
+        )));
+    };
+    let launch = crate::setup::mcp_options(&config, workspace);
+    let mut hook =
+        crate::command_hook::CommandHook::new(entry, launch).map_err(CliError::usage)?;
+    crate::domain::Interceptor::set_context(
+        &mut hook,
+        &crate::domain::TurnContext {
+            session: session.to_owned(),
+            transcript_path: None,
+            cwd: workspace.display().to_string(),
+            mode: config.tools.mode,
+            model: config.model.name.clone().unwrap_or_default(),
+            turn_id: "replay".to_owned(),
+            session_start: None,
+            parent: None,
+        },
+    );
+    Ok(hook)
 }
 
 /// The name the plugin at `file` goes by when no `[[plugins]]` entry of the session's workspace
