@@ -50,6 +50,7 @@ pub const LOCKABLE_KEYS: &[&str] = &[
     "tools.builtin_rules",
     "plugins",
     "mcp",
+    "hooks",
     "tools",
     "tools.shell",
     "tools.shell.timeout_s",
@@ -237,6 +238,7 @@ mod tests {
                 ("policy" | "rules", _) => {}
                 ("plugins", _) => assert!(LOCKABLE_KEYS.contains(&"plugins")),
                 ("mcp", _) => assert!(LOCKABLE_KEYS.contains(&"mcp")),
+                ("hooks", _) => assert!(LOCKABLE_KEYS.contains(&"hooks")),
                 (_, toml::Value::Table(keys)) => {
                     assert!(LOCKABLE_KEYS.contains(&section.as_str()), "{section}");
                     for key in keys.keys() {

@@ -782,3 +782,89 @@ fn a_tool_plugins_own_failure_ends_the_turn_under_closed_and_is_an_error_result_
         );
     }
 }
+
+/// Asks about every `read_file` call and replaces what the model sees of each result.
+struct AskAndReplace;
+
+impl Interceptor for AskAndReplace {
+    fn name(&self) -> &str {
+        "hook:guard"
+    }
+    fn on_prompt_submit(&mut self, _: &SubmittedPrompt) -> Result<PromptDecision, PluginFailure> {
+        Ok(PromptDecision::Continue)
+    }
+    fn pre_llm_request(&mut self, _: &RequestInfo) -> Result<Vec<Item>, PluginFailure> {
+        Ok(Vec::new())
+    }
+    fn on_turn_end(&mut self, _: &TurnInfo) -> Result<TurnEndDecision, PluginFailure> {
+        Ok(TurnEndDecision::Finish)
+    }
+    fn pre_tool_call(&mut self, _: &ToolCall) -> Result<ToolDecision, PluginFailure> {
+        Ok(ToolDecision::Ask("reads are watched".into()))
+    }
+    fn replaced_output(&mut self) -> Option<String> {
+        Some("[redacted]".into())
+    }
+}
+
+#[test]
+fn an_interceptors_ask_asks_even_for_a_read_and_its_replacement_is_what_the_model_sees() {
+    let mut h = harness(
+        vec![tool_answer("c1"), tool_answer("c2")],
+        vec![Box::new(AskAndReplace)],
+        Vec::new(),
+        Config::default(),
+    );
+    let mut sink = Approver {
+        answers: vec![Approval::No("not that".into()), Approval::Always],
+        ..Approver::default()
+    };
+    h.worker.submit("read twice", &mut sink).unwrap();
+    // A read runs unasked in every mode, but the interceptor asked; `always` the first time
+    // would not stand for the next ask either.
+    assert_eq!(
+        sink.asked,
+        vec![
+            ("read_file".to_owned(), "asked by hook:guard".to_owned()),
+            ("read_file".to_owned(), "asked by hook:guard".to_owned()),
+        ]
+    );
+    let results: Vec<(String, bool)> = committed(&h)
+        .into_iter()
+        .filter_map(|(_, _, item)| match item {
+            Item::ToolResult {
+                content, is_error, ..
+            } => Some((content, is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            ("[redacted]".to_owned(), true),
+            ("[redacted]".to_owned(), false),
+        ]
+    );
+    let replaced: Vec<(String, String)> = read_audit(&h.home, "s1")
+        .unwrap()
+        .0
+        .into_iter()
+        .filter_map(|r| match r.event {
+            AuditEvent::PluginDecision {
+                plugin, decision, ..
+            } => Some((plugin, decision)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        replaced,
+        vec![
+            ("hook:guard".to_owned(), "continue".to_owned()),
+            ("hook:guard".to_owned(), "ask".to_owned()),
+            ("hook:guard".to_owned(), "replace-output".to_owned()),
+            ("hook:guard".to_owned(), "ask".to_owned()),
+            ("hook:guard".to_owned(), "replace-output".to_owned()),
+            ("hook:guard".to_owned(), "finish".to_owned()),
+        ]
+    );
+}
