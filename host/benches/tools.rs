@@ -347,6 +347,10 @@ fn hook_main() -> i32 {
             specific["permissionDecision"] = json!("allow");
             specific["updatedInput"] = args;
         }
+        ToolDecision::Ask(reason) => {
+            specific["permissionDecision"] = json!("ask");
+            specific["permissionDecisionReason"] = json!(reason);
+        }
     }
     let answer = json!({ "hookSpecificOutput": specific });
     let mut stdout = std::io::stdout().lock();

@@ -19,7 +19,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tools", &["domain", "config", "confine"]),
     ("sandbox", &["domain", "config", "confine"]),
     ("mcp", &["domain", "config", "confine", "sandbox"]),
-    ("command_hook", &["domain", "config", "confine", "sandbox", "trace"]),
+    (
+        "command_hook",
+        &["domain", "config", "confine", "sandbox", "trace"],
+    ),
     ("oci", &["domain", "config"]),
     ("telemetry", &["domain", "config", "store", "trace"]),
     (

@@ -54,6 +54,7 @@ mod fileref_cli;
 mod fileref_hostile;
 mod fileref_suggest;
 mod hardening;
+mod hooks_core;
 mod injected;
 mod instructions;
 mod interrupt;

@@ -92,7 +92,10 @@ pub(crate) fn stop(context: &TurnContext, answer: &str, active: bool) -> Value {
         map.insert("session_id".into(), json!(parent));
         map.insert("agent_id".into(), json!(context.session));
         map.insert("agent_type".into(), json!("warden-run"));
-        map.insert("agent_transcript_path".into(), json!(context.transcript_path));
+        map.insert(
+            "agent_transcript_path".into(),
+            json!(context.transcript_path),
+        );
     }
     Value::Object(map)
 }

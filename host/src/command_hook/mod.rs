@@ -25,7 +25,6 @@ use crate::domain::{
 use crate::sandbox::confined::{Grants, LaunchContext};
 use crate::sandbox::run_once::{Ran, run_once};
 
-
 /// Why a hook's answer did not count, as its failure says it.
 #[derive(Debug)]
 struct HookFailed {
@@ -110,13 +109,20 @@ impl CommandHook {
     }
 
     /// Run the command for `event` with `input`, and read its answer.
-    fn run(&mut self, event: HookEvent, input: &serde_json::Value) -> Result<HookReply, PluginFailure> {
+    fn run(
+        &mut self,
+        event: HookEvent,
+        input: &serde_json::Value,
+    ) -> Result<HookReply, PluginFailure> {
         let _span = crate::trace::span("command hook")
             .with("hook", self.entry.name.as_str())
             .with("event", event.name());
         let key = format!("hooks.{}.allowed_hosts", self.entry.name);
         let mut env_names = self.entry.env.clone();
-        env_names.extend(["CLAUDE_PROJECT_DIR".to_owned(), "WARDEN_PROJECT_DIR".to_owned()]);
+        env_names.extend([
+            "CLAUDE_PROJECT_DIR".to_owned(),
+            "WARDEN_PROJECT_DIR".to_owned(),
+        ]);
         let grants = Grants {
             key: &key,
             fs: self.entry.fs,
@@ -135,7 +141,8 @@ impl CommandHook {
             "-c".to_owned(),
             self.entry.command.clone(),
         ];
-        let mut bytes = serde_json::to_vec(input).map_err(|e| self.failure(event, e.to_string()))?;
+        let mut bytes =
+            serde_json::to_vec(input).map_err(|e| self.failure(event, e.to_string()))?;
         bytes.push(b'\n');
         let timeout = Duration::from_secs(self.entry.timeout_s.max(1));
         let ran = run_once(&grants, &argv, &launch, &bytes, timeout)
@@ -173,7 +180,8 @@ impl CommandHook {
     fn note(&mut self, event: HookEvent, reply: &HookReply) {
         let source = self.chain_name.clone();
         if let Some(message) = &reply.system_message {
-            self.alerts.push(Alert::warn(source.clone(), message.clone()));
+            self.alerts
+                .push(Alert::warn(source.clone(), message.clone()));
         }
         let new: Vec<String> = reply
             .unhonoured

@@ -3,12 +3,15 @@
 //! sandbox with the grants the entry names (`fs`, `allowed_hosts`, `env`), under a failure
 //! policy (`on_error`) and, with `mode = "shadow"`, recorded and never applied.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::error::ConfigError;
 use super::grants::FsGrant;
-use super::schema::PluginMode;
+use super::project_grants::ProjectToolGrants;
+use super::schema::{PluginKind, PluginMode, PluginSpec, PolicyConfig};
 use crate::domain::hook_event::HookEvent;
 
 /// Default deadline of one hook run, in seconds (Claude Code's).
@@ -90,5 +93,438 @@ impl CommandHookEntry {
             hasher.update(part.as_bytes());
         }
         hex::encode(hasher.finalize())
+    }
+}
+
+/// One `[[hooks]]` entry as written in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSpec {
+    /// Its name (default: the stem of the script its command names, else its program's name).
+    pub name: Option<String>,
+    /// The event, in Claude Code's spelling (`PreToolUse`, …).
+    pub event: String,
+    /// Claude Code's `matcher`.
+    pub matcher: Option<String>,
+    /// `command` (the only type warden runs).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// The command line.
+    pub command: String,
+    /// Deadline, in seconds.
+    pub timeout: Option<u64>,
+    /// The workspace roots: `read` (default), `read-write` or `none`.
+    pub fs: Option<FsGrant>,
+    /// Host patterns reachable through warden's proxy.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Variables passed through.
+    pub env: Option<Vec<String>>,
+    /// `allow` or `deny`.
+    pub on_error: Option<HookOnError>,
+    /// `enforce` (default) or `shadow`.
+    pub mode: Option<PluginMode>,
+}
+
+/// The name a hook goes by when its entry gives none: the stem of the first script-like word
+/// of its command (`guard` for `python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py`), else
+/// its program's file name.
+pub fn default_name(command: &str) -> String {
+    let split = crate::domain::shell_split::split(command);
+    let words: Vec<String> = split
+        .commands
+        .iter()
+        .flat_map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.text.trim_matches(['"', '\'']).to_owned())
+        })
+        .collect();
+    let stem = |word: &str| {
+        let file = word.rsplit('/').next().unwrap_or(word);
+        file.split('.').next().unwrap_or(file).to_owned()
+    };
+    let script = words
+        .iter()
+        .skip(1)
+        .find(|w| w.contains('/') || w.contains('.'))
+        .or(words.first());
+    let name: String = script
+        .map(|w| stem(w))
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(32)
+        .collect();
+    if name.is_empty() {
+        "hook".to_owned()
+    } else {
+        name
+    }
+}
+
+/// A hook's name: 1 to 32 of A-Z a-z 0-9 - _.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Check one entry of the `layer` layer read from `path` and apply its defaults; a `timeout`
+/// above the ceiling is clamped with a warning.
+pub(crate) fn resolve(
+    spec: HookSpec,
+    layer: &str,
+    path: &Path,
+    policy: &PolicyConfig,
+    project: Option<(Option<&ProjectToolGrants>, &Path)>,
+    warnings: &mut Vec<String>,
+) -> Result<CommandHookEntry, ConfigError> {
+    let name = match &spec.name {
+        Some(name) => name.clone(),
+        None => default_name(&spec.command),
+    };
+    let invalid = |key: &str, message: String| ConfigError::Invalid {
+        path: path.to_owned(),
+        key: if key.is_empty() {
+            format!("hooks.{name}")
+        } else {
+            format!("hooks.{name}.{key}")
+        },
+        message: format!("({layer} layer) {message}"),
+    };
+    if !valid_name(&name) {
+        return Err(invalid(
+            "name",
+            format!("{name:?}: a hook's name is 1 to 32 of A-Z a-z 0-9 - _"),
+        ));
+    }
+    let event: HookEvent =
+        spec.event
+            .parse()
+            .map_err(|e: crate::domain::hook_event::UnknownHookEvent| {
+                invalid("event", e.to_string())
+            })?;
+    match spec.kind.as_deref() {
+        None | Some("command") => {}
+        Some(other) => {
+            return Err(invalid(
+                "type",
+                format!(
+                    "`type = {other:?}`: warden runs command hooks only (`type = \"command\"`); a prompt or agent hook can be written as a wasm interceptor (see docs/hooks.md)"
+                ),
+            ));
+        }
+    }
+    if spec.command.trim().is_empty() {
+        return Err(invalid("command", "an empty command".into()));
+    }
+    if let Some(matcher) = &spec.matcher {
+        crate::domain::tool_matcher::ToolMatcher::parse(matcher)
+            .map_err(|why| invalid("matcher", format!("`matcher` {why}")))?;
+    }
+    for var in spec.env.iter().flatten() {
+        super::check_env_name(var).map_err(|why| invalid("env", why))?;
+        if var.starts_with("WARDEN_") {
+            return Err(invalid(
+                "env",
+                format!("{var:?}: warden's own variables are never passed to a hook"),
+            ));
+        }
+    }
+    let allowed_hosts = spec.allowed_hosts.clone().unwrap_or_default();
+    super::parse_host_patterns(&allowed_hosts).map_err(|why| invalid("allowed_hosts", why))?;
+    if layer != "managed" && policy.managed_hooks_only {
+        return Err(invalid(
+            "",
+            format!(
+                "hook `{name}` refused: managed policy allows managed hooks only (`policy.managed_hooks_only`)"
+            ),
+        ));
+    }
+    // Its grants are held to the same ceilings as a tool plugin's.
+    let as_tool = PluginSpec {
+        name: name.clone(),
+        kind: PluginKind::Tool,
+        path: PathBuf::new(),
+        source: None,
+        sha256: None,
+        failure: None,
+        timeout_ms: None,
+        memory_mb: None,
+        max_items: None,
+        max_output_bytes: None,
+        config: BTreeMap::new(),
+        fs: spec.fs,
+        allowed_hosts: (!allowed_hosts.is_empty()).then(|| allowed_hosts.clone()),
+        env: spec.env.clone().filter(|e| !e.is_empty()),
+        approve: None,
+        mode: None,
+        matcher: None,
+    };
+    let as_hook_error = |err: ConfigError| match err {
+        ConfigError::Invalid { path, key, message } => ConfigError::Invalid {
+            path,
+            key: key.replacen("plugins.", "hooks.", 1),
+            message: message.replace("tool plugin", "hook"),
+        },
+        other => other,
+    };
+    let ceiling_files: Vec<PathBuf> = policy
+        .max_tool_grants_from
+        .iter()
+        .map(|(path, _, _)| path.clone())
+        .collect();
+    super::tool_policy::check_against_policy(
+        &as_tool,
+        layer,
+        path,
+        policy.max_tool_grants.as_ref(),
+        &ceiling_files,
+        false,
+    )
+    .map_err(as_hook_error)?;
+    if let Some((allowed, user_file)) = project {
+        super::project_grants::check_project_tool(&as_tool, path, allowed, user_file)
+            .map_err(as_hook_error)?;
+    }
+    let mut timeout_s = spec.timeout.unwrap_or(HOOK_TIMEOUT_S).max(1);
+    if timeout_s > MAX_HOOK_TIMEOUT_S {
+        warnings.push(format!(
+            "{}: hook `{name}`: `timeout = {timeout_s}` is above the ceiling of {MAX_HOOK_TIMEOUT_S} s; {MAX_HOOK_TIMEOUT_S} s applies",
+            path.display()
+        ));
+        timeout_s = MAX_HOOK_TIMEOUT_S;
+    }
+    let on_error = if policy.hooks_fail_closed {
+        HookOnError::Deny
+    } else {
+        spec.on_error.unwrap_or(if layer == "managed" {
+            HookOnError::Deny
+        } else {
+            HookOnError::Allow
+        })
+    };
+    Ok(CommandHookEntry {
+        name,
+        event,
+        matcher: spec.matcher.filter(|m| !m.trim().is_empty()),
+        command: spec.command,
+        timeout_s,
+        fs: spec.fs.unwrap_or(FsGrant::Read),
+        allowed_hosts,
+        env: spec.env.unwrap_or_default(),
+        on_error,
+        mode: spec.mode.unwrap_or_default(),
+        origin: layer.to_owned(),
+        declared_in: Some(path.to_owned()),
+    })
+}
+
+/// Names are unique among hooks: a second entry without a name of its own gets `-2`, `-3`;
+/// two entries that name themselves alike are an error naming both files.
+pub(crate) fn make_unique(
+    entries: &mut [CommandHookEntry],
+    named: &[bool],
+) -> Result<(), ConfigError> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for at in 0..entries.len() {
+        let base = entries[at].name.clone();
+        if let Some(&first) = seen.get(&base) {
+            if named.get(at).copied().unwrap_or(true) {
+                return Err(ConfigError::Invalid {
+                    path: entries[at].declared_in.clone().unwrap_or_default(),
+                    key: format!("hooks.{base}"),
+                    message: format!(
+                        "a hook named `{base}` is already declared in {}; give each a `name` of its own",
+                        entries[first].declared_where()
+                    ),
+                });
+            }
+            let mut n = 2;
+            while seen.contains_key(&format!("{base}-{n}")) {
+                n += 1;
+            }
+            entries[at].name = format!("{base}-{n}");
+        }
+        seen.insert(entries[at].name.clone(), at);
+    }
+    Ok(())
+}
+
+/// The workspace files under `root` a hook's command names (`"$CLAUDE_PROJECT_DIR"/x.sh`,
+/// `python3 .claude/hooks/guard.py`), each with its digest: what a project's trust covers.
+pub(crate) fn command_files(
+    root: &Path,
+    command: &str,
+    digest: &dyn Fn(&Path) -> String,
+) -> BTreeMap<String, String> {
+    let root_text = root.display().to_string();
+    let mut expanded = command.to_owned();
+    for var in ["CLAUDE_PROJECT_DIR", "WARDEN_PROJECT_DIR"] {
+        for form in [
+            format!("\"${{{var}}}\""),
+            format!("\"${var}\""),
+            format!("${{{var}}}"),
+            format!("${var}"),
+        ] {
+            expanded = expanded.replace(&form, &root_text);
+        }
+    }
+    let words: Vec<String> = crate::domain::shell_split::split(&expanded)
+        .commands
+        .iter()
+        .flat_map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.text.trim_matches(['"', '\'']).to_owned())
+        })
+        .collect();
+    super::trust_files::workspace_files(root, &words, &[], digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(event: &str, command: &str) -> HookSpec {
+        HookSpec {
+            name: None,
+            event: event.into(),
+            matcher: None,
+            kind: None,
+            command: command.into(),
+            timeout: None,
+            fs: None,
+            allowed_hosts: None,
+            env: None,
+            on_error: None,
+            mode: None,
+        }
+    }
+
+    fn resolved(
+        spec: HookSpec,
+        layer: &str,
+        policy: &PolicyConfig,
+    ) -> Result<CommandHookEntry, String> {
+        let mut warnings = Vec::new();
+        resolve(
+            spec,
+            layer,
+            Path::new("/c.toml"),
+            policy,
+            None,
+            &mut warnings,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_follow_the_layer_and_policy_can_make_every_hook_fail_closed() -> Result<(), String>
+    {
+        let policy = PolicyConfig::default();
+        let user = resolved(
+            spec(
+                "PreToolUse",
+                "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.py",
+            ),
+            "user",
+            &policy,
+        )?;
+        assert_eq!(user.name, "guard");
+        assert_eq!(user.on_error, HookOnError::Allow);
+        assert_eq!((user.fs, user.timeout_s), (FsGrant::Read, HOOK_TIMEOUT_S));
+        let managed = resolved(spec("Stop", "/opt/check"), "managed", &policy)?;
+        assert_eq!(
+            (managed.name.as_str(), managed.on_error),
+            ("check", HookOnError::Deny)
+        );
+        let closed = PolicyConfig {
+            hooks_fail_closed: true,
+            ..PolicyConfig::default()
+        };
+        let mut allow = spec("Stop", "x");
+        allow.on_error = Some(HookOnError::Allow);
+        assert_eq!(
+            resolved(allow, "user", &closed)?.on_error,
+            HookOnError::Deny
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn each_bad_entry_is_an_error_naming_it() {
+        let policy = PolicyConfig::default();
+        let mut prompt = spec("Stop", "x");
+        prompt.kind = Some("prompt".into());
+        let mut matcher = spec("PreToolUse", "x");
+        matcher.matcher = Some("(".into());
+        let mut secret = spec("PreToolUse", "x");
+        secret.env = Some(vec!["WARDEN_HOME".into()]);
+        for (spec, says) in [
+            (spec("PreToolCall", "x"), "unknown hook event `PreToolCall`"),
+            (prompt, "command hooks only"),
+            (spec("Stop", "  "), "an empty command"),
+            (matcher, "not a valid regular expression"),
+            (secret, "never passed to a hook"),
+        ] {
+            let err = resolved(spec, "user", &policy).err().unwrap_or_default();
+            assert!(err.contains(says) && err.contains("hooks."), "{err}");
+        }
+        let only = PolicyConfig {
+            managed_hooks_only: true,
+            ..PolicyConfig::default()
+        };
+        let err = resolved(spec("Stop", "x"), "project", &only)
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("managed_hooks_only"), "{err}");
+    }
+
+    #[test]
+    fn unnamed_hooks_are_numbered_and_two_alike_named_ones_refused() -> Result<(), String> {
+        let policy = PolicyConfig::default();
+        let mut entries = vec![
+            resolved(spec("Stop", "./lint.sh"), "user", &policy)?,
+            resolved(spec("PreToolUse", "./lint.sh"), "user", &policy)?,
+        ];
+        make_unique(&mut entries, &[false, false]).map_err(|e| e.to_string())?;
+        assert_eq!(
+            [entries[0].name.as_str(), entries[1].name.as_str()],
+            ["lint", "lint-2"]
+        );
+        assert!(make_unique(&mut entries.clone(), &[true, true]).is_ok());
+        entries[1].name = "lint".into();
+        assert!(make_unique(&mut entries, &[true, true]).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn the_files_a_command_names_are_found_in_every_spelling() {
+        let dir = std::env::temp_dir().join(format!("warden-hook-files-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join(".claude/hooks"));
+        let _ = std::fs::write(dir.join(".claude/hooks/guard.py"), "print()");
+        let root = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
+        for command in [
+            "python3 .claude/hooks/guard.py",
+            "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.py",
+            "python3 ${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.py --strict",
+        ] {
+            let files = command_files(&root, command, &|_| "d".into());
+            assert_eq!(
+                files.keys().collect::<Vec<_>>(),
+                [".claude/hooks/guard.py"],
+                "{command}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

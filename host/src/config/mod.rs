@@ -60,10 +60,12 @@ mod url_parts;
 mod user_only;
 
 pub use audit::AuditConfig;
-pub use command_hooks::{CommandHookEntry, HOOK_TIMEOUT_S, HookOnError, MAX_HOOK_TIMEOUT_S};
 pub use ceilings::{
     ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
     timeout_ceiling_ms,
+};
+pub use command_hooks::{
+    CommandHookEntry, HOOK_TIMEOUT_S, HookOnError, HookSpec, MAX_HOOK_TIMEOUT_S, default_name,
 };
 pub use dev_overlay::{
     DEV_DIR, DEV_RESOLVER, accepted_digest, clear_written, dev_build_not_accepted,

@@ -554,6 +554,11 @@ pub struct PolicyConfig {
     pub allowed_mcp: Option<Vec<String>>,
     /// `false` forbids `[[mcp]] sandbox = "none"` (a configuration error).
     pub allow_unsandboxed_mcp: bool,
+    /// Only `[[hooks]]` entries of the managed layer are allowed; another layer's is a
+    /// configuration error.
+    pub managed_hooks_only: bool,
+    /// Every command hook's failure denies (`on_error = "deny"`), whatever its entry says.
+    pub hooks_fail_closed: bool,
     /// Managed layer only: `false` refuses `--yes` (`warden run`, `warden mcp serve`), which
     /// approves every call that would ask with nobody asked.
     pub allow_unattended: bool,
@@ -603,6 +608,8 @@ impl Default for PolicyConfig {
             managed_mcp_only: false,
             allowed_mcp: None,
             allow_unsandboxed_mcp: true,
+            managed_hooks_only: false,
+            hooks_fail_closed: false,
             allow_unattended: true,
             trusted_keys: Vec::new(),
             require_signed: false,

@@ -79,6 +79,8 @@ pub struct ProjectCode {
     pub entries: Vec<PluginEntry>,
     /// Its `[[mcp]]` servers, as resolved.
     pub mcp: Vec<McpEntry>,
+    /// Its `[[hooks]]` entries, as resolved.
+    pub hooks: Vec<super::CommandHookEntry>,
     /// Its resolver keys, if it sets any.
     pub resolver: Option<ProjectResolver>,
     /// The mode it raises to (`tools.mode` above the user layer's or the default), if it does.
@@ -104,6 +106,7 @@ impl ProjectCode {
         let mut out: Vec<Declared> = self.entries.iter().map(declare_entry).collect();
         let root = self.root();
         out.extend(self.mcp.iter().map(|entry| declare_mcp(entry, &root)));
+        out.extend(self.hooks.iter().map(|entry| declare_hook(entry, &root)));
         for (key, value) in &self.settings {
             let mut value = value.clone();
             if let Value::Array(list) = &mut value {
@@ -186,6 +189,32 @@ fn declare_mcp(entry: &McpEntry, root: &Path) -> Declared {
     Declared {
         id: format!("mcp:{}", entry.name),
         kind: "mcp".into(),
+        value,
+    }
+}
+
+/// A `[[hooks]]` entry: every key as declared, lists sorted, and the sha256 of each workspace
+/// file under `root` its command names (`files`, left out when there is none).
+fn declare_hook(entry: &super::CommandHookEntry, root: &Path) -> Declared {
+    let mut value = serde_json::to_value(entry).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.remove("origin");
+        map.remove("declared_in");
+        for key in ["env", "allowed_hosts"] {
+            if let Some(Value::Array(list)) = map.get_mut(key) {
+                list.sort_by_key(Value::to_string);
+                list.dedup();
+            }
+        }
+        let files =
+            super::command_hooks::command_files(root, &entry.command, &|p| component_sha256(p));
+        if !files.is_empty() {
+            map.insert("files".into(), json!(files));
+        }
+    }
+    Declared {
+        id: format!("hook:{}", entry.name),
+        kind: "hook-command".into(),
         value,
     }
 }

@@ -84,8 +84,8 @@ pub fn parse_reply(
             _ => HookReply::default(),
         });
     }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| format!("its output is not valid JSON: {e}"))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("its output is not valid JSON: {e}"))?;
     let Value::Object(map) = value else {
         return Err("its output is not a JSON object".into());
     };
@@ -98,9 +98,7 @@ fn read_object(event: HookEvent, map: &Map<String, Value>) -> Result<HookReply, 
     for (key, value) in map {
         match key.as_str() {
             "continue" => {
-                let go_on = value
-                    .as_bool()
-                    .ok_or("`continue` is not true or false")?;
+                let go_on = value.as_bool().ok_or("`continue` is not true or false")?;
                 if !go_on {
                     if can_stop(event) {
                         reply.stop = Some(
@@ -284,7 +282,10 @@ mod tests {
                 "permissionDecision": "deny", "permissionDecisionReason": "no"}})
             .to_string(),
         );
-        assert_eq!(reply.permission, Some((Permission::Deny, Some("no".into()))));
+        assert_eq!(
+            reply.permission,
+            Some((Permission::Deny, Some("no".into())))
+        );
         let reply = ok(
             HookEvent::PreToolUse,
             r#"{"decision": "approve", "reason": "fine"}"#,
@@ -309,9 +310,17 @@ mod tests {
         );
         assert_eq!(
             reply.unhonoured,
-            ["async", "continue", "decision", "hookSpecificOutput.additionalContext"]
+            [
+                "async",
+                "continue",
+                "decision",
+                "hookSpecificOutput.additionalContext"
+            ]
         );
-        let reply = ok(HookEvent::Stop, r#"{"continue": false, "stopReason": "done"}"#);
+        let reply = ok(
+            HookEvent::Stop,
+            r#"{"continue": false, "stopReason": "done"}"#,
+        );
         assert_eq!(reply.stop.as_deref(), Some("done"));
         assert!(reply.unhonoured.is_empty());
     }

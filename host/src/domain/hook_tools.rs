@@ -103,7 +103,10 @@ mod tests {
             json!({"file_path": "/w/src/a.rs", "old_string": "a", "new_string": "b"})
         );
         let (name, input) = to_claude("grep", &json!({"pattern": "x", "ignore_case": true}), root);
-        assert_eq!((name.as_str(), input), ("Grep", json!({"pattern": "x", "-i": true})));
+        assert_eq!(
+            (name.as_str(), input),
+            ("Grep", json!({"pattern": "x", "-i": true}))
+        );
         let (name, input) = to_claude("mcp__gh__issue", &json!({"n": 1}), root);
         assert_eq!((name.as_str(), input), ("mcp__gh__issue", json!({"n": 1})));
     }
@@ -112,7 +115,11 @@ mod tests {
     fn an_updated_input_comes_back_in_wardens_keys() {
         let root = Path::new("/w");
         assert_eq!(
-            from_claude("write_file", &json!({"file_path": "/w/b.txt", "content": "x"}), root),
+            from_claude(
+                "write_file",
+                &json!({"file_path": "/w/b.txt", "content": "x"}),
+                root
+            ),
             Ok(json!({"path": "b.txt", "content": "x"}))
         );
         // Outside the root: left for the tool to refuse.

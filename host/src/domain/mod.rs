@@ -70,8 +70,8 @@ pub use escalation::{Escalation, EscalationKind};
 pub use escalation_git::{git_only, writes_repository};
 pub use failure::PluginFailure;
 pub use intercept::{
-    Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnContext, TurnEndDecision,
-    TurnInfo,
+    Interceptor, PromptDecision, RequestInfo, SubmittedPrompt, ToolDecision, TurnContext,
+    TurnEndDecision, TurnInfo,
 };
 pub use item::{Item, Source, ToolCall, UnknownSource};
 pub use mode::{Mode, ModeVerdict, UnknownMode};

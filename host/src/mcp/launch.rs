@@ -102,8 +102,8 @@ mod tests {
 
     use super::*;
     use crate::config::{Approve, FailurePolicy, FsGrant, McpTransport};
-    use crate::sandbox::SandboxSpec;
     use crate::sandbox::PROXY_SOCKET;
+    use crate::sandbox::SandboxSpec;
 
     fn entry(network: bool, allowed_hosts: &[&str]) -> McpEntry {
         McpEntry {

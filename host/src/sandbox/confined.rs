@@ -191,10 +191,7 @@ pub fn confine(
 /// A fresh private directory for program `name` (mode 0700, canonical).
 pub fn private_tmp(name: &str) -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
-    let dir = std::env::temp_dir().join(format!(
-        "warden-{name}-{}",
-        uuid::Uuid::now_v7().simple()
-    ));
+    let dir = std::env::temp_dir().join(format!("warden-{name}-{}", uuid::Uuid::now_v7().simple()));
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(&dir)

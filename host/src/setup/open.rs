@@ -438,8 +438,7 @@ pub fn command_hooks(config: &Config, workspace: &Path) -> Result<Vec<ChainEntry
             let hook = crate::command_hook::CommandHook::new(entry.clone(), launch.clone())
                 .map_err(refused)?;
             Ok(ChainEntry {
-                shadow: (entry.mode == crate::config::PluginMode::Shadow)
-                    .then(|| entry.digest()),
+                shadow: (entry.mode == crate::config::PluginMode::Shadow).then(|| entry.digest()),
                 plugin: Box::new(hook),
                 failure: match entry.on_error {
                     crate::config::HookOnError::Deny => crate::config::FailurePolicy::Closed,

@@ -138,8 +138,7 @@ fn command_hook(
         )));
     };
     let launch = crate::setup::mcp_options(&config, workspace);
-    let mut hook =
-        crate::command_hook::CommandHook::new(entry, launch).map_err(CliError::usage)?;
+    let mut hook = crate::command_hook::CommandHook::new(entry, launch).map_err(CliError::usage)?;
     crate::domain::Interceptor::set_context(
         &mut hook,
         &crate::domain::TurnContext {

@@ -38,6 +38,7 @@ struct FileConfig {
     plugins: Vec<PluginSpec>,
     policy: PolicyConfig,
     mcp: Vec<super::McpSpec>,
+    hooks: Vec<super::HookSpec>,
     registries: super::RegistriesConfig,
     telemetry: super::TelemetryConfig,
     audit: super::AuditConfig,
@@ -340,6 +341,7 @@ fn merge_layers(
     let mut deny: Vec<String> = FileRefConfig::default().deny;
     let mut plugins: Vec<(LayerKind, PathBuf, bool, Value)> = Vec::new();
     let mut mcp: Vec<(LayerKind, Value)> = Vec::new();
+    let mut hooks: Vec<(LayerKind, Value)> = Vec::new();
     let mut policy = PolicyConfig::default();
     let mut modes = mode::ModeAsks::default();
     let mut shell = super::shell::ShellLayers::default();
@@ -433,6 +435,12 @@ fn merge_layers(
             && (include_project_code || kind != LayerKind::Project)
         {
             mcp.extend(list.into_iter().map(|v| (kind, v)));
+        }
+        // So do `[[hooks]]` entries.
+        if let Some(Value::Array(list)) = table.remove("hooks")
+            && (include_project_code || kind != LayerKind::Project)
+        {
+            hooks.extend(list.into_iter().map(|v| (kind, v)));
         }
         if let Some(Value::Table(fr)) = table.get_mut("fileref")
             && let Some(Value::Array(globs)) = fr.remove("deny")
@@ -607,6 +615,12 @@ fn merge_layers(
         )?);
     }
     super::mcp::check_unique(&servers)?;
+    let hook_entries = resolve_hooks(hooks, &file_of, &policy, &user_config, &mut warnings)?;
+    let project_hooks: Vec<_> = hook_entries
+        .iter()
+        .filter(|e| e.origin == LayerKind::Project.as_str())
+        .cloned()
+        .collect();
     let project_mcp: Vec<_> = servers
         .iter()
         .filter(|e| e.origin == LayerKind::Project.as_str())
@@ -660,6 +674,7 @@ fn merge_layers(
     let project_mode = modes.project_raise();
     let project_code = (!project_entries.is_empty()
         || !project_mcp.is_empty()
+        || !project_hooks.is_empty()
         || project_resolver.is_some()
         || project_mode.is_some()
         || !project_settings.is_empty())
@@ -667,6 +682,7 @@ fn merge_layers(
         file: file_of(LayerKind::Project),
         entries: project_entries,
         mcp: project_mcp,
+        hooks: project_hooks,
         resolver: project_resolver,
         mode: project_mode,
         settings: project_settings,
@@ -681,7 +697,7 @@ fn merge_layers(
             plan: file.plan,
             tools,
             plugins: entries,
-            hooks: Vec::new(),
+            hooks: hook_entries,
             policy,
             mcp: servers,
             registries: file.registries,
@@ -794,3 +810,46 @@ fn deep_merge(into: &mut Table, from: Table) {
 
 #[cfg(test)]
 mod tests;
+
+/// The `[[hooks]]` entries gathered from the layers, resolved in chain order: the managed
+/// layer's first, then the user's, then the project's, each in file order; names made unique.
+fn resolve_hooks(
+    mut hooks: Vec<(LayerKind, Value)>,
+    file_of: &dyn Fn(LayerKind) -> PathBuf,
+    policy: &PolicyConfig,
+    user_config: &std::path::Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<super::CommandHookEntry>, ConfigError> {
+    let rank = |kind: &LayerKind| match kind {
+        LayerKind::Managed => 0,
+        LayerKind::User => 1,
+        LayerKind::Project => 2,
+    };
+    hooks.sort_by_key(|(kind, _)| rank(kind));
+    let mut entries = Vec::with_capacity(hooks.len());
+    let mut named = Vec::with_capacity(hooks.len());
+    for (kind, value) in hooks {
+        let path = file_of(kind);
+        let spec: super::HookSpec =
+            value
+                .try_into()
+                .map_err(|err: toml::de::Error| ConfigError::Invalid {
+                    path: path.clone(),
+                    key: "hooks".into(),
+                    message: err.message().to_owned(),
+                })?;
+        named.push(spec.name.is_some());
+        let project = (kind == LayerKind::Project)
+            .then_some((policy.project_tool_grants.as_ref(), user_config));
+        entries.push(super::command_hooks::resolve(
+            spec,
+            kind.as_str(),
+            &path,
+            policy,
+            project,
+            warnings,
+        )?);
+    }
+    super::command_hooks::make_unique(&mut entries, &named)?;
+    Ok(entries)
+}

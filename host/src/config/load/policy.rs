@@ -99,6 +99,8 @@ pub(super) fn merge(
     );
     policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
     policy.managed_mcp_only |= layer.managed_mcp_only;
+    policy.managed_hooks_only |= layer.managed_hooks_only;
+    policy.hooks_fail_closed |= layer.hooks_fail_closed;
     policy.allow_unsandboxed_mcp &= layer.allow_unsandboxed_mcp;
     // The user layer sets it, a project only narrows it, the managed layer's replaces both.
     if let Some(set) = layer.allow_escalation.clone() {

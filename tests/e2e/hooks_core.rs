@@ -1,0 +1,271 @@
+//! Command hooks (`[[hooks]]`) through the binary, with a scripted model: a `PreToolUse` guard
+//! in the shape of Claude Code's documentation denies `rm -rf` with exit 2 and lets `ls` run;
+//! an `updatedInput` rewrite reaches the tool; a hook past its timeout is killed with its
+//! whole process group and its failure follows `on_error`; the audit log names the hook.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use warden_tests::mock_server::{MockServer, Reply};
+
+use crate::support::{HANG_LIMIT, TestEnv, audited_tools, output_within, stderr, stdout};
+
+const MODEL: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n[tools]\nmode = \"full-auto\"\n\n";
+
+/// A `PreToolUse` guard as Claude Code's documentation writes one: reads the event on its
+/// standard input, exits 2 with the reason on standard error for `rm -rf`.
+const GUARD: &str = r#"import json, sys
+event = json.load(sys.stdin)
+command = event.get("tool_input", {}).get("command", "")
+if "rm -rf" in command:
+    print("Blocked: rm -rf is not allowed here", file=sys.stderr)
+    sys.exit(2)
+sys.exit(0)
+"#;
+
+/// Runs the model's script with `config` as the user configuration: warden's standard error,
+/// the audited tool calls, and the last request the model received (as JSON text).
+fn run(env: &TestEnv, config: &str, calls: &[(&str, &str, Value)]) -> (String, Vec<Value>, String) {
+    env.user_config(&format!("{MODEL}{config}"));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls("", calls));
+    server.push(Reply::text("done"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json", "go"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let session = value["session"].as_str().unwrap().to_owned();
+    let tools = audited_tools(env, &session);
+    let last = server
+        .requests()
+        .last()
+        .map(|r| r.body.to_string())
+        .unwrap_or_default();
+    (stderr(&out), tools, last)
+}
+
+fn hook(name: &str, event: &str, matcher: &str, command: &str, extra: &str) -> String {
+    format!(
+        "[[hooks]]\nname = {name:?}\nevent = {event:?}\nmatcher = {matcher:?}\ntype = \"command\"\ncommand = {command:?}\n{extra}\n"
+    )
+}
+
+fn decision(tool: &Value) -> (String, String) {
+    (
+        tool["decision"].as_str().unwrap_or_default().to_owned(),
+        tool["by"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+#[test]
+fn a_bash_guard_hook_blocks_rm_rf_with_exit_two_and_lets_other_commands_run() {
+    let env = TestEnv::new();
+    env.write("victim/keep.txt", "keep");
+    env.write(".claude/hooks/guard.py", GUARD);
+    let (_, tools, _) = run(
+        &env,
+        &hook(
+            "guard",
+            "PreToolUse",
+            "Bash",
+            "python3 .claude/hooks/guard.py",
+            "",
+        ),
+        &[
+            ("c1", "shell", json!({"command": "rm -rf victim"})),
+            ("c2", "shell", json!({"command": "ls victim"})),
+        ],
+    );
+    assert_eq!(
+        decision(&tools[0]),
+        ("denied".to_owned(), "hook:guard".to_owned())
+    );
+    assert_eq!(
+        tools[0]["reason"].as_str(),
+        Some("Blocked: rm -rf is not allowed here")
+    );
+    assert_eq!(tools[1]["decision"].as_str(), Some("allowed"));
+    assert!(env.workspace().join("victim/keep.txt").exists());
+    // Both calls were seen by the hook, under its chain name and its digest.
+    let seen = &tools[1]["seen_by"][0];
+    assert_eq!(seen["plugin"].as_str(), Some("hook:guard"));
+    assert_eq!(seen["sha256"].as_str().map(str::len), Some(64));
+}
+
+#[test]
+fn an_updated_input_rewrites_the_call_in_claude_codes_keys() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\n");
+    env.write("b.txt", "beta\n");
+    // Sends every Read of a.txt to b.txt, by its absolute `file_path`.
+    env.write(
+        "redirect.py",
+        r#"import json, os, sys
+event = json.load(sys.stdin)
+path = event["tool_input"]["file_path"]
+if path.endswith("/a.txt"):
+    new = os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "b.txt")
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "updatedInput": {"file_path": new}}}))
+"#,
+    );
+    let (_, tools, last) = run(
+        &env,
+        &hook("redirect", "PreToolUse", "Read", "python3 redirect.py", ""),
+        &[("c1", "read_file", json!({"path": "a.txt"}))],
+    );
+    assert_eq!(tools[0]["decision"].as_str(), Some("rewritten"));
+    assert_eq!(
+        tools[0]["rewritten_by"],
+        json!(["hook:redirect"]),
+        "{}",
+        tools[0]
+    );
+    // The tool read the file the hook named.
+    assert!(last.contains("beta") && !last.contains("alpha"), "{last}");
+}
+
+/// A hook that starts a grandchild and then sleeps past its timeout: both are gone once the
+/// deadline passes, and the call goes on (`on_error = "allow"`) or is denied (`deny`).
+#[test]
+fn a_hook_past_its_timeout_is_killed_with_its_group_and_follows_on_error() {
+    for (on_error, expected) in [("allow", "allowed"), ("deny", "denied")] {
+        let env = TestEnv::new();
+        let marker = env.outside().join("grandchild.pid");
+        let command = format!("sleep 300 & echo $! > {}; sleep 300", marker.display());
+        let (err, tools, _) = run(
+            &env,
+            &hook(
+                "slow",
+                "PreToolUse",
+                "*",
+                &command,
+                &format!("timeout = 1\non_error = {on_error:?}"),
+            ),
+            &[("c1", "read_file", json!({"path": "missing.txt"}))],
+        );
+        assert_eq!(tools[0]["decision"].as_str(), Some(expected), "{err}");
+        if on_error == "allow" {
+            assert!(err.contains("did not finish within its timeout"), "{err}");
+        }
+        assert_no_process_left(&marker);
+    }
+}
+
+/// The process whose pid `marker` holds (if it was written: the hook's sandbox may hide the
+/// path) is not running any more.
+fn assert_no_process_left(marker: &Path) {
+    let Ok(pid) = std::fs::read_to_string(marker) else {
+        // The sandbox kept the hook from writing outside the workspace: find no stray
+        // `sleep 300` of ours instead.
+        std::thread::sleep(Duration::from_millis(200));
+        let ps = std::process::Command::new("pgrep")
+            .args(["-f", "^sleep 300$"])
+            .output();
+        if let Ok(ps) = ps {
+            assert!(
+                String::from_utf8_lossy(&ps.stdout).trim().is_empty(),
+                "a hook's sleep outlived its deadline"
+            );
+        }
+        return;
+    };
+    let proc = Path::new("/proc").join(pid.trim());
+    assert!(!proc.exists(), "pid {} outlived its hook", pid.trim());
+}
+
+/// A `Stop` hook that blocks the first stop keeps the turn going with its reason; told
+/// `stop_hook_active` the second time, it lets the turn end. A `UserPromptSubmit` hook's plain
+/// output is context the model sees.
+#[test]
+fn a_stop_block_continues_the_turn_once_and_prompt_context_reaches_the_model() {
+    let env = TestEnv::new();
+    env.write(
+        "stop.py",
+        r#"import json, sys
+event = json.load(sys.stdin)
+if not event["stop_hook_active"]:
+    print(json.dumps({"decision": "block", "reason": "Run the tests before you stop."}))
+"#,
+    );
+    env.user_config(&format!(
+        "{MODEL}{}{}",
+        hook("gate", "Stop", "", "python3 stop.py", ""),
+        hook(
+            "branch",
+            "UserPromptSubmit",
+            "",
+            "echo 'Current branch: main'",
+            ""
+        )
+    ));
+    let server = MockServer::start().unwrap();
+    server.push(Reply::text("first answer"));
+    server.push(Reply::text("second answer"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json", "go"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the Stop hook's block asks the model again"
+    );
+    let first = requests[0].body.to_string();
+    assert!(first.contains("Current branch: main"), "{first}");
+    let second = requests[1].body.to_string();
+    assert!(
+        second.contains("Run the tests before you stop."),
+        "{second}"
+    );
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(value["answer"].as_str(), Some("second answer"), "{value}");
+}
+
+/// A `PostToolUse` hook's `updatedToolOutput` is what the model sees of the result; a hook
+/// cannot read the user's `~/.ssh` (hidden by the sandbox) nor reach the network.
+#[test]
+fn a_post_tool_use_replacement_is_what_the_model_sees_and_a_hook_sees_no_secrets() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "token=abc123\n");
+    let home = env.root().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    env.write(
+        "redact.py",
+        r#"import json, os, socket, sys
+event = json.load(sys.stdin)
+seen = []
+try:
+    seen.append(open(os.path.expanduser("~/.ssh/id_rsa")).read())
+except OSError as e:
+    seen.append("ssh:" + type(e).__name__)
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    seen.append("net:open")
+except OSError as e:
+    seen.append("net:" + type(e).__name__)
+out = event["tool_response"]["content"].replace("abc123", "[redacted]")
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+    "updatedToolOutput": out + " " + " ".join(seen)}}))
+"#,
+    );
+    let (err, tools, last) = run(
+        &env,
+        &hook("redact", "PostToolUse", "Read", "python3 redact.py", ""),
+        &[("c1", "read_file", json!({"path": "notes.txt"}))],
+    );
+    assert_eq!(tools[0]["decision"].as_str(), Some("allowed"), "{err}");
+    assert!(last.contains("token=[redacted]"), "{last}");
+    assert!(!last.contains("abc123"), "{last}");
+    assert!(!last.contains("PRIVATE KEY"), "{last}");
+    assert!(!last.contains("net:open"), "{last}");
+    assert!(last.contains("ssh:"), "{last}");
+}
