@@ -269,3 +269,89 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
     assert!(!last.contains("net:open"), "{last}");
     assert!(last.contains("ssh:"), "{last}");
 }
+
+/// A project's hook is project code: `run` refuses it before `warden trust` (nothing reaches
+/// the model), runs it after, and a changed script it names asks for trust again.
+#[test]
+fn a_project_hook_waits_for_trust_and_a_changed_script_asks_again() {
+    let env = TestEnv::new();
+    env.write(".claude/hooks/guard.py", GUARD);
+    env.user_config(MODEL);
+    env.untrusted_project_config(&hook(
+        "guard",
+        "PreToolUse",
+        "Bash",
+        "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.py",
+        "",
+    ));
+    let attempt = |env: &TestEnv| {
+        let server = MockServer::start().unwrap();
+        server.push(Reply::tool_calls(
+            "",
+            &[("c1", "shell", json!({"command": "rm -rf nothing-here"}))],
+        ));
+        server.push(Reply::text("done"));
+        let mut cmd = env.command();
+        cmd.env("OPENAI_API_KEY", "sk-test")
+            .env("OPENAI_BASE_URL", server.openai_url())
+            .args(["run", "--json", "go"]);
+        let out = output_within(cmd, HANG_LIMIT);
+        (out, server.requests().len())
+    };
+    let refused = |env: &TestEnv, why: &str| {
+        let (out, requests) = attempt(env);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(why) && err.contains("hook:guard"), "{err}");
+        assert_eq!(requests, 0);
+    };
+    refused(&env, "not trusted");
+    let trusted = env.trusted();
+    assert!(trusted.contains("guard"), "{trusted}");
+    let (out, _) = attempt(&env);
+    // 4: a call was denied.
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("denied by hook:guard"),
+        "{}",
+        stderr(&out)
+    );
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let tools = audited_tools(&env, value["session"].as_str().unwrap());
+    assert_eq!(tools[0]["by"].as_str(), Some("hook:guard"));
+    // The script changes: the project needs trusting again.
+    env.write(".claude/hooks/guard.py", format!("{GUARD}\n# changed\n"));
+    refused(&env, "changed workspace files: .claude/hooks/guard.py");
+}
+
+/// `mode = "shadow"`: the hook's deny is recorded, never applied, and `plugin shadow-report`
+/// lists it under `hook:NAME`; `plugin replay --hook` re-runs it on the session.
+#[test]
+fn a_shadow_hook_denies_nothing_and_is_reported_and_replayed() {
+    let env = TestEnv::new();
+    env.write("guard.py", GUARD);
+    let (_, tools, _) = run(
+        &env,
+        &hook(
+            "guard",
+            "PreToolUse",
+            "Bash",
+            "python3 guard.py",
+            "mode = \"shadow\"",
+        ),
+        &[("c1", "shell", json!({"command": "rm -rf nothing-here"}))],
+    );
+    assert_eq!(tools[0]["decision"].as_str(), Some("allowed"));
+    let out = env.run(&["plugin", "shadow-report", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let calls = report["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{report}");
+    assert_eq!(calls[0]["plugin"], "hook:guard");
+    assert_eq!(calls[0]["decision"], "deny");
+    let session = calls[0]["session"].as_str().unwrap().to_owned();
+    let out = env.run(&["plugin", "replay", &session, "--hook", "guard", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("rm -rf is not allowed here"), "{text}");
+}
