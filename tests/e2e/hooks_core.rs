@@ -355,3 +355,68 @@ fn a_shadow_hook_denies_nothing_and_is_reported_and_replayed() {
     let text = stdout(&out);
     assert!(text.contains("rm -rf is not allowed here"), "{text}");
 }
+
+/// `warden doctor` and `warden config show` list every hook with its file, grants and trust
+/// state; doctor fails on a hook whose program cannot be found.
+#[test]
+fn doctor_and_config_show_list_hooks_and_doctor_finds_a_missing_program() {
+    let env = TestEnv::new();
+    env.write("guard.py", GUARD);
+    env.user_config(&format!(
+        "{MODEL}{}{}",
+        hook(
+            "guard",
+            "PreToolUse",
+            "Bash",
+            "python3 guard.py",
+            "allowed_hosts = [\"api.example.com\"]"
+        ),
+        hook("gone", "Stop", "", "no-such-program-here --check", "")
+    ));
+    env.untrusted_project_config(&hook(
+        "lint",
+        "PostToolUse",
+        "Edit|Write",
+        "./lint.sh",
+        "fs = \"read-write\"",
+    ));
+    let out = env.run(&["config", "show", "--json"]);
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let hooks = value["hooks"].as_array().unwrap();
+    let listed: Vec<(&str, &str, bool)> = hooks
+        .iter()
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap_or_default(),
+                h["origin"].as_str().unwrap_or_default(),
+                h["trusted"].as_bool().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("guard", "user", true),
+            ("gone", "user", true),
+            ("lint", "project", false)
+        ]
+    );
+    assert_eq!(hooks[0]["allowed_hosts"], json!(["api.example.com"]));
+    assert_eq!(hooks[2]["fs"], "read-write");
+    let out = env.run(&["doctor"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("ok    hook guard (PreToolUse matcher \"Bash\")"),
+        "{text}"
+    );
+    assert!(text.contains("hosts api.example.com"), "{text}");
+    assert!(
+        text.contains("`no-such-program-here` is not found on PATH"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hook lint (PostToolUse") && text.contains("not run, not trusted"),
+        "{text}"
+    );
+    assert_ne!(out.status.code(), Some(0));
+}

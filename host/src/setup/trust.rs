@@ -199,6 +199,36 @@ fn describe_as(declared: &Declared, trusted: bool) -> String {
         };
         return format!("{key} = {} ({standing})", v["value"]);
     }
+    if declared.kind == "hook-command" {
+        let files = v["files"]
+            .as_object()
+            .map(|f| {
+                let names: Vec<&str> = f.keys().map(String::as_str).collect();
+                format!(", runs {}", names.join(", "))
+            })
+            .unwrap_or_default();
+        let matcher = v["matcher"]
+            .as_str()
+            .map(|m| format!(" on {m}"))
+            .unwrap_or_default();
+        let hosts = v["allowed_hosts"]
+            .as_array()
+            .filter(|h| !h.is_empty())
+            .map_or_else(
+                || "no network".to_owned(),
+                |h| {
+                    let hosts: Vec<&str> = h.iter().filter_map(Value::as_str).collect();
+                    format!("hosts {}", hosts.join(","))
+                },
+            );
+        return format!(
+            "{} (command hook at {}{matcher}): `{}`: fs {}, {hosts}{files}",
+            declared.id,
+            text("event"),
+            text("command"),
+            text("fs"),
+        );
+    }
     if declared.kind == "mcp" {
         let transport = &v["transport"];
         let target = transport["stdio"]["command"]

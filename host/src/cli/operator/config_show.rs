@@ -59,6 +59,7 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             p["clamped_by"] = Value::Object(clamped);
         }
     }
+    let hooks = hook_list(&mut tree, project_trusted);
     // A project's raise of the mode applies only once it is trusted.
     let mode_note = loaded
         .project_code
@@ -137,6 +138,7 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             "values": values,
             "locked": locked,
             "plugins": plugins,
+            "hooks": hooks,
             "warnings": loaded.warnings.iter().chain(&mode_note).collect::<Vec<_>>(),
             "refused": loaded.refused,
         });
@@ -245,6 +247,7 @@ pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {
             }
         }
     }
+    print_hooks(&hooks, &root);
     if !loaded.refused.is_empty() {
         outln!();
         for why in &loaded.refused {
@@ -284,5 +287,36 @@ fn flatten(value: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
             }
         }
         other => out.push((prefix.to_owned(), other.clone())),
+    }
+}
+
+/// The `[[hooks]]` entries, taken out of `tree` (they are listed, not flattened into keys):
+/// each says whether it runs (`trusted`).
+fn hook_list(tree: &mut Value, project_trusted: bool) -> Vec<Value> {
+    let mut hooks: Vec<Value> = match tree.as_object_mut().and_then(|o| o.remove("hooks")) {
+        Some(Value::Array(list)) => list,
+        _ => Vec::new(),
+    };
+    for hook in &mut hooks {
+        hook["trusted"] = Value::Bool(hook["origin"] != "project" || project_trusted);
+    }
+    hooks
+}
+
+/// One line per hook: its event and matcher, command, grants, failure policy, mode, layer and
+/// file, and whether it waits for trust.
+fn print_hooks(hooks: &[Value], root: &Path) {
+    if hooks.is_empty() {
+        return;
+    }
+    outln!();
+    for h in hooks {
+        outln!("{}", crate::cli::operator::doctor_hooks::hook_line(h));
+        if h["trusted"] == false {
+            outln!(
+                "  untrusted: not run until `warden trust -C {}`",
+                root.display()
+            );
+        }
     }
 }

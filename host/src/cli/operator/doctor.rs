@@ -65,6 +65,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
             super::doctor_telemetry::check_telemetry(&mut report, &loaded.config);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);
+            super::doctor_hooks::check_hooks(&mut report, &loaded, &root, untrusted);
             let project_resolver = loaded
                 .project_code
                 .as_ref()
