@@ -420,3 +420,57 @@ fn doctor_and_config_show_list_hooks_and_doctor_finds_a_missing_program() {
     );
     assert_ne!(out.status.code(), Some(0));
 }
+
+/// `warden hooks import` reads Claude Code's `settings.json` and Codex's `config.toml`, writes
+/// `[[hooks]]` entries (into the project config for a file inside the workspace), says what
+/// it could not carry over, and does not write an entry twice; the hooks then run.
+#[test]
+fn hooks_import_writes_entries_once_and_says_what_it_left_out() {
+    let env = TestEnv::new();
+    env.write(".claude/hooks/guard.py", GUARD);
+    let settings = env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"allow": []}, "hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.py", "timeout": 30}]}],
+  "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "prompt", "prompt": "ok?"}]}],
+  "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    );
+    let settings = settings.to_string_lossy().into_owned();
+    let out = env.run(&["hooks", "import", &settings]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("added 1 hook"), "{text}");
+    assert!(text.contains("not imported: PermissionRequest"), "{text}");
+    assert!(text.contains("a `prompt` hook"), "{text}");
+    let config = std::fs::read_to_string(env.workspace().join(".warden/config.toml")).unwrap();
+    assert!(
+        config.contains("name = \"guard\"") && config.contains("timeout = 30"),
+        "{config}"
+    );
+    let again = stdout(&env.run(&["hooks", "import", &settings]));
+    assert!(again.contains("added 0 hooks (1 already there)"), "{again}");
+    // Codex's config.toml, into the user config.
+    let codex = env.outside().join("config.toml");
+    std::fs::write(
+        &codex,
+        "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./check.sh\"\n",
+    )
+    .unwrap();
+    let out = env.run(&["hooks", "import", &codex.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = env.run(&["config", "show", "--json"]);
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let names: Vec<(&str, &str)> = value["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["name"].as_str().unwrap(), h["origin"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("check", "user"), ("guard", "project")]);
+    // Not a hooks file: an error naming it, nothing written.
+    let bad = env.write("notes.json", "[1, 2]");
+    let out = env.run(&["hooks", "import", &bad.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("notes.json"), "{}", stderr(&out));
+}

@@ -113,6 +113,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: super::mcp::McpCommand,
     },
+    /// Command hooks written for Claude Code and Codex: `import` them as `[[hooks]]` entries.
+    Hooks {
+        #[command(subcommand)]
+        command: super::hooks::HooksCommand,
+    },
     /// List, show, export, verify, salvage, delete and prune sessions.
     Session {
         #[command(subcommand)]

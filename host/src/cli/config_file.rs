@@ -43,3 +43,32 @@ pub(crate) fn write_doc(file: &Path, doc: &DocumentMut) -> Result<(), CliError> 
     std::fs::write(&tmp, doc.to_string()).map_err(fail)?;
     std::fs::rename(&tmp, file).map_err(fail)
 }
+
+/// Write `text` to `file` only if the configuration of `root` loads with it: it is written to
+/// a file beside `file`, loaded in its place, then renamed over it (or removed).
+pub(crate) fn write_checked(root: &Path, file: &Path, text: &str) -> Result<(), CliError> {
+    let fail = |err: std::io::Error| CliError::failure(format!("{}: {err}", file.display()));
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let candidate = file.with_extension("toml.checked");
+    std::fs::write(&candidate, text).map_err(fail)?;
+    let mut trial = crate::cli::common::sources(root);
+    for (_, path) in &mut trial.layers {
+        if path == file {
+            path.clone_from(&candidate);
+        }
+    }
+    if let Err(err) = crate::config::load(&trial) {
+        let _ = std::fs::remove_file(&candidate);
+        let why = err.to_string().replace(
+            &candidate.display().to_string(),
+            &file.display().to_string(),
+        );
+        return Err(CliError::usage(format!(
+            "{why}; nothing was written to {}",
+            file.display()
+        )));
+    }
+    std::fs::rename(&candidate, file).map_err(fail)
+}

@@ -33,6 +33,7 @@ mod complete;
 mod config_file;
 mod dev_writes;
 mod exit;
+mod hooks;
 mod mcp;
 mod mode;
 mod notify;
@@ -150,6 +151,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Rules { command } => command.run(),
         Command::Plugin { command } => command.run(),
         Command::Mcp { command } => command.run(),
+        Command::Hooks { command } => command.run(),
         Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),
         Command::Compact { dir, session } => compact::compact(dir.as_deref(), &session),

@@ -125,32 +125,43 @@ pub struct HookSpec {
     pub mode: Option<PluginMode>,
 }
 
-/// The name a hook goes by when its entry gives none: the stem of the first script-like word
-/// of its command (`guard` for `python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py`), else
-/// its program's file name.
+/// The name a hook goes by when its entry gives none: the stem of the script it runs
+/// (`guard` for `python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py`), the package a runner
+/// starts (`prettier` for `npx prettier --write`), else its program's file name.
 pub fn default_name(command: &str) -> String {
+    const RUNNERS: &[&str] = &[
+        "python", "python3", "node", "npx", "bunx", "bun", "uvx", "uv", "bash", "sh", "zsh",
+        "ruby", "deno", "pnpx", "perl", "php",
+    ];
     let split = crate::domain::shell_split::split(command);
     let words: Vec<String> = split
         .commands
-        .iter()
-        .flat_map(|c| {
+        .first()
+        .map(|c| {
             c.words
                 .iter()
                 .map(|w| w.text.trim_matches(['"', '\'']).to_owned())
+                .collect()
         })
-        .collect();
-    let stem = |word: &str| {
+        .unwrap_or_default();
+    let file_stem = |word: &str| {
         let file = word.rsplit('/').next().unwrap_or(word);
         file.split('.').next().unwrap_or(file).to_owned()
     };
-    let script = words
-        .iter()
-        .skip(1)
-        .find(|w| w.contains('/') || w.contains('.'))
-        .or(words.first());
-    let name: String = script
-        .map(|w| stem(w))
-        .unwrap_or_default()
+    let program = words.first().map(|w| file_stem(w)).unwrap_or_default();
+    let rest = words.iter().skip(1).filter(|w| !w.starts_with('-'));
+    let chosen = if RUNNERS.contains(&program.as_str()) {
+        rest.clone()
+            .find(|w| *w != "run" && *w != "exec")
+            .map(|w| file_stem(w))
+    } else {
+        rest.clone()
+            .find(|w| w.contains('/') && w.contains('.'))
+            .map(|w| file_stem(w))
+    }
+    .filter(|s| !s.is_empty())
+    .unwrap_or(program);
+    let name: String = chosen
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -442,6 +453,11 @@ mod tests {
         assert_eq!(user.name, "guard");
         assert_eq!(user.on_error, HookOnError::Allow);
         assert_eq!((user.fs, user.timeout_s), (FsGrant::Read, HOOK_TIMEOUT_S));
+        assert_eq!(default_name("npx prettier --write"), "prettier");
+        assert_eq!(
+            default_name("/usr/local/bin/ggshield secret scan pre-commit"),
+            "ggshield"
+        );
         let managed = resolved(spec("Stop", "/opt/check"), "managed", &policy)?;
         assert_eq!(
             (managed.name.as_str(), managed.on_error),

@@ -36,6 +36,7 @@ mod dev_overlay;
 mod error;
 mod escalation_policy;
 mod grants;
+pub mod hook_import;
 mod load;
 mod locks;
 mod managed;

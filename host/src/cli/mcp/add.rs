@@ -6,13 +6,12 @@
 //! secret rules for headers and variables, unique names across layers); an entry it refuses
 //! is not written.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use toml_edit::{Array, ArrayOfTables, InlineTable, Item, Table, value};
 
-use crate::cli::common::sources;
-use crate::cli::config_file::{editable_layers, read_doc};
+use crate::cli::config_file::{editable_layers, read_doc, write_checked};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
@@ -173,33 +172,4 @@ fn entry(args: &AddArgs) -> Result<Table, CliError> {
         entry.insert("approve", value(approve.as_str()));
     }
     Ok(entry)
-}
-
-/// Write `text` to `file` only if the configuration of `root` loads with it: it is written to
-/// a file beside `file`, loaded in its place, then renamed over it (or removed).
-fn write_checked(root: &Path, file: &Path, text: &str) -> Result<(), CliError> {
-    let fail = |err: std::io::Error| CliError::failure(format!("{}: {err}", file.display()));
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    let candidate = file.with_extension("toml.mcp-add");
-    std::fs::write(&candidate, text).map_err(fail)?;
-    let mut trial = sources(root);
-    for (_, path) in &mut trial.layers {
-        if path == file {
-            path.clone_from(&candidate);
-        }
-    }
-    if let Err(err) = crate::config::load(&trial) {
-        let _ = std::fs::remove_file(&candidate);
-        let why = err.to_string().replace(
-            &candidate.display().to_string(),
-            &file.display().to_string(),
-        );
-        return Err(CliError::usage(format!(
-            "{why}; nothing was written to {}",
-            file.display()
-        )));
-    }
-    std::fs::rename(&candidate, file).map_err(fail)
 }

@@ -1,0 +1,165 @@
+//! `warden hooks import FILE`: each command hook of the file written as a `[[hooks]]` entry
+//! into the chosen layer's config, keeping that file's comments; an entry already there (same
+//! event, matcher and command) is not written twice; what could not be carried over is said.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use toml_edit::{ArrayOfTables, Item, Table, value};
+
+use crate::cli::config_file::{editable_layers, read_doc, write_checked};
+use crate::cli::exit::{CliError, EXIT_OK};
+use crate::cli::out::outln;
+use crate::cli::workspace::Workspace;
+use crate::config::LayerKind;
+use crate::config::hook_import::{ImportedHook, import as read_hooks};
+use crate::domain::escape::escape;
+
+/// The arguments of `warden hooks import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// A Claude Code `settings.json` / `settings.local.json` / plugin `hooks.json`, or a Codex
+    /// `hooks.json` / `config.toml`.
+    file: PathBuf,
+    /// Write into the project config (`.warden/config.toml`); the default for a file inside
+    /// the workspace. A project's hooks run once it is trusted.
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Write into the user config; the default for a file outside the workspace.
+    #[arg(long)]
+    user: bool,
+    /// Print the entries instead of writing them.
+    #[arg(long)]
+    dry_run: bool,
+    /// Workspace directory (default: found from the current directory).
+    #[arg(short = 'C', long = "dir", value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
+    let root = Workspace::find(args.dir.as_deref())?.root;
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|err| CliError::usage(format!("{}: {err}", args.file.display())))?;
+    let name = args
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let found = read_hooks(&name, &text).map_err(|why| {
+        CliError::usage(format!(
+            "{}: {why}; nothing was written",
+            args.file.display()
+        ))
+    })?;
+    let inside = std::fs::canonicalize(&args.file)
+        .ok()
+        .is_some_and(|file| file.starts_with(&root));
+    let wanted = match (args.project, args.user) {
+        (true, _) => LayerKind::Project,
+        (_, true) => LayerKind::User,
+        _ if inside => LayerKind::Project,
+        _ => LayerKind::User,
+    };
+    let file = editable_layers(&root)
+        .into_iter()
+        .find(|(kind, _)| *kind == wanted)
+        .map(|(_, file)| file)
+        .ok_or_else(|| {
+            CliError::usage(
+                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
+            )
+        })?;
+    let mut doc = read_doc(&file)?;
+    let list = match doc.get_mut("hooks") {
+        Some(item) => item.as_array_of_tables_mut().ok_or_else(|| {
+            CliError::usage(format!(
+                "{}: `hooks` is not a list of [[hooks]] tables; nothing was written",
+                file.display()
+            ))
+        })?,
+        None => {
+            doc.insert("hooks", Item::ArrayOfTables(ArrayOfTables::new()));
+            doc.get_mut("hooks")
+                .and_then(Item::as_array_of_tables_mut)
+                .ok_or_else(|| CliError::failure("the [[hooks]] list could not be made"))?
+        }
+    };
+    let mut names: Vec<String> = list
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Item::as_str).map(str::to_owned))
+        .collect();
+    let mut written = Vec::new();
+    let mut already = 0;
+    for hook in &found.hooks {
+        if list.iter().any(|t| same(t, hook)) {
+            already += 1;
+            continue;
+        }
+        let entry = entry(hook, &mut names);
+        list.push(entry.clone());
+        written.push(entry);
+    }
+    let verb = if args.dry_run { "would add" } else { "added" };
+    if !written.is_empty() && !args.dry_run {
+        write_checked(&root, &file, &doc.to_string())?;
+    }
+    outln!(
+        "{}: {verb} {} hook{}{}",
+        file.display(),
+        written.len(),
+        if written.len() == 1 { "" } else { "s" },
+        if already > 0 {
+            format!(" ({already} already there)")
+        } else {
+            String::new()
+        }
+    );
+    let mut shown = toml_edit::DocumentMut::new();
+    let mut entries = ArrayOfTables::new();
+    for entry in written {
+        entries.push(entry);
+    }
+    shown.insert("hooks", Item::ArrayOfTables(entries));
+    for line in shown.to_string().lines().filter(|l| !l.is_empty()) {
+        outln!("  {}", escape(line));
+    }
+    for why in &found.skipped {
+        outln!("not imported: {}", escape(why));
+    }
+    if wanted == LayerKind::Project && !args.dry_run {
+        outln!("  a project's hooks run once it is trusted: run `warden trust`");
+    }
+    Ok(EXIT_OK)
+}
+
+/// Whether `table` already holds `hook` (same event, matcher and command).
+fn same(table: &Table, hook: &ImportedHook) -> bool {
+    let text = |key: &str| table.get(key).and_then(Item::as_str);
+    text("event") == Some(hook.event.name())
+        && text("matcher") == hook.matcher.as_deref()
+        && text("command") == Some(hook.command.as_str())
+}
+
+/// The `[[hooks]]` table of `hook`, under a name not in `names` (which it joins).
+fn entry(hook: &ImportedHook, names: &mut Vec<String>) -> Table {
+    let base = crate::config::default_name(&hook.command);
+    let mut name = base.clone();
+    let mut n = 2;
+    while names.contains(&name) {
+        name = format!("{base}-{n}");
+        n += 1;
+    }
+    names.push(name.clone());
+    let mut table = Table::new();
+    table.insert("name", value(name));
+    table.insert("event", value(hook.event.name()));
+    if let Some(matcher) = &hook.matcher {
+        table.insert("matcher", value(matcher.as_str()));
+    }
+    table.insert("type", value("command"));
+    table.insert("command", value(hook.command.as_str()));
+    if let Some(timeout) = hook.timeout {
+        table.insert("timeout", value(i64::try_from(timeout).unwrap_or(i64::MAX)));
+    }
+    table
+}
