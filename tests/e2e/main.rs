@@ -55,6 +55,7 @@ mod fileref_hostile;
 mod fileref_suggest;
 mod hardening;
 mod hooks_core;
+mod hooks_sdks;
 mod injected;
 mod instructions;
 mod interrupt;
