@@ -63,6 +63,18 @@ pub struct CommandHook {
     alerts: Vec<Alert>,
     /// Fields already named as not acted on (once each).
     told: BTreeSet<String>,
+    /// The workspace files its command names, with their sha256 when it was set up: one that
+    /// changes afterwards (a model's write, another hook) is not run.
+    pinned: std::collections::BTreeMap<String, String>,
+}
+
+/// The sha256 (hex) of the file at `path`, or why it could not be read.
+fn file_sha256(path: &std::path::Path) -> String {
+    use sha2::Digest;
+    match std::fs::read(path) {
+        Ok(bytes) => hex::encode(sha2::Sha256::digest(&bytes)),
+        Err(err) => format!("unreadable: {err}"),
+    }
 }
 
 impl CommandHook {
@@ -76,7 +88,11 @@ impl CommandHook {
             ),
             _ => None,
         };
+        let pinned = launch.roots.first().map_or_else(Default::default, |root| {
+            crate::config::command_files(root, &entry.command, &file_sha256)
+        });
         Ok(Self {
+            pinned,
             chain_name: format!("hook:{}", entry.name),
             digest: entry.digest(),
             matcher,
@@ -114,6 +130,22 @@ impl CommandHook {
         event: HookEvent,
         input: &serde_json::Value,
     ) -> Result<HookReply, PluginFailure> {
+        if let Some(root) = self.launch.roots.first() {
+            let now = crate::config::command_files(root, &self.entry.command, &file_sha256);
+            if let Some(changed) = self
+                .pinned
+                .iter()
+                .find(|(file, digest)| now.get(*file) != Some(*digest))
+                .map(|(file, _)| file.clone())
+            {
+                return Err(self.failure(
+                    event,
+                    format!(
+                        "{changed} changed since warden started; the hook was not run (start warden again to use the new script; a project's hooks ask for `warden trust` again)"
+                    ),
+                ));
+            }
+        }
         let _span = crate::trace::span("command hook")
             .with("hook", self.entry.name.as_str())
             .with("event", event.name());
@@ -145,9 +177,12 @@ impl CommandHook {
             serde_json::to_vec(input).map_err(|e| self.failure(event, e.to_string()))?;
         bytes.push(b'\n');
         let timeout = Duration::from_secs(self.entry.timeout_s.max(1));
-        let ran = run_once(&grants, &argv, &launch, &bytes, timeout)
+        let run = run_once(&grants, &argv, &launch, &bytes, timeout)
             .map_err(|why| self.failure(event, format!("could not start: {why}")))?;
-        let reply = match ran {
+        for line in run.planted {
+            self.alerts.push(Alert::warn(self.chain_name.clone(), line));
+        }
+        let reply = match run.ran {
             Ran::TimedOut => {
                 return Err(self.failure(
                     event,

@@ -65,6 +65,7 @@ pub use ceilings::{
     ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
     timeout_ceiling_ms,
 };
+pub(crate) use command_hooks::command_files;
 pub use command_hooks::{
     CommandHookEntry, HOOK_TIMEOUT_S, HookOnError, HookSpec, MAX_HOOK_TIMEOUT_S, default_name,
 };

@@ -1,7 +1,8 @@
 //! One run of a confined program that reads its input and exits (a command hook): the
 //! launcher started with the spec line and the input on its standard input, its output and
 //! errors read under a cap, the whole process group killed at the deadline — and once it has
-//! exited, so that nothing it left behind outlives it.
+//! exited, so that nothing it left behind outlives it. A read-write program's repositories
+//! created under the roots are moved aside ([`planted`](super::planted)) once it is gone.
 
 use std::io::Write;
 use std::path::Path;
@@ -14,6 +15,15 @@ use super::confined::{Grants, LaunchContext, confine};
 
 /// The most of a program's standard output, and of its standard error, that is kept.
 pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
+
+/// How a run ended, and what was done about what it left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOnce {
+    /// How it ended.
+    pub ran: Ran,
+    /// One line per repository it created under the roots, moved aside.
+    pub planted: Vec<String>,
+}
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +53,7 @@ pub fn run_once(
     context: &LaunchContext,
     input: &[u8],
     timeout: Duration,
-) -> Result<Ran, String> {
+) -> Result<RunOnce, String> {
     let tmp = private_tmp()?;
     let result = run_in(grants, argv, context, input, timeout, tmp.path());
     drop(tmp);
@@ -57,7 +67,7 @@ fn run_in(
     input: &[u8],
     timeout: Duration,
     tmp: &Path,
-) -> Result<Ran, String> {
+) -> Result<RunOnce, String> {
     let confined = confine(grants, argv, context, tmp)?;
     let mut stdin_bytes = confined.spec_line()?;
     stdin_bytes.extend_from_slice(input);
@@ -98,8 +108,13 @@ fn run_in(
     };
     let (out, out_cut) = collect(stdout);
     let (err, err_cut) = collect(stderr);
+    let planted = confined
+        .repos_before
+        .as_deref()
+        .map(|before| super::planted::move_aside(before, &context.roots, "the hook"))
+        .unwrap_or_default();
     drop(confined);
-    Ok(match end {
+    let ran = match end {
         End::Exited(code, signal) => Ran::Exited {
             code,
             signal,
@@ -109,7 +124,8 @@ fn run_in(
         },
         End::Deadline | End::Cancelled => Ran::TimedOut,
         End::WaitFailed(why) => return Err(format!("waiting for it: {why}")),
-    })
+    };
+    Ok(RunOnce { ran, planted })
 }
 
 /// Wait for `child` on a thread of its own (its exit is seen at once, not at the next poll:
