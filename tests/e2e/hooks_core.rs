@@ -595,3 +595,101 @@ fn a_hook_script_changed_during_the_session_is_not_run() {
     assert_eq!(tools[1]["decision"].as_str(), Some("denied"), "{err}");
     assert!(err.contains("guard.py changed since"), "{err}");
 }
+
+/// The events around the turn: `SessionStart` context reaches the model on a session's first
+/// prompt only; `Notification` runs when the person would be asked; `SubagentStop` runs at a
+/// child session's end, in the parent's session; `PreCompact` at `warden compact`;
+/// `SessionEnd` when the run ends. Each records its input in the workspace.
+#[test]
+fn session_and_notification_and_subagent_and_compaction_events_run_where_they_belong() {
+    let env = TestEnv::new();
+    let record = |event: &str| {
+        hook(
+            &format!("rec-{}", event.to_lowercase()),
+            event,
+            "",
+            &format!("cat > .events-{event}-$(date +%s%N).json"),
+            "fs = \"read-write\"",
+        )
+    };
+    let mut config = hook(
+        "welcome",
+        "SessionStart",
+        "startup",
+        "echo 'Open issues: 3'",
+        "",
+    );
+    for event in ["Notification", "SubagentStop", "PreCompact", "SessionEnd"] {
+        config.push_str(&record(event));
+    }
+    // Writes ask in the default mode: `run` without --yes denies the write, after the
+    // person would have been asked.
+    env.user_config(&format!(
+        "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n{config}"
+    ));
+    let server = MockServer::start().unwrap();
+    let go = |args: &[&str]| {
+        let mut cmd = env.command();
+        cmd.env("OPENAI_API_KEY", "sk-test")
+            .env("OPENAI_BASE_URL", server.openai_url())
+            .args(args);
+        output_within(cmd, HANG_LIMIT)
+    };
+    server.push(Reply::tool_calls(
+        "",
+        &[("c1", "write_file", json!({"path": "x.txt", "content": "x"}))],
+    ));
+    server.push(Reply::text("first"));
+    let out = go(&["run", "--new-session", "P", "--json", "go"]);
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
+    let first = server.requests()[0].body.to_string();
+    assert!(first.contains("Open issues: 3"), "{first}");
+    // A second turn of the same session is no session start.
+    server.push(Reply::text("again"));
+    let out = go(&["run", "--session", "P", "--json", "more"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let again = server.requests().last().unwrap().body.to_string();
+    assert_eq!(again.matches("Open issues: 3").count(), 1, "{again}");
+    // A child session of P.
+    server.push(Reply::text("child done"));
+    let out = go(&["run", "--parent", "P", "--json", "a part"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Compaction of P.
+    server.push(Reply::text("the summary"));
+    let out = go(&["compact", "P"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let mut seen: Vec<(String, Value)> = std::fs::read_dir(env.workspace())
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            let event = name.strip_prefix(".events-")?.split('-').next()?.to_owned();
+            let value = serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()?;
+            Some((event, value))
+        })
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    let events: Vec<&str> = seen.iter().map(|(e, _)| e.as_str()).collect();
+    // SessionEnd: once per `run` (three); PreCompact: once; Notification: the write's question;
+    // SubagentStop: the child's end.
+    assert_eq!(
+        events,
+        [
+            "Notification",
+            "PreCompact",
+            "SessionEnd",
+            "SessionEnd",
+            "SessionEnd",
+            "SubagentStop"
+        ],
+        "{seen:?}"
+    );
+    let child = &seen[5].1;
+    assert_eq!(child["hook_event_name"], "SubagentStop");
+    assert_eq!(child["last_assistant_message"], "child done");
+    assert_ne!(child["session_id"], child["agent_id"]);
+    assert_eq!(seen[0].1["notification_type"], "permission_prompt");
+    assert_eq!(seen[1].1["trigger"], "auto");
+    assert_eq!(seen[2].1["reason"], "other");
+}
