@@ -94,6 +94,26 @@ fn a_bash_guard_hook_blocks_rm_rf_with_exit_two_and_lets_other_commands_run() {
     let seen = &tools[1]["seen_by"][0];
     assert_eq!(seen["plugin"].as_str(), Some("hook:guard"));
     assert_eq!(seen["sha256"].as_str().map(str::len), Some(64));
+    // The event stream says which hook decided, as it says which plugin did.
+    let server = MockServer::start().unwrap();
+    server.push(Reply::tool_calls(
+        "",
+        &[("c1", "shell", json!({"command": "rm -rf victim"}))],
+    ));
+    server.push(Reply::text("done"));
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(["run", "--json-stream", "go"]);
+    let out = output_within(cmd, HANG_LIMIT);
+    let decided: Vec<Value> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_call_decided")
+        .collect();
+    assert_eq!(decided.len(), 1, "{}", stdout(&out));
+    assert_eq!(decided[0]["allowed"], false);
+    assert_eq!(decided[0]["by"], "hook:guard");
 }
 
 #[test]
