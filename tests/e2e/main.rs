@@ -40,6 +40,7 @@ mod escape_egress;
 mod escape_files_later;
 mod escape_git;
 mod escape_git_reads;
+mod escape_hooks;
 mod escape_names;
 mod escape_registry;
 mod escape_root;
