@@ -130,7 +130,10 @@ fn read_group(event: HookEvent, group: &Value, out: &mut Imported) -> Result<(),
             event,
             matcher: matcher.clone(),
             command: command.to_owned(),
-            timeout: handler["timeout"].as_u64(),
+            // Codex also spells it `timeoutSec`.
+            timeout: handler["timeout"]
+                .as_u64()
+                .or_else(|| handler["timeoutSec"].as_u64()),
         });
     }
     Ok(())
@@ -183,6 +186,10 @@ timeout = 30
 "#;
         let read = import("config.toml", toml)?;
         assert_eq!(read.hooks.len(), 1);
+        assert_eq!(read.hooks[0].timeout, Some(30));
+        let codex = r#"{"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "./check.sh", "timeoutSec": 15}]}]}}"#;
+        assert_eq!(import("hooks.json", codex)?.hooks[0].timeout, Some(15));
         assert!(read.skipped.is_empty(), "{:?}", read.skipped);
         Ok(())
     }

@@ -1,0 +1,74 @@
+//! `[[hooks]]` configuration through the binary: `doctor` and `config show` say a project's
+//! hook waits for `warden trust` and list it once trusted; managed policy makes every hook
+//! fail closed (`policy.hooks_fail_closed`) or refuses any but its own
+//! (`policy.managed_hooks_only`).
+
+use serde_json::Value;
+
+use crate::support::{TestEnv, stderr, stdout};
+
+const LINT: &str = "[[hooks]]\nevent = \"PostToolUse\"\nmatcher = \"Edit|Write\"\ncommand = \"sh lint.sh\"\nfs = \"read-write\"\n";
+
+#[test]
+fn a_held_project_hook_waits_for_warden_trust_and_is_listed_after() {
+    let env = TestEnv::new();
+    env.write("lint.sh", "exit 0\n");
+    env.untrusted_project_config(LINT);
+    let doctor = stdout(&env.run(&["doctor"]));
+    let line = doctor
+        .lines()
+        .find(|l| l.contains("hook lint (PostToolUse"))
+        .unwrap_or_default();
+    assert!(line.contains("waiting for warden trust"), "{doctor}");
+    let show = stdout(&env.run(&["config", "show"]));
+    assert!(show.contains("waiting for warden trust"), "{show}");
+    let trusted = env.trusted();
+    assert!(trusted.contains("lint"), "{trusted}");
+    let doctor = stdout(&env.run(&["doctor"]));
+    assert!(
+        doctor.contains(
+            "ok    hook lint (PostToolUse matcher \"Edit|Write\") `sh lint.sh`: fs read-write"
+        ),
+        "{doctor}"
+    );
+    assert!(!doctor.contains("waiting for warden trust"), "{doctor}");
+    let out = env.run(&["config", "show", "--json"]);
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(value["hooks"][0]["trusted"], true);
+}
+
+#[test]
+fn managed_policy_makes_hooks_fail_closed_and_can_refuse_all_but_its_own() {
+    let env = TestEnv::new();
+    let user = env.user_config(
+        "[[hooks]]\nname = \"guard\"\nevent = \"PreToolUse\"\ncommand = \"true\"\non_error = \"allow\"\n",
+    );
+    let on_error = |env: &TestEnv| {
+        let out = env.run(&["config", "show", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        value["hooks"][0]["on_error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(on_error(&env), "allow");
+    env.managed_config("[policy]\nhooks_fail_closed = true\n");
+    assert_eq!(on_error(&env), "deny");
+    let doctor = stdout(&env.run(&["doctor"]));
+    assert!(
+        doctor.contains("hook guard (PreToolUse) `true`"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("on_error deny"), "{doctor}");
+    env.managed_config("[policy]\nmanaged_hooks_only = true\n");
+    let out = env.run(&["config", "show"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("hooks.guard")
+            && err.contains("managed_hooks_only")
+            && err.contains(&user.display().to_string()),
+        "{err}"
+    );
+}
