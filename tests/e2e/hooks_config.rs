@@ -7,12 +7,13 @@ use serde_json::Value;
 
 use crate::support::{TestEnv, stderr, stdout};
 
-const LINT: &str = "[[hooks]]\nevent = \"PostToolUse\"\nmatcher = \"Edit|Write\"\ncommand = \"sh lint.sh\"\nfs = \"read-write\"\n";
+const LINT: &str = "[[hooks]]\nevent = \"PostToolUse\"\nmatcher = \"Edit|Write\"\ncommand = \"sh lint.sh\"\nfs = \"read-write\"\nenv = [\"LINT_TOKEN\"]\n";
 
 #[test]
 fn a_held_project_hook_waits_for_warden_trust_and_is_listed_after() {
     let env = TestEnv::new();
     env.write("lint.sh", "exit 0\n");
+    env.user_config("[policy.project_tool_grants]\nenv = [\"LINT_TOKEN\"]\n");
     env.untrusted_project_config(LINT);
     let doctor = stdout(&env.run(&["doctor"]));
     let line = doctor
@@ -22,8 +23,14 @@ fn a_held_project_hook_waits_for_warden_trust_and_is_listed_after() {
     assert!(line.contains("waiting for warden trust"), "{doctor}");
     let show = stdout(&env.run(&["config", "show"]));
     assert!(show.contains("waiting for warden trust"), "{show}");
+    // `warden trust` shows the hook's event, matcher, command, grants and script.
     let trusted = env.trusted();
-    assert!(trusted.contains("lint"), "{trusted}");
+    assert!(
+        trusted.contains(
+            "hook:lint (command hook at PostToolUse on Edit|Write): `sh lint.sh`: fs read-write, no network, env LINT_TOKEN, runs lint.sh"
+        ),
+        "{trusted}"
+    );
     let doctor = stdout(&env.run(&["doctor"]));
     assert!(
         doctor.contains(
