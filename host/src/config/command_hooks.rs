@@ -506,6 +506,76 @@ mod tests {
     }
 
     #[test]
+    fn a_long_timeout_is_clamped_with_a_warning_naming_the_file() -> Result<(), String> {
+        let mut long = spec("Stop", "./check.sh");
+        long.timeout = Some(MAX_HOOK_TIMEOUT_S + 1);
+        let mut warnings = Vec::new();
+        let entry = resolve(
+            long,
+            "user",
+            Path::new("/home/u/.config/warden/config.toml"),
+            &PolicyConfig::default(),
+            None,
+            &mut warnings,
+        )
+        .map_err(|e| e.to_string())?;
+        assert_eq!(entry.timeout_s, MAX_HOOK_TIMEOUT_S);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("/home/u/.config/warden/config.toml")
+                && warnings[0].contains("hook `check`"),
+            "{warnings:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn grants_are_held_to_the_tool_ceilings_and_a_projects_to_its_allowance() {
+        let mut wide = spec("PostToolUse", "./fmt.sh");
+        wide.fs = Some(FsGrant::ReadWrite);
+        let ceiling = PolicyConfig {
+            max_tool_grants: Some(super::super::ToolGrantCeiling {
+                fs: Some(FsGrant::Read),
+                allowed_hosts: None,
+                env: None,
+            }),
+            ..PolicyConfig::default()
+        };
+        let err = resolved(wide.clone(), "user", &ceiling)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("hooks.fmt") && err.contains("max_tool_grants"),
+            "{err}"
+        );
+        assert!(resolved(wide, "user", &PolicyConfig::default()).is_ok());
+        // A project's env only as far as the user's policy.project_tool_grants allows.
+        let mut token = spec("PreToolUse", "./guard.sh");
+        token.env = Some(vec!["GITHUB_TOKEN".into()]);
+        let project = |allowed: Option<&ProjectToolGrants>| {
+            resolve(
+                token.clone(),
+                "project",
+                Path::new("/w/.warden/config.toml"),
+                &PolicyConfig::default(),
+                Some((allowed, Path::new("/u/config.toml"))),
+                &mut Vec::new(),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let err = project(None).err().unwrap_or_default();
+        assert!(
+            err.contains("hooks.guard") && err.contains("GITHUB_TOKEN"),
+            "{err}"
+        );
+        let allowed = ProjectToolGrants {
+            env: vec!["GITHUB_TOKEN".into()],
+            allowed_hosts: Vec::new(),
+        };
+        assert!(project(Some(&allowed)).is_ok());
+    }
+
+    #[test]
     fn unnamed_hooks_are_numbered_and_two_alike_named_ones_refused() -> Result<(), String> {
         let policy = PolicyConfig::default();
         let mut entries = vec![
