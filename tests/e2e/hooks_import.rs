@@ -119,3 +119,47 @@ fn a_file_outside_claude_and_codex_folders_goes_to_the_user_config() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
 }
+
+/// A Claude Code plugin's `hooks/hooks.json` names its scripts under `${CLAUDE_PLUGIN_ROOT}`,
+/// which warden does not set: the import writes the plugin's folder in its place (under
+/// `$CLAUDE_PROJECT_DIR` in the workspace), so the hook runs and a project's trust covers the
+/// script.
+#[test]
+fn a_plugins_hooks_name_their_scripts_by_the_plugins_folder() {
+    let env = TestEnv::new();
+    env.write("plugins/fmt/scripts/fmt.sh", "exit 0\n");
+    let file = env.write(
+        "plugins/fmt/hooks/hooks.json",
+        r#"{"description": "formatter", "hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [
+    {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}\"/scripts/fmt.sh"},
+    {"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh --check"}]}]}}"#,
+    );
+    let out = env.run(&[
+        "hooks",
+        "import",
+        &file.to_string_lossy(),
+        "--to",
+        "project",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = env.run(&["config", "show", "--json"]);
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let commands: Vec<&str> = value["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["command"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "sh \"${CLAUDE_PROJECT_DIR}\"/plugins/fmt/scripts/fmt.sh",
+            "sh ${CLAUDE_PROJECT_DIR}/plugins/fmt/scripts/fmt.sh --check",
+        ]
+    );
+    let trusted = env.trusted();
+    assert!(
+        trusted.contains("runs plugins/fmt/scripts/fmt.sh"),
+        "{trusted}"
+    );
+}

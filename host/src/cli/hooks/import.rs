@@ -12,7 +12,9 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
 use crate::config::LayerKind;
-use crate::config::hook_import::{ImportedHook, import as read_hooks};
+use crate::config::hook_import::{
+    ImportedHook, PluginRoot, import as read_hooks, replace_plugin_root,
+};
 use crate::domain::escape::escape;
 
 /// The arguments of `warden hooks import`.
@@ -59,6 +61,22 @@ fn project_file(file: &std::path::Path, root: &std::path::Path) -> bool {
     })
 }
 
+/// The folder of the plugin a `hooks/hooks.json` belongs to (the folder holding `hooks/`; for
+/// any other file, the file's own folder), relative to the workspace `root` when inside it.
+fn plugin_root(file: &std::path::Path, root: &std::path::Path) -> Option<PluginRoot> {
+    let file = std::fs::canonicalize(file).ok()?;
+    let folder = file.parent()?;
+    let folder = if folder.file_name().is_some_and(|n| n == "hooks") {
+        folder.parent()?
+    } else {
+        folder
+    };
+    Some(match folder.strip_prefix(root) {
+        Ok(rel) => PluginRoot::Workspace(rel.to_string_lossy().into_owned()),
+        Err(_) => PluginRoot::Outside(folder.to_string_lossy().into_owned()),
+    })
+}
+
 pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
     let root = Workspace::find(args.dir.as_deref())?.root;
     let text = std::fs::read_to_string(&args.file)
@@ -68,12 +86,15 @@ pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let found = read_hooks(&name, &text).map_err(|why| {
+    let mut found = read_hooks(&name, &text).map_err(|why| {
         CliError::usage(format!(
             "{}: {why}; nothing was written",
             args.file.display()
         ))
     })?;
+    if let Some(plugin) = plugin_root(&args.file, &root) {
+        replace_plugin_root(&mut found, &plugin);
+    }
     let wanted = match (args.to, args.project, args.user) {
         (Some(Layer::Project), _, _) | (None, true, _) => LayerKind::Project,
         (Some(Layer::User), _, _) | (None, _, true) => LayerKind::User,
