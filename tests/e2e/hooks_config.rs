@@ -79,3 +79,29 @@ fn managed_policy_makes_hooks_fail_closed_and_can_refuse_all_but_its_own() {
         "{err}"
     );
 }
+
+/// A name a hook gives itself is its own: an unnamed hook of another layer whose default
+/// (its script's stem) is the same takes `-2`, and neither is refused.
+#[test]
+fn a_given_name_stays_and_an_unnamed_hook_of_the_same_script_is_numbered() {
+    let env = TestEnv::new();
+    env.user_config("[[hooks]]\nevent = \"Stop\"\ncommand = \"sh ~/bin/lint.sh\"\n");
+    env.project_config(
+        "[[hooks]]\nname = \"lint\"\nevent = \"PreToolUse\"\ncommand = \"sh tools/check.sh\"\n",
+    );
+    let out = env.run(&["config", "show", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let names: Vec<(&str, &str)> = value["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap_or_default(),
+                h["origin"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("lint-2", "user"), ("lint", "project")]);
+}

@@ -170,7 +170,8 @@ pub fn default_name(command: &str) -> String {
                 '-'
             }
         })
-        .take(32)
+        // Room for a `-2` … `-999` suffix within a name's 32 characters.
+        .take(28)
         .collect();
     if name.is_empty() {
         "hook".to_owned()
@@ -339,33 +340,43 @@ pub(crate) fn resolve(
     })
 }
 
-/// Names are unique among hooks: a second entry without a name of its own gets `-2`, `-3`;
-/// two entries that name themselves alike are an error naming both files.
+/// Names are unique among hooks: a name an entry gives itself stays its own, and an entry
+/// without one whose default is taken gets `-2`, `-3`; two entries that name themselves alike
+/// are an error naming both files.
 pub(crate) fn make_unique(
     entries: &mut [CommandHookEntry],
     named: &[bool],
 ) -> Result<(), ConfigError> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for at in 0..entries.len() {
-        let base = entries[at].name.clone();
-        if let Some(&first) = seen.get(&base) {
-            if named.get(at).copied().unwrap_or(true) {
-                return Err(ConfigError::Invalid {
-                    path: entries[at].declared_in.clone().unwrap_or_default(),
-                    key: format!("hooks.{base}"),
-                    message: format!(
-                        "a hook named `{base}` is already declared in {}; give each a `name` of its own",
-                        entries[first].declared_where()
-                    ),
-                });
-            }
-            let mut n = 2;
-            while seen.contains_key(&format!("{base}-{n}")) {
-                n += 1;
-            }
-            entries[at].name = format!("{base}-{n}");
+    let is_named = |at: usize| named.get(at).copied().unwrap_or(true);
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if !is_named(at) {
+            continue;
         }
-        seen.insert(entries[at].name.clone(), at);
+        if let Some(&first) = taken.get(&entry.name) {
+            return Err(ConfigError::Invalid {
+                path: entry.declared_in.clone().unwrap_or_default(),
+                key: format!("hooks.{}", entry.name),
+                message: format!(
+                    "a hook named `{}` is already declared in {}; give each a `name` of its own",
+                    entry.name,
+                    entries[first].declared_where()
+                ),
+            });
+        }
+        taken.insert(entry.name.clone(), at);
+    }
+    for (at, entry) in entries.iter_mut().enumerate() {
+        if is_named(at) {
+            continue;
+        }
+        let base = entry.name.clone();
+        let mut n = 2;
+        while taken.contains_key(&entry.name) {
+            entry.name = format!("{base}-{n}");
+            n += 1;
+        }
+        taken.insert(entry.name.clone(), at);
     }
     Ok(())
 }
@@ -590,6 +601,16 @@ mod tests {
         assert!(make_unique(&mut entries.clone(), &[true, true]).is_ok());
         entries[1].name = "lint".into();
         assert!(make_unique(&mut entries, &[true, true]).is_err());
+        // A name an entry gives itself stays its own, even after an unnamed one's default.
+        let mut entries = vec![
+            resolved(spec("Stop", "./lint.sh"), "user", &policy)?,
+            resolved(spec("Stop", "./lint.sh"), "user", &policy)?,
+            resolved(spec("PreToolUse", "./other.sh"), "project", &policy)?,
+        ];
+        entries[2].name = "lint".into();
+        make_unique(&mut entries, &[false, false, true]).map_err(|e| e.to_string())?;
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["lint-2", "lint-3", "lint"]);
         Ok(())
     }
 
