@@ -105,3 +105,49 @@ fn a_given_name_stays_and_an_unnamed_hook_of_the_same_script_is_numbered() {
         .collect();
     assert_eq!(names, [("lint-2", "user"), ("lint", "project")]);
 }
+
+/// `policy.locked = ["hooks"]`: only the managed layer's hooks run, the others are named in a
+/// warning; a managed hook fails closed by default, a user's open.
+#[test]
+fn locked_hooks_leave_only_the_managed_ones_which_fail_closed_by_default() {
+    let env = TestEnv::new();
+    let user = env.user_config("[[hooks]]\nevent = \"Stop\"\ncommand = \"sh mine.sh\"\n");
+    let listed = |env: &TestEnv| {
+        let out = env.run(&["config", "show", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        let hooks: Vec<(String, String, String)> = value["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                let text = |k: &str| h[k].as_str().unwrap_or_default().to_owned();
+                (text("name"), text("origin"), text("on_error"))
+            })
+            .collect();
+        hooks
+    };
+    env.managed_config("[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"sh /opt/corp/scan.sh\"\n");
+    let hooks = listed(&env);
+    let expected = [("scan", "managed", "deny"), ("mine", "user", "allow")];
+    assert_eq!(
+        hooks,
+        expected.map(|(n, o, e)| (n.to_owned(), o.to_owned(), e.to_owned()))
+    );
+    env.managed_config(
+        "[policy]\nlocked = [\"hooks\"]\n\n[[hooks]]\nevent = \"PreToolUse\"\ncommand = \"sh /opt/corp/scan.sh\"\n",
+    );
+    assert_eq!(
+        listed(&env),
+        [("scan".to_owned(), "managed".to_owned(), "deny".to_owned())]
+    );
+    let out = env.run(&["config", "show"]);
+    let warned = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        warned.contains(&format!(
+            "{}: `hooks` is locked by managed policy; the setting was ignored",
+            user.display()
+        )),
+        "{warned}"
+    );
+}
