@@ -110,6 +110,20 @@ fn a_file_outside_claude_and_codex_folders_goes_to_the_user_config() {
         listed(&env),
         [("done".to_owned(), "user".to_owned(), "Stop".to_owned(), 60)]
     );
+    // Hooks switched off where they come from stay off.
+    let off = env.write(
+        "vendor/off.json",
+        r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./vendor/off.sh"}]}]}}"#,
+    );
+    let out = env.run(&["hooks", "import", &off.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("added 0 hooks")
+            && stdout(&out).contains("`disableAllHooks` is true"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(listed(&env).len(), 1);
     let out = env.run(&[
         "hooks",
         "import",

@@ -46,6 +46,14 @@ pub fn import(file_name: &str, text: &str) -> Result<Imported, String> {
         return Err("`hooks` is not a table of events".into());
     };
     let mut out = Imported::default();
+    // Claude Code's switch for every hook of the file: what is off there stays off.
+    if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
+        out.skipped.push(
+            "`disableAllHooks` is true in this file: its hooks are off there, so none was imported"
+                .into(),
+        );
+        return Ok(out);
+    }
     for (event_name, groups) in events {
         // Codex keeps per-hook trust and enablement there; it is not an event.
         if event_name == "state" {
