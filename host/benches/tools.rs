@@ -12,6 +12,10 @@
 //!   with `WARDEN_BENCH_TOOL_HOOK` set: it reads its rules, parses the JSON and applies the same
 //!   patterns as the other two guards.
 //!
+//! - **command hook**: the same Python guard as a `[[hooks]]` entry, run by warden in its
+//!   sandbox (`command_hook::CommandHook`, the launcher being this package's `warden`
+//!   binary): the cost the sandbox adds to a hook, beside the bare process hook.
+//!
 //! Then the built-in `edit_file` through the same path (native guard, registry) beside a direct
 //! `std::fs::write` of the same bytes.
 //!
@@ -750,6 +754,60 @@ fn tool_calls(c: &mut Criterion) {
     if let Some(chain) = python_chain.as_mut() {
         assert_eq!(answer(one_call(chain, &mut wasm_tools, &call)), expected);
     }
+    // The same Python guard as a `[[hooks]]` entry: run by warden in its sandbox (the launcher
+    // is this package's `warden` binary), the call as Claude Code's JSON.
+    let mut sandboxed_chain = python3()
+        .filter(|_| {
+            warden::sandbox::probe(std::path::Path::new(env!("CARGO_BIN_EXE_warden")))
+                .is_ok_and(|pieces| warden::sandbox::missing(&pieces).is_none())
+        })
+        .map(|python| {
+            std::fs::write(root.join("guard.py"), PYTHON_HOOK).unwrap();
+            let entry = warden::config::CommandHookEntry {
+                name: "guard".into(),
+                event: warden::domain::hook_event::HookEvent::PreToolUse,
+                matcher: None,
+                command: format!("{} guard.py", python.display()),
+                timeout_s: 30,
+                fs: FsGrant::Read,
+                allowed_hosts: Vec::new(),
+                env: vec![
+                    "WARDEN_BENCH_HOOK_DENY".into(),
+                    "WARDEN_BENCH_HOOK_REWRITE".into(),
+                ],
+                on_error: warden::config::HookOnError::Deny,
+                mode: warden::config::PluginMode::Enforce,
+                origin: "user".into(),
+                declared_in: None,
+            };
+            let mut vars: Vec<(String, String)> = std::env::vars().collect();
+            vars.push(("WARDEN_BENCH_HOOK_DENY".into(), DENY.into()));
+            vars.push(("WARDEN_BENCH_HOOK_REWRITE".into(), REWRITE.into()));
+            let launch = warden::sandbox::confined::LaunchContext {
+                roots: vec![root.clone()],
+                launcher: PathBuf::from(env!("CARGO_BIN_EXE_warden")),
+                vars,
+                hide: Vec::new(),
+                deny: Vec::new(),
+            };
+            let mut hook = warden::command_hook::CommandHook::new(entry, launch).unwrap();
+            hook.set_context(&warden::domain::TurnContext {
+                session: "bench".into(),
+                cwd: root.display().to_string(),
+                ..warden::domain::TurnContext::default()
+            });
+            guard_chain(Box::new(hook))
+        });
+    if let Some(chain) = sandboxed_chain.as_mut() {
+        // A plugin tool's name and arguments reach a hook as they are: the same verdicts.
+        let secret = ToolCall {
+            id: "probe".into(),
+            name: GREP_NAME.into(),
+            arguments: json!({"pattern": "x", "path": "Secrets.txt"}),
+        };
+        assert_eq!(verdict(chain, &secret), verdict(&mut native_chain, &secret));
+        assert_eq!(answer(one_call(chain, &mut wasm_tools, &call)), expected);
+    }
 
     let mut group = c.benchmark_group("tool call: 1 guard (allow) + grep, 12 files, 3 matches");
     group.bench_function("native guard + native grep", |b| {
@@ -797,6 +855,11 @@ fn tool_calls(c: &mut Criterion) {
     });
     if let Some(chain) = python_chain.as_mut() {
         group.bench_function("guard: process hook, Python 3", |b| {
+            b.iter(|| black_box(verdict(chain, black_box(&call)).unwrap()))
+        });
+    }
+    if let Some(chain) = sandboxed_chain.as_mut() {
+        group.bench_function("guard: command hook, Python 3, sandboxed by warden", |b| {
             b.iter(|| black_box(verdict(chain, black_box(&call)).unwrap()))
         });
     }

@@ -57,6 +57,7 @@ mod hardening;
 mod hooks_config;
 mod hooks_core;
 mod hooks_import;
+mod hooks_sdks;
 mod injected;
 mod instructions;
 mod interrupt;

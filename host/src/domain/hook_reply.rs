@@ -52,9 +52,25 @@ pub fn parse_reply(
         0 => {}
         2 => {
             let reason = stderr.trim();
+            // Some SDKs exit 2 with their JSON answer on standard output and nothing on
+            // standard error: its reason is the best one there is.
+            let from_json = || {
+                let value: Value = serde_json::from_str(stdout.trim()).ok()?;
+                let reason = value.get("reason").or_else(|| {
+                    value
+                        .get("hookSpecificOutput")?
+                        .get("permissionDecisionReason")
+                })?;
+                reason
+                    .as_str()
+                    .filter(|r| !r.trim().is_empty())
+                    .map(str::to_owned)
+            };
             return Ok(HookReply {
                 block: Some(if reason.is_empty() {
-                    "blocked by the hook (exit 2, nothing on standard error)".to_owned()
+                    from_json().unwrap_or_else(|| {
+                        "blocked by the hook (exit 2, nothing on standard error)".to_owned()
+                    })
                 } else {
                     reason.to_owned()
                 }),
@@ -261,6 +277,13 @@ mod tests {
     fn exit_two_blocks_with_standard_error_and_other_codes_fail() {
         let reply = parse_reply(HookEvent::PreToolUse, 2, "{}", "no rm -rf\n");
         assert_eq!(reply.map(|r| r.block), Ok(Some("no rm -rf".to_owned())));
+        let sdk = parse_reply(
+            HookEvent::PreToolUse,
+            2,
+            r#"{"decision":"block","reason":"no"}"#,
+            "",
+        );
+        assert_eq!(sdk.map(|r| r.block), Ok(Some("no".to_owned())));
         let failed = parse_reply(HookEvent::PreToolUse, 1, "", "Traceback …");
         assert_eq!(failed, Err("exited with status 1: Traceback …".to_owned()));
         assert!(parse_reply(HookEvent::PreToolUse, 0, "{not json", "").is_err());
@@ -323,6 +346,60 @@ mod tests {
         );
         assert_eq!(reply.stop.as_deref(), Some("done"));
         assert!(reply.unhonoured.is_empty());
+    }
+
+    /// Every example answer valid under Codex's published output schemas is read, and what
+    /// warden does not act on (`env` at `SessionStart`, …) is named.
+    #[test]
+    fn every_answer_codexs_schemas_allow_is_understood() {
+        macro_rules! example {
+            ($name:literal) => {
+                include_str!(concat!(
+                    "../../../tests/fixtures/codex-hook-schemas/examples/",
+                    $name,
+                    ".json"
+                ))
+            };
+        }
+        let examples = [
+            (HookEvent::PreToolUse, example!("pre-tool-use")),
+            (HookEvent::PostToolUse, example!("post-tool-use")),
+            (HookEvent::UserPromptSubmit, example!("user-prompt-submit")),
+            (HookEvent::Stop, example!("stop")),
+            (HookEvent::SubagentStop, example!("subagent-stop")),
+            (HookEvent::SessionStart, example!("session-start")),
+            (HookEvent::PreCompact, example!("pre-compact")),
+        ];
+        for (event, text) in examples {
+            let reply = ok(event, text);
+            match event {
+                HookEvent::PreToolUse => {
+                    assert_eq!(
+                        reply.permission,
+                        Some((Permission::Allow, Some("fine".into())))
+                    );
+                    assert_eq!(reply.updated_input, Some(json!({"command": "ls -la"})));
+                    assert!(reply.context.is_some() && reply.system_message.is_some());
+                }
+                HookEvent::PostToolUse => {
+                    assert_eq!(reply.updated_output.as_deref(), Some("formatted output"));
+                    assert!(reply.block.is_some() && reply.context.is_some());
+                }
+                HookEvent::Stop | HookEvent::SubagentStop => assert!(reply.block.is_some()),
+                HookEvent::SessionStart => {
+                    assert_eq!(reply.context.as_deref(), Some("open issues: 3"));
+                    assert_eq!(reply.unhonoured, ["hookSpecificOutput.env"]);
+                }
+                _ => {}
+            }
+            if event != HookEvent::SessionStart {
+                assert!(
+                    reply.unhonoured.is_empty(),
+                    "{event}: {:?}",
+                    reply.unhonoured
+                );
+            }
+        }
     }
 
     proptest! {

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::LAUNCHER_SUBCOMMAND;
-use super::child::{End, spawn_reader, wait};
+use super::child::{End, kill_group, spawn_reader};
 use super::confined::{Grants, LaunchContext, confine};
 
 /// The most of a program's standard output, and of its standard error, that is kept.
@@ -86,7 +86,7 @@ fn run_in(
             let _ = pipe.write_all(&stdin_bytes);
         });
     }
-    let end = wait(&mut child, timeout, &|| false);
+    let end = wait_blocking(child, timeout);
     // The group is dead: the readers see the end of their pipes at once.
     let collect = |rx: std::sync::mpsc::Receiver<super::child::Captured>| {
         rx.recv_timeout(Duration::from_secs(5))
@@ -110,6 +110,29 @@ fn run_in(
         End::Deadline | End::Cancelled => Ran::TimedOut,
         End::WaitFailed(why) => return Err(format!("waiting for it: {why}")),
     })
+}
+
+/// Wait for `child` on a thread of its own (its exit is seen at once, not at the next poll:
+/// a hook's whole run is on the turn's path), for at most `timeout`; its process group is
+/// killed in every case once it is done.
+fn wait_blocking(mut child: std::process::Child, timeout: Duration) -> End {
+    use std::os::unix::process::ExitStatusExt;
+    let pgid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let end = match rx.recv_timeout(timeout) {
+        Ok(Ok(status)) => End::Exited(status.code(), status.signal()),
+        Ok(Err(err)) => End::WaitFailed(err.to_string()),
+        Err(_) => End::Deadline,
+    };
+    kill_group(pgid);
+    if matches!(end, End::Deadline) {
+        // Reaped by the waiting thread once the kill lands.
+        let _ = rx.recv_timeout(Duration::from_secs(5));
+    }
+    end
 }
 
 /// A private temporary directory, removed when dropped.
