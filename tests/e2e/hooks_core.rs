@@ -347,7 +347,7 @@ fn doctor_and_config_show_list_hooks_and_doctor_finds_a_missing_program() {
         "{text}"
     );
     assert!(
-        text.contains("hook lint (PostToolUse") && text.contains("not run, not trusted"),
+        text.contains("hook lint (PostToolUse") && text.contains("waiting for warden trust"),
         "{text}"
     );
     assert_ne!(out.status.code(), Some(0));
