@@ -10,8 +10,9 @@
 //! Usage: `warden-fresh-instance-bench [COMPONENT.wasm]` (default: the repository's
 //! `tests/fixtures/v0.2.0/keyword_context.wasm`). The module's imports are defined as traps;
 //! nothing is called. After instantiating, the host writes one byte into each of `TOUCH_PAGES`
-//! 4 KiB pages of the instance's linear memory (default 5, the page faults counted per fresh
-//! plugin instance in warden), so the slot's reset has the pages a guest's `init` dirties.
+//! 4 KiB pages just below 1 MiB of the instance's linear memory (the top of a Rust guest's
+//! stack; default 5, the page faults counted per fresh plugin instance in warden), so the
+//! slot's reset has pages to undo, as after a guest's `init`.
 //!
 //! Environment: `ITERS` (default 20000), `ROUNDS` (default 5; the median round is printed),
 //! `KEEP_RESIDENT` (bytes of linear memory kept resident in a reused slot, default 0, as in
@@ -171,11 +172,15 @@ fn run() -> Result<(), String> {
                 .get_memory(&mut store, "memory")
                 .ok_or_else(|| format!("{} exports no memory named `memory`", wasm.display()))?;
             let data = memory.data_mut(&mut store);
-            // The last pages: zero pages outside the copy-on-write image, as a guest's stack
-            // and heap are.
+            // The pages just below 1 MiB, where a Rust guest's stack starts and grows down:
+            // zero pages outside the copy-on-write image, the ones a guest's `init` dirties.
+            let top = data.len().min(1 << 20);
             for page in 1..=touch {
-                let at = data.len().checked_sub(page * 4096).ok_or_else(|| {
-                    format!("TOUCH_PAGES={touch} is more than the memory's {} bytes", data.len())
+                let at = top.checked_sub(page * 4096).ok_or_else(|| {
+                    format!(
+                        "TOUCH_PAGES={touch} is more than the memory's {} bytes",
+                        data.len()
+                    )
                 })?;
                 data[at] = data[at].wrapping_add(1);
             }
@@ -200,7 +205,10 @@ fn run() -> Result<(), String> {
         "wasmtime {VERSION}: {median:.0} ns/instance (median of {rounds} x {iters}; rounds {}; \
          touch_pages={touch} keep_resident={keep} table_keep_resident={table_keep} \
          pagemap={pagemap:?} cow={cow})",
-        per.iter().map(|v| format!("{v:.0}")).collect::<Vec<_>>().join(" ")
+        per.iter()
+            .map(|v| format!("{v:.0}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     Ok(())
 }
