@@ -20,6 +20,10 @@ ROUNDS=${2:-5}
 CALLS=${3:-20}
 WASM=${4:-$HERE/../../target/guests/wasm32-wasip2/release/tool_guard.wasm}
 WARDEN=$(cd "$(dirname "$WARDEN")" && pwd)/$(basename "$WARDEN")
+# The interpreter itself, named by its path in both (a) and (b): a `python3` found through a
+# version manager's shim (pyenv: a chain of bash scripts) costs more than the guard itself.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+GUARD="$PYTHON .claude/hooks/guard.py"
 WORK=$(mktemp -d)
 MODEL=
 CHECK=
@@ -45,7 +49,7 @@ workspace() {
     printf '[model]\nprovider = "openai"\nname = "bench"\nstream = false\nmax_retries = 0\n\n[tools]\nmode = "full-auto"\n\n' \
         >"$1/config/warden/config.toml"
     if [ "$2" = yes ]; then
-        printf '[[hooks]]\nname = "guard"\nevent = "PreToolUse"\nmatcher = "Bash"\ntype = "command"\ncommand = "python3 .claude/hooks/guard.py"\n' \
+        printf '[[hooks]]\nname = "guard"\nevent = "PreToolUse"\nmatcher = "Bash"\ntype = "command"\ncommand = "%s"\n' "$GUARD" \
             >>"$1/config/warden/config.toml"
     fi
 }
@@ -79,12 +83,12 @@ grep '"tool_call_decided"' "$WORK/check.jsonl" | grep -q '"by":"hook:guard"' ||
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "machine: $(nproc) cores, $(uname -r); load: $(uptime | sed 's/.*load average: //')"
-echo "warden: $("$WARDEN" --version | head -1); python3: $(python3 --version 2>&1 | cut -d' ' -f2); calls per run: $CALLS"
+echo "warden: $("$WARDEN" --version | head -1); hook: $GUARD ($("$PYTHON" --version 2>&1)); calls per run: $CALLS"
 printf 'round\t(a) direct ms/call\t(b) warden ms/call\trun without hook s\trun with hook s\n'
 : >"$WORK/a"
 : >"$WORK/b"
 for round in $(seq "$ROUNDS"); do
-    direct=$(python3 "$HERE/spawn.py" "python3 .claude/hooks/guard.py" "$CALLS" "$WORK/hook/ws")
+    direct=$(python3 "$HERE/spawn.py" "$GUARD" "$CALLS" "$WORK/hook/ws")
     bare=$(timed "$WORK/bare")
     hooked=$(timed "$WORK/hook")
     per=$(echo "scale=2; ($hooked - $bare) * 1000 / $CALLS" | bc)
