@@ -12,6 +12,10 @@
 # Before timing, a `warden run` whose model asks for `rm -rf victim` checks that the hook
 # denies it (`by: hook:guard`) and that the file is still there.
 #
+# HOOK_FS=none (or read-write) in the environment sets the hook entry's `fs` grant (default:
+# none set, that is `read`). Under `none` the workspace is not in the hook's sandbox, so the
+# same guard is given inline (`python3 -c '...'`), in (a) as in (b).
+#
 #   bench/hooks/run.sh [path/to/warden] [rounds] [calls] [path/to/tool_guard.wasm]
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +28,9 @@ WARDEN=$(cd "$(dirname "$WARDEN")" && pwd)/$(basename "$WARDEN")
 # version manager's shim (pyenv: a chain of bash scripts) costs more than the guard itself.
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 GUARD="$PYTHON .claude/hooks/guard.py"
+if [ "${HOOK_FS:-}" = none ]; then
+    GUARD="$PYTHON -c 'import json, sys; c = json.load(sys.stdin).get(\"tool_input\", {}).get(\"command\", \"\"); sys.exit(\"rm -rf\" in c and (print(\"Blocked: rm -rf is not allowed here\", file=sys.stderr) or 2))'"
+fi
 WORK=$(mktemp -d)
 MODEL=
 CHECK=
@@ -49,8 +56,11 @@ workspace() {
     printf '[model]\nprovider = "openai"\nname = "bench"\nstream = false\nmax_retries = 0\n\n[tools]\nmode = "full-auto"\n\n' \
         >"$1/config/warden/config.toml"
     if [ "$2" = yes ]; then
-        printf '[[hooks]]\nname = "guard"\nevent = "PreToolUse"\nmatcher = "Bash"\ntype = "command"\ncommand = "%s"\n' "$GUARD" \
+        printf '[[hooks]]\nname = "guard"\nevent = "PreToolUse"\nmatcher = "Bash"\ntype = "command"\ncommand = %s\n' "$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$GUARD")" \
             >>"$1/config/warden/config.toml"
+        if [ -n "${HOOK_FS:-}" ]; then
+            printf 'fs = "%s"\n' "$HOOK_FS" >>"$1/config/warden/config.toml"
+        fi
     fi
 }
 
@@ -83,7 +93,7 @@ grep '"tool_call_decided"' "$WORK/check.jsonl" | grep -q '"by":"hook:guard"' ||
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "machine: $(nproc) cores, $(uname -r); load: $(uptime | sed 's/.*load average: //')"
-echo "warden: $("$WARDEN" --version | head -1); hook: $GUARD ($("$PYTHON" --version 2>&1)); calls per run: $CALLS"
+echo "warden: $("$WARDEN" --version | head -1); hook fs: ${HOOK_FS:-read (default)}; hook: $GUARD ($("$PYTHON" --version 2>&1)); calls per run: $CALLS"
 printf 'round\t(a) direct ms/call\t(b) warden ms/call\trun without hook s\trun with hook s\n'
 : >"$WORK/a"
 : >"$WORK/b"
