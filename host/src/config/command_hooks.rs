@@ -170,7 +170,8 @@ pub fn default_name(command: &str) -> String {
                 '-'
             }
         })
-        .take(32)
+        // Room for a `-2` … `-999` suffix within a name's 32 characters.
+        .take(28)
         .collect();
     if name.is_empty() {
         "hook".to_owned()
@@ -339,33 +340,43 @@ pub(crate) fn resolve(
     })
 }
 
-/// Names are unique among hooks: a second entry without a name of its own gets `-2`, `-3`;
-/// two entries that name themselves alike are an error naming both files.
+/// Names are unique among hooks: a name an entry gives itself stays its own, and an entry
+/// without one whose default is taken gets `-2`, `-3`; two entries that name themselves alike
+/// are an error naming both files.
 pub(crate) fn make_unique(
     entries: &mut [CommandHookEntry],
     named: &[bool],
 ) -> Result<(), ConfigError> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for at in 0..entries.len() {
-        let base = entries[at].name.clone();
-        if let Some(&first) = seen.get(&base) {
-            if named.get(at).copied().unwrap_or(true) {
-                return Err(ConfigError::Invalid {
-                    path: entries[at].declared_in.clone().unwrap_or_default(),
-                    key: format!("hooks.{base}"),
-                    message: format!(
-                        "a hook named `{base}` is already declared in {}; give each a `name` of its own",
-                        entries[first].declared_where()
-                    ),
-                });
-            }
-            let mut n = 2;
-            while seen.contains_key(&format!("{base}-{n}")) {
-                n += 1;
-            }
-            entries[at].name = format!("{base}-{n}");
+    let is_named = |at: usize| named.get(at).copied().unwrap_or(true);
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if !is_named(at) {
+            continue;
         }
-        seen.insert(entries[at].name.clone(), at);
+        if let Some(&first) = taken.get(&entry.name) {
+            return Err(ConfigError::Invalid {
+                path: entry.declared_in.clone().unwrap_or_default(),
+                key: format!("hooks.{}", entry.name),
+                message: format!(
+                    "a hook named `{}` is already declared in {}; give each a `name` of its own",
+                    entry.name,
+                    entries[first].declared_where()
+                ),
+            });
+        }
+        taken.insert(entry.name.clone(), at);
+    }
+    for (at, entry) in entries.iter_mut().enumerate() {
+        if is_named(at) {
+            continue;
+        }
+        let base = entry.name.clone();
+        let mut n = 2;
+        while taken.contains_key(&entry.name) {
+            entry.name = format!("{base}-{n}");
+            n += 1;
+        }
+        taken.insert(entry.name.clone(), at);
     }
     Ok(())
 }
@@ -506,6 +517,76 @@ mod tests {
     }
 
     #[test]
+    fn a_long_timeout_is_clamped_with_a_warning_naming_the_file() -> Result<(), String> {
+        let mut long = spec("Stop", "./check.sh");
+        long.timeout = Some(MAX_HOOK_TIMEOUT_S + 1);
+        let mut warnings = Vec::new();
+        let entry = resolve(
+            long,
+            "user",
+            Path::new("/home/u/.config/warden/config.toml"),
+            &PolicyConfig::default(),
+            None,
+            &mut warnings,
+        )
+        .map_err(|e| e.to_string())?;
+        assert_eq!(entry.timeout_s, MAX_HOOK_TIMEOUT_S);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains("/home/u/.config/warden/config.toml")
+                && warnings[0].contains("hook `check`"),
+            "{warnings:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn grants_are_held_to_the_tool_ceilings_and_a_projects_to_its_allowance() {
+        let mut wide = spec("PostToolUse", "./fmt.sh");
+        wide.fs = Some(FsGrant::ReadWrite);
+        let ceiling = PolicyConfig {
+            max_tool_grants: Some(super::super::ToolGrantCeiling {
+                fs: Some(FsGrant::Read),
+                allowed_hosts: None,
+                env: None,
+            }),
+            ..PolicyConfig::default()
+        };
+        let err = resolved(wide.clone(), "user", &ceiling)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("hooks.fmt") && err.contains("max_tool_grants"),
+            "{err}"
+        );
+        assert!(resolved(wide, "user", &PolicyConfig::default()).is_ok());
+        // A project's env only as far as the user's policy.project_tool_grants allows.
+        let mut token = spec("PreToolUse", "./guard.sh");
+        token.env = Some(vec!["GITHUB_TOKEN".into()]);
+        let project = |allowed: Option<&ProjectToolGrants>| {
+            resolve(
+                token.clone(),
+                "project",
+                Path::new("/w/.warden/config.toml"),
+                &PolicyConfig::default(),
+                Some((allowed, Path::new("/u/config.toml"))),
+                &mut Vec::new(),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let err = project(None).err().unwrap_or_default();
+        assert!(
+            err.contains("hooks.guard") && err.contains("GITHUB_TOKEN"),
+            "{err}"
+        );
+        let allowed = ProjectToolGrants {
+            env: vec!["GITHUB_TOKEN".into()],
+            allowed_hosts: Vec::new(),
+        };
+        assert!(project(Some(&allowed)).is_ok());
+    }
+
+    #[test]
     fn unnamed_hooks_are_numbered_and_two_alike_named_ones_refused() -> Result<(), String> {
         let policy = PolicyConfig::default();
         let mut entries = vec![
@@ -520,6 +601,16 @@ mod tests {
         assert!(make_unique(&mut entries.clone(), &[true, true]).is_ok());
         entries[1].name = "lint".into();
         assert!(make_unique(&mut entries, &[true, true]).is_err());
+        // A name an entry gives itself stays its own, even after an unnamed one's default.
+        let mut entries = vec![
+            resolved(spec("Stop", "./lint.sh"), "user", &policy)?,
+            resolved(spec("Stop", "./lint.sh"), "user", &policy)?,
+            resolved(spec("PreToolUse", "./other.sh"), "project", &policy)?,
+        ];
+        entries[2].name = "lint".into();
+        make_unique(&mut entries, &[false, false, true]).map_err(|e| e.to_string())?;
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["lint-2", "lint-3", "lint"]);
         Ok(())
     }
 

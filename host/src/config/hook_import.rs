@@ -46,6 +46,14 @@ pub fn import(file_name: &str, text: &str) -> Result<Imported, String> {
         return Err("`hooks` is not a table of events".into());
     };
     let mut out = Imported::default();
+    // Claude Code's switch for every hook of the file: what is off there stays off.
+    if root.get("disableAllHooks") == Some(&Value::Bool(true)) {
+        out.skipped.push(
+            "`disableAllHooks` is true in this file: its hooks are off there, so none was imported"
+                .into(),
+        );
+        return Ok(out);
+    }
     for (event_name, groups) in events {
         // Codex keeps per-hook trust and enablement there; it is not an event.
         if event_name == "state" {
@@ -130,10 +138,91 @@ fn read_group(event: HookEvent, group: &Value, out: &mut Imported) -> Result<(),
             event,
             matcher: matcher.clone(),
             command: command.to_owned(),
-            timeout: handler["timeout"].as_u64(),
+            // Codex also spells it `timeoutSec`.
+            timeout: handler["timeout"]
+                .as_u64()
+                .or_else(|| handler["timeoutSec"].as_u64()),
         });
     }
     Ok(())
+}
+
+/// The variables a plugin's hooks name their own folder by (Claude Code's, Codex's).
+const PLUGIN_ROOT_VARS: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT"];
+
+/// Where the plugin a hooks file belongs to lies, for its `${CLAUDE_PLUGIN_ROOT}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginRoot {
+    /// In the workspace, at this path relative to its root (`/`-separated, no `..`).
+    Workspace(String),
+    /// Outside it, at this absolute path.
+    Outside(String),
+}
+
+/// Write the plugin's folder in place of `${CLAUDE_PLUGIN_ROOT}` (and Codex's
+/// `${PLUGIN_ROOT}`), which warden does not set, in each hook's command: under
+/// `$CLAUDE_PROJECT_DIR` for a plugin in the workspace (so a project's trust covers its
+/// scripts), else as the absolute path. A hook whose plugin path would need quoting, or that
+/// names the plugin's data folder, is left out with why.
+pub fn replace_plugin_root(found: &mut Imported, root: &PluginRoot) {
+    let (quoted, bare) = match root {
+        PluginRoot::Workspace(rel) if rel.is_empty() => (
+            "\"${CLAUDE_PROJECT_DIR}\"".to_owned(),
+            "${CLAUDE_PROJECT_DIR}".to_owned(),
+        ),
+        PluginRoot::Workspace(rel) => (
+            format!("\"${{CLAUDE_PROJECT_DIR}}\"/{rel}"),
+            format!("${{CLAUDE_PROJECT_DIR}}/{rel}"),
+        ),
+        PluginRoot::Outside(path) => (path.clone(), path.clone()),
+    };
+    let plain = |text: &str| {
+        text.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+@".contains(c))
+    };
+    let needs_quoting = match root {
+        PluginRoot::Workspace(rel) => !plain(rel),
+        PluginRoot::Outside(path) => !plain(path),
+    };
+    let mut kept = Vec::with_capacity(found.hooks.len());
+    for mut hook in std::mem::take(&mut found.hooks) {
+        let names_root = PLUGIN_ROOT_VARS.iter().any(|var| {
+            hook.command.contains(&format!("${var}"))
+                || hook.command.contains(&format!("${{{var}}}"))
+        });
+        if hook.command.contains("CLAUDE_PLUGIN_DATA")
+            || hook.command.contains("$PLUGIN_DATA")
+            || hook.command.contains("${PLUGIN_DATA}")
+        {
+            found.skipped.push(format!(
+                "{} `{}`: it names the plugin's data folder (`CLAUDE_PLUGIN_DATA`), which warden does not provide",
+                hook.event, hook.command
+            ));
+            continue;
+        }
+        if names_root && needs_quoting {
+            found.skipped.push(format!(
+                "{} `{}`: the plugin's folder ({}) would need quoting in its command; write the entry by hand",
+                hook.event,
+                hook.command,
+                match root {
+                    PluginRoot::Workspace(rel) => rel,
+                    PluginRoot::Outside(path) => path,
+                }
+            ));
+            continue;
+        }
+        for var in PLUGIN_ROOT_VARS {
+            for form in [format!("\"${{{var}}}\""), format!("\"${var}\"")] {
+                hook.command = hook.command.replace(&form, &quoted);
+            }
+            for form in [format!("${{{var}}}"), format!("${var}")] {
+                hook.command = hook.command.replace(&form, &bare);
+            }
+        }
+        kept.push(hook);
+    }
+    found.hooks = kept;
 }
 
 #[cfg(test)]
@@ -183,6 +272,10 @@ timeout = 30
 "#;
         let read = import("config.toml", toml)?;
         assert_eq!(read.hooks.len(), 1);
+        assert_eq!(read.hooks[0].timeout, Some(30));
+        let codex = r#"{"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "./check.sh", "timeoutSec": 15}]}]}}"#;
+        assert_eq!(import("hooks.json", codex)?.hooks[0].timeout, Some(15));
         assert!(read.skipped.is_empty(), "{:?}", read.skipped);
         Ok(())
     }
@@ -199,6 +292,41 @@ timeout = 30
             let err = import(name, text).err().unwrap_or_default();
             assert!(err.contains(says), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn a_plugins_root_is_written_as_its_folder() -> Result<(), String> {
+        let json = r#"{"hooks": {"PostToolUse": [{"hooks": [
+            {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}\"/fmt.sh"},
+            {"type": "command", "command": "node $CLAUDE_PLUGIN_ROOT/x.js \"${CLAUDE_PLUGIN_ROOT}/y\""},
+            {"type": "command", "command": "cat ${CLAUDE_PLUGIN_DATA}/state"}]}]}}"#;
+        let mut inside = import("hooks.json", json)?;
+        replace_plugin_root(&mut inside, &PluginRoot::Workspace("plugins/p".into()));
+        let commands: Vec<&str> = inside.hooks.iter().map(|h| h.command.as_str()).collect();
+        assert_eq!(
+            commands,
+            [
+                "sh \"${CLAUDE_PROJECT_DIR}\"/plugins/p/fmt.sh",
+                "node ${CLAUDE_PROJECT_DIR}/plugins/p/x.js \"${CLAUDE_PROJECT_DIR}/plugins/p/y\"",
+            ]
+        );
+        assert!(
+            inside.skipped[0].contains("CLAUDE_PLUGIN_DATA"),
+            "{:?}",
+            inside.skipped
+        );
+        let mut outside = import("hooks.json", json)?;
+        replace_plugin_root(&mut outside, &PluginRoot::Outside("/opt/p".into()));
+        assert_eq!(outside.hooks[0].command, "sh /opt/p/fmt.sh");
+        let mut spaced = import("hooks.json", json)?;
+        replace_plugin_root(&mut spaced, &PluginRoot::Outside("/my plugins/p".into()));
+        assert!(spaced.hooks.is_empty());
+        assert!(
+            spaced.skipped[0].contains("would need quoting"),
+            "{:?}",
+            spaced.skipped
+        );
+        Ok(())
     }
 
     proptest! {

@@ -537,6 +537,49 @@ mod tests {
     }
 
     #[test]
+    fn a_hooks_script_and_its_grants_are_in_the_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".claude/hooks")).unwrap();
+        std::fs::write(root.join(".claude/hooks/guard.py"), "print(1)").unwrap();
+        let spec: crate::config::HookSpec = toml::from_str(
+            "event = \"PreToolUse\"\nmatcher = \"Bash\"\ncommand = \"python3 \\\"$CLAUDE_PROJECT_DIR\\\"/.claude/hooks/guard.py\"\n",
+        )
+        .unwrap();
+        let entry = crate::config::command_hooks::resolve(
+            spec,
+            "project",
+            Path::new("c.toml"),
+            &crate::config::PolicyConfig::default(),
+            None,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let code = |hook: crate::config::CommandHookEntry| ProjectCode {
+            file: root.join(".warden/config.toml"),
+            hooks: vec![hook],
+            ..ProjectCode::default()
+        };
+        let with = code(entry.clone());
+        let decls = with.declarations();
+        assert_eq!(decls[0].id, "hook:guard");
+        let files: Vec<&String> = decls[0].value["files"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(files, [".claude/hooks/guard.py"]);
+        let before = digest(&with);
+        assert_eq!(digest(&with), before);
+        std::fs::write(root.join(".claude/hooks/guard.py"), "print(2)").unwrap();
+        let after_script = digest(&with);
+        assert_ne!(after_script, before);
+        let mut granted = entry;
+        granted.env = vec!["GITHUB_TOKEN".into()];
+        assert_ne!(digest(&code(granted)), after_script);
+    }
+
+    #[test]
     fn trusted_paths_are_absolute_globs() {
         let globs = vec!["/srv/repos/**".to_owned(), "/home/*/work".to_owned()];
         let paths = TrustPaths::new(&globs, Path::new("m.toml")).unwrap();

@@ -221,8 +221,16 @@ fn describe_as(declared: &Declared, trusted: bool) -> String {
                     format!("hosts {}", hosts.join(","))
                 },
             );
+        let env = v["env"]
+            .as_array()
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let names: Vec<&str> = e.iter().filter_map(Value::as_str).collect();
+                format!(", env {}", names.join(","))
+            })
+            .unwrap_or_default();
         return format!(
-            "{} (command hook at {}{matcher}): `{}`: fs {}, {hosts}{files}",
+            "{} (command hook at {}{matcher}): `{}`: fs {}, {hosts}{env}{files}",
             declared.id,
             text("event"),
             text("command"),

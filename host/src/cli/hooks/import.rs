@@ -1,5 +1,5 @@
 //! `warden hooks import FILE`: each command hook of the file written as a `[[hooks]]` entry
-//! into the chosen layer's config, keeping that file's comments; an entry already there (same
+//! into the chosen layer's config (`--to user|project`), keeping that file's comments; an entry already there (same
 //! event, matcher and command) is not written twice; what could not be carried over is said.
 
 use std::path::PathBuf;
@@ -12,7 +12,9 @@ use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
 use crate::config::LayerKind;
-use crate::config::hook_import::{ImportedHook, import as read_hooks};
+use crate::config::hook_import::{
+    ImportedHook, PluginRoot, import as read_hooks, replace_plugin_root,
+};
 use crate::domain::escape::escape;
 
 /// The arguments of `warden hooks import`.
@@ -21,11 +23,15 @@ pub(crate) struct ImportArgs {
     /// A Claude Code `settings.json` / `settings.local.json` / plugin `hooks.json`, or a Codex
     /// `hooks.json` / `config.toml`.
     file: PathBuf,
-    /// Write into the project config (`.warden/config.toml`); the default for a file inside
-    /// the workspace. A project's hooks run once it is trusted.
+    /// The layer written: `project` (`.warden/config.toml`; the default for a file inside the
+    /// workspace's `.claude/` or `.codex/`; its hooks run once it is trusted) or `user` (the
+    /// default for any other file).
+    #[arg(long, value_enum, value_name = "LAYER", conflicts_with_all = ["project", "user"])]
+    to: Option<Layer>,
+    /// Same as `--to project`.
     #[arg(long, conflicts_with = "user")]
     project: bool,
-    /// Write into the user config; the default for a file outside the workspace.
+    /// Same as `--to user`.
     #[arg(long)]
     user: bool,
     /// Print the entries instead of writing them.
@@ -34,6 +40,41 @@ pub(crate) struct ImportArgs {
     /// Workspace directory (default: found from the current directory).
     #[arg(short = 'C', long = "dir", value_name = "DIR")]
     dir: Option<PathBuf>,
+}
+
+/// The layer `--to` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Layer {
+    User,
+    Project,
+}
+
+/// Whether `file` is a workspace's own hooks file: under `root`, in its `.claude/` or
+/// `.codex/` folder (or one of theirs, deeper down).
+fn project_file(file: &std::path::Path, root: &std::path::Path) -> bool {
+    let Ok(file) = std::fs::canonicalize(file) else {
+        return false;
+    };
+    file.strip_prefix(root).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| matches!(c.as_os_str().to_str(), Some(".claude" | ".codex")))
+    })
+}
+
+/// The folder of the plugin a `hooks/hooks.json` belongs to (the folder holding `hooks/`; for
+/// any other file, the file's own folder), relative to the workspace `root` when inside it.
+fn plugin_root(file: &std::path::Path, root: &std::path::Path) -> Option<PluginRoot> {
+    let file = std::fs::canonicalize(file).ok()?;
+    let folder = file.parent()?;
+    let folder = if folder.file_name().is_some_and(|n| n == "hooks") {
+        folder.parent()?
+    } else {
+        folder
+    };
+    Some(match folder.strip_prefix(root) {
+        Ok(rel) => PluginRoot::Workspace(rel.to_string_lossy().into_owned()),
+        Err(_) => PluginRoot::Outside(folder.to_string_lossy().into_owned()),
+    })
 }
 
 pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
@@ -45,19 +86,19 @@ pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let found = read_hooks(&name, &text).map_err(|why| {
+    let mut found = read_hooks(&name, &text).map_err(|why| {
         CliError::usage(format!(
             "{}: {why}; nothing was written",
             args.file.display()
         ))
     })?;
-    let inside = std::fs::canonicalize(&args.file)
-        .ok()
-        .is_some_and(|file| file.starts_with(&root));
-    let wanted = match (args.project, args.user) {
-        (true, _) => LayerKind::Project,
-        (_, true) => LayerKind::User,
-        _ if inside => LayerKind::Project,
+    if let Some(plugin) = plugin_root(&args.file, &root) {
+        replace_plugin_root(&mut found, &plugin);
+    }
+    let wanted = match (args.to, args.project, args.user) {
+        (Some(Layer::Project), _, _) | (None, true, _) => LayerKind::Project,
+        (Some(Layer::User), _, _) | (None, _, true) => LayerKind::User,
+        _ if project_file(&args.file, &root) => LayerKind::Project,
         _ => LayerKind::User,
     };
     let file = editable_layers(&root)
@@ -66,7 +107,7 @@ pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
         .map(|(_, file)| file)
         .ok_or_else(|| {
             CliError::usage(
-                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
+                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --to project)",
             )
         })?;
     let mut doc = read_doc(&file)?;

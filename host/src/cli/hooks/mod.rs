@@ -1,6 +1,6 @@
 //! `warden hooks …`: command hooks written for Claude Code and Codex.
 //!
-//! - `import`: `warden hooks import FILE [--user|--project] [--dry-run]`, the hooks of a
+//! - `import`: `warden hooks import FILE [--to user|project] [--dry-run]`, the hooks of a
 //!   Claude Code `settings.json` / `hooks.json` or a Codex `hooks.json` / `config.toml`
 //!   written as `[[hooks]]` entries.
 
@@ -15,7 +15,7 @@ use crate::cli::CliError;
 pub(crate) enum HooksCommand {
     /// Write the hooks of a Claude Code `settings.json` / `hooks.json` or a Codex
     /// `hooks.json` / `config.toml` as `[[hooks]]` entries of the project config (for a file
-    /// inside the workspace) or the user config, after checking that the configuration loads
+    /// in the workspace's `.claude/` or `.codex/`) or the user config, after checking that the configuration loads
     /// with them; says what it could not carry over.
     Import(import::ImportArgs),
 }

@@ -314,7 +314,7 @@ fn print_hooks(hooks: &[Value], root: &Path) {
         outln!("{}", crate::cli::operator::doctor_hooks::hook_line(h));
         if h["trusted"] == false {
             outln!(
-                "  untrusted: not run until `warden trust -C {}`",
+                "  waiting for warden trust: not run until `warden trust -C {}`",
                 root.display()
             );
         }

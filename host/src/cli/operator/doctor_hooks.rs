@@ -59,7 +59,7 @@ pub(super) fn check_hooks(report: &mut Report, loaded: &Loaded, root: &Path, unt
         let value = serde_json::to_value(hook).unwrap_or(Value::Null);
         let line = hook_line(&value);
         if untrusted && hook.origin == "project" {
-            report.info(&format!("{line}: not run, not trusted"));
+            report.info(&format!("{line}: waiting for warden trust"));
             continue;
         }
         match missing_program(hook, root) {
