@@ -22,6 +22,15 @@ if "rm -rf" in command:
 sys.exit(0)
 "#;
 
+/// `warden ARGS…` against the scripted model `server`, within the hang limit.
+pub(crate) fn against(env: &TestEnv, server: &MockServer, args: &[&str]) -> std::process::Output {
+    let mut cmd = env.command();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .env("OPENAI_BASE_URL", server.openai_url())
+        .args(args);
+    output_within(cmd, HANG_LIMIT)
+}
+
 /// Runs the model's script with `config` as the user configuration: warden's standard error,
 /// the audited tool calls, and the last request the model received (as JSON text).
 pub(crate) fn run(
@@ -33,11 +42,7 @@ pub(crate) fn run(
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls("", calls));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
+    let out = against(env, &server, &["run", "--json", "go"]);
     assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
     let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     let session = value["session"].as_str().unwrap().to_owned();
@@ -103,11 +108,7 @@ fn a_bash_guard_hook_blocks_rm_rf_with_exit_two_and_lets_other_commands_run() {
         &[("c1", "shell", json!({"command": "rm -rf victim"}))],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json-stream", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
+    let out = against(&env, &server, &["run", "--json-stream", "go"]);
     let decided: Vec<Value> = stdout(&out)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -179,11 +180,7 @@ if not event["stop_hook_active"]:
     let server = MockServer::start().unwrap();
     server.push(Reply::text("first answer"));
     server.push(Reply::text("second answer"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
+    let out = against(&env, &server, &["run", "--json", "go"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let requests = server.requests();
     assert_eq!(
@@ -223,11 +220,7 @@ fn a_project_hook_waits_for_trust_and_a_changed_script_asks_again() {
             &[("c1", "shell", json!({"command": "rm -rf nothing-here"}))],
         ));
         server.push(Reply::text("done"));
-        let mut cmd = env.command();
-        cmd.env("OPENAI_API_KEY", "sk-test")
-            .env("OPENAI_BASE_URL", server.openai_url())
-            .args(["run", "--json", "go"]);
-        let out = output_within(cmd, HANG_LIMIT);
+        let out = against(env, &server, &["run", "--json", "go"]);
         (out, server.requests().len())
     };
     let refused = |env: &TestEnv, why: &str| {

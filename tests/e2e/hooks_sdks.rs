@@ -9,10 +9,9 @@ use std::process::Command;
 use serde_json::{Value, json};
 use warden_tests::mock_server::{MockServer, Reply};
 
+use crate::hooks_core::{MODEL, against, hook, run};
 use crate::shell::sandbox_missing;
-use crate::support::{HANG_LIMIT, TestEnv, audited_tools, output_within, stderr, stdout};
-
-const MODEL: &str = "[model]\nprovider = \"openai\"\nname = \"test-model\"\nmax_retries = 0\nstream = false\n\n[tools]\nmode = \"full-auto\"\n\n";
+use crate::support::{TestEnv, stderr};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -60,34 +59,30 @@ fn python_with(test: &str, module: &str, package: &str) -> Option<String> {
     }
 }
 
-fn hook(name: &str, event: &str, matcher: &str, command: &str, extra: &str) -> String {
-    format!(
-        "[[hooks]]\nname = {name:?}\nevent = {event:?}\nmatcher = {matcher:?}\ncommand = {command:?}\n{extra}\n"
-    )
+/// The `rm -rf` was denied by `by` for `reason`; the `ls` ran as the mode lets it.
+fn denied_then_allowed(decided: &[(String, String, String)], by: &str, reason: &str) {
+    assert_eq!(
+        decided,
+        [
+            ("denied".to_owned(), by.to_owned(), reason.to_owned()),
+            ("allowed".to_owned(), "mode".to_owned(), String::new()),
+        ]
+    );
 }
 
 /// Runs `rm -rf victim` then `ls` under `config`: who decided each call, and why.
 fn guarded(env: &TestEnv, config: &str) -> Vec<(String, String, String)> {
     env.write("victim/keep.txt", "keep");
-    env.user_config(&format!("{MODEL}{config}"));
-    let server = MockServer::start().unwrap();
-    server.push(Reply::tool_calls(
-        "",
+    let (_, tools, _) = run(
+        env,
+        config,
         &[
             ("c1", "shell", json!({"command": "rm -rf victim"})),
             ("c2", "shell", json!({"command": "ls"})),
         ],
-    ));
-    server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
-    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
-    let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    );
     assert!(env.workspace().join("victim/keep.txt").exists());
-    audited_tools(env, value["session"].as_str().unwrap())
+    tools
         .iter()
         .map(|t| {
             let text = |k: &str| t[k].as_str().unwrap_or_default().to_owned();
@@ -128,16 +123,10 @@ else:
             "",
         ),
     );
-    assert_eq!(
-        decided,
-        [
-            (
-                "denied".to_owned(),
-                "hook:cchooks-guard".to_owned(),
-                "cchooks guard: rm -rf is refused".to_owned()
-            ),
-            ("allowed".to_owned(), "mode".to_owned(), String::new()),
-        ]
+    denied_then_allowed(
+        &decided,
+        "hook:cchooks-guard",
+        "cchooks guard: rm -rf is refused",
     );
 }
 
@@ -174,17 +163,7 @@ fn a_guard_written_with_the_npm_hook_sdk_runs_unchanged() {
     );
     // The SDK answers a block with its JSON on standard output and exit 2: the reason is
     // read from the JSON when standard error says nothing.
-    assert_eq!(
-        decided,
-        [
-            (
-                "denied".to_owned(),
-                "hook:sdk-guard".to_owned(),
-                "sdk guard: rm -rf is refused".to_owned()
-            ),
-            ("allowed".to_owned(), "mode".to_owned(), String::new()),
-        ]
-    );
+    denied_then_allowed(&decided, "hook:sdk-guard", "sdk guard: rm -rf is refused");
 }
 
 /// A hook at each event warden shares with Codex copies its input into the workspace; each
@@ -222,11 +201,7 @@ fn every_input_validates_against_codexs_published_schema() {
         ],
     ));
     server.push(Reply::text("done"));
-    let mut cmd = env.command();
-    cmd.env("OPENAI_API_KEY", "sk-test")
-        .env("OPENAI_BASE_URL", server.openai_url())
-        .args(["run", "--json", "go"]);
-    let out = output_within(cmd, HANG_LIMIT);
+    let out = against(&env, &server, &["run", "--json", "go"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let schemas = repo().join("tests/fixtures/codex-hook-schemas");
     let mut seen = Vec::new();

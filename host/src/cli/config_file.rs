@@ -21,6 +21,24 @@ pub(crate) fn editable_layers(workspace: &Path) -> Vec<(LayerKind, PathBuf)> {
         .collect()
 }
 
+/// The config file of layer `wanted` (user or project) for `workspace`; `hint` names the
+/// option that picks the project instead, for the error when there is no user directory.
+pub(crate) fn layer_file(
+    workspace: &Path,
+    wanted: LayerKind,
+    hint: &str,
+) -> Result<PathBuf, CliError> {
+    editable_layers(workspace)
+        .into_iter()
+        .find(|(kind, _)| *kind == wanted)
+        .map(|(_, file)| file)
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "no user config directory: set XDG_CONFIG_HOME or HOME (or use {hint})"
+            ))
+        })
+}
+
 /// The document in `file`; an empty one when it does not exist.
 pub(crate) fn read_doc(file: &Path) -> Result<DocumentMut, CliError> {
     let text = match std::fs::read_to_string(file) {

@@ -554,8 +554,8 @@ pub struct PolicyConfig {
     pub allowed_mcp: Option<Vec<String>>,
     /// `false` forbids `[[mcp]] sandbox = "none"` (a configuration error).
     pub allow_unsandboxed_mcp: bool,
-    /// Only `[[hooks]]` entries of the managed layer are allowed; another layer's is a
-    /// configuration error.
+    /// Managed layer only: only `[[hooks]]` entries of the managed layer are allowed; another
+    /// layer's is a configuration error.
     pub managed_hooks_only: bool,
     /// Every command hook's failure denies (`on_error = "deny"`), whatever its entry says.
     pub hooks_fail_closed: bool,

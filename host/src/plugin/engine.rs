@@ -112,7 +112,11 @@ fn pooling() -> PoolingAllocationConfig {
         // sample touches a handful of pages, and faulting those back in costs less than
         // finding and resetting the pages kept resident (with a 2 MB resident prefix and the
         // kernel's page-map scan, a fresh instance + `init` took 1.9x as long on wasmtime 50;
-        // docs/benchmarks.md). Tables are small and stay resident.
+        // docs/benchmarks.md). Tables are small and stay resident. wasmtime 51 restores the
+        // scan's speed: outside warden a reused slot with a 256 KB or 2 MB resident prefix
+        // took 2.8-3.1 us on 48 and 51 against 15.8-25.6 us on 50, and 14.9 us decommitted
+        // on 51 (docs/benchmarks.md, "Fresh instance across wasmtime versions"); move back
+        // to a resident prefix with the upgrade.
         .linear_memory_keep_resident(0)
         .table_keep_resident(64 << 10);
     pool

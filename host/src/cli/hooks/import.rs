@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use toml_edit::{ArrayOfTables, Item, Table, value};
 
-use crate::cli::config_file::{editable_layers, read_doc, write_checked};
+use crate::cli::config_file::{layer_file, read_doc, write_checked};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
@@ -101,15 +101,7 @@ pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
         _ if project_file(&args.file, &root) => LayerKind::Project,
         _ => LayerKind::User,
     };
-    let file = editable_layers(&root)
-        .into_iter()
-        .find(|(kind, _)| *kind == wanted)
-        .map(|(_, file)| file)
-        .ok_or_else(|| {
-            CliError::usage(
-                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --to project)",
-            )
-        })?;
+    let file = layer_file(&root, wanted, "--to project")?;
     let mut doc = read_doc(&file)?;
     let list = match doc.get_mut("hooks") {
         Some(item) => item.as_array_of_tables_mut().ok_or_else(|| {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::Args;
 use toml_edit::{Array, ArrayOfTables, InlineTable, Item, Table, value};
 
-use crate::cli::config_file::{editable_layers, read_doc, write_checked};
+use crate::cli::config_file::{layer_file, read_doc, write_checked};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::workspace::Workspace;
@@ -66,15 +66,7 @@ pub(super) fn add(args: &AddArgs) -> Result<u8, CliError> {
     } else {
         LayerKind::User
     };
-    let file = editable_layers(&root)
-        .into_iter()
-        .find(|(kind, _)| *kind == wanted)
-        .map(|(_, file)| file)
-        .ok_or_else(|| {
-            CliError::usage(
-                "no user config directory: set XDG_CONFIG_HOME or HOME (or use --project)",
-            )
-        })?;
+    let file = layer_file(&root, wanted, "--project")?;
     let entry = entry(args)?;
     let mut doc = read_doc(&file)?;
     match doc.get_mut("mcp") {

@@ -99,7 +99,6 @@ pub(super) fn merge(
     );
     policy.allow_unsandboxed_shell &= layer.allow_unsandboxed_shell;
     policy.managed_mcp_only |= layer.managed_mcp_only;
-    policy.managed_hooks_only |= layer.managed_hooks_only;
     policy.hooks_fail_closed |= layer.hooks_fail_closed;
     policy.allow_unsandboxed_mcp &= layer.allow_unsandboxed_mcp;
     // The user layer sets it, a project only narrows it, the managed layer's replaces both.
@@ -143,6 +142,9 @@ pub(super) fn merge(
         }
         policy.unix_sockets = layer.unix_sockets;
         policy.allowed_mcp = layer.allowed_mcp;
+        // Only the managed layer may refuse the others' hooks: a project setting it would turn
+        // the user's own hooks into a configuration error.
+        policy.managed_hooks_only = layer.managed_hooks_only;
         super::super::signing_policy::take(
             policy,
             (
@@ -167,6 +169,9 @@ pub(super) fn merge(
         }
         if layer.allowed_mcp.is_some() {
             warnings.push(ignored("allowed_mcp", "managed layer"));
+        }
+        if layer.managed_hooks_only {
+            warnings.push(ignored("managed_hooks_only", "managed layer"));
         }
         if sets_max_mode {
             warnings.push(ignored("max_mode", "managed layer"));

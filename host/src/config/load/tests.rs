@@ -1000,3 +1000,32 @@ fn a_projects_telemetry_is_held_back_until_trusted_and_the_users_is_not() {
     );
     assert!(mine.project_code.is_none());
 }
+
+#[test]
+fn only_the_managed_layer_may_refuse_the_other_layers_hooks() {
+    // A project asking for managed hooks only is ignored with a warning: the user's own hook
+    // stays, rather than becoming a configuration error.
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user.toml");
+    let project = dir.path().join("project.toml");
+    std::fs::write(
+        &user,
+        "[[hooks]]\nname = \"mine\"\nevent = \"Stop\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    std::fs::write(&project, "[policy]\nmanaged_hooks_only = true\n").unwrap();
+    let loaded = load(&sources(&[
+        (LayerKind::User, &user),
+        (LayerKind::Project, &project),
+    ]))
+    .unwrap();
+    assert_eq!(loaded.config.hooks.len(), 1);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("managed_hooks_only") && w.contains("managed layer")),
+        "{:?}",
+        loaded.warnings
+    );
+}
