@@ -59,6 +59,7 @@ mod hooks_config;
 mod hooks_core;
 mod hooks_import;
 mod hooks_sdks;
+mod hooks_shapes;
 mod injected;
 mod instructions;
 mod interrupt;
