@@ -66,7 +66,7 @@ pub fn preview_segments(
     let resolved = prepared.resolved;
     let mut alerts = resolved.alerts;
     for failure in &prepared.run.failures {
-        let source = format!("plugin:{}", failure.plugin);
+        let source = crate::domain::Source::Plugin(failure.plugin.clone()).to_string();
         alerts.push(if failure.closed {
             Alert::error(
                 source,
@@ -88,7 +88,7 @@ pub fn preview_segments(
         }
         PointEnd::Cancelled { plugin, reason } => {
             alerts.push(Alert::error(
-                format!("plugin:{plugin}"),
+                crate::domain::Source::Plugin(plugin.clone()).to_string(),
                 format!("turn would be cancelled: {reason}"),
             ));
             Some(plugin)

@@ -94,7 +94,7 @@ pub fn replay_interceptor(
                 Ok(ToolDecision::Allow) => Decision::Allow { by: None },
                 Ok(ToolDecision::Deny(reason)) => Decision::Deny {
                     reason,
-                    by: Some(format!("plugin:{name}")),
+                    by: Some(crate::domain::DecidedBy::Plugin(name.clone()).to_string()),
                 },
                 Ok(ToolDecision::Rewrite(arguments)) => Decision::Rewrite { arguments },
                 Ok(ToolDecision::Ask(reason)) => Decision::Ask { reason },

@@ -595,7 +595,7 @@ impl Worker {
         self.raise(
             sink,
             Alert::error(
-                format!("plugin:{plugin}"),
+                crate::domain::Source::Plugin(plugin.clone()).to_string(),
                 format!("turn cancelled: {reason}"),
             ),
         );

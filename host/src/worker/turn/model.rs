@@ -135,7 +135,10 @@ impl Worker {
         let reason = format!("plugin {plugin} failed {when} and its policy is closed: {message}");
         self.raise(
             sink,
-            Alert::error(format!("plugin:{plugin}"), reason.clone()),
+            Alert::error(
+                crate::domain::Source::Plugin(plugin.to_owned()).to_string(),
+                reason.clone(),
+            ),
         );
         self.emit(sink, Event::TurnEnded(reason.clone()));
         TurnOutcome::Stopped { reason }

@@ -350,7 +350,7 @@ impl Worker {
                 self.raise(
                     sink,
                     Alert::error(
-                        format!("plugin:{}", failure.plugin),
+                        crate::domain::Source::Plugin(failure.plugin.clone()).to_string(),
                         format!(
                             "tool call `{}` denied: plugin {} failed and its policy is closed: {failure}",
                             call.name, failure.plugin
