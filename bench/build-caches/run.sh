@@ -1,6 +1,6 @@
 #!/bin/sh
 # A cargo build of a small crate with four dependencies from the user's registry, run by
-# `warden run` in the sandbox (the scripted model in model.py calls `shell`): with the
+# `warden run` in the sandbox (the scripted model in ../common/model.py calls `shell`): with the
 # workspace's private build caches (`[tools.shell] build_caches = true`, the default) and
 # with the user's cargo home as it is (`false`). Offline: the crates must be in ~/.cargo.
 #
@@ -13,7 +13,7 @@ WARDEN=$(cd "$(dirname "$WARDEN")" && pwd)/$(basename "$WARDEN")
 WORK=$(mktemp -d)
 trap 'kill "$MODEL" 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
 mkfifo "$WORK/port"
-python3 "$HERE/model.py" "cargo build --offline 2>&1 | tail -3" >"$WORK/port" &
+python3 "$HERE/../common/model.py" "cargo build --offline 2>&1 | tail -3" >"$WORK/port" &
 MODEL=$!
 PORT=$(head -1 "$WORK/port")
 

@@ -4,7 +4,7 @@
 #   (a) direct:  guard.py spawned per call the way Claude Code runs a command hook
 #                (`/bin/sh -c COMMAND`, the event as JSON on stdin): spawn.py;
 #   (b) warden:  the same command as a `[[hooks]]` entry, run by warden in its sandbox: a
-#                `warden run` whose scripted model (model.py) makes CALLS `shell` calls, with
+#                `warden run` whose scripted model (bench/common/model.py) makes CALLS `shell` calls, with
 #                the hook and without it; (with - without) / CALLS is the hook's cost per call;
 #   (c) wasm:    the `tool-guard` interceptor with `deny = "shell:*rm -rf*"`, warm
 #                `pre-tool-call`, timed by `warden plugin bench` in the same session.
@@ -39,7 +39,7 @@ trap 'kill $MODEL $CHECK 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
 # Starts a scripted model in the background; its port is read from a fifo.
 start_model() {
     mkfifo "$WORK/port.$1"
-    python3 "$HERE/model.py" "$2" "$3" >"$WORK/port.$1" &
+    python3 "$HERE/../common/model.py" "$2" "$3" >"$WORK/port.$1" &
     echo $! >"$WORK/pid.$1"
     head -1 "$WORK/port.$1" >"$WORK/portnum.$1"
 }

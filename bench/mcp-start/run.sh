@@ -14,7 +14,7 @@ PYTHON=$(python3 -c 'import sys, mcp.server.fastmcp; print(sys.executable)')
 WORK=$(mktemp -d)
 trap 'kill "$MODEL" 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
 mkfifo "$WORK/port"
-python3 "$HERE/../build-caches/model.py" "" >"$WORK/port" &
+python3 "$HERE/../common/model.py" "" >"$WORK/port" &
 MODEL=$!
 PORT=$(head -1 "$WORK/port")
 

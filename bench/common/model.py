@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""A scripted model on loopback for the build-cache measurement: the first request of a
-turn gets a `shell` call running the command given on the command line, the next one a
-text answer (an empty command: every request gets the text answer). Speaks OpenAI Chat
-Completions, not streamed. Prints its port, then serves until killed."""
+"""A scripted model on loopback for the benchmarks that time `warden run` turns: the first
+request of a turn gets CALLS (default 1) `shell` calls running COMMAND, the request that
+carries their results a text answer (an empty command: every request gets the text answer).
+Speaks OpenAI Chat Completions, not streamed. Prints its port, then serves until killed.
+
+    model.py COMMAND [CALLS]
+"""
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 COMMAND = sys.argv[1]
+CALLS = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -21,13 +25,13 @@ class Handler(BaseHTTPRequestHandler):
             message = {"role": "assistant", "content": "done"}
             finish = "stop"
         else:
-            call = {
-                "id": "c1",
+            calls = [{
+                "id": f"c{i + 1}",
                 "type": "function",
                 "function": {"name": "shell",
                              "arguments": json.dumps({"command": COMMAND, "timeout_s": 600})},
-            }
-            message = {"role": "assistant", "content": "", "tool_calls": [call]}
+            } for i in range(CALLS)]
+            message = {"role": "assistant", "content": "", "tool_calls": calls}
             finish = "tool_calls"
         reply = json.dumps({
             "id": "x", "object": "chat.completion", "model": "bench",
