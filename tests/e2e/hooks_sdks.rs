@@ -228,18 +228,9 @@ fn every_input_validates_against_codexs_published_schema() {
             })
             .collect();
         let schema = schemas.join(format!("{kebab}.command.input.schema.json"));
-        let check = Command::new(&python)
-            .args(["-m", "jsonschema", "-i"])
-            .arg(&path)
-            .arg(&schema)
-            .output()
-            .unwrap();
-        assert!(
-            check.status.success(),
-            "{event}: {}{}\n{input}",
-            String::from_utf8_lossy(&check.stdout),
-            String::from_utf8_lossy(&check.stderr)
-        );
+        if let Err(why) = valid(&python, &path, &schema) {
+            panic!("{event}: {why}\n{input}");
+        }
     }
     seen.sort();
     assert_eq!(
@@ -259,16 +250,28 @@ fn every_input_validates_against_codexs_published_schema() {
         let path = entry.unwrap().path();
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let schema = schemas.join(format!("{stem}.command.output.schema.json"));
-        let check = Command::new(&python)
-            .args(["-m", "jsonschema", "-i"])
-            .arg(&path)
-            .arg(&schema)
-            .output()
-            .unwrap();
-        assert!(
-            check.status.success(),
-            "{stem}: {}",
+        if let Err(why) = valid(&python, &path, &schema) {
+            panic!("{stem}: {why}");
+        }
+    }
+}
+
+/// Whether the JSON file `instance` is valid under `schema`, checked by PyPI `jsonschema`;
+/// its complaints when not.
+fn valid(python: &str, instance: &Path, schema: &Path) -> Result<(), String> {
+    let check = Command::new(python)
+        .args(["-m", "jsonschema", "-i"])
+        .arg(instance)
+        .arg(schema)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if check.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&check.stdout),
             String::from_utf8_lossy(&check.stderr)
-        );
+        ))
     }
 }
