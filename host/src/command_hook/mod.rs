@@ -25,6 +25,9 @@ use crate::domain::{
 use crate::sandbox::confined::{Grants, LaunchContext};
 use crate::sandbox::run_once::{Ran, run_once};
 
+/// The variables that tell a hook the workspace root, as Claude Code and warden name them.
+const PROJECT_DIR_VARS: [&str; 2] = ["CLAUDE_PROJECT_DIR", "WARDEN_PROJECT_DIR"];
+
 /// Why a hook's answer did not count, as its failure says it.
 #[derive(Debug)]
 struct HookFailed {
@@ -63,6 +66,8 @@ pub struct CommandHook {
     alerts: Vec<Alert>,
     /// Fields already named as not acted on (once each).
     told: BTreeSet<String>,
+    /// The variables passed through: the entry's `env` and [`PROJECT_DIR_VARS`].
+    env_names: Vec<String>,
     /// The workspace files its command names, with their sha256 when it was set up: one that
     /// changes afterwards (a model's write, another hook) is not run.
     pinned: std::collections::BTreeMap<String, String>,
@@ -91,8 +96,11 @@ impl CommandHook {
         let pinned = launch.roots.first().map_or_else(Default::default, |root| {
             crate::config::command_files(root, &entry.command, &file_sha256)
         });
+        let mut env_names = entry.env.clone();
+        env_names.extend(PROJECT_DIR_VARS.map(str::to_owned));
         Ok(Self {
             pinned,
+            env_names,
             chain_name: format!("hook:{}", entry.name),
             digest: entry.digest(),
             matcher,
@@ -150,25 +158,15 @@ impl CommandHook {
             .with("hook", self.entry.name.as_str())
             .with("event", event.name());
         let key = format!("hooks.{}.allowed_hosts", self.entry.name);
-        let mut env_names = self.entry.env.clone();
-        env_names.extend([
-            "CLAUDE_PROJECT_DIR".to_owned(),
-            "WARDEN_PROJECT_DIR".to_owned(),
-        ]);
         let grants = Grants {
             key: &key,
             fs: self.entry.fs,
             network: false,
             allowed_hosts: &self.entry.allowed_hosts,
             unix_sockets: &[],
-            env: &env_names,
+            env: &self.env_names,
         };
-        let mut launch = self.launch.clone();
-        for var in ["CLAUDE_PROJECT_DIR", "WARDEN_PROJECT_DIR"] {
-            launch.vars.retain(|(k, _)| k != var);
-            launch.vars.push((var.to_owned(), self.context.cwd.clone()));
-        }
-        let argv = vec![
+        let argv = [
             "/bin/sh".to_owned(),
             "-c".to_owned(),
             self.entry.command.clone(),
@@ -177,7 +175,7 @@ impl CommandHook {
             serde_json::to_vec(input).map_err(|e| self.failure(event, e.to_string()))?;
         bytes.push(b'\n');
         let timeout = Duration::from_secs(self.entry.timeout_s.max(1));
-        let run = run_once(&grants, &argv, &launch, &bytes, timeout)
+        let run = run_once(&grants, &argv, &self.launch, &bytes, timeout)
             .map_err(|why| self.failure(event, format!("could not start: {why}")))?;
         for line in run.planted {
             self.alerts.push(Alert::warn(self.chain_name.clone(), line));
@@ -256,6 +254,13 @@ impl Interceptor for CommandHook {
     }
 
     fn set_context(&mut self, context: &TurnContext) {
+        // The project directory a hook is told of: set once per context, not per run.
+        if context.cwd != self.context.cwd {
+            for var in PROJECT_DIR_VARS {
+                self.launch.vars.retain(|(k, _)| k != var);
+                self.launch.vars.push((var.to_owned(), context.cwd.clone()));
+            }
+        }
         self.context = context.clone();
     }
 
