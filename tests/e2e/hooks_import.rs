@@ -67,7 +67,8 @@ fn a_codex_hooks_json_and_claude_settings_are_imported_into_their_layers() {
         "{text}"
     );
     assert!(
-        text.contains("its matcher is not used at UserPromptSubmit"),
+        text.contains("imported without: UserPromptSubmit")
+            && text.contains("its matcher is not used at UserPromptSubmit"),
         "{text}"
     );
     assert_eq!(std::fs::read_to_string(&project).unwrap(), written);

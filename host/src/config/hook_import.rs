@@ -29,6 +29,8 @@ pub struct Imported {
     pub hooks: Vec<ImportedHook>,
     /// What was left out, each with why.
     pub skipped: Vec<String>,
+    /// What of an imported hook was not carried over (a field, a matcher warden does not use).
+    pub notes: Vec<String>,
 }
 
 /// Read `text`, the contents of `file_name` (`.toml`: Codex's `config.toml`; else JSON).
@@ -117,7 +119,7 @@ fn read_group(event: HookEvent, group: &Value, out: &mut Imported) -> Result<(),
             "command_windows",
         ] {
             if handler.get(key).is_some_and(|v| !v.is_null()) {
-                out.skipped.push(format!(
+                out.notes.push(format!(
                     "{event} `{command}`: `{key}` is not carried over (warden runs every hook in the chain, in order)"
                 ));
             }
@@ -130,7 +132,7 @@ fn read_group(event: HookEvent, group: &Value, out: &mut Imported) -> Result<(),
                 HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop
             )
         {
-            out.skipped.push(format!(
+            out.notes.push(format!(
                 "{event} `{command}`: its matcher is not used at {event} (it runs at every {event})"
             ));
         }
@@ -257,7 +259,9 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(read.skipped.len(), 3, "{:?}", read.skipped);
+        assert_eq!(read.skipped.len(), 2, "{:?}", read.skipped);
+        // `async` of the imported Stop hook: imported, and said to be left out.
+        assert_eq!(read.notes.len(), 1, "{:?}", read.notes);
         let toml = r#"
 [features]
 hooks = true

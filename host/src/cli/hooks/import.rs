@@ -159,6 +159,9 @@ pub(super) fn import(args: &ImportArgs) -> Result<u8, CliError> {
     for why in &found.skipped {
         outln!("not imported: {}", escape(why));
     }
+    for note in &found.notes {
+        outln!("imported without: {}", escape(note));
+    }
     if wanted == LayerKind::Project && !args.dry_run {
         outln!("  a project's hooks run once it is trusted: run `warden trust`");
     }
