@@ -56,6 +56,7 @@ mod fileref_hostile;
 mod fileref_suggest;
 mod hardening;
 mod hooks_config;
+mod acp;
 mod hooks_core;
 mod hooks_import;
 mod hooks_sdks;

@@ -113,6 +113,9 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: super::mcp::McpCommand,
     },
+    /// Serve an editor (Zed, JetBrains, Neovim, Emacs) as an Agent Client Protocol agent on
+    /// stdin and stdout (see docs/editors.md).
+    Acp(super::acp::AcpArgs),
     /// Command hooks written for Claude Code and Codex: `import` them as `[[hooks]]` entries.
     Hooks {
         #[command(subcommand)]

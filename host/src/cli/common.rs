@@ -1,39 +1,16 @@
 //! What several commands share: environment, configuration, workspace, alert printing.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use super::exit::CliError;
-use crate::config::{self, Loaded, Sources};
+use crate::config::{self, Loaded};
 use crate::domain::escape::escape;
 use crate::domain::{Alert, AlertLevel};
 use crate::setup;
 use crate::store::{self, Home};
 
-/// Where this process looks for the system managed file; set once at start-up.
-static SYSTEM_MANAGED: OnceLock<PathBuf> = OnceLock::new();
-
-/// Set where the system managed file is (first call wins).
-pub(crate) fn set_system_managed(path: PathBuf) {
-    let _ = SYSTEM_MANAGED.set(path);
-}
-
-fn system_managed() -> &'static Path {
-    SYSTEM_MANAGED
-        .get()
-        .map_or(Path::new(config::SYSTEM_MANAGED_PATH), PathBuf::as_path)
-}
-
-/// Reads the process environment.
-pub(crate) fn env(var: &str) -> Option<String> {
-    std::env::var(var).ok()
-}
-
-/// Where the configuration layers of `workspace` are read from.
-pub(crate) fn sources(workspace: &Path) -> Sources {
-    Sources::standard_with_system(workspace, &env, system_managed())
-}
+pub(crate) use crate::front::sources::{env, set_system_managed, sources};
 
 /// The layered configuration for `workspace`, for commands that run no plugin (see
 /// [`super::trust::load_config_trusted`] for those that do); its warnings are printed as
@@ -99,7 +76,7 @@ pub(crate) fn continue_target(
     if !continue_last {
         return Ok(session);
     }
-    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(dir)?.root;
     let found = latest_session(&home()?, &workspace)?;
     match found {
         Some(id) => Ok(Some(id)),

@@ -27,7 +27,7 @@ pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError>
     // Only an existing session: compaction never creates one.
     let session = &super::session::resolve(&home, session)?;
     store::load(&home, session).map_err(|err| CliError::failure(err.to_string()))?;
-    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(dir)?.root;
     let loaded = load_config_trusted(&workspace, &home, WhenWaiting::Refuse)?;
     let mut worker =
         setup::open(&loaded.config, &workspace, Some(session), &home, &env).map_err(setup_error)?;
@@ -44,17 +44,4 @@ pub(crate) fn compact(dir: Option<&Path>, session: &str) -> Result<u8, CliError>
     }
 }
 
-/// `compacted items A–B into N items; files re-read: …`, for the command and the chat.
-pub(crate) fn describe(done: &crate::worker::Compacted) -> String {
-    format!(
-        "compacted items {}–{} into {} items; files re-read: {}",
-        done.replaces.from,
-        done.replaces.to,
-        done.items,
-        if done.files.is_empty() {
-            "none".to_owned()
-        } else {
-            done.files.join(", ")
-        }
-    )
-}
+pub(crate) use crate::front::reports::compacted as describe;

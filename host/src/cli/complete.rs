@@ -15,7 +15,7 @@ pub(crate) fn complete(
     limit: usize,
     query: &str,
 ) -> Result<u8, CliError> {
-    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(dir)?.root;
     let loaded = load_config(&workspace)?;
     let index = Index::build(&workspace, &loaded.config.fileref.deny)
         .map_err(|err| CliError::failure(err.to_string()))?;

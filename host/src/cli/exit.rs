@@ -51,3 +51,13 @@ Exit codes:
   4    `run`: every write and command the model asked for was denied
   5    the turn reached a limit (worker.max_steps, or the same call repeating); `continue` resumes it
   130  interrupted (Ctrl-C)";
+
+impl From<crate::front::FrontError> for CliError {
+    fn from(err: crate::front::FrontError) -> Self {
+        if err.usage {
+            Self::usage(err.message)
+        } else {
+            Self::failure(err.message)
+        }
+    }
+}

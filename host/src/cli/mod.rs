@@ -23,6 +23,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod acp;
 mod args;
 mod chat;
 mod colour;
@@ -45,11 +46,8 @@ mod run;
 mod session;
 mod signals;
 mod tracked_denied;
-mod transcript;
 mod trust;
 pub(crate) mod undo;
-mod usage;
-mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -151,6 +149,7 @@ fn dispatch(cli: args::Cli) -> Result<u8, CliError> {
         Command::Rules { command } => command.run(),
         Command::Plugin { command } => command.run(),
         Command::Mcp { command } => command.run(),
+        Command::Acp(args) => acp::acp(&args),
         Command::Hooks { command } => command.run(),
         Command::Session { command } => command.run(),
         Command::Operator(command) => command.run(),

@@ -5,7 +5,7 @@
 use clap::Args;
 
 use crate::cli::exit::CliError;
-use crate::config::{LayerKind, Loaded};
+use crate::config::Loaded;
 use crate::domain::Mode;
 
 /// `--mode`: the permission mode for this command.
@@ -32,27 +32,4 @@ impl ModeFlag {
     }
 }
 
-/// Whether the person may switch to `mode` (asked for by `what`: `--mode`, `/mode`): `Err`
-/// names the managed file and key that refuse it.
-pub(crate) fn allowed(loaded: &Loaded, mode: Mode, what: &str) -> Result<(), String> {
-    let managed = loaded.managed.as_ref().map_or_else(
-        || LayerKind::Managed.as_str().to_owned(),
-        |m| m.path.display().to_string(),
-    );
-    if let Some(lock) = loaded.locked_by("tools.mode")
-        && mode != loaded.config.tools.mode
-    {
-        return Err(format!(
-            "{what} {mode}: `tools.mode` is locked by managed policy ({}:{}, key `policy.locked`) at `{}`",
-            lock.file.display(),
-            lock.line,
-            loaded.config.tools.mode
-        ));
-    }
-    match loaded.config.policy.max_mode {
-        Some(max) if mode > max => Err(format!(
-            "{what} {mode}: above what managed policy allows ({managed}: key `policy.max_mode` = \"{max}\"); choose `{max}` or lower"
-        )),
-        _ => Ok(()),
-    }
-}
+pub(crate) use crate::front::mode::allowed;

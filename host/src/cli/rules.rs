@@ -10,7 +10,7 @@ use serde_json::json;
 use super::common::home;
 use super::exit::CliError;
 use super::trust::{WhenWaiting, load_config_trusted};
-use super::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::domain::rules::{Decision, Judgement, RuleSet};
 
 /// `warden rules …`.

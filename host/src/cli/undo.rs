@@ -23,7 +23,7 @@ pub(crate) fn undo(
         return Err(CliError::usage("--turns must be at least 1"));
     }
     let home = home()?;
-    let workspace = super::workspace::Workspace::find(dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(dir)?.root;
     let session = match session {
         Some(id) => super::session::resolve(&home, id)?,
         None => store::latest_for_workspace(&home, &workspace)
@@ -58,21 +58,7 @@ pub(crate) fn undo(
 
 /// One line per file, then a summary; shared with `/undo` in chat.
 pub(crate) fn print_report(report: &UndoReport, session: &str) {
-    if report.turns.is_empty() {
-        outln!("session {session}: no file changes to undo");
-        return;
-    }
-    for line in &report.lines {
-        outln!("{}: {}", line.path, line.done);
-    }
-    let failed = report.lines.iter().filter(|l| !l.ok).count();
-    if failed == 0 {
-        outln!(
-            "undid {} turn{} of session {session}",
-            report.turns.len(),
-            if report.turns.len() == 1 { "" } else { "s" }
-        );
-    } else {
-        outln!("{failed} file(s) could not be restored (see above)");
+    for line in crate::front::reports::undone(report, session) {
+        outln!("{line}");
     }
 }

@@ -31,6 +31,7 @@
 
 mod audit;
 mod ceilings;
+mod client_mcp;
 mod command_hooks;
 mod dev_overlay;
 mod error;
@@ -61,6 +62,7 @@ mod url_parts;
 mod user_only;
 
 pub use audit::AuditConfig;
+pub use client_mcp::{ClientServer, ClientValues, add_client_servers};
 pub use ceilings::{
     ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
     timeout_ceiling_ms,

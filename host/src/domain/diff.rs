@@ -161,6 +161,50 @@ pub fn render(diff: &[DiffLine]) -> (String, u64, u64) {
     (text, added, removed)
 }
 
+/// The lines of the text `diff` (as [`render`] writes it) was made from, given the lines of
+/// the text it led to: each hunk's new-side lines are put back to its old-side ones. `None`
+/// when `diff` does not fit `new` (a hunk header that cannot be read, or that points past the
+/// end). Line ends are not kept: the result joins the lines with `\n`, one after each.
+pub fn old_text(new: &str, diff: &str) -> Option<String> {
+    let new_lines: Vec<&str> = new.lines().collect();
+    let mut old: Vec<&str> = Vec::with_capacity(new_lines.len());
+    // Next new line not yet copied.
+    let mut at = 0usize;
+    let mut lines = diff.lines().peekable();
+    while let Some(header) = lines.next() {
+        let (new_start, new_count) = hunk_new_side(header)?;
+        // [`unified`] numbers from 1 even for an empty side (`+c,0`: before line c).
+        let start = new_start.checked_sub(1)?;
+        if start < at || start + new_count > new_lines.len() {
+            return None;
+        }
+        old.extend_from_slice(&new_lines[at..start]);
+        at = start + new_count;
+        while let Some(line) = lines.peek() {
+            if line.starts_with("@@") {
+                break;
+            }
+            if let Some(kept) = line.strip_prefix(' ').or_else(|| line.strip_prefix('-')) {
+                old.push(kept);
+            } else if line.is_empty() {
+                old.push("");
+            }
+            lines.next();
+        }
+    }
+    old.extend_from_slice(new_lines.get(at..)?);
+    Some(old.iter().map(|l| format!("{l}\n")).collect())
+}
+
+/// `(c, d)` of a `@@ -a,b +c,d @@` header.
+fn hunk_new_side(header: &str) -> Option<(usize, usize)> {
+    let rest = header.strip_prefix("@@ -")?;
+    let (_, rest) = rest.split_once(" +")?;
+    let (side, _) = rest.split_once(" @@")?;
+    let (start, count) = side.split_once(',')?;
+    Some((start.parse().ok()?, count.parse().ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +244,34 @@ mod tests {
                 DiffLine::Added("x".into())
             ]
         );
+    }
+
+    mod reversed {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn joined(text: &str) -> String {
+            text.lines().map(|l| format!("{l}\n")).collect()
+        }
+
+        proptest! {
+            #[test]
+            fn the_old_text_comes_back_from_the_new_text_and_the_diff(
+                old in proptest::collection::vec("[abc ]{0,3}", 0..30),
+                new in proptest::collection::vec("[abc ]{0,3}", 0..30),
+            ) {
+                let old = old.join("\n");
+                let new = new.join("\n");
+                let (diff, _, _) = render(&unified(&old, &new));
+                prop_assert_eq!(old_text(&new, &diff), Some(joined(&old)));
+            }
+        }
+
+        #[test]
+        fn a_diff_that_does_not_fit_the_text_gives_nothing() {
+            assert_eq!(old_text("a\n", "@@ -1,1 +5,1 @@\n-x\n+a\n"), None);
+            assert_eq!(old_text("a\n", "@@ nonsense\n"), None);
+            assert_eq!(old_text("a\nb\n", ""), Some("a\nb\n".into()));
+        }
     }
 }

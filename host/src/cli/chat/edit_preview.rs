@@ -1,106 +1,28 @@
-//! What an approval shows of a call that edits a file (arguments `path` plus `content`, or
-//! `path` plus `old_string`/`new_string`): a unified diff against the file as it is, read
-//! through the real-path rules (`crate::confine`: inside the workspace root, not denied by the
-//! deny globs, a regular UTF-8 file of at most [`MAX_READ`] bytes). When the file cannot be
-//! read (new, denied, outside, binary) only the new content is shown, and the reason why.
-//! What a shell call's approval shows: its command, and that it runs in the sandbox.
-
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+//! What an approval shows of a call that edits a file: the change `front::edit_preview` works
+//! out, as a unified diff (when the current file cannot be read, the change as asked and the
+//! reason why). What a shell call's approval shows: its command, and that it runs in the
+//! sandbox.
 
 use serde_json::Value;
 
 use super::style::Style;
-use crate::confine::FsPolicy;
-use crate::confine::real_path::real_path;
+pub(crate) use crate::front::edit_preview::Files;
+use crate::front::edit_preview::{ProposedEdit, proposed};
 use crate::domain::diff::{DiffLine, unified};
 use crate::domain::escape::{escape, escape_capped};
 use crate::domain::{Escalation, EscalationKind};
 
-/// Largest current file read for a diff.
-const MAX_READ: u64 = 1 << 20;
 /// Most diff lines shown.
 const MAX_LINES: usize = 200;
 /// Longest line shown.
 const MAX_LINE: usize = 400;
 
-/// Reads workspace files for an approval's diff.
-pub(crate) struct Files {
-    root: PathBuf,
-    policy: FsPolicy,
-}
-
-impl Files {
-    /// The reader for workspace `root` under the deny globs `deny`; `None` when the root
-    /// cannot be resolved (then approvals show only the new content).
-    pub(crate) fn new(root: &Path, deny: &[String]) -> Option<Self> {
-        let root = root.canonicalize().ok()?;
-        let policy = FsPolicy::new(std::slice::from_ref(&root), deny).ok()?;
-        Some(Self { root, policy })
-    }
-
-    /// The current text of `path` (relative to the root), or why it cannot be shown.
-    fn read(&self, path: &str) -> Result<String, String> {
-        let full = self.root.join(path);
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-            .open(&full)
-            .map_err(|err| match err.kind() {
-                std::io::ErrorKind::NotFound => "a new file".to_owned(),
-                _ => format!("cannot be read: {err}"),
-            })?;
-        let real = real_path(&file).map_err(|err| format!("cannot be read: {err}"))?;
-        self.policy
-            .check_read(&real)
-            .map_err(|refusal| refusal.reason().to_owned())?;
-        let meta = file.metadata().map_err(|err| err.to_string())?;
-        if !meta.is_file() {
-            return Err("not a regular file".into());
-        }
-        if meta.len() > MAX_READ {
-            return Err(format!("larger than {} KiB", MAX_READ >> 10));
-        }
-        let mut bytes = Vec::new();
-        file.take(MAX_READ)
-            .read_to_end(&mut bytes)
-            .map_err(|err| err.to_string())?;
-        String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
-    }
-}
-
 /// The diff lines an approval of `arguments` shows, or `None` when the call is not an edit.
 pub(crate) fn edit_lines(style: Style, files: Option<&Files>, arguments: &Value) -> Option<String> {
-    let text = |key: &str| arguments.get(key).and_then(Value::as_str);
-    let path = text("path")?;
-    let current = files.map_or_else(|| Err("cannot be read".to_owned()), |f| f.read(path));
-    let (old, new, note) = match (text("content"), text("old_string"), text("new_string")) {
-        (Some(content), _, _) => match current {
-            Ok(old) => (old, content.to_owned(), None),
-            Err(why) => (String::new(), content.to_owned(), Some(why)),
-        },
-        (None, Some(from), Some(to)) => {
-            let all = arguments.get("replace_all").and_then(Value::as_bool) == Some(true);
-            match current {
-                Ok(old) if old.contains(from) => {
-                    let new = if all {
-                        old.replace(from, to)
-                    } else {
-                        old.replacen(from, to, 1)
-                    };
-                    (old, new, None)
-                }
-                Ok(_) => (
-                    from.to_owned(),
-                    to.to_owned(),
-                    Some("old_string is not in the file".to_owned()),
-                ),
-                Err(why) => (from.to_owned(), to.to_owned(), Some(why)),
-            }
-        }
-        _ => return None,
-    };
+    let ProposedEdit {
+        old, new, note, ..
+    } = proposed(files, arguments)?;
+    let old = old.unwrap_or_default();
     let mut out = String::new();
     if let Some(why) = note {
         out.push_str(&format!(

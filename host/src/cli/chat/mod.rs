@@ -374,8 +374,8 @@ impl Chat {
                 );
             }
         }
-        let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
-        if let Some(status) = crate::cli::usage::status_line(self.worker.records(), &costing) {
+        let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
+        if let Some(status) = crate::front::usage::status_line(self.worker.records(), &costing) {
             eprintln!("{}", self.style.dim(&status));
         }
         answer
@@ -417,7 +417,7 @@ impl Chat {
             }
             Slash::Resume(id) => self.resume(&id),
             Slash::Status => {
-                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
                 let provider = self.provider_name();
                 for line in status::status_lines(&self.worker, &costing, &provider, &self.workspace)
                 {
@@ -425,12 +425,12 @@ impl Chat {
                 }
             }
             Slash::Context => {
-                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
+                let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
                 for line in status::context_lines(&self.worker.context_parts(), costing.window) {
                     eprintln!("{line}");
                 }
             }
-            Slash::New => match assemble::new_session(&self.home, &self.workspace) {
+            Slash::New => match crate::front::assemble::new_session(&self.home, &self.workspace) {
                 Ok((writer, audit)) => {
                     let old = self.worker.session_id().to_owned();
                     self.end_session("clear");
@@ -444,7 +444,7 @@ impl Chat {
                         ))
                     );
                 }
-                Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err))),
+                Err(err) => eprintln!("{}", self.style.alert(&Alert::error("chat", err.message))),
             },
             Slash::Plugins => {
                 if self.plugins.is_empty() {
@@ -526,8 +526,8 @@ impl Chat {
             },
             Slash::Config => self.show_config(),
             Slash::Cost => {
-                let costing = crate::cli::usage::Costing::of(&self.loaded.config.model);
-                for line in crate::cli::usage::cost_lines(self.worker.records(), &costing) {
+                let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
+                for line in crate::front::usage::cost_lines(self.worker.records(), &costing) {
                     eprintln!("{line}");
                 }
             }
@@ -582,19 +582,11 @@ impl Chat {
                 return;
             }
         };
-        let refused = super::mode::allowed(&self.loaded, mode, "/mode")
-            .err()
-            .or_else(|| {
-                self.worker.set_mode(mode).err().map(|max| {
-                    format!("/mode {mode}: above what managed policy allows (`policy.max_mode` = \"{max}\")")
-                })
-            });
+        let refused =
+            crate::front::mode::switch(&mut self.loaded, &mut self.worker, mode, "/mode").err();
         match refused {
             Some(message) => eprintln!("{}", self.style.alert(&Alert::error("chat", message))),
-            None => {
-                self.loaded.config.tools.mode = mode;
-                eprintln!("{}", self.style.dim(&format!("mode {mode} for this chat")));
-            }
+            None => eprintln!("{}", self.style.dim(&format!("mode {mode} for this chat"))),
         }
     }
 

@@ -12,8 +12,8 @@ use super::style::Style;
 use crate::cli::common::latest_session;
 use crate::cli::exit::CliError;
 use crate::cli::session::{SessionChoice, candidates, pick, resolve, target};
-use crate::cli::transcript;
-use crate::cli::workspace::Workspace;
+use crate::front::transcript;
+use crate::front::workspace::Workspace;
 use crate::domain::escape::escape_capped;
 use crate::domain::{Alert, Item, result_shows_run};
 use crate::store::Home;
@@ -233,7 +233,13 @@ impl Chat {
             eprintln!("already in session {id}");
             return;
         }
-        match super::assemble::open_session(&self.home, &self.workspace, &id) {
+        let hint = |root: &Path| {
+            format!(
+                "run `warden chat -C {} --resume {id}`",
+                root.display()
+            )
+        };
+        match crate::front::assemble::open_session(&self.home, &self.workspace, &id, &hint) {
             Ok((writer, audit)) => {
                 self.end_session("resume");
                 self.worker.switch_session(writer, audit);
@@ -247,7 +253,7 @@ impl Chat {
                 );
                 self.show_recap();
             }
-            Err(err) => error(self.style, err),
+            Err(err) => error(self.style, err.message),
         }
     }
 }

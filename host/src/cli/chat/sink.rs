@@ -14,7 +14,7 @@ use super::edit_preview::Files;
 use super::spinner::{Spinner, fit_width, terminal_columns};
 use super::style::Style;
 use crate::cli::run::Countdown;
-use crate::cli::transcript::{
+use crate::front::transcript::{
     DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
 };
 use crate::domain::builtin::UPDATE_PLAN;

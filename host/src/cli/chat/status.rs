@@ -1,7 +1,7 @@
 //! `/status` (session, model, mode, workspace, how full the window is) and `/context` (what
 //! fills the window, kind by kind, in tokens and as a share of the window).
 
-use crate::cli::usage::Costing;
+use crate::front::usage::Costing;
 use crate::domain::usage::short_count;
 use crate::worker::{ContextPart, Worker};
 
@@ -69,7 +69,7 @@ pub(crate) fn status_lines(
         format!("items      {}", worker.history().len()),
         format!("context    {}", share(total, costing.window)),
     ];
-    if let Some(line) = crate::cli::usage::status_line(worker.records(), costing) {
+    if let Some(line) = crate::front::usage::status_line(worker.records(), costing) {
         lines.push(format!("last       {line}"));
     }
     lines

@@ -10,7 +10,7 @@ use crate::cli::common::{env, home};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::mcp::{McpSet, ServerRow};
 
 pub(super) fn list(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {

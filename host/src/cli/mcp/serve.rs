@@ -10,7 +10,7 @@ use clap::Args;
 use crate::cli::common::{env, home};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::serve::{self, ServeError, ServeOptions};
 
 /// Arguments of `warden mcp serve`.

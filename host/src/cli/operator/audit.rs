@@ -459,7 +459,7 @@ fn print_turn(turn: &Turn) {
             (None, _) => String::new(),
         };
         let tokens = serde_json::from_value::<crate::domain::Usage>(r["usage"].clone())
-            .map(|u| format!("; {}", crate::cli::usage::tokens_line(&u)))
+            .map(|u| format!("; {}", crate::front::usage::tokens_line(&u)))
             .unwrap_or_default();
         outln!(
             "   request to {} model {}: {} items, {} bytes{outcome}{tokens}",

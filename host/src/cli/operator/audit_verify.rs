@@ -12,7 +12,7 @@ use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_FAILURE, EXIT_OK};
 use crate::cli::out::outln;
 use crate::cli::session::resolve;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::store::{self, ChainBreak, ChainHead, ChainReport, Home};
 
 /// Which sessions: one, those of the workspace, or (`all`) every one.

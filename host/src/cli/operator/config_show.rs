@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::cli::common::{env, print_alert};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::config::{self, Sources};
 use crate::domain::Alert;
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_FAILURE, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::config::{self, Config, LayerKind, Sources};
 use crate::domain::Item;
 use crate::llm::{CancelToken, Request};

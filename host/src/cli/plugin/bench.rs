@@ -81,7 +81,7 @@ pub(crate) struct BenchArgs<'a> {
 /// Benchmark the plugin.
 pub(crate) fn bench(args: &BenchArgs<'_>) -> Result<u8, CliError> {
     let json = args.json;
-    let workspace = crate::cli::workspace::Workspace::find(args.dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(args.dir)?.root;
     let target = super::configured::target(&workspace, args.file, args.name, args.config)?;
     let tool_args = super::bench_tool::parse_args(args.args)?;
     let file = target.path.as_path();

@@ -46,7 +46,7 @@ pub(crate) fn call(
 ) -> Result<u8, CliError> {
     let input: Value = serde_json::from_str(input)
         .map_err(|err| CliError::usage(format!("the input of {point} is not JSON: {err}")))?;
-    let workspace = crate::cli::workspace::Workspace::find(dir)?.root;
+    let workspace = crate::front::workspace::Workspace::find(dir)?.root;
     let init = super::replay::parse_config(config)?;
     let bytes = crate::plugin::builtin::read(file, MAX_COMPONENT_BYTES)
         .map_err(|err| CliError::usage(err.to_string()))?;

@@ -22,7 +22,7 @@ use toml::{Table, Value};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::config::{FsGrant, Loaded, PluginKind};
 use crate::plugin::{ComponentInfo, World, inspect};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::cli::common::load_config;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::config::{PluginEntry, PluginKind, PluginMode};
 use crate::plugin::MAX_COMPONENT_BYTES;
 use crate::plugin::builtin::{BUILTIN_PREFIX, BUILTINS};

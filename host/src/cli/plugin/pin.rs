@@ -10,7 +10,7 @@ use toml_edit::{DocumentMut, Item, value};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::config::Sources;
 use crate::plugin::sha256_hex;
 

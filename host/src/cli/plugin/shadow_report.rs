@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::domain::Item;
 use crate::store::{self, AuditEvent, Home};
 

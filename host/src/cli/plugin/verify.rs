@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::cli::common::load_config;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::plugin::signature::{TrustedKey, trusted_key, trusted_keys, verify};
 use crate::plugin::{MAX_COMPONENT_BYTES, read_component};
 

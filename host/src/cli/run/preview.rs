@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::cli::common::{home, print_alert, setup_error};
 use crate::cli::exit::{CliError, EXIT_CANCELLED, EXIT_OK};
 use crate::cli::trust::{WhenWaiting, load_config_trusted};
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::fileref;
 use crate::setup;
 use crate::worker::preview::ShownItem;

@@ -5,7 +5,7 @@
 
 use crate::cli::common::print_alert;
 use crate::cli::out::{out, outln};
-use crate::cli::transcript::{
+use crate::front::transcript::{
     DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
 };
 use crate::domain::builtin::{ToolEffect, UPDATE_PLAN};

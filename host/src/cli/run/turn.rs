@@ -192,6 +192,6 @@ fn print_json(
 /// The tokens of the answers committed after the first `before` records (this turn's), or
 /// `None` when none of them carries a count.
 fn turn_usage(records: &[crate::store::Record], before: usize) -> Option<Usage> {
-    let (sum, answers) = crate::cli::usage::session_totals(records.get(before..)?);
+    let (sum, answers) = crate::front::usage::session_totals(records.get(before..)?);
     (answers > 0).then_some(sum)
 }

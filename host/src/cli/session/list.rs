@@ -11,7 +11,7 @@ use super::prune::last_activity;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::domain::Item;
 use crate::domain::escape::terminal;
 use crate::store::{self, Home, SessionSummary};

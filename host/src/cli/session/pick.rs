@@ -3,87 +3,11 @@
 //! number. A plain line is read, so that it works in any terminal.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::prune::last_activity;
-use crate::cli::exit::CliError;
-use crate::domain::Item;
 use crate::domain::escape::escape_capped;
-use crate::store::{self, Home};
 
-/// Sessions offered at most.
-const MAX_OFFERED: usize = 20;
-/// Longest title shown, in characters.
-pub(super) const TITLE_CHARS: usize = 60;
-
-/// One session offered.
-#[derive(Debug, Clone)]
-pub(crate) struct Candidate {
-    /// The session id.
-    pub(crate) id: String,
-    /// The workspace it records.
-    pub(crate) workspace: PathBuf,
-    /// When its history was last written.
-    pub(crate) activity: SystemTime,
-    /// Prompts the person typed.
-    pub(crate) turns: usize,
-    /// The first line of its first prompt, shortened.
-    pub(crate) title: String,
-}
-
-/// The title (first line of the first prompt, shortened) and the number of prompts of a
-/// loaded session.
-pub(super) fn title_and_turns(loaded: &store::Loaded) -> (String, usize) {
-    let mut prompts = loaded.records.iter().filter_map(|r| match &r.item {
-        Item::User { text } => Some(text.as_str()),
-        _ => None,
-    });
-    let first = prompts.next();
-    let turns = usize::from(first.is_some()) + prompts.count();
-    let line = first
-        .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("")
-        .trim();
-    let title = if line.chars().count() > TITLE_CHARS {
-        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
-        format!("{cut}…")
-    } else {
-        line.to_owned()
-    };
-    (title, turns)
-}
-
-/// The sessions with something committed, most recent first: of `workspace` only when given,
-/// without `except`.
-pub(crate) fn candidates(
-    home: &Home,
-    workspace: Option<&Path>,
-    except: Option<&str>,
-) -> Result<Vec<Candidate>, CliError> {
-    let mut found: Vec<Candidate> = store::list(home)
-        .map_err(|err| CliError::failure(err.to_string()))?
-        .into_iter()
-        .filter(|s| s.problem.is_none() && s.items > 0)
-        .filter(|s| workspace.is_none_or(|w| s.workspace == w))
-        .filter(|s| except != Some(s.id.as_str()))
-        .map(|s| Candidate {
-            activity: last_activity(home, &s.id).unwrap_or(s.created),
-            id: s.id,
-            workspace: s.workspace,
-            turns: 0,
-            title: String::new(),
-        })
-        .collect();
-    found.sort_by(|a, b| b.activity.cmp(&a.activity).then_with(|| b.id.cmp(&a.id)));
-    found.truncate(MAX_OFFERED);
-    for candidate in &mut found {
-        if let Ok(loaded) = store::load(home, &candidate.id) {
-            (candidate.title, candidate.turns) = title_and_turns(&loaded);
-        }
-    }
-    Ok(found)
-}
+pub(crate) use crate::front::sessions::{Candidate, candidates, title_and_turns};
 
 /// `3 min ago`, `2 h ago`, `5 days ago`.
 fn ago(then: SystemTime) -> String {
@@ -114,7 +38,7 @@ fn render(offered: &[Candidate]) -> Vec<String> {
                 ago(c.activity),
                 c.turns,
                 escape_capped(&c.workspace.display().to_string(), 80),
-                escape_capped(&c.title, TITLE_CHARS * 4),
+                escape_capped(&c.title, crate::front::sessions::TITLE_CHARS * 4),
             )
         })
         .collect()
@@ -154,7 +78,8 @@ pub(crate) fn pick(offered: &[Candidate], input: &mut dyn BufRead) -> Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Source;
+    use crate::domain::{Item, Source};
+    use crate::store::{self, Home};
 
     #[test]
     fn offers_recent_sessions_first_and_reads_the_number() -> Result<(), Box<dyn std::error::Error>>

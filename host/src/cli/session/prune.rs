@@ -118,11 +118,7 @@ fn matching(home: &Home, args: PruneArgs) -> Result<Vec<SessionSummary>, CliErro
         .collect())
 }
 
-/// When session `id` last changed: its history file's modification time.
-pub(crate) fn last_activity(home: &Home, id: &str) -> Option<SystemTime> {
-    let path = home.history_path(id).ok()?;
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
+pub(crate) use crate::front::sessions::last_activity;
 
 /// Why a session was not removed.
 enum Removal {

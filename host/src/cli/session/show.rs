@@ -8,7 +8,7 @@ use super::not_found;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::cli::transcript::target;
+use crate::front::transcript::target;
 use crate::domain::Item;
 use crate::domain::escape::{escape, terminal};
 use crate::store;
@@ -74,10 +74,10 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
             }
         }
     }
-    if crate::cli::usage::session_totals(&loaded.records).1 > 0 {
+    if crate::front::usage::session_totals(&loaded.records).1 > 0 {
         outln!("── tokens");
         let costing = session_costing(&loaded);
-        for line in crate::cli::usage::cost_lines(&loaded.records, &costing) {
+        for line in crate::front::usage::cost_lines(&loaded.records, &costing) {
             outln!("{line}");
         }
     }
@@ -86,12 +86,12 @@ pub(crate) fn show(id: &str) -> Result<u8, CliError> {
 
 /// The prices of the model the session's workspace configures (read without the project's
 /// code, as `warden config show` reads it); the built-in defaults when it cannot be read.
-fn session_costing(loaded: &store::Loaded) -> crate::cli::usage::Costing {
+fn session_costing(loaded: &store::Loaded) -> crate::front::usage::Costing {
     let sources = crate::cli::common::sources(&loaded.header.workspace);
     let config = crate::config::load_without_project_code(&sources)
         .map(|l| l.config.model)
         .unwrap_or_default();
-    crate::cli::usage::Costing::of(&config)
+    crate::front::usage::Costing::of(&config)
 }
 
 /// Print `history.json`: an array of items shaped as `preview --json` items; with `as_sent`,

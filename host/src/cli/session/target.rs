@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::resolve::resolve;
 use crate::cli::exit::CliError;
-use crate::cli::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::store::{self, Home, StoreError};
 
 /// What `--session` / `--new-session` asked for.

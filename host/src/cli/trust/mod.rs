@@ -18,7 +18,7 @@ use serde_json::json;
 use super::common::{confirm, home, load_config};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
-use super::workspace::Workspace;
+use crate::front::workspace::Workspace;
 use crate::domain::escape::escape;
 use crate::setup::trust::{self, TrustState};
 use crate::store::Trusted;

@@ -130,6 +130,9 @@ pub struct Worker {
     changes: file_change::TurnChanges,
     /// A turn has started on this worker (the next one is no session start).
     started: bool,
+    /// Why the model stopped its last answer (`max_tokens` tells a front end the answer was
+    /// cut).
+    last_stop: Option<crate::llm::StopReason>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -176,6 +179,7 @@ impl Worker {
             pending_alerts: Vec::new(),
             changes: file_change::TurnChanges::default(),
             started: false,
+            last_stop: None,
         }
     }
 
@@ -287,6 +291,11 @@ impl Worker {
     /// The session's history.
     pub fn history(&self) -> impl ExactSizeIterator<Item = &crate::domain::Item> + '_ {
         self.writer.items()
+    }
+
+    /// Why the model stopped its last answer, when one came.
+    pub fn last_stop_reason(&self) -> Option<&crate::llm::StopReason> {
+        self.last_stop.as_ref()
     }
 
     /// The session's records, with what the host recorded about each item (its usage …).

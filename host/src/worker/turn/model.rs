@@ -281,6 +281,7 @@ impl Worker {
         self.defer_audit(model_outcome(&result));
         match result {
             Ok(response) => {
+                self.last_stop = Some(response.stop_reason.clone());
                 let item = response.to_item();
                 let entry = Entry::new(Source::Provider, item.clone()).with_usage(response.usage);
                 self.commit(sink, vec![entry])?;

@@ -10,18 +10,18 @@ use crate::store::{Record, as_sent};
 /// What the configured model costs and reads: `[model] price` and `[model] context_window`
 /// over the built-in table.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Costing {
+pub struct Costing {
     /// The model's name.
-    pub(crate) model: String,
+    pub model: String,
     /// Its prices, when known.
-    pub(crate) price: Option<ModelPrice>,
+    pub price: Option<ModelPrice>,
     /// Its context window, when known.
-    pub(crate) window: Option<u64>,
+    pub window: Option<u64>,
 }
 
 impl Costing {
     /// For the model `config` names (or its provider's default).
-    pub(crate) fn of(config: &ModelConfig) -> Self {
+    pub fn of(config: &ModelConfig) -> Self {
         let model = config
             .name
             .clone()
@@ -37,7 +37,7 @@ impl Costing {
 
 /// `12 in, 3 out, 100 cache read tokens`: the counts that are not zero besides input and
 /// output.
-pub(crate) fn tokens_line(u: &Usage) -> String {
+pub fn tokens_line(u: &Usage) -> String {
     let mut line = format!("{} in, {} out", u.input_tokens, u.output_tokens);
     if u.cache_read_tokens > 0 {
         line.push_str(&format!(", {} cache read", u.cache_read_tokens));
@@ -50,20 +50,57 @@ pub(crate) fn tokens_line(u: &Usage) -> String {
 }
 
 /// The usage recorded with the answers of `records`, summed, and how many answers had one.
-pub(crate) fn session_totals(records: &[Record]) -> (Usage, usize) {
+pub fn session_totals(records: &[Record]) -> (Usage, usize) {
     Usage::totals(records.iter().filter_map(|r| r.usage.as_ref()))
 }
 
-/// `context 12.3k/200.0k (6%) · session 45.6k tokens · $0.0123`: after each turn.
-pub(crate) fn status_line(records: &[Record], costing: &Costing) -> Option<String> {
+/// A session's figures as data: the tokens its last request sent (what fills the window), the
+/// window, the session's tokens and their cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// Tokens of the last answer's request and answer, when one reported them.
+    pub used: Option<u64>,
+    /// The model's context window, when known.
+    pub window: Option<u64>,
+    /// The session's tokens, summed.
+    pub total: Usage,
+    /// What they cost, when the model's price is known.
+    pub cost: Option<f64>,
+}
+
+impl Figures {
+    /// The figures after one more answer that took `usage`.
+    pub fn add(&mut self, usage: &Usage, costing: &Costing) {
+        self.used = Some(usage.total());
+        self.total = self.total + *usage;
+        self.cost = costing.price.as_ref().map(|price| price.cost(&self.total));
+    }
+}
+
+/// The figures of `records` (`None` before any answer reported its tokens).
+pub fn figures(records: &[Record], costing: &Costing) -> Option<Figures> {
     let (total, answers) = session_totals(records);
     if answers == 0 {
         return None;
     }
+    Some(Figures {
+        used: as_sent(records)
+            .iter()
+            .rev()
+            .find_map(|r| r.usage)
+            .map(|u| u.total()),
+        window: costing.window,
+        total,
+        cost: costing.price.as_ref().map(|price| price.cost(&total)),
+    })
+}
+
+/// `context 12.3k/200.0k (6%) · session 45.6k tokens · $0.0123`: after each turn.
+pub fn status_line(records: &[Record], costing: &Costing) -> Option<String> {
+    let figures = figures(records, costing)?;
     let mut parts = Vec::new();
-    if let Some(last) = as_sent(records).iter().rev().find_map(|r| r.usage) {
-        let used = last.total();
-        parts.push(match costing.window {
+    if let Some(used) = figures.used {
+        parts.push(match figures.window {
             Some(window) if window > 0 => format!(
                 "context {}/{} ({}%)",
                 short_count(used),
@@ -73,16 +110,16 @@ pub(crate) fn status_line(records: &[Record], costing: &Costing) -> Option<Strin
             _ => format!("context {}", short_count(used)),
         });
     }
-    parts.push(format!("session {} tokens", short_count(total.total())));
-    if let Some(price) = &costing.price {
-        parts.push(dollars(price.cost(&total)));
+    parts.push(format!("session {} tokens", short_count(figures.total.total())));
+    if let Some(cost) = figures.cost {
+        parts.push(dollars(cost));
     }
     Some(parts.join(" · "))
 }
 
 /// The lines of `/cost` and `warden session show`: each kind of token, then the price or why
 /// there is none.
-pub(crate) fn cost_lines(records: &[Record], costing: &Costing) -> Vec<String> {
+pub fn cost_lines(records: &[Record], costing: &Costing) -> Vec<String> {
     let (total, answers) = session_totals(records);
     if answers == 0 {
         return vec!["no token counts recorded in this session".to_owned()];

@@ -8,22 +8,22 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::exit::CliError;
+use super::error::FrontError;
 use crate::domain::Segment;
 use crate::setup;
 
 /// Where a command runs.
 #[derive(Debug, Clone)]
-pub(crate) struct Workspace {
+pub struct Workspace {
     /// The canonical workspace root.
-    pub(crate) root: PathBuf,
+    pub root: PathBuf,
     /// The current directory relative to the root, when it is strictly inside it.
-    pub(crate) cwd_in_root: Option<PathBuf>,
+    pub cwd_in_root: Option<PathBuf>,
 }
 
 impl Workspace {
     /// The workspace for `-C DIR` (explicit) or found from the current directory.
-    pub(crate) fn find(dir: Option<&Path>) -> Result<Self, CliError> {
+    pub fn find(dir: Option<&Path>) -> Result<Self, FrontError> {
         let cwd = current_dir()?;
         let root = match dir {
             Some(dir) => canonical(dir)?,
@@ -33,7 +33,7 @@ impl Workspace {
     }
 
     /// The workspace rooted at `root` (already canonical), seen from `cwd`.
-    pub(crate) fn at(root: PathBuf, cwd: &Path) -> Self {
+    pub fn at(root: PathBuf, cwd: &Path) -> Self {
         let cwd_in_root = cwd
             .strip_prefix(&root)
             .ok()
@@ -43,16 +43,16 @@ impl Workspace {
     }
 
     /// The workspace recorded by a session, seen from the current directory.
-    pub(crate) fn recorded(root: &Path) -> Result<Self, CliError> {
+    pub fn recorded(root: &Path) -> Result<Self, FrontError> {
         let root = setup::workspace_root(root).map_err(|err| {
-            CliError::usage(format!("the session's workspace is unusable: {err}"))
+            FrontError::usage(format!("the session's workspace is unusable: {err}"))
         })?;
         Ok(Self::at(root, &current_dir()?))
     }
 
     /// Rewrite relative `@path`s that name something under the current directory to paths
     /// relative to the root; the rest stay relative to the root.
-    pub(crate) fn rebase(&self, segments: &mut [Segment]) {
+    pub fn rebase(&self, segments: &mut [Segment]) {
         let Some(rel) = &self.cwd_in_root else {
             return;
         };
@@ -96,18 +96,18 @@ fn rebase_one(root: &Path, rel: &Path, path: &str) -> Option<String> {
     Some(out)
 }
 
-fn current_dir() -> Result<PathBuf, CliError> {
+fn current_dir() -> Result<PathBuf, FrontError> {
     let cwd = std::env::current_dir()
-        .map_err(|err| CliError::failure(format!("cannot read the current directory: {err}")))?;
+        .map_err(|err| FrontError::failure(format!("cannot read the current directory: {err}")))?;
     canonical(&cwd)
 }
 
-fn canonical(dir: &Path) -> Result<PathBuf, CliError> {
-    setup::workspace_root(dir).map_err(|err| CliError::usage(err.to_string()))
+fn canonical(dir: &Path) -> Result<PathBuf, FrontError> {
+    setup::workspace_root(dir).map_err(|err| FrontError::usage(err.to_string()))
 }
 
 /// The nearest ancestor of `cwd` holding `.warden/`, else `.git`, else `cwd`.
-pub(crate) fn discover(cwd: &Path) -> PathBuf {
+pub fn discover(cwd: &Path) -> PathBuf {
     for marker in [".warden", ".git"] {
         if let Some(found) = cwd.ancestors().find(|dir| {
             let path = dir.join(marker);

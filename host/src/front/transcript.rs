@@ -13,13 +13,13 @@ use crate::domain::{ToolCall, TurnEvent};
 /// Longest target or reason shown on one line.
 const MAX_SHOWN: usize = 160;
 /// Output lines shown under a command (the rest is folded).
-pub(crate) const TAIL_LINES: usize = 8;
+pub const TAIL_LINES: usize = 8;
 /// Diff lines shown under a change (the rest is folded).
-pub(crate) const DIFF_LINES: usize = 20;
+pub const DIFF_LINES: usize = 20;
 
 /// What a call acts on, for one line: its `path`, `command`, `pattern` or `query`, else its
 /// arguments as compact JSON (capped, escaped).
-pub(crate) fn target(arguments: &Value) -> String {
+pub fn target(arguments: &Value) -> String {
     for key in ["path", "command", "pattern", "query"] {
         if let Some(Value::String(text)) = arguments.get(key) {
             return escape_capped(text, MAX_SHOWN);
@@ -43,7 +43,7 @@ fn head(call: &ToolCall) -> String {
 
 /// The model's plan as a checklist: a head line (`plan: 1 of 3 done — why`), then one
 /// `[x] step` line per step (`[~]` in progress, `[ ]` pending), escaped and capped.
-pub(crate) fn plan_lines(steps: &[PlanStep], explanation: Option<&str>) -> Vec<String> {
+pub fn plan_lines(steps: &[PlanStep], explanation: Option<&str>) -> Vec<String> {
     let done = steps
         .iter()
         .filter(|s| s.status == StepStatus::Done)
@@ -67,7 +67,7 @@ pub(crate) fn plan_lines(steps: &[PlanStep], explanation: Option<&str>) -> Vec<S
 /// `✓ read_file a.txt`, `✓ shell ls — exit 0`, `✗ shell cargo test — exit 101`, or
 /// `✗ tool x.txt — error`: a call that ran. A ✓ only when its result is no error and its
 /// command (if any) exited 0.
-pub(crate) fn ran_line(call: &ToolCall, is_error: bool, exit_code: Option<i32>) -> String {
+pub fn ran_line(call: &ToolCall, is_error: bool, exit_code: Option<i32>) -> String {
     let mark = if TurnEvent::ran_failed(is_error, exit_code) {
         '✗'
     } else {
@@ -82,7 +82,7 @@ pub(crate) fn ran_line(call: &ToolCall, is_error: bool, exit_code: Option<i32>) 
 }
 
 /// `✗ write_file .env — denied by mode: read-only`: a call that was denied by `by`.
-pub(crate) fn denied_line(call: &ToolCall, by: &str, reason: &str) -> String {
+pub fn denied_line(call: &ToolCall, by: &str, reason: &str) -> String {
     // The mode's reason starts with the mode's name.
     let why = if by == "mode" {
         reason.split(':').next().unwrap_or(reason)
@@ -98,7 +98,7 @@ pub(crate) fn denied_line(call: &ToolCall, by: &str, reason: &str) -> String {
 
 /// The last `keep` lines of `output` (escaped, each capped), and how many lines came before
 /// them.
-pub(crate) fn tail(output: &str, keep: usize) -> (usize, Vec<String>) {
+pub fn tail(output: &str, keep: usize) -> (usize, Vec<String>) {
     let lines: Vec<&str> = output.lines().collect();
     let hidden = lines.len().saturating_sub(keep);
     let shown = lines[hidden..]
@@ -109,7 +109,7 @@ pub(crate) fn tail(output: &str, keep: usize) -> (usize, Vec<String>) {
 }
 
 /// The note for `hidden` folded lines: `… 12 lines above`, `how` saying where they are.
-pub(crate) fn folded(hidden: usize, how: &str) -> Option<String> {
+pub fn folded(hidden: usize, how: &str) -> Option<String> {
     (hidden > 0).then(|| {
         let s = if hidden == 1 { "" } else { "s" };
         format!("… {hidden} line{s} {how}")
@@ -117,7 +117,7 @@ pub(crate) fn folded(hidden: usize, how: &str) -> Option<String> {
 }
 
 /// A diff's lines, escaped, the first `keep` of them, and how many more there were.
-pub(crate) fn diff_head(diff: &str, keep: usize) -> (Vec<String>, usize) {
+pub fn diff_head(diff: &str, keep: usize) -> (Vec<String>, usize) {
     let lines: Vec<&str> = diff.lines().collect();
     let more = lines.len().saturating_sub(keep);
     let shown = lines
