@@ -57,6 +57,8 @@ mod fileref_suggest;
 mod hardening;
 mod hooks_config;
 mod acp;
+mod acp_hostile;
+mod acp_policy;
 mod hooks_core;
 mod hooks_import;
 mod hooks_sdks;
