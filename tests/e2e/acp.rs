@@ -233,6 +233,8 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     } else {
         eprintln!("SKIP {test} (cancel in a command): the sandbox cannot be built here");
     }
+    steps.push(json!({"op": "prompt", "blocks": [{"type": "text", "text": "/status"}]}));
+    steps.push(json!({"op": "prompt", "blocks": [{"type": "text", "text": "/cost"}]}));
     let Some(record) = drive(test, sdk, &env, Some(&server), &[], Value::Array(steps)) else {
         return;
     };
@@ -329,6 +331,11 @@ fn a_whole_session(sdk: Sdk, test: &str) {
         assert_eq!(server.requests().len(), 8, "the model was asked again after the cancel");
         assert!(!text_of(&record, "agent_message_chunk").contains("acp-unreachable-answer"));
     }
+    // The editor's commands answer as messages, and never reach the model.
+    let said = text_of(&record, "agent_message_chunk");
+    assert!(said.contains(&format!("session    {session}")), "{said}");
+    assert!(said.contains("cost         $"), "{said}");
+    assert!(!server.requests().iter().any(|r| r.body.to_string().contains("/status")));
     // The session, loaded in a new process, is replayed: every prompt, answer and call.
     let Some(loaded) = drive(
         test,

@@ -212,6 +212,8 @@ impl Wrap for AcpWrap<'_> {
 pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("compact", "summarise the session and re-read its files; history keeps everything"),
     ("cost", "the session's tokens and what they cost"),
+    ("status", "session, model, permission mode, workspace and how full the window is"),
+    ("context", "what fills the model's window, kind by kind"),
     ("diff", "the diffs of every file this session changed"),
     ("undo", "put back the files the last turn wrote or edited"),
     ("trust", "review the project's plugins, hooks and settings and let them run"),
@@ -432,6 +434,18 @@ impl Session {
             "cost" => {
                 let costing = Costing::of(&self.loaded.config.model);
                 say(crate::front::usage::cost_lines(self.worker.records(), &costing).join("\n"));
+            }
+            "status" => {
+                let costing = Costing::of(&self.loaded.config.model);
+                let provider = serde_json::to_value(self.loaded.config.model.provider)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                say(crate::front::status::status_lines(&self.worker, &costing, &provider, &self.root).join("\n"));
+            }
+            "context" => {
+                let costing = Costing::of(&self.loaded.config.model);
+                say(crate::front::status::context_lines(&self.worker.context_parts(), costing.window).join("\n"));
             }
             "diff" => match self.worker.session_diff() {
                 Ok(changes) if changes.is_empty() => {

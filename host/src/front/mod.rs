@@ -19,6 +19,7 @@ pub mod replay;
 pub mod reports;
 pub mod sessions;
 pub mod sources;
+pub mod status;
 pub mod transcript;
 pub mod trust_gate;
 pub mod usage;

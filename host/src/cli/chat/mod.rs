@@ -33,7 +33,6 @@ mod resume;
 mod sink;
 mod slash;
 mod spinner;
-mod status;
 mod style;
 mod typeahead;
 
@@ -419,14 +418,14 @@ impl Chat {
             Slash::Status => {
                 let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
                 let provider = self.provider_name();
-                for line in status::status_lines(&self.worker, &costing, &provider, &self.workspace)
+                for line in crate::front::status::status_lines(&self.worker, &costing, &provider, &self.workspace)
                 {
                     eprintln!("{}", crate::domain::escape::terminal(&line));
                 }
             }
             Slash::Context => {
                 let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
-                for line in status::context_lines(&self.worker.context_parts(), costing.window) {
+                for line in crate::front::status::context_lines(&self.worker.context_parts(), costing.window) {
                     eprintln!("{line}");
                 }
             }

@@ -19,7 +19,7 @@ fn share(tokens: u64, window: Option<u64>) -> String {
 }
 
 /// The `/context` lines: one per kind, then the total.
-pub(crate) fn context_lines(parts: &[ContextPart], window: Option<u64>) -> Vec<String> {
+pub fn context_lines(parts: &[ContextPart], window: Option<u64>) -> Vec<String> {
     let mut lines = vec![format!(
         "what the next request carries (estimated at {} bytes a token):",
         crate::worker::BYTES_PER_TOKEN
@@ -54,7 +54,7 @@ pub(crate) fn context_lines(parts: &[ContextPart], window: Option<u64>) -> Vec<S
 }
 
 /// The `/status` lines.
-pub(crate) fn status_lines(
+pub fn status_lines(
     worker: &Worker,
     costing: &Costing,
     provider: &str,
