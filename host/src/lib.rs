@@ -35,13 +35,13 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod acp;
 pub mod cli;
 pub mod command_hook;
 pub mod complete;
 pub mod config;
 mod confine;
 pub mod domain;
-pub mod acp;
 pub mod fileref;
 pub mod front;
 pub mod llm;

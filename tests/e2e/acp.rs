@@ -132,9 +132,13 @@ fn fastrand_id() -> u64 {
 }
 
 /// The result of step `n` (its `response`, or it fails the test with the driver's record).
-pub(crate) fn response<'a>(record: &'a Value, n: usize) -> &'a Value {
+pub(crate) fn response(record: &Value, n: usize) -> &Value {
     let result = &record["results"][n];
-    assert_eq!(result["ok"], true, "step {n}: {result}\nagent: {}", record["stderr"]);
+    assert_eq!(
+        result["ok"], true,
+        "step {n}: {result}\nagent: {}",
+        record["stderr"]
+    );
     &result["response"]
 }
 
@@ -210,7 +214,11 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     if sandboxed {
         server.push(Reply::tool_calls(
             "",
-            &[("s1", "shell", json!({"command": "sleep 30; echo acp-never-finished"}))],
+            &[(
+                "s1",
+                "shell",
+                json!({"command": "sleep 30; echo acp-never-finished"}),
+            )],
         ));
         server.push(Reply::text("acp-unreachable-answer"));
     }
@@ -235,6 +243,8 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     }
     steps.push(json!({"op": "prompt", "blocks": [{"type": "text", "text": "/status"}]}));
     steps.push(json!({"op": "prompt", "blocks": [{"type": "text", "text": "/cost"}]}));
+    // Loaded again while this process has it open: replayed from the same thread.
+    steps.push(json!({"op": "load_session", "sessionId": "$last", "cwd": root}));
     let Some(record) = drive(test, sdk, &env, Some(&server), &[], Value::Array(steps)) else {
         return;
     };
@@ -293,10 +303,7 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     let edit = call_updates(&record, "e1");
     assert_eq!(edit[0]["sessionUpdate"], "tool_call");
     assert_eq!(edit[0]["kind"], "edit");
-    assert!(
-        edit.iter().any(|u| u["status"] == "completed"),
-        "{edit:?}"
-    );
+    assert!(edit.iter().any(|u| u["status"] == "completed"), "{edit:?}");
     let shown = edit
         .iter()
         .filter_map(|u| u["content"].as_array())
@@ -307,18 +314,25 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     assert_eq!(shown["oldText"], "hello\n", "{edit:?}");
     assert_eq!(shown["newText"], "hello world\n");
     // 3: the write was rejected: not run, and the editor is told who denied it.
-    assert_eq!(record["permission_requests"][1]["toolCall"]["toolCallId"], "w1");
+    assert_eq!(
+        record["permission_requests"][1]["toolCall"]["toolCallId"],
+        "w1"
+    );
     assert!(!root.join("b.txt").exists());
     let write = call_updates(&record, "w1");
     let failed = write
         .iter()
         .find(|u| u["status"] == "failed")
         .unwrap_or_else(|| panic!("{write:?}"));
-    let said = failed["content"][0]["content"]["text"].as_str().unwrap_or_default();
+    let said = failed["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(said.starts_with("denied by approval"), "{said}");
     // 4: the plan.
+    // Once live, once more when the session is loaded again at the end.
     let plans = updates(&record, "plan");
-    assert_eq!(plans.len(), 1, "{plans:?}");
+    assert_eq!(plans.len(), 2, "{plans:?}");
+    assert_eq!(plans[0], plans[1]);
     assert_eq!(plans[0]["entries"][0]["status"], "completed");
     assert_eq!(plans[0]["entries"][1]["content"], "fix it");
     assert_eq!(plans[0]["entries"][1]["status"], "in_progress");
@@ -328,14 +342,30 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     // not asked again, and nothing of the command's output reached history.
     if sandboxed {
         assert_eq!(response(&record, 7)["stopReason"], "cancelled");
-        assert_eq!(server.requests().len(), 8, "the model was asked again after the cancel");
+        assert_eq!(
+            server.requests().len(),
+            8,
+            "the model was asked again after the cancel"
+        );
         assert!(!text_of(&record, "agent_message_chunk").contains("acp-unreachable-answer"));
     }
+    let reloaded = record["results"].as_array().and_then(|r| r.last()).cloned();
+    assert_eq!(
+        reloaded.as_ref().map(|r| r["ok"].clone()),
+        Some(json!(true)),
+        "{reloaded:?}"
+    );
+    assert!(text_of(&record, "user_message_chunk").contains("summarise"));
     // The editor's commands answer as messages, and never reach the model.
     let said = text_of(&record, "agent_message_chunk");
     assert!(said.contains(&format!("session    {session}")), "{said}");
     assert!(said.contains("cost         $"), "{said}");
-    assert!(!server.requests().iter().any(|r| r.body.to_string().contains("/status")));
+    assert!(
+        !server
+            .requests()
+            .iter()
+            .any(|r| r.body.to_string().contains("/status"))
+    );
     // The session, loaded in a new process, is replayed: every prompt, answer and call.
     let Some(loaded) = drive(
         test,
@@ -350,13 +380,21 @@ fn a_whole_session(sdk: Sdk, test: &str) {
     ) else {
         return;
     };
-    assert!(loaded["results"][1]["ok"].as_bool().unwrap_or(false), "{loaded}");
+    assert!(
+        loaded["results"][1]["ok"].as_bool().unwrap_or(false),
+        "{loaded}"
+    );
     let prompts = text_of(&loaded, "user_message_chunk");
     for typed in ["summarise", "fix it", "write b", "plan it"] {
         assert!(prompts.contains(typed), "{prompts}");
     }
     let answers = text_of(&loaded, "agent_message_chunk");
-    for said in ["It says hello to everyone.", "edited", "not written", "planned"] {
+    for said in [
+        "It says hello to everyone.",
+        "edited",
+        "not written",
+        "planned",
+    ] {
         assert!(answers.contains(said), "{answers}");
     }
     let calls: Vec<&str> = updates(&loaded, "tool_call")

@@ -14,8 +14,16 @@ fn script(server: &MockServer) {
     server.push(Reply::tool_calls(
         "Working on it.",
         &[
-            ("w1", "write_file", json!({"path": "b.txt", "content": "new\n"})),
-            ("w2", "write_file", json!({"path": "x.txt", "content": "no\n"})),
+            (
+                "w1",
+                "write_file",
+                json!({"path": "b.txt", "content": "new\n"}),
+            ),
+            (
+                "w2",
+                "write_file",
+                json!({"path": "x.txt", "content": "no\n"}),
+            ),
             (
                 "p1",
                 "update_plan",
@@ -107,16 +115,20 @@ fn every_event_kind_of_a_turn_reaches_the_editor() {
             "tool_call_ran" => call("w1").iter().any(|u| u["status"] == "completed"),
             "plan_updated" => !updates(&record, "plan").is_empty(),
             "file_changed" => call("w1").iter().any(|u| {
-                u["content"]
-                    .as_array()
-                    .is_some_and(|c| c.iter().any(|b| b["type"] == "diff" && b["newText"] == "new\n"))
+                u["content"].as_array().is_some_and(|c| {
+                    c.iter()
+                        .any(|b| b["type"] == "diff" && b["newText"] == "new\n")
+                })
             }),
             "turn_ended" => said.contains("changed 1 file: b.txt"),
             // What history holds: the chat shows it through the events above, not itself.
             "item_committed" => true,
             other => panic!("event kind `{other}` has no editor mapping in this test"),
         };
-        assert!(found, "`{kind}` is missing in the editor's updates: {record}");
+        assert!(
+            found,
+            "`{kind}` is missing in the editor's updates: {record}"
+        );
         checked.push(kind.clone());
     }
     // The turn exercised what the mapping is about.

@@ -46,8 +46,8 @@ impl Raw {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line)
-                    .unwrap_or_else(|_| json!({"not_json": line}));
+                let value =
+                    serde_json::from_str(&line).unwrap_or_else(|_| json!({"not_json": line}));
                 if tx.send(value).is_err() {
                     return;
                 }

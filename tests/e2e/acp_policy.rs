@@ -76,12 +76,8 @@ fn an_untrusted_projects_hook_is_held_back_until_trust_is_given_through_the_edit
         "[[hooks]]\nname = \"guard\"\nevent = \"PreToolUse\"\nmatcher = \"Bash\"\ntype = \"command\"\ncommand = \"python3 .warden/guard.py\"\n",
     );
     let server = MockServer::start().unwrap();
-    let call = |id: &str| {
-        Reply::tool_calls(
-            "",
-            &[(id, "shell", json!({"command": "echo acp-ran"}))],
-        )
-    };
+    let call =
+        |id: &str| Reply::tool_calls("", &[(id, "shell", json!({"command": "echo acp-ran"}))]);
     // Untrusted: the hook does not run, the command does.
     server.push(call("c1"));
     server.push(Reply::text("ran"));
@@ -137,7 +133,7 @@ fn call_status(record: &Value, id: &str) -> String {
         .into_iter()
         .filter(|u| u["toolCallId"] == id)
         .filter_map(|u| u["status"].as_str())
-        .last()
+        .next_back()
         .unwrap_or_default()
         .to_owned()
 }

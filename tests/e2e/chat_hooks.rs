@@ -13,7 +13,9 @@ fn a_pre_tool_use_hook_denies_a_command_in_the_chat() {
         return;
     }
     if let Some(missing) = crate::shell::sandbox_missing() {
-        eprintln!("SKIP a_pre_tool_use_hook_denies_a_command_in_the_chat: the sandbox cannot be built here: {missing}");
+        eprintln!(
+            "SKIP a_pre_tool_use_hook_denies_a_command_in_the_chat: the sandbox cannot be built here: {missing}"
+        );
         return;
     }
     let env = TestEnv::new();
@@ -25,7 +27,11 @@ fn a_pre_tool_use_hook_denies_a_command_in_the_chat() {
     let server = MockServer::start().unwrap();
     server.push(Reply::tool_calls(
         "",
-        &[("c1", "shell", serde_json::json!({"command": "rm -rf victim"}))],
+        &[(
+            "c1",
+            "shell",
+            serde_json::json!({"command": "rm -rf victim"}),
+        )],
     ));
     server.push(Reply::text("chat-hook-turn-done"));
     let term = chat_against(&env, &server);

@@ -2,6 +2,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod acp;
+mod acp_events;
+mod acp_hostile;
+mod acp_policy;
 mod audit_chain;
 mod audit_cli;
 mod chat;
@@ -57,10 +61,6 @@ mod fileref_hostile;
 mod fileref_suggest;
 mod hardening;
 mod hooks_config;
-mod acp;
-mod acp_events;
-mod acp_hostile;
-mod acp_policy;
 mod hooks_core;
 mod hooks_import;
 mod hooks_sdks;

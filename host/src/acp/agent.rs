@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate,
     CancelNotification, CloseSessionRequest, CloseSessionResponse, ContentBlock, ContentChunk,
@@ -16,12 +17,11 @@ use agent_client_protocol::v1::schema::{
     ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
     RequestPermissionOutcome, RequestPermissionRequest, SessionCapabilities,
-    SessionCloseCapabilities, SessionInfo, SessionListCapabilities, SessionMode,
-    SessionModeState, SessionNotification, SessionUpdate, SetSessionModeRequest,
-    SetSessionModeResponse, UnstructuredCommandInput,
+    SessionCloseCapabilities, SessionInfo, SessionListCapabilities, SessionMode, SessionModeState,
+    SessionNotification, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::{Client, Error};
 use tokio::sync::mpsc;
 
@@ -68,7 +68,11 @@ impl State {
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
             .cloned()
-            .ok_or_else(|| invalid(format!("no open session {id}: open it with session/new or session/load")))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "no open session {id}: open it with session/new or session/load"
+                ))
+            })
     }
 }
 
@@ -76,7 +80,7 @@ impl State {
 /// servers over stdio and HTTP.
 pub(crate) fn initialize(request: &InitializeRequest) -> InitializeResponse {
     let version = if request.protocol_version < ProtocolVersion::V1 {
-        request.protocol_version.clone()
+        request.protocol_version
     } else {
         ProtocolVersion::V1
     };
@@ -107,7 +111,11 @@ fn client_servers(servers: &[McpServer]) -> Result<Vec<ClientServer>, Error> {
                     name: s.name.clone(),
                     command: Some(command),
                     url: None,
-                    env: s.env.iter().map(|v| (v.name.clone(), v.value.clone())).collect(),
+                    env: s
+                        .env
+                        .iter()
+                        .map(|v| (v.name.clone(), v.value.clone()))
+                        .collect(),
                     headers: Vec::new(),
                 })
             }
@@ -206,8 +214,31 @@ pub(crate) fn open_session(
     };
     let state = Arc::clone(state);
     let task_cx = cx.clone();
+    // A session this process has open already is replayed from its own thread.
+    let open_already = opening.load.as_ref().and_then(|id| {
+        state
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    });
     cx.spawn(async move {
-        let (handle, opened) = match open(opening).await {
+        let opened = match open_already {
+            Some(handle) => match handle.reopen().await {
+                Ok(opened) if workspace_of(&opening.cwd).is_ok_and(|root| root == opened.root) => {
+                    Ok((handle, opened))
+                }
+                Ok(opened) => Err(FrontError::usage(format!(
+                    "session {} belongs to {}; open that folder to continue it",
+                    opened.id,
+                    opened.root.display()
+                ))),
+                Err(err) => Err(err),
+            },
+            None => open(opening).await,
+        };
+        let (handle, opened) = match opened {
             Ok(opened) => opened,
             Err(err) => return fail(rpc_error(&err)),
         };
@@ -337,7 +368,10 @@ pub(crate) fn set_mode(
 }
 
 /// `session/close`: the session's thread ends (its `SessionEnd` hooks run).
-pub(crate) fn close(state: &State, request: &CloseSessionRequest) -> Result<CloseSessionResponse, Error> {
+pub(crate) fn close(
+    state: &State,
+    request: &CloseSessionRequest,
+) -> Result<CloseSessionResponse, Error> {
     let id = request.session_id.to_string();
     match state
         .sessions
@@ -401,9 +435,8 @@ pub(crate) fn prompt(
             Ok(Ended::Command) => responder.respond(PromptResponse::new(
                 agent_client_protocol::v1::schema::StopReason::EndTurn,
             )),
-            Err(message) => responder.respond_with_error(
-                Error::internal_error().data(serde_json::json!(message)),
-            ),
+            Err(message) => responder
+                .respond_with_error(Error::internal_error().data(serde_json::json!(message))),
         }
     })
 }

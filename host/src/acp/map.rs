@@ -237,14 +237,17 @@ impl Mapper {
                 what.push_str(" (cut)");
             }
         }
-        let mut call = AcpToolCall::new(format!("attach-{}", self.attached), format!("@{}", report.path))
-            .kind(ToolKind::Read)
-            .status(if resolved {
-                ToolCallStatus::Completed
-            } else {
-                ToolCallStatus::Failed
-            })
-            .content(vec![text_content(&what)]);
+        let mut call = AcpToolCall::new(
+            format!("attach-{}", self.attached),
+            format!("@{}", report.path),
+        )
+        .kind(ToolKind::Read)
+        .status(if resolved {
+            ToolCallStatus::Completed
+        } else {
+            ToolCallStatus::Failed
+        })
+        .content(vec![text_content(&what)]);
         if resolved {
             call = call.locations(vec![ToolCallLocation::new(self.absolute(&report.path))]);
         }

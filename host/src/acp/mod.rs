@@ -93,11 +93,11 @@ async fn run(options: AcpOptions) -> Result<(), String> {
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: ListSessionsRequest, responder, _cx| {
-                match agent::list_sessions(&s4, &request) {
-                    Ok(list) => responder.respond(list),
-                    Err(err) => responder.respond_with_error(err),
-                }
+            async move |request: ListSessionsRequest, responder, _cx| match agent::list_sessions(
+                &s4, &request,
+            ) {
+                Ok(list) => responder.respond(list),
+                Err(err) => responder.respond_with_error(err),
             },
             on_receive_request!(),
         )
@@ -114,11 +114,11 @@ async fn run(options: AcpOptions) -> Result<(), String> {
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: CloseSessionRequest, responder, _cx| {
-                match agent::close(&s7, &request) {
-                    Ok(closed) => responder.respond(closed),
-                    Err(err) => responder.respond_with_error(err),
-                }
+            async move |request: CloseSessionRequest, responder, _cx| match agent::close(
+                &s7, &request,
+            ) {
+                Ok(closed) => responder.respond(closed),
+                Err(err) => responder.respond_with_error(err),
             },
             on_receive_request!(),
         )

@@ -43,7 +43,9 @@ pub(crate) fn prompt_text(blocks: &[ContentBlock], root: &Path) -> Result<String
                 _ => return Err("an embedded resource of an unknown kind".into()),
             },
             ContentBlock::Image(_) => {
-                return Err("images are not supported (the prompt capability `image` is off)".into());
+                return Err(
+                    "images are not supported (the prompt capability `image` is off)".into(),
+                );
             }
             ContentBlock::Audio(_) => {
                 return Err("audio is not supported (the prompt capability `audio` is off)".into());
@@ -130,9 +132,7 @@ fn fence_for(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_client_protocol::v1::schema::{
-        EmbeddedResource, ResourceLink, TextResourceContents,
-    };
+    use agent_client_protocol::v1::schema::{EmbeddedResource, ResourceLink, TextResourceContents};
     use proptest::prelude::*;
 
     fn root() -> &'static Path {
@@ -156,10 +156,7 @@ mod tests {
             )),
         ];
         let text = prompt_text(&blocks, root()).unwrap_or_default();
-        assert_eq!(
-            text,
-            "look at @\"src/my main.rs\" and @\"/etc/passwd\" "
-        );
+        assert_eq!(text, "look at @\"src/my main.rs\" and @\"/etc/passwd\" ");
         let parsed = crate::fileref::parse(&text).segments;
         let paths: Vec<String> = parsed
             .iter()
@@ -181,9 +178,10 @@ mod tests {
         ))];
         let text = prompt_text(&blocks, root()).unwrap_or_default();
         assert!(text.contains("````\na ``` b\n````"), "{text}");
-        let image = ContentBlock::Image(
-            agent_client_protocol::v1::schema::ImageContent::new("AAAA", "image/png"),
-        );
+        let image = ContentBlock::Image(agent_client_protocol::v1::schema::ImageContent::new(
+            "AAAA",
+            "image/png",
+        ));
         assert!(prompt_text(&[image], root()).is_err());
     }
 

@@ -84,6 +84,9 @@ enum Job {
         mode: Mode,
         reply: oneshot::Sender<Result<(), String>>,
     },
+    Reopen {
+        reply: oneshot::Sender<Opened>,
+    },
 }
 
 /// The connection's handle on a session's thread; dropping every clone ends the session.
@@ -133,6 +136,15 @@ impl SessionHandle {
         answer.await.unwrap_or_else(|_| Err(GONE.to_owned()))
     }
 
+    /// The session as a `session/load` of it finds it, replay included (it is open already).
+    pub(crate) async fn reopen(&self) -> Result<Opened, FrontError> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Job::Reopen { reply })
+            .map_err(|_| FrontError::failure(GONE))?;
+        answer.await.map_err(|_| FrontError::failure(GONE))
+    }
+
     /// Stop the running turn as Ctrl-C stops it (nothing partial is committed).
     pub(crate) fn cancel(&self) {
         self.cancel
@@ -170,9 +182,7 @@ pub(crate) async fn open(opening: Opening) -> Result<(SessionHandle, Opened), Fr
             }
         })
         .map_err(|err| FrontError::failure(format!("cannot start the session's thread: {err}")))?;
-    let opened = ready_rx
-        .await
-        .map_err(|_| FrontError::failure(GONE))??;
+    let opened = ready_rx.await.map_err(|_| FrontError::failure(GONE))??;
     Ok((
         SessionHandle {
             root: Arc::new(opened.root.clone()),
@@ -210,13 +220,22 @@ impl Wrap for AcpWrap<'_> {
 
 /// Commands an editor offers as `/name` (`available_commands_update`), with what they do.
 pub(crate) const COMMANDS: &[(&str, &str)] = &[
-    ("compact", "summarise the session and re-read its files; history keeps everything"),
+    (
+        "compact",
+        "summarise the session and re-read its files; history keeps everything",
+    ),
     ("cost", "the session's tokens and what they cost"),
-    ("status", "session, model, permission mode, workspace and how full the window is"),
+    (
+        "status",
+        "session, model, permission mode, workspace and how full the window is",
+    ),
     ("context", "what fills the model's window, kind by kind"),
     ("diff", "the diffs of every file this session changed"),
     ("undo", "put back the files the last turn wrote or edited"),
-    ("trust", "review the project's plugins, hooks and settings and let them run"),
+    (
+        "trust",
+        "review the project's plugins, hooks and settings and let them run",
+    ),
 ];
 
 impl Session {
@@ -355,22 +374,25 @@ impl Session {
                         Some(("trust", _)) => {
                             let (session, ended) = self.retrust(&out, &token);
                             let _ = done.send(ended);
-                            match session {
-                                Some(session) => {
-                                    self = session;
-                                    continue;
-                                }
-                                None => return None,
-                            }
+                            self = session?;
+                            continue;
                         }
                         Some((name, args)) => self.command(name, args, &out),
                         None => self.turn(&text, &out, token),
                     };
                     let _ = done.send(ended);
                 }
+                Job::Reopen { reply } => {
+                    self.replay = self.replayed();
+                    let _ = reply.send(self.opened());
+                }
                 Job::SetMode { mode: asked, reply } => {
-                    let result =
-                        mode::switch(&mut self.loaded, &mut self.worker, asked, "session/set_mode");
+                    let result = mode::switch(
+                        &mut self.loaded,
+                        &mut self.worker,
+                        asked,
+                        "session/set_mode",
+                    );
                     let _ = reply.send(result);
                 }
             }
@@ -441,11 +463,21 @@ impl Session {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default();
-                say(crate::front::status::status_lines(&self.worker, &costing, &provider, &self.root).join("\n"));
+                say(crate::front::status::status_lines(
+                    &self.worker,
+                    &costing,
+                    &provider,
+                    &self.root,
+                )
+                .join("\n"));
             }
             "context" => {
                 let costing = Costing::of(&self.loaded.config.model);
-                say(crate::front::status::context_lines(&self.worker.context_parts(), costing.window).join("\n"));
+                say(crate::front::status::context_lines(
+                    &self.worker.context_parts(),
+                    costing.window,
+                )
+                .join("\n"));
             }
             "diff" => match self.worker.session_diff() {
                 Ok(changes) if changes.is_empty() => {
@@ -519,13 +551,10 @@ impl Session {
         };
         match asked {
             None => {
-                let said = notes
-                    .iter()
-                    .find(|n| n.source == "trust")
-                    .map_or_else(
-                        || format!("nothing in {} waits for trust", self.root.display()),
-                        |n| n.message.clone(),
-                    );
+                let said = notes.iter().find(|n| n.source == "trust").map_or_else(
+                    || format!("nothing in {} waits for trust", self.root.display()),
+                    |n| n.message.clone(),
+                );
                 self.say(out, said);
                 return (Some(self), Ok(Ended::Command));
             }
@@ -580,7 +609,13 @@ impl Session {
                 );
                 match again(before, Vec::new()) {
                     Ok(session) => (Some(session), Err(failed)),
-                    Err(again) => (None, Err(format!("{failed}; and the session could not be opened again: {}", again.message))),
+                    Err(again) => (
+                        None,
+                        Err(format!(
+                            "{failed}; and the session could not be opened again: {}",
+                            again.message
+                        )),
+                    ),
                 }
             }
         }

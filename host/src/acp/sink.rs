@@ -57,7 +57,13 @@ impl TurnSink for AcpSink<'_> {
 
     fn approve_tool(&mut self, call: &ToolCall, why: &AskWhy) -> Approval {
         let (call_update, options) = question(self.mapper, call, why);
-        match ask(self.out, call_update, options, &self.token, self.ask_timeout) {
+        match ask(
+            self.out,
+            call_update,
+            options,
+            &self.token,
+            self.ask_timeout,
+        ) {
             Asked::Chose(id) if id == ALLOW_ONCE => Approval::Yes,
             Asked::Chose(id) if id == ALLOW_ALWAYS => Approval::Always,
             Asked::Chose(_) => Approval::No("the person rejected it in the editor".into()),
@@ -119,7 +125,11 @@ pub(crate) fn ask(
 
 /// The question for `call`: what it is, what requires asking and what it would change (an
 /// edit's diff, a command, what an escalation grants), with its choices.
-fn question(mapper: &Mapper, call: &ToolCall, why: &AskWhy) -> (ToolCallUpdate, Vec<PermissionOption>) {
+fn question(
+    mapper: &Mapper,
+    call: &ToolCall,
+    why: &AskWhy,
+) -> (ToolCallUpdate, Vec<PermissionOption>) {
     let mut content: Vec<ToolCallContent> =
         vec![ToolCallContent::from(format!("{}.", why.requirement()))];
     if let Some(diff) = mapper.proposed(&call.arguments) {

@@ -46,10 +46,7 @@ pub(crate) fn lines(
     Lines::new(outgoing, incoming)
 }
 
-async fn write_all(
-    mut rx: mpsc::UnboundedReceiver<String>,
-    mut output: impl AsyncWrite + Unpin,
-) {
+async fn write_all(mut rx: mpsc::UnboundedReceiver<String>, mut output: impl AsyncWrite + Unpin) {
     while let Some(mut line) = rx.next().await {
         line.push('\n');
         if output.write_all(line.as_bytes()).await.is_err() || output.flush().await.is_err() {
@@ -155,7 +152,9 @@ mod tests {
     #[test]
     fn the_id_of_a_cut_message_is_found_at_its_start() {
         assert_eq!(
-            request_id(br#"{"jsonrpc":"2.0","id":42,"method":"session/prompt","params":{"x":"aaaa"#),
+            request_id(
+                br#"{"jsonrpc":"2.0","id":42,"method":"session/prompt","params":{"x":"aaaa"#
+            ),
             json!(42)
         );
         assert_eq!(request_id(br#"{"id": "a-1", "method""#), json!("a-1"));
@@ -164,7 +163,10 @@ mod tests {
 
     #[tokio::test]
     async fn an_over_long_line_is_answered_and_the_next_one_is_read() -> io::Result<()> {
-        let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":7,\"params\":\"{}\"}}", "x".repeat(5000));
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"params\":\"{}\"}}",
+            "x".repeat(5000)
+        );
         let input = format!("{big}\n\n{{\"id\":8}}\n");
         let (tx, mut rx) = mpsc::unbounded();
         let mut reader = Reader {

@@ -3,7 +3,8 @@
 //!
 //! - `args`: the top-level commands, parsed and dispatched here.
 //! - `run/`: `run` (one turn) and `preview`, with the prompt reading and model flags they share.
-//! - `chat/`: `chat`, the interactive front end.
+//! - `chat/`: `chat`, the interactive front end; `acp`: `warden acp`, the editor's (its
+//!   protocol mapping is `crate::acp`; what the two share is `crate::front`).
 //! - `plugin/`: `plugin check | new | replay | bench | pin`.
 //! - `session/`: `session list | show | export | verify | salvage | delete | prune`, and the
 //!   session a command continues or creates.
@@ -15,9 +16,8 @@
 //!   written into a layer's file.
 //! - `complete`, `compact`, `notify`: the command of that name.
 //! - Shared by the commands: `common` (environment, configuration, alerts), `config_file` (the
-//!   user and project files a command edits: `plugin add`, `mcp add`), `workspace` (the
-//!   workspace root), `mode` (`--mode` and `/mode` held to managed policy), `transcript` (a tool call's
-//!   outcome line), `exit` (exit
+//!   user and project files a command edits: `plugin add`, `mcp add`), `mode` (the `--mode`
+//!   flag), `exit` (exit
 //!   codes, [`CliError`]), `out` (stdout that survives a closed
 //!   pipe), `colour`, `signals`.
 

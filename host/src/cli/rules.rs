@@ -10,8 +10,8 @@ use serde_json::json;
 use super::common::home;
 use super::exit::CliError;
 use super::trust::{WhenWaiting, load_config_trusted};
-use crate::front::workspace::Workspace;
 use crate::domain::rules::{Decision, Judgement, RuleSet};
+use crate::front::workspace::Workspace;
 
 /// `warden rules …`.
 #[derive(Debug, Subcommand)]

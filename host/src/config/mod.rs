@@ -62,11 +62,11 @@ mod url_parts;
 mod user_only;
 
 pub use audit::AuditConfig;
-pub use client_mcp::{ClientServer, ClientValues, add_client_servers};
 pub use ceilings::{
     ClampedDefault, clamp_plugins, clamp_resolver, memory_ceiling_mb, output_ceiling_bytes,
     timeout_ceiling_ms,
 };
+pub use client_mcp::{ClientServer, ClientValues, add_client_servers};
 pub(crate) use command_hooks::command_files;
 pub use command_hooks::{
     CommandHookEntry, HOOK_TIMEOUT_S, HookOnError, HookSpec, MAX_HOOK_TIMEOUT_S, default_name,

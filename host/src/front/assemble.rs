@@ -170,12 +170,9 @@ pub fn open_session(
 }
 
 /// A new session of `workspace`.
-pub fn new_session(
-    home: &Home,
-    workspace: &Path,
-) -> Result<(SessionWriter, AuditLog), FrontError> {
-    let writer =
-        SessionWriter::create(home, None, workspace).map_err(|e| FrontError::failure(e.to_string()))?;
+pub fn new_session(home: &Home, workspace: &Path) -> Result<(SessionWriter, AuditLog), FrontError> {
+    let writer = SessionWriter::create(home, None, workspace)
+        .map_err(|e| FrontError::failure(e.to_string()))?;
     let audit =
         AuditLog::open(home, writer.id()).map_err(|e| FrontError::failure(e.to_string()))?;
     Ok((writer, audit))

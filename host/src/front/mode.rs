@@ -33,7 +33,12 @@ pub fn allowed(loaded: &Loaded, mode: Mode, what: &str) -> Result<(), String> {
 
 /// Switch `worker` (and what `loaded` says is in force) to `mode` for as long as it runs,
 /// unless managed policy refuses it: `Err` says why, naming the file and key.
-pub fn switch(loaded: &mut Loaded, worker: &mut Worker, mode: Mode, what: &str) -> Result<(), String> {
+pub fn switch(
+    loaded: &mut Loaded,
+    worker: &mut Worker,
+    mode: Mode,
+    what: &str,
+) -> Result<(), String> {
     allowed(loaded, mode, what)?;
     worker.set_mode(mode).map_err(|max| {
         format!("{what} {mode}: above what managed policy allows (`policy.max_mode` = \"{max}\")")

@@ -39,7 +39,9 @@ pub fn replay<'a>(items: impl IntoIterator<Item = &'a Item>) -> Vec<Replayed> {
                     out.push(Replayed::Event(TurnEvent::TextDelta { text: text.clone() }));
                 }
                 for call in tool_calls {
-                    out.push(Replayed::Event(TurnEvent::ToolCallRequested { call: call.clone() }));
+                    out.push(Replayed::Event(TurnEvent::ToolCallRequested {
+                        call: call.clone(),
+                    }));
                     let Some((output, is_error)) = result_of(&call.id) else {
                         continue;
                     };

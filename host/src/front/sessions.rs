@@ -88,4 +88,3 @@ pub fn candidates(
     }
     Ok(found)
 }
-

@@ -1,8 +1,8 @@
 //! `/status` (session, model, mode, workspace, how full the window is) and `/context` (what
 //! fills the window, kind by kind, in tokens and as a share of the window).
 
-use crate::front::usage::Costing;
 use crate::domain::usage::short_count;
+use crate::front::usage::Costing;
 use crate::worker::{ContextPart, Worker};
 
 /// `12.3k tokens (6% of 200.0k)`, or without the share when the window is not known.

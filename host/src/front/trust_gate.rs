@@ -238,4 +238,3 @@ pub fn change_lines(pending: &Pending, trusted: bool) -> Vec<String> {
         })
         .collect()
 }
-

@@ -110,7 +110,10 @@ pub fn status_line(records: &[Record], costing: &Costing) -> Option<String> {
             _ => format!("context {}", short_count(used)),
         });
     }
-    parts.push(format!("session {} tokens", short_count(figures.total.total())));
+    parts.push(format!(
+        "session {} tokens",
+        short_count(figures.total.total())
+    ));
     if let Some(cost) = figures.cost {
         parts.push(dollars(cost));
     }

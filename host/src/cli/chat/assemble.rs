@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::counted::{Counters, CountedHook, CountedInterceptor, CountedTool, PluginRow};
+use super::counted::{CountedHook, CountedInterceptor, CountedTool, Counters, PluginRow};
 use super::dev_reload::DevBuilds;
 use crate::cli::exit::CliError;
 use crate::config::{Config, PluginEntry};

@@ -6,11 +6,11 @@
 use serde_json::Value;
 
 use super::style::Style;
-pub(crate) use crate::front::edit_preview::Files;
-use crate::front::edit_preview::{ProposedEdit, proposed};
 use crate::domain::diff::{DiffLine, unified};
 use crate::domain::escape::{escape, escape_capped};
 use crate::domain::{Escalation, EscalationKind};
+pub(crate) use crate::front::edit_preview::Files;
+use crate::front::edit_preview::{ProposedEdit, proposed};
 
 /// Most diff lines shown.
 const MAX_LINES: usize = 200;
@@ -19,9 +19,7 @@ const MAX_LINE: usize = 400;
 
 /// The diff lines an approval of `arguments` shows, or `None` when the call is not an edit.
 pub(crate) fn edit_lines(style: Style, files: Option<&Files>, arguments: &Value) -> Option<String> {
-    let ProposedEdit {
-        old, new, note, ..
-    } = proposed(files, arguments)?;
+    let ProposedEdit { old, new, note, .. } = proposed(files, arguments)?;
     let old = old.unwrap_or_default();
     let mut out = String::new();
     if let Some(why) = note {

@@ -418,14 +418,21 @@ impl Chat {
             Slash::Status => {
                 let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
                 let provider = self.provider_name();
-                for line in crate::front::status::status_lines(&self.worker, &costing, &provider, &self.workspace)
-                {
+                for line in crate::front::status::status_lines(
+                    &self.worker,
+                    &costing,
+                    &provider,
+                    &self.workspace,
+                ) {
                     eprintln!("{}", crate::domain::escape::terminal(&line));
                 }
             }
             Slash::Context => {
                 let costing = crate::front::usage::Costing::of(&self.loaded.config.model);
-                for line in crate::front::status::context_lines(&self.worker.context_parts(), costing.window) {
+                for line in crate::front::status::context_lines(
+                    &self.worker.context_parts(),
+                    costing.window,
+                ) {
                     eprintln!("{line}");
                 }
             }

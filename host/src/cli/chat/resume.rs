@@ -12,10 +12,10 @@ use super::style::Style;
 use crate::cli::common::latest_session;
 use crate::cli::exit::CliError;
 use crate::cli::session::{SessionChoice, candidates, pick, resolve, target};
-use crate::front::transcript;
-use crate::front::workspace::Workspace;
 use crate::domain::escape::escape_capped;
 use crate::domain::{Alert, Item, result_shows_run};
+use crate::front::transcript;
+use crate::front::workspace::Workspace;
 use crate::store::Home;
 
 /// Exchanges (a prompt and what answered it) shown on resume.
@@ -233,12 +233,7 @@ impl Chat {
             eprintln!("already in session {id}");
             return;
         }
-        let hint = |root: &Path| {
-            format!(
-                "run `warden chat -C {} --resume {id}`",
-                root.display()
-            )
-        };
+        let hint = |root: &Path| format!("run `warden chat -C {} --resume {id}`", root.display());
         match crate::front::assemble::open_session(&self.home, &self.workspace, &id, &hint) {
             Ok((writer, audit)) => {
                 self.end_session("resume");

@@ -14,15 +14,15 @@ use super::edit_preview::Files;
 use super::spinner::{Spinner, fit_width, terminal_columns};
 use super::style::Style;
 use crate::cli::run::Countdown;
-use crate::front::transcript::{
-    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
-};
 use crate::domain::builtin::UPDATE_PLAN;
 use crate::domain::escape::{escape, escape_capped, terminal};
 use crate::domain::plan::PlanStep;
 use crate::domain::{Approval, AskWhy, FileChange, ToolCall, TurnEvent, TurnSink};
 use crate::fileref::RefReport;
 use crate::fileref::report::RESOLVED;
+use crate::front::transcript::{
+    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
+};
 use crate::llm::CancelToken;
 
 /// The last command's output, whole, for `/last`.

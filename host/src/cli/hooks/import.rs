@@ -10,12 +10,12 @@ use toml_edit::{ArrayOfTables, Item, Table, value};
 use crate::cli::config_file::{layer_file, read_doc, write_checked};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::config::LayerKind;
 use crate::config::hook_import::{
     ImportedHook, PluginRoot, import as read_hooks, replace_plugin_root,
 };
 use crate::domain::escape::escape;
+use crate::front::workspace::Workspace;
 
 /// The arguments of `warden hooks import`.
 #[derive(Debug, Args)]

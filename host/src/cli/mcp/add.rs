@@ -14,9 +14,9 @@ use toml_edit::{Array, ArrayOfTables, InlineTable, Item, Table, value};
 use crate::cli::config_file::{layer_file, read_doc, write_checked};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::config::LayerKind;
 use crate::domain::escape::escape;
+use crate::front::workspace::Workspace;
 
 /// The arguments of `warden mcp add`.
 #[derive(Debug, Args)]

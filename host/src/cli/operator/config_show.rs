@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use crate::cli::common::{env, print_alert};
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::config::{self, Sources};
 use crate::domain::Alert;
+use crate::front::workspace::Workspace;
 
 /// Print the effective configuration of the workspace.
 pub(crate) fn show(dir: Option<&Path>, json: bool) -> Result<u8, CliError> {

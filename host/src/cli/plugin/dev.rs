@@ -22,8 +22,8 @@ use toml::{Table, Value};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::config::{FsGrant, Loaded, PluginKind};
+use crate::front::workspace::Workspace;
 use crate::plugin::{ComponentInfo, World, inspect};
 
 /// How often the watched file is looked at.

@@ -9,8 +9,8 @@ use toml_edit::{DocumentMut, Item};
 use crate::cli::common::env;
 pub(super) use crate::cli::config_file::{editable_layers, read_doc, write_doc};
 use crate::cli::exit::CliError;
-use crate::front::workspace::Workspace;
 use crate::config::{LayerKind, Loaded, OciReference, PluginKind, RegistriesConfig, Sources};
+use crate::front::workspace::Workspace;
 use crate::oci::{Cache, Limits, OciError, Registry, Resolved, Transport, lookup_credentials};
 use crate::plugin::{EngineOptions, PluginEngine, World, inspect};
 

@@ -10,8 +10,8 @@ use toml_edit::{DocumentMut, Item, value};
 use crate::cli::common::env;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::config::Sources;
+use crate::front::workspace::Workspace;
 use crate::plugin::sha256_hex;
 
 /// Pin plugin `name`; prints the file changed and the old and new digests.

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::domain::Item;
+use crate::front::workspace::Workspace;
 use crate::store::{self, AuditEvent, Home};
 
 /// The most bytes of a call's arguments (as JSON) a row shows.

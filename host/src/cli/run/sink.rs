@@ -5,12 +5,12 @@
 
 use crate::cli::common::print_alert;
 use crate::cli::out::{out, outln};
-use crate::front::transcript::{
-    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
-};
 use crate::domain::builtin::{ToolEffect, UPDATE_PLAN};
 use crate::domain::escape::{escape, terminal};
 use crate::domain::{Alert, AlertLevel, Approval, AskWhy, ToolCall, TurnEvent, TurnSink};
+use crate::front::transcript::{
+    DIFF_LINES, TAIL_LINES, denied_line, diff_head, folded, plan_lines, ran_line, tail,
+};
 
 use super::progress::{Countdown, Progress};
 

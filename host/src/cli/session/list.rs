@@ -11,9 +11,9 @@ use super::prune::last_activity;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::workspace::Workspace;
 use crate::domain::Item;
 use crate::domain::escape::terminal;
+use crate::front::workspace::Workspace;
 use crate::store::{self, Home, SessionSummary};
 
 /// What `session list` was asked.

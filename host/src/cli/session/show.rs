@@ -8,9 +8,9 @@ use super::not_found;
 use crate::cli::common::home;
 use crate::cli::exit::{CliError, EXIT_OK};
 use crate::cli::out::outln;
-use crate::front::transcript::target;
 use crate::domain::Item;
 use crate::domain::escape::{escape, terminal};
+use crate::front::transcript::target;
 use crate::store;
 use crate::worker::preview::ShownItem;
 

@@ -10,8 +10,8 @@ use std::path::Path;
 use crate::cli::common::{print_alert, print_config_warnings};
 use crate::cli::exit::CliError;
 use crate::config::Loaded;
-use crate::front::trust_gate::{self, question_header};
 pub(crate) use crate::front::trust_gate::change_lines;
+use crate::front::trust_gate::{self, question_header};
 use crate::setup::trust::Pending;
 use crate::store::Home;
 

@@ -18,8 +18,8 @@ use serde_json::json;
 use super::common::{confirm, home, load_config};
 use super::exit::{CliError, EXIT_OK};
 use super::out::outln;
-use crate::front::workspace::Workspace;
 use crate::domain::escape::escape;
+use crate::front::workspace::Workspace;
 use crate::setup::trust::{self, TrustState};
 use crate::store::Trusted;
 
