@@ -36,6 +36,8 @@ const timeoutMs = Number(scenario.timeout_ms ?? 60000);
 
 const results = [];
 const updates = [];
+// Updates the SDK parsed and handed to the handler (an update it rejects is not counted).
+let sdkUpdates = 0;
 const permissionRequests = [];
 const permissionRecords = new Map(); // JSON-RPC request id -> permission_requests entry
 let stderrBytes = Buffer.alloc(0);
@@ -174,7 +176,9 @@ async function answerPermission(ctx) {
 const app = acp
   .client({ name: CLIENT_NAME })
   .onRequest(acp.methods.client.session.requestPermission, answerPermission)
-  .onNotification(acp.methods.client.session.update, () => {});
+  .onNotification(acp.methods.client.session.update, () => {
+    sdkUpdates += 1;
+  });
 const stream = acp.ndJsonStream(agentInput, agentOutput);
 const connection = app.connect({
   writable: stream.writable,
@@ -330,6 +334,7 @@ const report = {
   results,
   updates,
   permission_requests: permissionRequests,
+  sdk_updates: sdkUpdates,
   stderr: stderrText,
   exit_code: exitCode,
 };

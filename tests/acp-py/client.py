@@ -80,6 +80,7 @@ class Driver:
         self.scenario_dir = os.path.dirname(os.path.abspath(scenario_path))
         self.results: list[dict[str, Any]] = []
         self.updates: list[dict[str, Any]] = []
+        self.sdk_updates = 0
         self.permission_requests: list[dict[str, Any]] = []
         self.unclaimed_permissions: list[dict[str, Any]] = []
         self.stderr = bytearray()
@@ -169,7 +170,8 @@ class Driver:
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option.option_id))
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        # Recorded raw by `observe`.
+        # Recorded raw by `observe`; here only counted: the SDK parsed and accepted it.
+        self.sdk_updates += 1
         return None
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -328,6 +330,7 @@ class Driver:
             "results": self.results,
             "updates": self.updates,
             "permission_requests": self.permission_requests,
+            "sdk_updates": self.sdk_updates,
             "stderr": stderr_text,
             "exit_code": exit_code,
         }

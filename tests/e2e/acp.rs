@@ -121,6 +121,13 @@ pub(crate) fn drive(
             stderr(&out)
         )
     });
+    // Every update on the wire was one the SDK parsed and accepted.
+    let on_wire = record["updates"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        record["sdk_updates"].as_u64(),
+        Some(on_wire as u64),
+        "the {sdk:?} SDK rejected updates warden sent: {record}"
+    );
     Some(record)
 }
 

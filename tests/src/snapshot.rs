@@ -1,5 +1,5 @@
-//! Snapshot files: a JSON value is pretty-printed and compared, as text, with
-//! `tests/snapshots/<name>.json`. With `UPDATE_SNAPSHOTS=1` in the environment the file is
+//! Snapshot files: a JSON value is pretty-printed with its object keys sorted (whatever order
+//! it was written in) and compared, as text, with `tests/snapshots/<name>.json`. With `UPDATE_SNAPSHOTS=1` in the environment the file is
 //! (re)written instead; review the diff before committing it.
 
 use std::path::PathBuf;
@@ -15,7 +15,8 @@ pub fn path(name: &str) -> PathBuf {
 #[track_caller]
 pub fn assert_json_snapshot(name: &str, actual: &serde_json::Value) {
     let file = path(name);
-    let mut text = serde_json::to_string_pretty(actual).unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(&warden::domain::canonical_json::sorted(actual))
+        .unwrap_or_default();
     text.push('\n');
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         if let Some(dir) = file.parent() {

@@ -110,7 +110,7 @@ impl ProjectCode {
         for (key, value) in &self.settings {
             let mut value = value.clone();
             if let Value::Array(list) = &mut value {
-                list.sort_by_key(Value::to_string);
+                list.sort_by_key(crate::domain::canonical_json::to_string);
                 list.dedup();
             }
             out.push(Declared {
@@ -157,7 +157,10 @@ impl ProjectCode {
     pub fn digest(declarations: &[Declared]) -> String {
         let mut sorted: Vec<&Declared> = declarations.iter().collect();
         sorted.sort_by(|a, b| a.id.cmp(&b.id));
-        let canonical = serde_json::to_string(&sorted).unwrap_or_default();
+        // Keys in sorted order, however each value was built or read.
+        let canonical = serde_json::to_value(&sorted)
+            .map(|value| crate::domain::canonical_json::to_string(&value))
+            .unwrap_or_default();
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
@@ -172,7 +175,7 @@ fn declare_mcp(entry: &McpEntry, root: &Path) -> Declared {
         map.remove("declared_in");
         for key in ["env", "allowed_hosts", "trust_files"] {
             if let Some(Value::Array(list)) = map.get_mut(key) {
-                list.sort_by_key(Value::to_string);
+                list.sort_by_key(crate::domain::canonical_json::to_string);
                 list.dedup();
             }
         }
@@ -202,7 +205,7 @@ fn declare_hook(entry: &super::CommandHookEntry, root: &Path) -> Declared {
         map.remove("declared_in");
         for key in ["env", "allowed_hosts"] {
             if let Some(Value::Array(list)) = map.get_mut(key) {
-                list.sort_by_key(Value::to_string);
+                list.sort_by_key(crate::domain::canonical_json::to_string);
                 list.dedup();
             }
         }
@@ -230,7 +233,7 @@ fn declare_entry(entry: &PluginEntry) -> Declared {
         if let Some(Value::Object(grants)) = map.get_mut("grants") {
             for key in ["allowed_hosts", "env"] {
                 if let Some(Value::Array(list)) = grants.get_mut(key) {
-                    list.sort_by_key(Value::to_string);
+                    list.sort_by_key(crate::domain::canonical_json::to_string);
                     list.dedup();
                 }
             }

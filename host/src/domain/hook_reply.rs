@@ -108,10 +108,18 @@ pub fn parse_reply(
     read_object(event, &map)
 }
 
+/// A reply's fields in key order, however the hook wrote them: when two fields decide the
+/// same thing, the same one wins every time.
+fn by_key(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut fields: Vec<(&String, &Value)> = map.iter().collect();
+    fields.sort_by(|a, b| a.0.cmp(b.0));
+    fields
+}
+
 fn read_object(event: HookEvent, map: &Map<String, Value>) -> Result<HookReply, String> {
     let mut reply = HookReply::default();
     let reason = string(map, "reason")?;
-    for (key, value) in map {
+    for (key, value) in by_key(map) {
         match key.as_str() {
             "continue" => {
                 let go_on = value.as_bool().ok_or("`continue` is not true or false")?;
@@ -170,7 +178,7 @@ fn read_specific(
     map: &Map<String, Value>,
     reply: &mut HookReply,
 ) -> Result<(), String> {
-    for (key, value) in map {
+    for (key, value) in by_key(map) {
         match (key.as_str(), event) {
             ("hookEventName", _) => {}
             ("permissionDecision", HookEvent::PreToolUse) => {

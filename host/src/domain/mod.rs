@@ -28,6 +28,7 @@ mod alert;
 mod approval;
 pub mod block;
 pub mod builtin;
+pub mod canonical_json;
 mod compaction;
 pub mod defaults;
 pub mod diff;

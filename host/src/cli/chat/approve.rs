@@ -56,8 +56,11 @@ fn targets(arguments: &Value) -> String {
     let Some(object) = arguments.as_object() else {
         return "(none)".to_owned();
     };
-    let shown: Vec<String> = object
-        .iter()
+    // In key order, however the model ordered them.
+    let mut keys: Vec<(&String, &Value)> = object.iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(b.0));
+    let shown: Vec<String> = keys
+        .into_iter()
         .filter(|(key, _)| is_path_like(key))
         .map(|(key, value)| {
             let value = match value {

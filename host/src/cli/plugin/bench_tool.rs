@@ -19,7 +19,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Vec<(String, Value)>, CliErr
                 )));
             };
             match serde_json::from_str::<Value>(json) {
-                Ok(value @ Value::Object(_)) => Ok((tool.to_owned(), value)),
+                Ok(value @ Value::Object(_)) => Ok((
+                    tool.to_owned(),
+                    crate::domain::canonical_json::sorted(&value),
+                )),
                 Ok(_) => Err(CliError::usage(format!(
                     "--args {tool}: the arguments must be a JSON object"
                 ))),

@@ -47,7 +47,7 @@ fn history_maps_one_item_to_one_message() {
                 {"role": "system", "content": "[File: a.txt]\nA"},
                 {"role": "assistant", "content": null, "tool_calls": [
                     {"id": "call_1", "type": "function",
-                     "function": {"name": "read_file", "arguments": "{\"limit\":3,\"path\":\"b.txt\"}"}},
+                     "function": {"name": "read_file", "arguments": "{\"path\":\"b.txt\",\"limit\":3}"}},
                 ]},
                 {"role": "tool", "tool_call_id": "call_1", "content": "[error] not found"},
                 {"role": "assistant", "content": "done"},

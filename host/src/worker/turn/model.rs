@@ -280,7 +280,12 @@ impl Worker {
         // Written with the next batch (or when the turn returns): no write of its own.
         self.defer_audit(model_outcome(&result));
         match result {
-            Ok(response) => {
+            Ok(mut response) => {
+                // Arguments with their keys in order, whatever order the model wrote them in:
+                // what is shown, recorded and sent back does not depend on it.
+                for call in &mut response.tool_calls {
+                    call.arguments = crate::domain::canonical_json::sorted(&call.arguments);
+                }
                 self.last_stop = Some(response.stop_reason.clone());
                 let item = response.to_item();
                 let entry = Entry::new(Source::Provider, item.clone()).with_usage(response.usage);
