@@ -100,12 +100,29 @@ pub(crate) fn drive(
     args: &[&str],
     steps: Value,
 ) -> Option<Value> {
+    drive_with(test, sdk, env, server, args, &[], steps)
+}
+
+/// [`drive`] with `extra` variables in the agent's environment.
+pub(crate) fn drive_with(
+    test: &str,
+    sdk: Sdk,
+    env: &TestEnv,
+    server: Option<&MockServer>,
+    args: &[&str],
+    extra: &[(&str, &str)],
+    steps: Value,
+) -> Option<Value> {
     let mut cmd = driver(test, sdk)?;
     let mut command = vec![json!(warden_bin().to_string_lossy()), json!("acp")];
     command.extend(args.iter().map(|a| json!(a)));
+    let mut vars = agent_env(env, server);
+    for (name, value) in extra {
+        vars[*name] = json!(value);
+    }
     let scenario = json!({
         "command": command,
-        "env": agent_env(env, server),
+        "env": vars,
         "cwd": env.workspace().to_string_lossy(),
         "timeout_ms": 90_000,
         "steps": steps,

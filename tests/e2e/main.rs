@@ -124,6 +124,7 @@ mod rules_cli;
 mod rules_corpus;
 mod run_cli;
 mod sandbox_caches;
+mod secrets_masked;
 mod session_cli;
 mod session_prune;
 mod shadow;

@@ -88,7 +88,7 @@ impl Collector {
     }
 
     /// The raw text of every request, for absence checks.
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         std::fs::read_to_string(&self.out).unwrap_or_default()
     }
 

@@ -38,6 +38,7 @@ mod error;
 mod escalation_policy;
 mod grants;
 pub mod hook_import;
+mod known_secrets;
 mod load;
 mod locks;
 mod managed;
@@ -79,6 +80,7 @@ pub use dev_overlay::{
 pub use error::ConfigError;
 pub use escalation_policy::{AllowEscalation, escalation_kinds};
 pub use grants::{Approve, FsGrant, ToolGrants};
+pub use known_secrets::known_secrets;
 pub use load::{
     LayerKind, Loaded, Origin, Origins, Sources, load, load_with_origins, load_without_project_code,
 };

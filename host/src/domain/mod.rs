@@ -51,6 +51,7 @@ pub mod plan;
 mod point;
 pub mod price;
 mod provider;
+pub mod redact;
 mod report;
 mod resolve;
 pub mod rules;

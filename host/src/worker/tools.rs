@@ -42,6 +42,8 @@ pub struct ToolRegistry {
     specs: Vec<ToolSpec>,
     /// Per tool: its plugin, or `None` for a built-in tool.
     owners: Vec<Option<ToolOwner>>,
+    /// Known secret values, masked in every output before anything else sees it.
+    redactor: std::sync::Arc<crate::domain::redact::Redactor>,
 }
 
 /// A plugin's tool whose name is already taken, by a built-in tool or another plugin's.
@@ -67,6 +69,11 @@ impl ToolRegistry {
     /// No tools.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Mask the values `redactor` knows in every output from now on.
+    pub fn set_redactor(&mut self, redactor: std::sync::Arc<crate::domain::redact::Redactor>) {
+        self.redactor = redactor;
     }
 
     /// A registry of `tools`, in order.
@@ -180,13 +187,28 @@ impl ToolRegistry {
             resolver,
             cancelled,
         };
-        match self.index(&call.name).and_then(|i| self.tools.get_mut(i)) {
+        // A masked value written back would replace the real one in the person's file.
+        if let Some(name) = ["content", "new_string"]
+            .iter()
+            .filter_map(|key| call.arguments.get(*key).and_then(serde_json::Value::as_str))
+            .find_map(|text| self.redactor.placeholder_in(text))
+        {
+            return ToolOutput::error(format!(
+                "not written: the text holds `[REDACTED:{name}]`, which stands for a secret warden kept from you; writing it would replace the real value in the file. Leave that part out (edit around it with `edit_file`)"
+            ));
+        }
+        let mut output = match self.index(&call.name).and_then(|i| self.tools.get_mut(i)) {
             Some(tool) => {
                 let _span = crate::trace::span("tool run").with("tool", &call.name);
                 tool.run(&call.arguments, &mut context)
             }
             None => ToolOutput::error(format!("unknown tool `{}`", call.name)),
+        };
+        // A known secret in the output never reaches the model, history, audit or a screen.
+        if let (std::borrow::Cow::Owned(masked), _) = self.redactor.mask(&output.content) {
+            output.content = masked;
         }
+        output
     }
 }
 

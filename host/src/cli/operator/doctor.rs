@@ -63,6 +63,7 @@ pub(crate) fn doctor(dir: Option<&Path>, network: bool) -> Result<u8, CliError> 
             }
             super::doctor_signing::check_signing(&mut report, &loaded.config);
             super::doctor_telemetry::check_telemetry(&mut report, &loaded.config);
+            super::doctor_secrets::check_secrets(&mut report, &loaded.config);
             let untrusted = check_trust(&mut report, &loaded, &root).is_some();
             check_mode(&mut report, &loaded, &sources, untrusted);
             super::doctor_hooks::check_hooks(&mut report, &loaded, &root, untrusted);

@@ -16,6 +16,7 @@ mod audit_verify;
 mod config_show;
 mod doctor;
 pub(crate) mod doctor_hooks;
+mod doctor_secrets;
 mod doctor_shell;
 mod doctor_signing;
 mod doctor_telemetry;

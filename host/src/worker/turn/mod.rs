@@ -27,6 +27,7 @@ mod limits;
 mod model;
 mod person;
 mod points;
+mod redacting;
 mod referenced;
 mod rules;
 mod served;
@@ -133,6 +134,9 @@ pub struct Worker {
     /// Why the model stopped its last answer (`max_tokens` tells a front end the answer was
     /// cut).
     last_stop: Option<crate::llm::StopReason>,
+    /// Known secret values: masked in what tools and the resolver return and in every item
+    /// committed but the person's own prompt.
+    redactor: std::sync::Arc<crate::domain::redact::Redactor>,
 }
 
 /// The parts a [`Worker`] is assembled from (the `setup` layer above holds the standard assembly).
@@ -157,14 +161,26 @@ pub struct WorkerParts {
 
 impl Worker {
     /// A worker over an open session.
-    pub fn new(parts: WorkerParts) -> Self {
+    pub fn new(mut parts: WorkerParts) -> Self {
+        let redactor = std::sync::Arc::new(crate::domain::redact::Redactor::new(
+            crate::config::known_secrets(&parts.config, utf8_vars()),
+        ));
+        parts.tools.set_redactor(std::sync::Arc::clone(&redactor));
+        let resolver: Box<dyn Resolve> = if redactor.is_empty() {
+            parts.resolver
+        } else {
+            Box::new(redacting::Redacting::new(
+                parts.resolver,
+                std::sync::Arc::clone(&redactor),
+            ))
+        };
         Self {
             shown: shown_in(&parts.writer),
             call_ids: ids_in(&parts.writer),
             writer: parts.writer,
             audit: parts.audit,
             provider: parts.provider,
-            resolver: parts.resolver,
+            resolver,
             chain: parts.chain,
             hooks: parts.hooks,
             mode: parts.config.tools.mode,
@@ -180,6 +196,7 @@ impl Worker {
             changes: file_change::TurnChanges::default(),
             started: false,
             last_stop: None,
+            redactor,
         }
     }
 
@@ -293,6 +310,27 @@ impl Worker {
         self.writer.items()
     }
 
+    /// The names of the secret values this worker masks.
+    pub fn masked_names(&self) -> &[String] {
+        self.redactor.names()
+    }
+
+    /// `group` with every known secret masked, in all but the person's own prompt.
+    fn masked(&self, group: Vec<Entry>) -> Vec<Entry> {
+        if self.redactor.is_empty() {
+            return group;
+        }
+        group
+            .into_iter()
+            .map(|mut entry| {
+                if entry.source != crate::domain::Source::User {
+                    entry.item = redacting::item(&self.redactor, entry.item);
+                }
+                entry
+            })
+            .collect()
+    }
+
     /// Why the model stopped its last answer, when one came.
     pub fn last_stop_reason(&self) -> Option<&crate::llm::StopReason> {
         self.last_stop.as_ref()
@@ -325,6 +363,7 @@ impl Worker {
         if group.is_empty() {
             return Ok(());
         }
+        let group = self.masked(group);
         let bytes = self.writer.commit_entries(&group)?.bytes;
         tracing::debug!(items = group.len(), bytes, "commit group");
         self.shown.record(&group);
@@ -639,3 +678,10 @@ fn shown_in(writer: &SessionWriter) -> ShownFiles {
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a careful assistant working in the user's workspace. \
 Files the user references appear in the conversation as system messages or tool results; \
 when a file was cut, read_file with an offset gives the rest.";
+
+/// The process environment, leaving out what is not UTF-8 (no secret of warden's is).
+fn utf8_vars() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
