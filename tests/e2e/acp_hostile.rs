@@ -184,6 +184,15 @@ fn broken_and_hostile_messages_get_json_rpc_errors_and_the_agent_keeps_serving()
         assert_eq!(code, -32602, "{cwd}: {message}");
         assert!(message.contains(expected), "{cwd}: {message}");
     }
+    // A session id that is a path, or names no session.
+    for id in ["../../etc/passwd", "no-such-session"] {
+        let request = acp.request(
+            "session/load",
+            json!({"sessionId": id, "cwd": env.workspace(), "mcpServers": []}),
+        );
+        let (code, message) = error_of(&acp.answer(request));
+        assert_eq!(code, -32602, "{id}: {message}");
+    }
     // Still serving: a session opens, and a prompt over the limit is refused naming it.
     let session = acp.session(&env.workspace());
     let id = acp.request(

@@ -188,6 +188,8 @@ mod tests {
     proptest! {
         #[test]
         fn any_file_name_comes_back_from_its_reference(name in "[^\\x00/]{1,40}") {
+            // `.` and `..` name directories, not files.
+            prop_assume!(name != "." && name != "..");
             let mut uri = String::from("file:///work/proj/");
             for byte in name.as_bytes() {
                 uri.push_str(&format!("%{byte:02X}"));
