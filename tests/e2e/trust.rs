@@ -405,11 +405,11 @@ fn a_project_tool_gets_no_secret_variable_and_no_host_unless_the_user_allows_it(
         .args(["run", "go"]);
     let out = output_within(cmd, HANG_LIMIT);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        server.requests()[1].body["messages"]
-            .to_string()
-            .contains("ghp_test")
-    );
+    // The tool got it (what it printed is the value), and the model never sees it: a known
+    // secret is masked in every tool result (docs/secrets.md).
+    let told = server.requests()[1].body["messages"].to_string();
+    assert!(told.contains("[REDACTED:GITHUB_TOKEN]"), "{told}");
+    assert!(!told.contains("ghp_test"), "{told}");
 
     // A host likewise.
     env.project_config(&tool_config("allowed_hosts = [\"api.example.com\"]"));
