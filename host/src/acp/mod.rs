@@ -60,8 +60,7 @@ async fn run(options: AcpOptions) -> Result<(), String> {
         sessions: Mutex::new(HashMap::new()),
     });
     let transport = transport::lines(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);
-    let (s1, s2, s3, s4, s5, s6, s7, s8) = (
-        Arc::clone(&state),
+    let (s2, s3, s4, s5, s6, s7, s8) = (
         Arc::clone(&state),
         Arc::clone(&state),
         Arc::clone(&state),
@@ -75,7 +74,6 @@ async fn run(options: AcpOptions) -> Result<(), String> {
         .name("warden")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
-                let _ = &s1;
                 responder.respond(agent::initialize(&request))
             },
             on_receive_request!(),

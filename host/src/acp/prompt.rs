@@ -11,6 +11,8 @@ use std::path::Path;
 
 use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
 
+use crate::domain::file_uri;
+
 /// The prompt text for `blocks` of a session of workspace `root`.
 pub(crate) fn prompt_text(blocks: &[ContentBlock], root: &Path) -> Result<String, String> {
     let mut text = String::new();
@@ -20,7 +22,7 @@ pub(crate) fn prompt_text(blocks: &[ContentBlock], root: &Path) -> Result<String
             ContentBlock::ResourceLink(link) => push_mention(&mut text, &link.uri, root),
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 EmbeddedResourceResource::TextResourceContents(resource) => {
-                    if file_path(&resource.uri).is_some() {
+                    if file_uri::path(&resource.uri).is_some() {
                         push_mention(&mut text, &resource.uri, root);
                     } else {
                         let fence = fence_for(&resource.text);
@@ -31,7 +33,7 @@ pub(crate) fn prompt_text(blocks: &[ContentBlock], root: &Path) -> Result<String
                     }
                 }
                 EmbeddedResourceResource::BlobResourceContents(resource) => {
-                    if file_path(&resource.uri).is_some() {
+                    if file_uri::path(&resource.uri).is_some() {
                         push_mention(&mut text, &resource.uri, root);
                     } else {
                         return Err(format!(
@@ -61,7 +63,7 @@ fn push_mention(text: &mut String, uri: &str, root: &Path) {
     if !text.is_empty() && !text.ends_with(char::is_whitespace) {
         text.push(' ');
     }
-    match file_path(uri) {
+    match file_uri::path(uri) {
         Some(path) => {
             let path = Path::new(&path);
             let shown = path
@@ -79,39 +81,6 @@ fn push_mention(text: &mut String, uri: &str, root: &Path) {
         None => text.push_str(uri),
     }
     text.push(' ');
-}
-
-/// The path of a `file://` URI (`file:///a/b%20c` → `/a/b c`); `None` for any other URI or a
-/// file URI naming another host.
-pub(crate) fn file_path(uri: &str) -> Option<String> {
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
-    percent_decoded(rest)
-}
-
-/// `%XX` escapes decoded; `None` when one is malformed or the bytes are not UTF-8 or hold NUL.
-fn percent_decoded(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    if out.contains(&0) {
-        return None;
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A run of backticks longer than any in `text`.

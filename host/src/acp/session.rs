@@ -164,15 +164,15 @@ pub(crate) async fn open(opening: Opening) -> Result<(SessionHandle, Opened), Fr
     std::thread::Builder::new()
         .name("warden-acp-session".into())
         .spawn(move || {
-            let session = match Session::open(opening) {
+            let loading = opening.load.is_some();
+            let mut session = match Session::open(opening) {
                 Ok(session) => session,
                 Err(err) => {
                     let _ = ready_tx.send(Err(err));
                     return;
                 }
             };
-            let mut session = session;
-            let opened = session.opened();
+            let opened = session.opened(loading);
             if ready_tx.send(Ok(opened)).is_err() {
                 session.end();
                 return;
@@ -204,7 +204,6 @@ struct Session {
     servers: Vec<ClientServer>,
     mapper: Mapper,
     notes: Vec<Alert>,
-    replay: Vec<SessionUpdate>,
     ask_timeout: Duration,
     _trace: crate::telemetry::SessionTrace,
 }
@@ -242,7 +241,7 @@ impl Session {
     fn open(opening: Opening) -> Result<Self, FrontError> {
         let root = workspace_of(&opening.cwd)?;
         let (loaded, notes) = configuration(&root, &opening.home, WhenWaiting::LeaveOut)?;
-        let mut session = Self::assemble(
+        Self::assemble(
             loaded,
             notes,
             root,
@@ -251,11 +250,7 @@ impl Session {
             opening.mode,
             opening.load.as_deref(),
             opening.ask_timeout,
-        )?;
-        if opening.load.is_some() {
-            session.replay = session.replayed();
-        }
-        Ok(session)
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -284,21 +279,17 @@ impl Session {
                 .into_iter()
                 .map(|w| Alert::warn("config", w)),
         );
-        if let Some(id) = load {
-            let recorded = crate::store::load(&home, id)
-                .map_err(|err| FrontError::usage(err.to_string()))?
-                .header
-                .workspace;
-            if recorded != root {
-                return Err(FrontError::usage(format!(
-                    "session {id} belongs to {}, not to {}; open that folder to continue it",
-                    recorded.display(),
-                    root.display()
-                )));
-            }
-        }
         let assembled = assemble(&loaded.config, &root, &home, load, &mut AcpWrap(&values))?;
         let worker = assembled.worker;
+        // A session is continued only in the workspace it records (read as it is opened).
+        if worker.workspace() != root {
+            return Err(FrontError::usage(format!(
+                "session {} belongs to {}, not to {}; open that folder to continue it",
+                worker.session_id(),
+                worker.workspace().display(),
+                root.display()
+            )));
+        }
         let costing = Costing::of(&loaded.config.model);
         let mapper = Mapper::new(
             &root,
@@ -315,13 +306,13 @@ impl Session {
             servers,
             mapper,
             notes,
-            replay: Vec::new(),
             ask_timeout,
             _trace: trace,
         })
     }
 
-    fn opened(&mut self) -> Opened {
+    /// What `session/new` or (`replayed`) `session/load` answers with.
+    fn opened(&mut self, replayed: bool) -> Opened {
         let modes = Mode::ALL
             .into_iter()
             .filter(|m| mode::allowed(&self.loaded, *m, "mode").is_ok())
@@ -334,7 +325,11 @@ impl Session {
             mode: self.worker.mode(),
             modes,
             notes: std::mem::take(&mut self.notes),
-            replay: std::mem::take(&mut self.replay),
+            replay: if replayed {
+                self.replayed()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -383,8 +378,7 @@ impl Session {
                     let _ = done.send(ended);
                 }
                 Job::Reopen { reply } => {
-                    self.replay = self.replayed();
-                    let _ = reply.send(self.opened());
+                    let _ = reply.send(self.opened(true));
                 }
                 Job::SetMode { mode: asked, reply } => {
                     let result = mode::switch(

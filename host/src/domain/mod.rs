@@ -38,6 +38,7 @@ mod escalation_git;
 pub mod escape;
 mod failure;
 pub mod file_name;
+pub mod file_uri;
 pub mod hook_event;
 pub mod hook_reply;
 pub mod hook_tools;

@@ -119,10 +119,11 @@ pub fn assemble(
     let mcp = setup::start_mcp(config, workspace, &mcp_env)?;
     let resolver = setup::add_mcp(&mcp, resolver, &mut tools)?;
     let writer = match session {
-        Some(id) => SessionWriter::open(home, id),
-        None => SessionWriter::create(home, None, workspace),
-    }
-    .map_err(|e| FrontError::failure(e.to_string()))?;
+        // An id that names no session (or one in use) is the caller's to fix.
+        Some(id) => SessionWriter::open(home, id).map_err(|e| FrontError::usage(e.to_string())),
+        None => SessionWriter::create(home, None, workspace)
+            .map_err(|e| FrontError::failure(e.to_string())),
+    }?;
     for warning in writer.warnings() {
         tracing::warn!("{warning}");
     }

@@ -58,16 +58,7 @@ pub(crate) fn read(
 
 /// The `file://` URI of `rel` under `root`.
 pub(crate) fn uri(root: &Path, rel: &str) -> String {
-    let full = format!("{}/{rel}", root.display());
-    let mut out = String::from("file://");
-    for byte in full.bytes() {
-        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    crate::domain::file_uri::uri(&format!("{}/{rel}", root.display()))
 }
 
 /// The path relative to `root` that `uri` names: a `file://` URI of a path under the root
@@ -76,30 +67,14 @@ pub(crate) fn path_of(root: &Path, uri: &str) -> Result<String, String> {
     let rest = uri
         .strip_prefix("file://")
         .ok_or_else(|| format!("{uri}: not a file:// URI of this workspace"))?;
-    let decoded = decode(rest).ok_or_else(|| format!("{uri}: bad percent-encoding"))?;
+    let decoded = crate::domain::file_uri::decoded(rest)
+        .ok_or_else(|| format!("{uri}: bad percent-encoding"))?;
     let root = format!("{}/", root.display());
     decoded
         .strip_prefix(&root)
         .filter(|rel| !rel.is_empty())
         .map(str::to_owned)
         .ok_or_else(|| format!("{uri}: out of scope: not under the workspace {root}"))
-}
-
-fn decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -295,6 +295,11 @@ impl Worker {
         self.writer.id()
     }
 
+    /// The workspace the session records.
+    pub fn workspace(&self) -> &std::path::Path {
+        &self.writer.header().workspace
+    }
+
     /// The session this one is a child of, if it is one.
     pub fn parent_session(&self) -> Option<&str> {
         self.writer.header().parent.as_deref()
@@ -308,11 +313,6 @@ impl Worker {
     /// The session's history.
     pub fn history(&self) -> impl ExactSizeIterator<Item = &crate::domain::Item> + '_ {
         self.writer.items()
-    }
-
-    /// The names of the secret values this worker masks.
-    pub fn masked_names(&self) -> &[String] {
-        self.redactor.names()
     }
 
     /// `group` with every known secret masked, in all but the person's own prompt.
