@@ -188,11 +188,25 @@ impl Redactor {
     }
 }
 
-/// The forms of `value` looked for: as it is, and the stable middle of its base64 at the three
-/// alignments, in both alphabets.
+/// The forms of `value` looked for: as it is, escaped as in a JSON string, and the stable middle
+/// of its base64 at the three alignments, in both alphabets.
 fn forms(value: &[u8]) -> Vec<Vec<u8>> {
     // (URL encodings are read by decoding the text: see `percent_decoded`.)
     let mut out = vec![value.to_vec()];
+    // As a JSON string holds it: `\"` and `\\`, with or without `\/` for a slash (encoders
+    // differ).
+    for slash in [false, true] {
+        let mut json = Vec::with_capacity(value.len() + 8);
+        for &byte in value {
+            if byte == b'"' || byte == b'\\' || (slash && byte == b'/') {
+                json.push(b'\\');
+            }
+            json.push(byte);
+        }
+        if !out.contains(&json) {
+            out.push(json);
+        }
+    }
     for engine in [
         &base64::engine::general_purpose::STANDARD_NO_PAD,
         &base64::engine::general_purpose::URL_SAFE_NO_PAD,
@@ -352,6 +366,15 @@ mod tests {
     }
 
     #[test]
+    fn a_value_escaped_in_a_json_string_is_masked() {
+        let r = Redactor::new([("B64_TOKEN".to_owned(), "ab/cd+ef\"gh".to_owned())]);
+        for written in [r#"{"t":"ab\/cd+ef\"gh"}"#, r#"{"t":"ab/cd+ef\"gh"}"#] {
+            let (masked, _) = r.mask(written);
+            assert_eq!(masked, r#"{"t":"[REDACTED:B64_TOKEN]"}"#);
+        }
+    }
+
+    #[test]
     fn a_value_holding_a_line_break_is_masked_too() {
         let r = Redactor::new([(
             "PEM_KEY".to_owned(),
@@ -385,6 +408,8 @@ mod tests {
                 format!("{before}{value}{after}"),
                 format!("{before}{}\n{}{after}", &value[..cut], &value[cut..]),
                 format!("{before}{}{after}", base64::engine::general_purpose::STANDARD.encode(format!("{before}{value}"))),
+                // Inside a JSON document, as a command's JSON output holds it.
+                format!("{before}{}{after}", serde_json::json!({"v": value})),
                 // Every byte escaped, as some encoders do.
                 format!("{before}{}{after}", value.bytes().map(|b| format!("%{b:02x}")).collect::<String>()),
             ] {
