@@ -1,5 +1,6 @@
 //! Masking known secret values in a tool's output (`domain::redact`), against the goals of
-//! `docs/secrets.md`: a 1 MB output against 50 known values (none present, and 20 present in
+//! `docs/secrets.md`: what building the masker costs a worker's start (5 and 50 values), a 1 MB
+//! output against 50 known values (none present, and 20 present in
 //! their forms), and a 4 KB output (the size of a typical command's result) beside the same
 //! output's tool-call path without masking (`ToolRegistry::output` of a tool that returns it),
 //! so that what masking adds to a result with no secret is read as a ratio in one run.
@@ -85,6 +86,13 @@ impl Resolve for NoFiles {
 fn bench(c: &mut Criterion) {
     let redactor = Redactor::new(secrets());
     let mut group = c.benchmark_group("redact");
+    // What a worker pays at its start (`Worker::new`) for the values it knows.
+    for n in [5usize, 50] {
+        let some: Vec<(String, String)> = secrets().into_iter().take(n).collect();
+        group.bench_function(format!("build, {n} values"), |b| {
+            b.iter(|| black_box(Redactor::new(black_box(some.clone()))));
+        });
+    }
     let clean = output(1 << 20);
     group.bench_function("1 MB, 50 values, none present", |b| {
         b.iter(|| black_box(redactor.mask(black_box(&clean))));
